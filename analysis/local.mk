@@ -1,0 +1,1 @@
+# analysis/: files are listed here as they are added.

@@ -1,0 +1,1 @@
+# bench/: files are listed here as they are added.

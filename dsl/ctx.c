@@ -1,0 +1,305 @@
+/* Contexts, dtypes and the small utilities of dsl/internal.h. */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dsl/internal.h"
+
+struct cleanup {
+	void (*fn)(void *);
+	void *data;
+	struct cleanup *next;
+};
+
+struct ts_ctx {
+	char *error;		/* last error message, or NULL */
+	ts_buf warnings;	/* accumulated warnings */
+	uint64_t seed;		/* as set by the user */
+	uint64_t rng;		/* state of the random stream */
+	int next_id;
+	ts_vec tensors;		/* every named tensor, for uniqueness */
+	void *slots[TS_SLOT_COUNT];
+	struct cleanup *cleanups;
+};
+
+/* Return a new context; its seed is 0 until set. */
+ts_ctx *ts_ctx_alloc(void)
+{
+	ts_ctx *ctx;
+
+	GC_INIT();
+	/* The context is reachable only from the caller, who may keep it in
+	 * memory the collector does not scan: make it uncollectable. */
+	ctx = GC_MALLOC_UNCOLLECTABLE(sizeof(*ctx));
+	if (!ctx)
+		return NULL;
+	memset(ctx, 0, sizeof(*ctx));
+	ts_buf_init(&ctx->warnings);
+	return ctx;
+}
+
+/* Free "ctx" after running its cleanups (isl, LLVM, CUDA handles). */
+void ts_ctx_free(ts_ctx *ctx)
+{
+	struct cleanup *c;
+
+	if (!ctx)
+		return;
+	for (c = ctx->cleanups; c; c = c->next)
+		c->fn(c->data);
+	GC_FREE(ctx);
+}
+
+const char *ts_ctx_error(ts_ctx *ctx)
+{
+	return ctx ? ctx->error : NULL;
+}
+
+void ts_ctx_clear_error(ts_ctx *ctx)
+{
+	ctx->error = NULL;
+}
+
+/* Record the message "fmt" in "ctx". */
+ts_status ts_ctx_set_error(ts_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ctx->error = ts_vasprintf(fmt, ap);
+	va_end(ap);
+	return TS_ERROR;
+}
+
+/* Append the warning "fmt" to "ctx", one per line. */
+void ts_ctx_warn(ts_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ts_buf_puts(&ctx->warnings, ts_vasprintf(fmt, ap));
+	ts_buf_putc(&ctx->warnings, '\n');
+	va_end(ap);
+}
+
+const char *ts_ctx_warnings(ts_ctx *ctx)
+{
+	return ctx->warnings.len ? ctx->warnings.s : NULL;
+}
+
+void ts_ctx_clear_warnings(ts_ctx *ctx)
+{
+	ts_buf_init(&ctx->warnings);
+}
+
+void ts_ctx_set_seed(ts_ctx *ctx, uint64_t seed)
+{
+	ctx->seed = seed;
+	ctx->rng = seed;
+}
+
+uint64_t ts_ctx_get_seed(ts_ctx *ctx)
+{
+	return ctx->seed;
+}
+
+uint64_t ts_ctx_random(ts_ctx *ctx)
+{
+	return ts_splitmix64(&ctx->rng);
+}
+
+/* A uniform value in [0, "n") without modulo bias worth speaking of. */
+uint64_t ts_ctx_random_below(ts_ctx *ctx, uint64_t n)
+{
+	if (n <= 1)
+		return 0;
+	return (uint64_t)(((unsigned __int128)ts_ctx_random(ctx) * n) >> 64);
+}
+
+void **ts_ctx_slot(ts_ctx *ctx, enum ts_slot slot)
+{
+	return &ctx->slots[slot];
+}
+
+void ts_ctx_on_free(ts_ctx *ctx, void (*fn)(void *), void *data)
+{
+	struct cleanup *c = ts_new(struct cleanup);
+
+	c->fn = fn;
+	c->data = data;
+	c->next = ctx->cleanups;
+	ctx->cleanups = c;
+}
+
+int ts_ctx_next_id(ts_ctx *ctx)
+{
+	return ctx->next_id++;
+}
+
+ts_tensor *ts_ctx_find_tensor(ts_ctx *ctx, const char *name)
+{
+	for (int i = 0; i < ctx->tensors.n; i++) {
+		ts_tensor *t = ctx->tensors.v[i];
+		if (strcmp(t->name, name) == 0)
+			return t;
+	}
+	return NULL;
+}
+
+ts_status ts_ctx_register_tensor(ts_ctx *ctx, ts_tensor *t)
+{
+	if (ts_ctx_find_tensor(ctx, t->name))
+		return ts_ctx_set_error(ctx,
+			"tensor '%s' is already defined", t->name);
+	ts_vec_push(&ctx->tensors, t);
+	return TS_OK;
+}
+
+/* Dtypes. */
+
+static const struct {
+	const char *name;
+	size_t size;
+} dtype_info[TS_DTYPE_COUNT] = {
+	[TS_BOOL] = { "bool", 1 },
+	[TS_I8] = { "i8", 1 },
+	[TS_U8] = { "u8", 1 },
+	[TS_I32] = { "i32", 4 },
+	[TS_I64] = { "i64", 8 },
+	[TS_F16] = { "f16", 2 },
+	[TS_F32] = { "f32", 4 },
+	[TS_F64] = { "f64", 8 },
+};
+
+const char *ts_dtype_name(ts_dtype t)
+{
+	return (unsigned)t < TS_DTYPE_COUNT ? dtype_info[t].name : "?";
+}
+
+ts_status ts_dtype_from_name(const char *name, ts_dtype *out)
+{
+	for (int t = 0; t < TS_DTYPE_COUNT; t++)
+		if (strcmp(name, dtype_info[t].name) == 0) {
+			*out = t;
+			return TS_OK;
+		}
+	return TS_ERROR;
+}
+
+size_t ts_dtype_size(ts_dtype t)
+{
+	return dtype_info[t].size;
+}
+
+bool ts_dtype_is_float(ts_dtype t)
+{
+	return t == TS_F16 || t == TS_F32 || t == TS_F64;
+}
+
+bool ts_dtype_is_int(ts_dtype t)
+{
+	return t == TS_I8 || t == TS_U8 || t == TS_I32 || t == TS_I64;
+}
+
+bool ts_dtype_is_signed(ts_dtype t)
+{
+	return t != TS_U8 && t != TS_BOOL;
+}
+
+/* Half precision. */
+
+uint16_t ts_f32_to_f16(float f)
+{
+	uint32_t x, sign, mant;
+	int32_t exp;
+
+	memcpy(&x, &f, 4);
+	sign = (x >> 16) & 0x8000;
+	exp = (int32_t)((x >> 23) & 0xff) - 127 + 15;
+	mant = x & 0x7fffff;
+	if (((x >> 23) & 0xff) == 0xff)		/* inf or nan */
+		return sign | 0x7c00 | (mant ? 0x200 : 0);
+	if (exp >= 31)
+		return sign | 0x7c00;
+	if (exp <= 0) {
+		uint32_t shift, half, rest;
+		if (exp < -10)
+			return sign;
+		mant |= 0x800000;
+		shift = 14 - exp;
+		half = mant >> shift;
+		rest = mant & ((1u << shift) - 1);
+		if (rest > (1u << (shift - 1)) ||
+		    (rest == (1u << (shift - 1)) && (half & 1)))
+			half++;
+		return sign | half;
+	}
+	{
+		uint32_t h = sign | ((uint32_t)exp << 10) | (mant >> 13);
+		uint32_t rest = mant & 0x1fff;
+		if (rest > 0x1000 || (rest == 0x1000 && (h & 1)))
+			h++;		/* may carry into the exponent: fine */
+		return (uint16_t)h;
+	}
+}
+
+float ts_f16_to_f32(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+	uint32_t exp = (h >> 10) & 0x1f;
+	uint32_t mant = h & 0x3ff;
+	uint32_t x;
+	float f;
+
+	if (exp == 0) {
+		if (mant == 0) {
+			x = sign;
+		} else {
+			exp = 127 - 15 + 1;
+			while (!(mant & 0x400)) {
+				mant <<= 1;
+				exp--;
+			}
+			x = sign | (exp << 23) | ((mant & 0x3ff) << 13);
+		}
+	} else if (exp == 31) {
+		x = sign | 0x7f800000 | (mant << 13);
+	} else {
+		x = sign | ((exp - 15 + 127) << 23) | (mant << 13);
+	}
+	memcpy(&f, &x, 4);
+	return f;
+}
+
+/* Wrap the integer "v" to "bits" bits, signed or not. */
+static double wrap_int(double v, int bits, bool is_signed)
+{
+	uint64_t u;
+
+	if (isnan(v))
+		return 0;
+	if (v >= 9.2e18 || v <= -9.2e18)
+		return 0;
+	u = (uint64_t)(int64_t)v;
+	if (bits < 64)
+		u &= (1ULL << bits) - 1;
+	if (is_signed && bits < 64 && (u >> (bits - 1)) & 1)
+		return (double)((int64_t)u - (int64_t)(1ULL << bits));
+	return (double)(int64_t)u;
+}
+
+double ts_round_to_dtype(ts_dtype t, double v)
+{
+	switch (t) {
+	case TS_BOOL: return v != 0;
+	case TS_I8: return wrap_int(trunc(v), 8, true);
+	case TS_U8: return wrap_int(trunc(v), 8, false);
+	case TS_I32: return wrap_int(trunc(v), 32, true);
+	case TS_I64: return trunc(v);
+	case TS_F16: return ts_f16_to_f32(ts_f32_to_f16((float)v));
+	case TS_F32: return (float)v;
+	default: return v;
+	}
+}

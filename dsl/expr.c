@@ -1,0 +1,535 @@
+/* Expressions: construction and type checking.
+ *
+ * Typing is strict: the two operands of a binary operator have the same
+ * dtype, except that an untyped literal (ts_int, ts_float) takes the dtype
+ * of the operand it meets.  Index variables are i64.  Comparisons give
+ * bool; logical operators take bool.  Math intrinsics take floats. */
+#include <config.h>
+
+#include <math.h>
+#include <stdarg.h>
+
+#include "dsl/internal.h"
+
+static const char *op_names[TS_OP_COUNT] = {
+	[TS_OP_ADD] = "+", [TS_OP_SUB] = "-", [TS_OP_MUL] = "*",
+	[TS_OP_DIV] = "/", [TS_OP_FLOORDIV] = "//", [TS_OP_MOD] = "%",
+	[TS_OP_MIN] = "min", [TS_OP_MAX] = "max", [TS_OP_POW] = "pow",
+	[TS_OP_LT] = "<", [TS_OP_LE] = "<=", [TS_OP_GT] = ">",
+	[TS_OP_GE] = ">=", [TS_OP_EQ] = "==", [TS_OP_NE] = "!=",
+	[TS_OP_AND] = "&&", [TS_OP_OR] = "||",
+	[TS_OP_NEG] = "-", [TS_OP_NOT] = "!", [TS_OP_EXP] = "exp",
+	[TS_OP_LOG] = "log", [TS_OP_SQRT] = "sqrt", [TS_OP_RSQRT] = "rsqrt",
+	[TS_OP_TANH] = "tanh", [TS_OP_SIGMOID] = "sigmoid",
+	[TS_OP_ERF] = "erf", [TS_OP_ABS] = "abs", [TS_OP_FLOOR] = "floor",
+	[TS_OP_ROUND] = "round",
+};
+
+static const char *reducer_names[TS_RED_COUNT] = {
+	[TS_RED_SUM] = "sum", [TS_RED_MAX] = "max",
+	[TS_RED_MIN] = "min", [TS_RED_PROD] = "prod",
+};
+
+const char *ts_op_name(ts_op op)
+{
+	return (unsigned)op < TS_OP_COUNT ? op_names[op] : "?";
+}
+
+const char *ts_reducer_name(ts_reducer r)
+{
+	return (unsigned)r < TS_RED_COUNT ? reducer_names[r] : "?";
+}
+
+bool ts_op_is_unary(ts_op op)
+{
+	return op >= TS_OP_NEG;
+}
+
+bool ts_op_is_comparison(ts_op op)
+{
+	return op >= TS_OP_LT && op <= TS_OP_NE;
+}
+
+/* Return a new axis named "name" over [0, "extent"). */
+static ts_axis *axis_new(ts_ctx *ctx, const char *name, int64_t extent,
+	bool reduce)
+{
+	ts_axis *a;
+
+	if (!name || !*name) {
+		ts_ctx_set_error(ctx, "an axis needs a name");
+		return NULL;
+	}
+	if (extent <= 0) {
+		ts_ctx_set_error(ctx, "axis '%s' has %s extent %lld", name,
+			extent ? "negative" : "zero", (long long)extent);
+		return NULL;
+	}
+	a = ts_new(ts_axis);
+	a->name = ts_strdup(name);
+	a->extent = extent;
+	a->reduce = reduce;
+	a->id = ts_ctx_next_id(ctx);
+	return a;
+}
+
+ts_axis *ts_axis_new(ts_ctx *ctx, const char *name, int64_t extent)
+{
+	return axis_new(ctx, name, extent, false);
+}
+
+ts_axis *ts_reduce_axis(ts_ctx *ctx, const char *name, int64_t extent)
+{
+	return axis_new(ctx, name, extent, true);
+}
+
+static ts_expr *expr_new(ts_expr_kind kind, ts_dtype t)
+{
+	ts_expr *e = ts_new(ts_expr);
+
+	e->kind = kind;
+	e->dtype = t;
+	return e;
+}
+
+ts_expr *ts_int(ts_ctx *ctx, int64_t v)
+{
+	ts_expr *e = expr_new(TS_EXPR_INT, TS_I32);
+
+	e->literal = true;
+	e->ival = v;
+	e->fval = (double)v;
+	return e;
+}
+
+ts_expr *ts_float(ts_ctx *ctx, double v)
+{
+	ts_expr *e = expr_new(TS_EXPR_FLOAT, TS_F32);
+
+	e->literal = true;
+	e->fval = v;
+	return e;
+}
+
+/* A typed constant of value "v" rounded to "t". */
+ts_expr *ts_const(ts_ctx *ctx, ts_dtype t, double v)
+{
+	ts_expr *e;
+
+	if ((unsigned)t >= TS_DTYPE_COUNT) {
+		ts_ctx_set_error(ctx, "unknown dtype %d", (int)t);
+		return NULL;
+	}
+	v = ts_round_to_dtype(t, v);
+	if (ts_dtype_is_float(t)) {
+		e = expr_new(TS_EXPR_FLOAT, t);
+		e->fval = v;
+	} else {
+		e = expr_new(TS_EXPR_INT, t);
+		e->ival = (int64_t)v;
+		e->fval = v;
+	}
+	return e;
+}
+
+ts_expr *ts_var(ts_ctx *ctx, ts_axis *axis)
+{
+	ts_expr *e;
+
+	if (!axis)
+		return NULL;
+	e = expr_new(TS_EXPR_VAR, TS_I64);
+	e->axis = axis;
+	return e;
+}
+
+/* Return the untyped literal "e" given the dtype "t", or NULL with an
+ * error when its value does not belong to "t". */
+static ts_expr *retype_literal(ts_ctx *ctx, ts_expr *e, ts_dtype t)
+{
+	if (t == TS_BOOL) {
+		ts_ctx_set_error(ctx, "dtype mismatch: numeric literal %g "
+			"used with a bool operand", e->fval);
+		return NULL;
+	}
+	if (e->kind == TS_EXPR_FLOAT && !ts_dtype_is_float(t) &&
+	    e->fval != floor(e->fval)) {
+		ts_ctx_set_error(ctx, "dtype mismatch: literal %g used with "
+			"an %s operand (cast it, or write an integer)",
+			e->fval, ts_dtype_name(t));
+		return NULL;
+	}
+	return ts_const(ctx, t, e->fval);
+}
+
+/* Give "*a" and "*b" one dtype, retyping an untyped literal; return the
+ * common dtype in "*t" and whether both stay literal in "*lit". */
+static ts_status unify(ts_ctx *ctx, const char *what, ts_expr **a,
+	ts_expr **b, ts_dtype *t, bool *lit)
+{
+	*lit = false;
+	if ((*a)->literal && (*b)->literal) {
+		*lit = true;
+		*t = ((*a)->kind == TS_EXPR_FLOAT || (*b)->kind == TS_EXPR_FLOAT)
+			? TS_F32 : TS_I32;
+		return TS_OK;
+	}
+	if ((*a)->literal) {
+		*a = retype_literal(ctx, *a, (*b)->dtype);
+	} else if ((*b)->literal) {
+		*b = retype_literal(ctx, *b, (*a)->dtype);
+	} else if ((*a)->dtype != (*b)->dtype) {
+		return ts_ctx_set_error(ctx, "dtype mismatch: %s %s %s "
+			"(cast one operand explicitly)",
+			ts_dtype_name((*a)->dtype), what,
+			ts_dtype_name((*b)->dtype));
+	}
+	if (!*a || !*b)
+		return TS_ERROR;
+	*t = (*a)->dtype;
+	return TS_OK;
+}
+
+/* Fold the binary "op" over two literals "a" and "b", or return NULL when
+ * it is not foldable without a dtype. */
+static ts_expr *fold_literals(ts_ctx *ctx, ts_op op, ts_expr *a, ts_expr *b)
+{
+	bool is_int = a->kind == TS_EXPR_INT && b->kind == TS_EXPR_INT;
+	double x = a->fval, y = b->fval, r;
+
+	switch (op) {
+	case TS_OP_ADD: r = x + y; break;
+	case TS_OP_SUB: r = x - y; break;
+	case TS_OP_MUL: r = x * y; break;
+	case TS_OP_MIN: r = x < y ? x : y; break;
+	case TS_OP_MAX: r = x > y ? x : y; break;
+	default: return NULL;
+	}
+	return is_int ? ts_int(ctx, (int64_t)r) : ts_float(ctx, r);
+}
+
+ts_expr *ts_binary(ts_ctx *ctx, ts_op op, ts_expr *a, ts_expr *b)
+{
+	ts_expr *e, *folded;
+	ts_dtype t;
+	bool lit;
+
+	if (!a || !b)
+		return NULL;
+	if ((unsigned)op >= TS_OP_COUNT || ts_op_is_unary(op)) {
+		ts_ctx_set_error(ctx, "'%s' is not a binary operator",
+			ts_op_name(op));
+		return NULL;
+	}
+	if (a->literal && b->literal && (folded = fold_literals(ctx, op, a, b)))
+		return folded;
+	if (unify(ctx, ts_op_name(op), &a, &b, &t, &lit) < 0)
+		return NULL;
+	if (op == TS_OP_AND || op == TS_OP_OR) {
+		if (t != TS_BOOL) {
+			ts_ctx_set_error(ctx, "'%s' needs bool operands, got %s",
+				ts_op_name(op), ts_dtype_name(t));
+			return NULL;
+		}
+	} else if (t == TS_BOOL && op != TS_OP_EQ && op != TS_OP_NE) {
+		ts_ctx_set_error(ctx, "'%s' needs numeric operands, got bool",
+			ts_op_name(op));
+		return NULL;
+	}
+	if ((op == TS_OP_DIV || op == TS_OP_POW) && !lit &&
+	    !ts_dtype_is_float(t)) {
+		ts_ctx_set_error(ctx, "'%s' needs floating-point operands, got "
+			"%s%s", ts_op_name(op), ts_dtype_name(t),
+			op == TS_OP_DIV ? " (integer division is '//')" : "");
+		return NULL;
+	}
+	if (lit && (op == TS_OP_DIV || op == TS_OP_POW)) {
+		/* 1 / 2 between literals is a float literal division. */
+		a = ts_float(ctx, a->fval);
+		b = ts_float(ctx, b->fval);
+		t = TS_F32;
+	}
+	e = expr_new(TS_EXPR_BINARY, ts_op_is_comparison(op) ? TS_BOOL : t);
+	e->op = op;
+	e->a = a;
+	e->b = b;
+	if (lit) {
+		/* Literals that do not fold take their default dtype. */
+		e->a = retype_literal(ctx, a, t);
+		e->b = retype_literal(ctx, b, t);
+		if (!e->a || !e->b)
+			return NULL;
+	}
+	return e;
+}
+
+/* Whether the unary "op" is a math intrinsic defined on floats only. */
+static bool unary_needs_float(ts_op op)
+{
+	return op != TS_OP_NEG && op != TS_OP_NOT && op != TS_OP_ABS;
+}
+
+ts_expr *ts_unary(ts_ctx *ctx, ts_op op, ts_expr *a)
+{
+	ts_expr *e;
+
+	if (!a)
+		return NULL;
+	if ((unsigned)op >= TS_OP_COUNT || !ts_op_is_unary(op)) {
+		ts_ctx_set_error(ctx, "'%s' is not a unary operator",
+			ts_op_name(op));
+		return NULL;
+	}
+	if (a->literal) {
+		if (op == TS_OP_NEG)
+			return a->kind == TS_EXPR_INT ? ts_int(ctx, -a->ival)
+				: ts_float(ctx, -a->fval);
+		a = retype_literal(ctx, a, unary_needs_float(op) ? TS_F32
+			: a->dtype);
+		if (!a)
+			return NULL;
+	}
+	if (op == TS_OP_NOT && a->dtype != TS_BOOL) {
+		ts_ctx_set_error(ctx, "'!' needs a bool operand, got %s",
+			ts_dtype_name(a->dtype));
+		return NULL;
+	}
+	if (op != TS_OP_NOT && a->dtype == TS_BOOL) {
+		ts_ctx_set_error(ctx, "'%s' needs a numeric operand, got bool",
+			ts_op_name(op));
+		return NULL;
+	}
+	if (unary_needs_float(op) && !ts_dtype_is_float(a->dtype)) {
+		ts_ctx_set_error(ctx, "'%s' needs a floating-point operand, "
+			"got %s (cast it first)", ts_op_name(op),
+			ts_dtype_name(a->dtype));
+		return NULL;
+	}
+	e = expr_new(TS_EXPR_UNARY, a->dtype);
+	e->op = op;
+	e->a = a;
+	return e;
+}
+
+ts_expr *ts_select(ts_ctx *ctx, ts_expr *cond, ts_expr *a, ts_expr *b)
+{
+	ts_expr *e;
+	ts_dtype t;
+	bool lit;
+
+	if (!cond || !a || !b)
+		return NULL;
+	if (cond->dtype != TS_BOOL || cond->literal) {
+		ts_ctx_set_error(ctx, "select: the condition must be bool, "
+			"got %s", cond->literal ? "a number"
+			: ts_dtype_name(cond->dtype));
+		return NULL;
+	}
+	if (unify(ctx, "select", &a, &b, &t, &lit) < 0)
+		return NULL;
+	if (lit) {
+		a = retype_literal(ctx, a, t);
+		b = retype_literal(ctx, b, t);
+		if (!a || !b)
+			return NULL;
+	}
+	e = expr_new(TS_EXPR_SELECT, t);
+	e->a = cond;
+	e->b = a;
+	e->c = b;
+	return e;
+}
+
+ts_expr *ts_cast(ts_ctx *ctx, ts_dtype t, ts_expr *a)
+{
+	ts_expr *e;
+
+	if (!a)
+		return NULL;
+	if ((unsigned)t >= TS_DTYPE_COUNT) {
+		ts_ctx_set_error(ctx, "cast to an unknown dtype %d", (int)t);
+		return NULL;
+	}
+	if (a->literal)
+		return ts_const(ctx, t, a->fval);
+	if (a->dtype == t)
+		return a;
+	e = expr_new(TS_EXPR_CAST, t);
+	e->a = a;
+	return e;
+}
+
+ts_expr *ts_reduce(ts_ctx *ctx, ts_reducer reducer, int n,
+	ts_axis *const *axes, ts_expr *body)
+{
+	ts_expr *e;
+
+	if (!body)
+		return NULL;
+	if ((unsigned)reducer >= TS_RED_COUNT) {
+		ts_ctx_set_error(ctx, "unknown reducer %d", (int)reducer);
+		return NULL;
+	}
+	if (n <= 0) {
+		ts_ctx_set_error(ctx, "%s: a reduction needs at least one axis",
+			ts_reducer_name(reducer));
+		return NULL;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!axes[i])
+			return NULL;
+		if (!axes[i]->reduce) {
+			ts_ctx_set_error(ctx, "%s: axis '%s' is a spatial axis, "
+				"not a reduction axis",
+				ts_reducer_name(reducer), axes[i]->name);
+			return NULL;
+		}
+		for (int j = 0; j < i; j++)
+			if (axes[j] == axes[i]) {
+				ts_ctx_set_error(ctx, "%s: reduction axis '%s' "
+					"is bound twice",
+					ts_reducer_name(reducer), axes[i]->name);
+				return NULL;
+			}
+	}
+	if (body->literal)
+		body = retype_literal(ctx, body, body->dtype);
+	if (body->dtype == TS_BOOL) {
+		ts_ctx_set_error(ctx, "%s: cannot reduce bool values (cast "
+			"them first)", ts_reducer_name(reducer));
+		return NULL;
+	}
+	e = expr_new(TS_EXPR_REDUCE, body->dtype);
+	e->reducer = reducer;
+	e->nraxes = n;
+	e->raxes = ts_new_array(ts_axis *, n);
+	memcpy(e->raxes, axes, sizeof(ts_axis *) * n);
+	e->a = body;
+	return e;
+}
+
+/* Check that "idx" is a valid "k"-th index of "t". */
+static ts_status check_index(ts_ctx *ctx, ts_tensor *t, int k, ts_expr *idx)
+{
+	if (idx->literal && idx->kind == TS_EXPR_FLOAT)
+		return ts_ctx_set_error(ctx, "index %d of tensor '%s' is the "
+			"float %g; indices are integers", k, t->name, idx->fval);
+	if (!idx->literal && !ts_dtype_is_int(idx->dtype))
+		return ts_ctx_set_error(ctx, "index %d of tensor '%s' has "
+			"dtype %s; indices are integers", k, t->name,
+			ts_dtype_name(idx->dtype));
+	if (idx->kind == TS_EXPR_INT &&
+	    (idx->ival < 0 || idx->ival >= t->shape[k]))
+		return ts_ctx_set_error(ctx, "constant index %lld is out of "
+			"bounds for dimension %d of tensor '%s' (extent %lld)",
+			(long long)idx->ival, k, t->name,
+			(long long)t->shape[k]);
+	return TS_OK;
+}
+
+ts_expr *ts_load(ts_ctx *ctx, ts_tensor *t, int n, ts_expr *const *idx)
+{
+	ts_expr *e;
+
+	if (!t)
+		return NULL;
+	for (int i = 0; i < n; i++)
+		if (!idx[i])
+			return NULL;
+	if (n != t->ndim) {
+		ts_ctx_set_error(ctx, "wrong number of indices for tensor '%s': "
+			"%d given, it has %d dimension%s", t->name, n, t->ndim,
+			t->ndim == 1 ? "" : "s");
+		return NULL;
+	}
+	e = expr_new(TS_EXPR_LOAD, t->dtype);
+	e->tensor = t;
+	e->nargs = n;
+	e->args = ts_new_array(ts_expr *, n ? n : 1);
+	for (int i = 0; i < n; i++) {
+		if (check_index(ctx, t, i, idx[i]) < 0)
+			return NULL;
+		e->args[i] = idx[i]->literal ? ts_const(ctx, TS_I64,
+			idx[i]->fval) : idx[i];
+	}
+	return e;
+}
+
+ts_expr *ts_at(ts_ctx *ctx, ts_tensor *t, int n, ...)
+{
+	ts_expr *idx[TS_MAX_DIMS + 1];
+	va_list ap;
+
+	if (n > TS_MAX_DIMS + 1)
+		n = TS_MAX_DIMS + 1;
+	va_start(ap, n);
+	for (int i = 0; i < n; i++)
+		idx[i] = va_arg(ap, ts_expr *);
+	va_end(ap);
+	return ts_load(ctx, t, n, idx);
+}
+
+ts_expr *ts_add(ts_ctx *ctx, ts_expr *a, ts_expr *b)
+{
+	return ts_binary(ctx, TS_OP_ADD, a, b);
+}
+
+ts_expr *ts_sub(ts_ctx *ctx, ts_expr *a, ts_expr *b)
+{
+	return ts_binary(ctx, TS_OP_SUB, a, b);
+}
+
+ts_expr *ts_mul(ts_ctx *ctx, ts_expr *a, ts_expr *b)
+{
+	return ts_binary(ctx, TS_OP_MUL, a, b);
+}
+
+ts_expr *ts_div(ts_ctx *ctx, ts_expr *a, ts_expr *b)
+{
+	return ts_binary(ctx, TS_OP_DIV, a, b);
+}
+
+ts_expr *ts_floordiv(ts_ctx *ctx, ts_expr *a, ts_expr *b)
+{
+	return ts_binary(ctx, TS_OP_FLOORDIV, a, b);
+}
+
+ts_expr *ts_mod(ts_ctx *ctx, ts_expr *a, ts_expr *b)
+{
+	return ts_binary(ctx, TS_OP_MOD, a, b);
+}
+
+ts_expr *ts_min(ts_ctx *ctx, ts_expr *a, ts_expr *b)
+{
+	return ts_binary(ctx, TS_OP_MIN, a, b);
+}
+
+ts_expr *ts_max(ts_ctx *ctx, ts_expr *a, ts_expr *b)
+{
+	return ts_binary(ctx, TS_OP_MAX, a, b);
+}
+
+ts_expr *ts_clamp(ts_ctx *ctx, ts_expr *x, ts_expr *lo, ts_expr *hi)
+{
+	return ts_min(ctx, ts_max(ctx, x, lo), hi);
+}
+
+ts_expr *ts_sum(ts_ctx *ctx, int n, ts_axis *const *axes, ts_expr *body)
+{
+	return ts_reduce(ctx, TS_RED_SUM, n, axes, body);
+}
+
+ts_expr *ts_rmax(ts_ctx *ctx, int n, ts_axis *const *axes, ts_expr *body)
+{
+	return ts_reduce(ctx, TS_RED_MAX, n, axes, body);
+}
+
+ts_expr *ts_rmin(ts_ctx *ctx, int n, ts_axis *const *axes, ts_expr *body)
+{
+	return ts_reduce(ctx, TS_RED_MIN, n, axes, body);
+}
+
+ts_expr *ts_rprod(ts_ctx *ctx, int n, ts_axis *const *axes, ts_expr *body)
+{
+	return ts_reduce(ctx, TS_RED_PROD, n, axes, body);
+}

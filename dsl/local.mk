@@ -1,0 +1,11 @@
+# dsl/: expressions, tensors, the DAG, printing, the .tsl front end, arrays
+# and .npy files, the reference interpreter.
+libtessel_la_SOURCES += \
+	dsl/internal.h \
+	dsl/ctx.c \
+	dsl/util.c \
+	dsl/expr.c \
+	dsl/tensor.c \
+	dsl/dag.c \
+	dsl/print.c
+tesselinclude_HEADERS += include/tessel/dsl.h include/tessel/tessel.h

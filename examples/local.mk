@@ -1,0 +1,1 @@
+# examples/: files are listed here as they are added.

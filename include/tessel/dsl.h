@@ -1,0 +1,336 @@
+/* Tessel: the compute DSL.
+ *
+ * A program is declared, never scheduled: placeholders (inputs) and compute
+ * stages whose bodies are expressions over index variables.  A stage's
+ * spatial axes are its output dimensions; its reduction axes are bound by
+ * reducers (sum, max, min, prod) inside the body.  The DAG collects the
+ * stages reachable from the outputs in topological order.
+ *
+ * Every object is owned by a context and allocated with the garbage
+ * collector: callers never free expressions, tensors, stages or DAGs.
+ * Constructors return NULL on bad input and leave a message in the context;
+ * passing a NULL argument to a constructor returns NULL without a new
+ * message, so a chain of constructors can be checked once at its end.
+ */
+#ifndef TESSEL_DSL_H
+#define TESSEL_DSL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TS_MAX_DIMS 8
+
+typedef struct ts_ctx ts_ctx;
+typedef struct ts_axis ts_axis;
+typedef struct ts_expr ts_expr;
+typedef struct ts_tensor ts_tensor;
+typedef struct ts_stage ts_stage;
+typedef struct ts_dag ts_dag;
+typedef struct ts_array ts_array;
+
+typedef enum ts_status {
+	TS_OK = 0,
+	TS_ERROR = -1,
+} ts_status;
+
+/* Element types.  The order is the promotion order of nothing: Tessel never
+ * promotes implicitly; casts are explicit. */
+typedef enum ts_dtype {
+	TS_BOOL,
+	TS_I8,
+	TS_U8,
+	TS_I32,
+	TS_I64,
+	TS_F16,
+	TS_F32,
+	TS_F64,
+	TS_DTYPE_COUNT
+} ts_dtype;
+
+/* Contexts.  All state lives here: errors, the random seed, and the
+ * lazily created isl context of the analysis. */
+ts_ctx *ts_ctx_alloc(void);
+void ts_ctx_free(ts_ctx *ctx);
+/* Return the message of the last error in "ctx", or NULL. */
+const char *ts_ctx_error(ts_ctx *ctx);
+void ts_ctx_clear_error(ts_ctx *ctx);
+/* Record a formatted error message in "ctx"; always returns TS_ERROR. */
+ts_status ts_ctx_set_error(ts_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Append a warning to "ctx" (warnings accumulate until cleared). */
+void ts_ctx_warn(ts_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+const char *ts_ctx_warnings(ts_ctx *ctx);
+void ts_ctx_clear_warnings(ts_ctx *ctx);
+void ts_ctx_set_seed(ts_ctx *ctx, uint64_t seed);
+uint64_t ts_ctx_get_seed(ts_ctx *ctx);
+/* Next value of the context's random stream (seeded by ts_ctx_set_seed). */
+uint64_t ts_ctx_random(ts_ctx *ctx);
+/* A uniform integer in [0, n) from the context's stream. */
+uint64_t ts_ctx_random_below(ts_ctx *ctx, uint64_t n);
+
+const char *ts_dtype_name(ts_dtype t);
+/* Parse "f32", "i8", ...; return TS_ERROR (no message) when unknown. */
+ts_status ts_dtype_from_name(const char *name, ts_dtype *out);
+size_t ts_dtype_size(ts_dtype t);
+bool ts_dtype_is_float(ts_dtype t);
+bool ts_dtype_is_int(ts_dtype t);	/* integer types, bool excluded */
+bool ts_dtype_is_signed(ts_dtype t);
+
+/* Index variables.  A spatial axis names one output dimension of a stage;
+ * a reduction axis is bound by a reducer.  Both range over [0, extent). */
+struct ts_axis {
+	const char *name;
+	int64_t extent;
+	bool reduce;		/* bound by a reducer, not an output dimension */
+	int id;			/* unique in the context */
+};
+
+ts_axis *ts_axis_new(ts_ctx *ctx, const char *name, int64_t extent);
+ts_axis *ts_reduce_axis(ts_ctx *ctx, const char *name, int64_t extent);
+
+typedef enum ts_expr_kind {
+	TS_EXPR_INT,		/* integer constant: ival */
+	TS_EXPR_FLOAT,		/* floating constant: fval */
+	TS_EXPR_VAR,		/* index variable: axis */
+	TS_EXPR_LOAD,		/* tensor[args[0], ..., args[nargs-1]] */
+	TS_EXPR_UNARY,		/* op(a) */
+	TS_EXPR_BINARY,		/* a op b */
+	TS_EXPR_SELECT,		/* a ? b : c */
+	TS_EXPR_CAST,		/* dtype(a) */
+	TS_EXPR_REDUCE,		/* reducer over raxes of a */
+	TS_EXPR_KIND_COUNT
+} ts_expr_kind;
+
+typedef enum ts_op {
+	/* binary */
+	TS_OP_ADD,
+	TS_OP_SUB,
+	TS_OP_MUL,
+	TS_OP_DIV,		/* true division; floats only */
+	TS_OP_FLOORDIV,		/* floor(a / b); integers and floats */
+	TS_OP_MOD,		/* a - b * floordiv(a, b) */
+	TS_OP_MIN,
+	TS_OP_MAX,
+	TS_OP_POW,
+	TS_OP_LT,
+	TS_OP_LE,
+	TS_OP_GT,
+	TS_OP_GE,
+	TS_OP_EQ,
+	TS_OP_NE,
+	TS_OP_AND,
+	TS_OP_OR,
+	/* unary */
+	TS_OP_NEG,
+	TS_OP_NOT,
+	TS_OP_EXP,
+	TS_OP_LOG,
+	TS_OP_SQRT,
+	TS_OP_RSQRT,
+	TS_OP_TANH,
+	TS_OP_SIGMOID,
+	TS_OP_ERF,
+	TS_OP_ABS,
+	TS_OP_FLOOR,
+	TS_OP_ROUND,		/* half to even, as IEEE rint */
+	TS_OP_COUNT
+} ts_op;
+
+typedef enum ts_reducer {
+	TS_RED_SUM,
+	TS_RED_MAX,
+	TS_RED_MIN,
+	TS_RED_PROD,
+	TS_RED_COUNT
+} ts_reducer;
+
+/* An expression node.  Nodes are immutable once built. */
+struct ts_expr {
+	ts_expr_kind kind;
+	ts_dtype dtype;		/* result type */
+	bool literal;		/* untyped literal: takes the type of its peer */
+	ts_op op;		/* UNARY, BINARY */
+	ts_reducer reducer;	/* REDUCE */
+	int64_t ival;		/* INT */
+	double fval;		/* FLOAT */
+	ts_axis *axis;		/* VAR */
+	ts_tensor *tensor;	/* LOAD */
+	int nargs;		/* LOAD: number of indices */
+	ts_expr **args;		/* LOAD: indices */
+	ts_expr *a, *b, *c;	/* operands; SELECT: a ? b : c; REDUCE: body in a */
+	int nraxes;		/* REDUCE: number of bound axes */
+	ts_axis **raxes;	/* REDUCE: bound axes, outermost first */
+};
+
+/* Constants.  ts_int and ts_float are untyped literals that take the type
+ * of the operand they meet (defaulting to i32 and f32); ts_const is typed. */
+ts_expr *ts_int(ts_ctx *ctx, int64_t v);
+ts_expr *ts_float(ts_ctx *ctx, double v);
+ts_expr *ts_const(ts_ctx *ctx, ts_dtype t, double v);
+ts_expr *ts_var(ts_ctx *ctx, ts_axis *axis);
+/* Load "t" at "n" indices (integer expressions). */
+ts_expr *ts_load(ts_ctx *ctx, ts_tensor *t, int n, ts_expr *const *idx);
+ts_expr *ts_unary(ts_ctx *ctx, ts_op op, ts_expr *a);
+ts_expr *ts_binary(ts_ctx *ctx, ts_op op, ts_expr *a, ts_expr *b);
+ts_expr *ts_select(ts_ctx *ctx, ts_expr *cond, ts_expr *a, ts_expr *b);
+ts_expr *ts_cast(ts_ctx *ctx, ts_dtype t, ts_expr *a);
+/* "reducer" of "body" over the "n" reduction axes "axes". */
+ts_expr *ts_reduce(ts_ctx *ctx, ts_reducer reducer, int n,
+	ts_axis *const *axes, ts_expr *body);
+
+/* Shorthands. */
+ts_expr *ts_add(ts_ctx *ctx, ts_expr *a, ts_expr *b);
+ts_expr *ts_sub(ts_ctx *ctx, ts_expr *a, ts_expr *b);
+ts_expr *ts_mul(ts_ctx *ctx, ts_expr *a, ts_expr *b);
+ts_expr *ts_div(ts_ctx *ctx, ts_expr *a, ts_expr *b);
+ts_expr *ts_floordiv(ts_ctx *ctx, ts_expr *a, ts_expr *b);
+ts_expr *ts_mod(ts_ctx *ctx, ts_expr *a, ts_expr *b);
+ts_expr *ts_min(ts_ctx *ctx, ts_expr *a, ts_expr *b);
+ts_expr *ts_max(ts_ctx *ctx, ts_expr *a, ts_expr *b);
+ts_expr *ts_clamp(ts_ctx *ctx, ts_expr *x, ts_expr *lo, ts_expr *hi);
+ts_expr *ts_sum(ts_ctx *ctx, int n, ts_axis *const *axes, ts_expr *body);
+ts_expr *ts_rmax(ts_ctx *ctx, int n, ts_axis *const *axes, ts_expr *body);
+ts_expr *ts_rmin(ts_ctx *ctx, int n, ts_axis *const *axes, ts_expr *body);
+ts_expr *ts_rprod(ts_ctx *ctx, int n, ts_axis *const *axes, ts_expr *body);
+/* Load with indices given as variadic ts_expr pointers. */
+ts_expr *ts_at(ts_ctx *ctx, ts_tensor *t, int n, ...);
+
+const char *ts_op_name(ts_op op);
+const char *ts_reducer_name(ts_reducer r);
+bool ts_op_is_unary(ts_op op);
+bool ts_op_is_comparison(ts_op op);
+
+/* Tensors.  A placeholder has no stage; a computed tensor is the output of
+ * exactly one stage. */
+struct ts_tensor {
+	const char *name;
+	ts_dtype dtype;
+	int ndim;
+	int64_t shape[TS_MAX_DIMS];
+	ts_stage *stage;	/* producing stage, NULL for a placeholder */
+	int id;			/* unique in the context, in creation order */
+};
+
+ts_tensor *ts_placeholder(ts_ctx *ctx, const char *name, ts_dtype t,
+	int ndim, const int64_t *shape);
+/* Declare the stage "name" whose output has one dimension per axis in
+ * "axes" (spatial axes, outermost first) and whose value is "body".  The
+ * output's dtype is the body's; ts_compute_typed casts to "t" instead. */
+ts_tensor *ts_compute(ts_ctx *ctx, const char *name, int ndim,
+	ts_axis *const *axes, ts_expr *body);
+ts_tensor *ts_compute_typed(ts_ctx *ctx, const char *name, ts_dtype t,
+	int ndim, ts_axis *const *axes, ts_expr *body);
+int64_t ts_tensor_size(const ts_tensor *t);	/* number of elements */
+
+/* A compute stage. */
+struct ts_stage {
+	const char *name;	/* the name of its output */
+	ts_tensor *out;
+	int ndim;		/* spatial axes, one per output dimension */
+	ts_axis **axes;
+	ts_expr *body;
+	int nraxes;		/* every reduction axis bound in body, in order */
+	ts_axis **raxes;
+	int ninputs;		/* distinct tensors read, in first-use order */
+	ts_tensor **inputs;
+	int line;		/* source line in a .tsl file, 0 if none */
+};
+
+/* A DAG: the stages reachable from its outputs, in topological order. */
+struct ts_dag {
+	ts_ctx *ctx;
+	int ninputs;		/* placeholders, the kernel's input arguments */
+	ts_tensor **inputs;
+	int noutputs;
+	ts_tensor **outputs;
+	int nstages;		/* topological order: producers first */
+	ts_stage **stages;
+	/* consumers[s] lists the indices of stages that read stage s. */
+	int *nconsumers;
+	int **consumers;
+	const char *name;	/* file or user name, for messages */
+};
+
+/* Build the DAG that computes "outputs".  "inputs" lists the placeholders
+ * in argument order; when "ninputs" is 0 they are collected in order of
+ * creation.  Every placeholder reached must be listed. */
+ts_dag *ts_dag_new(ts_ctx *ctx, int ninputs, ts_tensor *const *inputs,
+	int noutputs, ts_tensor *const *outputs);
+/* Index of "s" in the topological order of "dag", or -1. */
+int ts_dag_stage_index(const ts_dag *dag, const ts_stage *s);
+ts_stage *ts_dag_find_stage(const ts_dag *dag, const char *name);
+ts_tensor *ts_dag_find_tensor(const ts_dag *dag, const char *name);
+bool ts_dag_is_output(const ts_dag *dag, const ts_tensor *t);
+
+/* Printing, in the .tsl syntax. */
+void ts_expr_print(FILE *out, const ts_expr *e);
+char *ts_expr_to_string(const ts_expr *e);	/* GC-allocated */
+void ts_stage_print(FILE *out, const ts_stage *s, bool is_output);
+void ts_dag_print(FILE *out, const ts_dag *dag);
+/* Print "dag" with tensors and axes renamed by position, so that two
+ * declarations equal up to renaming print the same text. */
+char *ts_dag_canonical_string(const ts_dag *dag);
+/* A 64-bit FNV-1a hash of the canonical string, as 16 hex digits. */
+const char *ts_dag_hash(const ts_dag *dag);
+
+/* The text front end (.tsl).  Errors carry file:line:col, the source line
+ * and a caret. */
+ts_dag *ts_parse_file(ts_ctx *ctx, const char *path);
+ts_dag *ts_parse_string(ts_ctx *ctx, const char *filename, const char *src);
+
+/* Dense host arrays in C order, used for inputs, outputs and .npy files. */
+struct ts_array {
+	ts_dtype dtype;
+	int ndim;
+	int64_t shape[TS_MAX_DIMS];
+	int64_t size;		/* number of elements */
+	void *data;		/* 64-byte aligned */
+};
+
+ts_array *ts_array_alloc(ts_ctx *ctx, ts_dtype t, int ndim,
+	const int64_t *shape);
+ts_array *ts_array_for_tensor(ts_ctx *ctx, const ts_tensor *t);
+/* Element "i" (flat index) as a double, and store "v" rounded to the dtype. */
+double ts_array_get(const ts_array *a, int64_t i);
+void ts_array_set(ts_array *a, int64_t i, double v);
+/* Fill "a" with reproducible values from "seed": floats uniform in
+ * [-1, 1), integers in [-8, 8) (unsigned: [0, 16)), bools 0/1. */
+void ts_array_fill_random(ts_array *a, uint64_t seed);
+/* Fill with integers uniform in [lo, hi). */
+void ts_array_fill_range(ts_array *a, uint64_t seed, int64_t lo, int64_t hi);
+/* Largest absolute and relative difference between "a" and "b". */
+ts_status ts_array_compare(ts_ctx *ctx, const ts_array *a, const ts_array *b,
+	double *max_abs, double *max_rel);
+/* Whether "got" matches "want" within the tolerance of its dtype. */
+bool ts_array_close(const ts_array *got, const ts_array *want,
+	double *max_abs_err);
+
+/* NumPy .npy files, format 1.0, little endian, C order. */
+ts_array *ts_npy_read(ts_ctx *ctx, const char *path);
+ts_status ts_npy_write(ts_ctx *ctx, const char *path, const ts_array *a);
+
+/* Generate inputs for "dag" from "seed": each input gets values suited to
+ * how it is used (a tensor used as an index gets values inside the extent
+ * it indexes). */
+ts_array **ts_dag_random_inputs(ts_ctx *ctx, const ts_dag *dag,
+	uint64_t seed);
+
+/* The reference interpreter: compute every stage of "dag" naively, exactly
+ * as declared, arithmetic in f64 (i64 for integers), rounding each stored
+ * value to its tensor's dtype.  "inputs" follow dag->inputs; "outputs"
+ * receives one new array per dag->outputs. */
+ts_status ts_eval(ts_ctx *ctx, const ts_dag *dag, ts_array *const *inputs,
+	ts_array **outputs);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,127 @@
+/* Tessel: the loop IR.
+ *
+ * Lowering turns a DAG and its schedule into one ts_func: a tree of
+ * statements over buffers.  Expressions are the DSL's ts_expr, restricted:
+ * no REDUCE nodes; VAR nodes name loop variables (ts_axis objects made by
+ * the lowering, one per loop); LOAD nodes read buffers, each buffer being
+ * a ts_tensor made by the lowering (or a DAG tensor for arguments), indexed
+ * with one index per dimension in C order.  Loop extents are constants;
+ * non-dividing tiles are handled by guards (TS_STMT_IF) or by partitioning
+ * a loop into a main part and a tail part, both with constant extents.
+ *
+ * Printing the IR shows exactly what will run.
+ */
+#ifndef TESSEL_LOOP_H
+#define TESSEL_LOOP_H
+
+#include <tessel/dsl.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ts_loop_kind {
+	TS_LOOP_SERIAL,
+	TS_LOOP_PARALLEL,	/* iterations run on the CPU's threads */
+	TS_LOOP_VECTORIZED,	/* one SIMD vector of "extent" lanes */
+	TS_LOOP_UNROLLED,	/* fully unrolled */
+	TS_LOOP_BOUND,		/* bound to a GPU block or thread index */
+	TS_LOOP_KIND_COUNT
+} ts_loop_kind;
+
+typedef enum ts_bind {
+	TS_BIND_NONE,
+	TS_BIND_BLOCK_X, TS_BIND_BLOCK_Y, TS_BIND_BLOCK_Z,
+	TS_BIND_THREAD_X, TS_BIND_THREAD_Y, TS_BIND_THREAD_Z,
+	TS_BIND_VTHREAD,	/* virtual thread: unrolled, interleaved */
+	TS_BIND_COUNT
+} ts_bind;
+
+/* Where a buffer lives. */
+typedef enum ts_scope {
+	TS_SCOPE_ARG,		/* a function argument (DAG input or output) */
+	TS_SCOPE_GLOBAL,	/* a temporary in main memory */
+	TS_SCOPE_LOCAL,		/* per-thread: stack or registers */
+	TS_SCOPE_SHARED,	/* GPU shared memory of a block */
+	TS_SCOPE_COUNT
+} ts_scope;
+
+typedef enum ts_stmt_kind {
+	TS_STMT_FOR,		/* for var in [0, var->extent): body */
+	TS_STMT_BLOCK,		/* stmts[0..nstmts) in order */
+	TS_STMT_IF,		/* if (cond) body else orelse */
+	TS_STMT_STORE,		/* buffer[idx...] = value */
+	TS_STMT_ALLOC,		/* buffer exists during body */
+	TS_STMT_SYNC,		/* GPU: barrier among the threads of a block */
+	TS_STMT_KIND_COUNT
+} ts_stmt_kind;
+
+typedef struct ts_stmt ts_stmt;
+
+struct ts_stmt {
+	ts_stmt_kind kind;
+	/* FOR */
+	ts_axis *var;		/* loop variable; var->extent is the trip count */
+	ts_loop_kind loop;	/* how the loop runs */
+	ts_bind bind;		/* for TS_LOOP_BOUND */
+	/* BLOCK */
+	int nstmts;
+	ts_stmt **stmts;
+	/* IF */
+	ts_expr *cond;		/* bool */
+	ts_stmt *orelse;	/* may be NULL */
+	/* FOR, IF, ALLOC */
+	ts_stmt *body;
+	/* STORE, ALLOC */
+	ts_tensor *buffer;	/* the buffer written or allocated */
+	ts_scope scope;		/* ALLOC: where it lives */
+	/* STORE */
+	int nidx;
+	ts_expr **idx;		/* one index per dimension of buffer */
+	ts_expr *value;		/* of buffer->dtype */
+	const char *comment;	/* printed after the statement, may be NULL */
+};
+
+/* A lowered program: one function whose arguments are the DAG's inputs
+ * followed by its outputs, each a dense C-order array. */
+typedef struct ts_func {
+	const char *name;
+	int nargs;
+	ts_tensor **args;	/* inputs, then outputs */
+	int ninputs;
+	ts_stmt *body;
+	const ts_dag *dag;	/* what it computes */
+} ts_func;
+
+/* Statement constructors (GC-allocated). */
+ts_stmt *ts_stmt_for(ts_axis *var, ts_loop_kind loop, ts_stmt *body);
+ts_stmt *ts_stmt_block(int n, ts_stmt *const *stmts);
+ts_stmt *ts_stmt_if(ts_expr *cond, ts_stmt *body, ts_stmt *orelse);
+ts_stmt *ts_stmt_store(ts_tensor *buffer, int nidx, ts_expr *const *idx,
+	ts_expr *value);
+ts_stmt *ts_stmt_alloc(ts_tensor *buffer, ts_scope scope, ts_stmt *body);
+ts_stmt *ts_stmt_sync(void);
+/* Append "s" to the block "block". */
+void ts_stmt_block_append(ts_stmt *block, ts_stmt *s);
+
+/* A buffer for the loop IR: a tensor that no stage computes and that is
+ * not registered by name in "ctx". */
+ts_tensor *ts_buffer_new(ts_ctx *ctx, const char *name, ts_dtype t,
+	int ndim, const int64_t *shape);
+/* A loop variable over [0, "extent"). */
+ts_axis *ts_loop_var(ts_ctx *ctx, const char *name, int64_t extent);
+
+const char *ts_loop_kind_name(ts_loop_kind k);
+const char *ts_bind_name(ts_bind b);
+const char *ts_scope_name(ts_scope s);
+
+/* Print "f" or "s" as indented pseudo-code. */
+void ts_func_print(FILE *out, const ts_func *f);
+void ts_stmt_print(FILE *out, const ts_stmt *s, int indent);
+char *ts_func_to_string(const ts_func *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,9 @@
+/* Tessel: the whole public API. */
+#ifndef TESSEL_H
+#define TESSEL_H
+
+#include <tessel/dsl.h>
+
+#define TESSEL_VERSION "0.1.0"
+
+#endif

@@ -1,0 +1,1 @@
+# metatemplates/: files are listed here as they are added.

@@ -1,0 +1,1 @@
+# search/: files are listed here as they are added.

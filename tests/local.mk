@@ -1,0 +1,1 @@
+# tests/: files are listed here as they are added.

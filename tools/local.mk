@@ -1,0 +1,1 @@
+# tools/: files are listed here as they are added.
