@@ -9,3 +9,5 @@ libtessel_la_SOURCES += \
 	dsl/dag.c \
 	dsl/print.c
 tesselinclude_HEADERS += include/tessel/dsl.h include/tessel/tessel.h
+include $(srcdir)/dsl/parse.mk
+include $(srcdir)/dsl/eval.mk

@@ -1,1 +1,11 @@
-# tests/: files are listed here as they are added.
+# tests/: cmocka programs per module, and end-to-end scripts.
+EXTRA_DIST += tests/common.h
+include $(srcdir)/tests/dsl/core.mk
+include $(srcdir)/tests/dsl/parse.mk
+include $(srcdir)/tests/dsl/eval.mk
+include $(srcdir)/tests/analysis/local.mk
+include $(srcdir)/tests/metatemplates/local.mk
+include $(srcdir)/tests/search/local.mk
+include $(srcdir)/tests/backends/lower.mk
+include $(srcdir)/tests/backends/llvm.mk
+include $(srcdir)/tests/e2e/local.mk

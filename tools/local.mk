@@ -1,1 +1,5 @@
-# tools/: files are listed here as they are added.
+# tools/: the tessel command line.  Each verb is one file cmd_<verb>.c,
+# listed here and in the table of tools/tessel.c.
+bin_PROGRAMS += tools/tessel
+tools_tessel_SOURCES = tools/tessel.c tools/commands.h
+tools_tessel_LDADD = libtessel.la $(GC_LIBS)

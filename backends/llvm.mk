@@ -1,0 +1,1 @@
+# backends: files are listed here as they are added.

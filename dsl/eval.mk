@@ -1,0 +1,1 @@
+# dsl: files are listed here as they are added.

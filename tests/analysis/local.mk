@@ -1,0 +1,1 @@
+# tests/analysis: files are listed here as they are added.

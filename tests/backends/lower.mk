@@ -1,0 +1,1 @@
+# tests/backends: files are listed here as they are added.

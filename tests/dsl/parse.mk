@@ -1,0 +1,1 @@
+# tests/dsl: files are listed here as they are added.

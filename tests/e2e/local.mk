@@ -1,0 +1,1 @@
+# tests/e2e: files are listed here as they are added.

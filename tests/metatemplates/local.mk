@@ -1,0 +1,1 @@
+# tests/metatemplates: files are listed here as they are added.

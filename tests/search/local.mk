@@ -1,0 +1,1 @@
+# tests/search: files are listed here as they are added.

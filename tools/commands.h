@@ -1,0 +1,24 @@
+/* The verbs of the tessel command line, one file each (tools/cmd_*.c).
+ * Each returns the process exit code: 0 success, 1 the job failed, 2 bad
+ * usage or bad input. */
+#ifndef TESSEL_TOOLS_COMMANDS_H
+#define TESSEL_TOOLS_COMMANDS_H
+
+#include <stdio.h>
+
+#include <tessel/tessel.h>
+
+enum { TS_EXIT_OK = 0, TS_EXIT_FAIL = 1, TS_EXIT_USAGE = 2 };
+
+struct ts_command {
+	const char *name;
+	const char *summary;	/* one line for tessel --help */
+	int (*run)(int argc, char **argv);	/* argv[0] is the verb */
+};
+
+/* Print the context's error (and warnings) to stderr as "tessel: ...". */
+void ts_tool_report(ts_ctx *ctx);
+/* Print the warnings of "ctx", if any, and clear them. */
+void ts_tool_warnings(ts_ctx *ctx);
+
+#endif

@@ -1,0 +1,64 @@
+/* The tessel command line: a table of verbs, one file each. */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/commands.h"
+
+/* The verbs, in the order of the pipeline. */
+static const struct ts_command commands[] = {
+	{ NULL, NULL, NULL },
+};
+
+void ts_tool_warnings(ts_ctx *ctx)
+{
+	const char *w = ts_ctx_warnings(ctx);
+
+	if (w)
+		fprintf(stderr, "%s", w);
+	ts_ctx_clear_warnings(ctx);
+}
+
+void ts_tool_report(ts_ctx *ctx)
+{
+	const char *e = ts_ctx_error(ctx);
+
+	ts_tool_warnings(ctx);
+	fprintf(stderr, "tessel: %s\n", e ? e : "failed");
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: tessel <command> [options] [FILE.tsl]\n\n"
+		"Tessel schedules tensor programs declared with compute only.\n\n"
+		"commands:\n");
+	for (const struct ts_command *c = commands; c->name; c++)
+		fprintf(out, "  %-10s %s\n", c->name, c->summary);
+	fprintf(out, "\n  tessel <command> --help   options of a command\n"
+		"  tessel --version          the version\n"
+		"\nexit codes: 0 success, 1 the job failed, 2 bad usage or input\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return TS_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return TS_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("tessel %s\n", PACKAGE_VERSION);
+		return TS_EXIT_OK;
+	}
+	for (const struct ts_command *c = commands; c->name; c++)
+		if (!strcmp(argv[1], c->name))
+			return c->run(argc - 1, argv + 1);
+	fprintf(stderr, "tessel: unknown command '%s' (see tessel --help)\n",
+		argv[1]);
+	return TS_EXIT_USAGE;
+}
