@@ -1,2 +1,6 @@
-# backends/: files are listed here as they are added.
+# backends/: the loop IR (constructors, printing) and lowering of a DAG
+# plus schedule to it.
+libtessel_la_SOURCES += \
+	backends/loop.c
+tesselinclude_HEADERS += include/tessel/loop.h
 include $(srcdir)/backends/llvm.mk

@@ -3,6 +3,7 @@
 #define TESSEL_H
 
 #include <tessel/dsl.h>
+#include <tessel/loop.h>
 
 #define TESSEL_VERSION "0.1.0"
 
