@@ -1,1 +1,5 @@
-# tests/metatemplates: files are listed here as they are added.
+# tests/metatemplates/
+check_PROGRAMS += tests/metatemplates/test_space
+TESTS += tests/metatemplates/test_space
+tests_metatemplates_test_space_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_metatemplates_test_space_LDADD = $(TEST_LIBS)

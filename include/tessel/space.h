@@ -1,0 +1,113 @@
+/* Tessel: knob spaces and configurations.
+ *
+ * A meta-template describes the schedules it can produce as a ts_space: a
+ * list of named knobs.  A ts_config is one point of the space: one value
+ * per knob (a split knob has one factor per level).  Configurations are
+ * plain data: they are sampled, mutated, compared, hashed and serialised
+ * to JSON without knowing what the knobs mean.
+ */
+#ifndef TESSEL_SPACE_H
+#define TESSEL_SPACE_H
+
+#include <tessel/dsl.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TS_MAX_SPLIT_PARTS 6
+
+typedef enum ts_knob_kind {
+	TS_KNOB_SPLIT,		/* factors of an axis over several levels */
+	TS_KNOB_CHOICE,		/* one of several named options */
+	TS_KNOB_BOOL,
+	TS_KNOB_INT,		/* an integer in [lo, hi] */
+	TS_KNOB_KIND_COUNT
+} ts_knob_kind;
+
+/* A knob.  A split knob of an axis of extent "extent" over "nparts"
+ * levels takes factors f[0..nparts), outermost first, with
+ * f[1] * ... * f[nparts-1] <= extent and f[0] = ceil(extent / that
+ * product): the outermost level covers the rest, with a tail when the
+ * inner product does not divide the extent. */
+typedef struct ts_knob {
+	const char *name;
+	ts_knob_kind kind;
+	int offset;		/* index of its first value in a config */
+	/* SPLIT */
+	int64_t extent;
+	int nparts;
+	bool divisors_only;	/* inner factors must divide the extent */
+	int64_t max_inner;	/* largest allowed innermost factor (0: any) */
+	int ncands;		/* candidate inner factors */
+	int64_t *cands;
+	/* CHOICE */
+	int nchoices;
+	const char **choices;
+	/* INT */
+	int64_t lo, hi;
+} ts_knob;
+
+typedef struct ts_space {
+	ts_ctx *ctx;
+	const char *name;	/* e.g. the stage and template it came from */
+	int nknobs;
+	ts_knob **knobs;
+	int nvalues;		/* length of a config */
+} ts_space;
+
+typedef struct ts_config {
+	const ts_space *space;
+	int64_t *v;		/* nvalues entries */
+} ts_config;
+
+ts_space *ts_space_new(ts_ctx *ctx, const char *name);
+/* Add a split knob "name" of an axis of extent "extent" into "nparts"
+ * levels; return its index or -1.  Candidate inner factors are the
+ * divisors of the extent and, unless "divisors_only", the powers of two
+ * below it. */
+int ts_space_add_split(ts_space *sp, const char *name, int64_t extent,
+	int nparts, bool divisors_only);
+int ts_space_add_choice(ts_space *sp, const char *name, int n,
+	const char *const *choices);
+int ts_space_add_bool(ts_space *sp, const char *name);
+int ts_space_add_int(ts_space *sp, const char *name, int64_t lo, int64_t hi);
+/* Index of the knob "name" in "sp", or -1. */
+int ts_space_find(const ts_space *sp, const char *name);
+/* Number of values of knob "k" (split: number of valid factor tuples). */
+double ts_knob_count(const ts_knob *k);
+/* Number of points of "sp" (a double: spaces are large). */
+double ts_space_size(const ts_space *sp);
+void ts_space_print(FILE *out, const ts_space *sp);
+
+/* Configurations. */
+ts_config *ts_config_new(const ts_space *sp);	/* every knob at its default */
+ts_config *ts_config_copy(const ts_config *c);
+/* A configuration drawn uniformly per knob from the context's stream. */
+ts_config *ts_space_sample(const ts_space *sp, ts_ctx *ctx);
+/* A neighbour of "c": one knob changed (a split moves a prime factor
+ * between two levels, a choice or int steps to another value). */
+ts_config *ts_config_mutate(const ts_config *c, ts_ctx *ctx);
+/* Value of knob "knob" (part "part" for split knobs, 0 otherwise). */
+int64_t ts_config_get(const ts_config *c, int knob, int part);
+void ts_config_set(ts_config *c, int knob, int part, int64_t v);
+/* Look a knob up by name: ts_config_get(c, ts_space_find(...), part). */
+int64_t ts_config_value(const ts_config *c, const char *name, int part);
+/* Set the inner factors of split knob "knob" from "inner" (nparts - 1
+ * values, outermost first) and derive the outermost one. */
+void ts_config_set_split(ts_config *c, int knob, const int64_t *inner);
+/* Whether every value of "c" is inside its knob's domain. */
+bool ts_config_is_valid(const ts_config *c);
+bool ts_config_equal(const ts_config *a, const ts_config *b);
+uint64_t ts_config_hash(const ts_config *c);
+/* JSON object {"knob": value or [factors], ...}. */
+char *ts_config_to_json(const ts_config *c);
+ts_config *ts_config_from_json(ts_ctx *ctx, const ts_space *sp,
+	const char *json);
+void ts_config_print(FILE *out, const ts_config *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
