@@ -4,6 +4,7 @@
 
 #include <tessel/dsl.h>
 #include <tessel/loop.h>
+#include <tessel/target.h>
 
 #define TESSEL_VERSION "0.1.0"
 

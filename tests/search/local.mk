@@ -1,1 +1,6 @@
 # tests/search: files are listed here as they are added.
+
+check_PROGRAMS += tests/search/test_target
+TESTS += tests/search/test_target
+tests_search_test_target_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_search_test_target_LDADD = $(TEST_LIBS)

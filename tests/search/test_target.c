@@ -1,0 +1,353 @@
+/* Hardware descriptions: shipped files, JSON round trip, error messages,
+ * host detection. */
+#include <config.h>
+
+#include <stdio.h>
+
+#include "tests/common.h"
+
+static const char *const shipped[] = {
+	"zen3", "skylake-sp", "neoverse-n1", "apple-m1",
+	"v100", "a100", "h100",
+};
+
+#define NSHIPPED (sizeof(shipped) / sizeof(shipped[0]))
+
+/* A small valid CPU description, edited by the error cases. */
+static const char cpu_json[] =
+	"{\n"
+	"  \"name\": \"tiny\",\n"
+	"  \"kind\": \"cpu\",\n"
+	"  \"arch\": \"x86_64\",\n"
+	"  \"triple\": \"x86_64-unknown-linux-gnu\",\n"
+	"  \"llvm_cpu\": \"haswell\",\n"
+	"  \"cores\": 4,\n"
+	"  \"threads_per_core\": 2,\n"
+	"  \"simd_bytes\": 32,\n"
+	"  \"fma_units\": 2,\n"
+	"  \"vector_registers\": 16,\n"
+	"  \"l1d\": { \"kib\": 32, \"shared_by\": 1 },\n"
+	"  \"l2\": { \"kib\": 256, \"shared_by\": 1 },\n"
+	"  \"l3\": { \"kib\": 8192, \"shared_by\": 4 },\n"
+	"  \"line_bytes\": 64\n"
+	"}\n";
+
+/* A small valid GPU description. */
+static const char gpu_json[] =
+	"{\n"
+	"  \"name\": \"tinygpu\",\n"
+	"  \"kind\": \"gpu\",\n"
+	"  \"compute_capability\": \"sm_86\",\n"
+	"  \"sm_count\": 10,\n"
+	"  \"warp_size\": 32,\n"
+	"  \"max_threads_per_block\": 1024,\n"
+	"  \"max_threads_per_sm\": 1536,\n"
+	"  \"shared_per_block_kib\": 48,\n"
+	"  \"shared_per_sm_kib\": 100,\n"
+	"  \"registers_per_block\": 65536,\n"
+	"  \"registers_per_sm\": 65536,\n"
+	"  \"l2_kib\": 4096\n"
+	"}\n";
+
+/* Return "json" with the first occurrence of "from" replaced by "to". */
+static char *edit(const char *json, const char *from, const char *to)
+{
+	const char *p = strstr(json, from);
+	size_t n;
+	char *s;
+
+	assert_non_null(p);
+	n = strlen(json) - strlen(from) + strlen(to) + 1;
+	s = malloc(n);
+	snprintf(s, n, "%.*s%s%s", (int)(p - json), json, to, p + strlen(from));
+	return s;
+}
+
+/* Every shipped description loads, names its kind and passes the check. */
+static void test_target_lookup__shipped_files_load(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	for (size_t i = 0; i < NSHIPPED; i++) {
+		ts_target *t = ts_target_lookup(ctx, shipped[i]);
+		if (!t)
+			fail_msg("%s: %s", shipped[i], ts_ctx_error(ctx));
+		assert_string_equal(t->name, shipped[i]);
+		assert_int_equal(ts_target_check(ctx, t, shipped[i]), TS_OK);
+		assert_true(t->description[0] != '\0');
+	}
+}
+
+/* The shipped CPUs carry the figures the static model reads. */
+static void test_target_lookup__cpu_figures(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_target *zen3 = ts_target_lookup(ctx, "zen3");
+	ts_target *skx = ts_target_lookup(ctx, "skylake-sp");
+	ts_target *n1 = ts_target_lookup(ctx, "neoverse-n1");
+	ts_target *m1 = ts_target_lookup(ctx, "apple-m1");
+
+	assert_non_null(zen3);
+	assert_int_equal(zen3->kind, TS_TARGET_CPU);
+	assert_string_equal(zen3->cpu.llvm_cpu, "znver3");
+	assert_int_equal(zen3->cpu.simd_bytes, 32);
+	assert_int_equal(ts_target_lanes(zen3, TS_F32), 8);
+	assert_int_equal(ts_target_lanes(zen3, TS_I8), 32);
+	assert_int_equal(zen3->cpu.fma_units, 2);
+	assert_int_equal(zen3->cpu.vector_registers, 16);
+	assert_int_equal(zen3->cpu.l1d.size, 32 << 10);
+	assert_int_equal(zen3->cpu.l2.size, 512 << 10);
+	assert_int_equal(zen3->cpu.l3.size, 32 << 20);
+	assert_int_equal(ts_target_cache_per_core(&zen3->cpu.l3), 4 << 20);
+	assert_non_null(skx);
+	assert_string_equal(skx->cpu.llvm_cpu, "skylake-avx512");
+	assert_int_equal(skx->cpu.lanes[TS_F32], 16);
+	assert_int_equal(skx->cpu.vector_registers, 32);
+	assert_int_equal(ts_target_cache_per_core(&skx->cpu.l3),
+		1408 << 10);
+	assert_non_null(n1);
+	assert_string_equal(n1->cpu.triple, "aarch64-unknown-linux-gnu");
+	assert_int_equal(n1->cpu.l1d.size, 64 << 10);
+	assert_non_null(m1);
+	assert_int_equal(m1->cpu.line_bytes, 128);
+	assert_int_equal(m1->cpu.fma_units, 4);
+	assert_int_equal(m1->cpu.l3.size, 0);
+	assert_int_equal(m1->cpu.l2.shared_by, 4);
+}
+
+/* The shipped GPUs carry the figures of their data sheets. */
+static void test_target_lookup__gpu_figures(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_target *h100 = ts_target_lookup(ctx, "h100");
+	ts_target *a100 = ts_target_lookup(ctx, "a100");
+	ts_target *v100 = ts_target_lookup(ctx, "v100");
+
+	assert_non_null(h100);
+	assert_int_equal(h100->kind, TS_TARGET_GPU);
+	assert_int_equal(h100->gpu.cc_major, 9);
+	assert_int_equal(h100->gpu.cc_minor, 0);
+	assert_int_equal(h100->gpu.sm_count, 132);
+	assert_int_equal(h100->gpu.shared_per_sm, 228 << 10);
+	assert_int_equal(h100->gpu.shared_per_block_optin, 227 << 10);
+	assert_int_equal(h100->gpu.registers_per_sm, 65536);
+	assert_int_equal(h100->gpu.l2_size, 50 << 20);
+	assert_true(h100->gpu.bandwidth_gbs > 3000);
+	assert_int_equal(ts_target_lanes(h100, TS_F32), 1);
+	assert_non_null(a100);
+	assert_string_equal(a100->gpu.arch, "sm_80");
+	assert_int_equal(a100->gpu.sm_count, 108);
+	assert_non_null(v100);
+	assert_int_equal(v100->gpu.cc_major, 7);
+	assert_int_equal(v100->gpu.sm_count, 80);
+}
+
+/* Writing a target and reading it back gives the same target and the
+ * same text. */
+static void check_round_trip(ts_ctx *ctx, const ts_target *t)
+{
+	char *json = ts_target_to_json(t);
+	ts_target *back = ts_target_from_json(ctx, json, "round trip");
+
+	if (!back)
+		fail_msg("%s\n%s", ts_ctx_error(ctx), json);
+	assert_true(ts_target_equal(t, back));
+	assert_string_equal(ts_target_to_json(back), json);
+	assert_int_equal(back->kind, t->kind);
+	assert_string_equal(back->name, t->name);
+	assert_string_equal(back->description, t->description);
+	assert_int_equal(back->cpu.cores, t->cpu.cores);
+	assert_int_equal(back->cpu.l2.size, t->cpu.l2.size);
+	assert_int_equal(back->cpu.l3.shared_by, t->cpu.l3.shared_by);
+	assert_true(back->cpu.frequency_ghz == t->cpu.frequency_ghz);
+	assert_true(back->cpu.peak_gflops_f32 == t->cpu.peak_gflops_f32);
+	assert_int_equal(back->gpu.shared_per_block_optin,
+		t->gpu.shared_per_block_optin);
+	assert_true(back->gpu.peak_tflops_tensor_f16 ==
+		t->gpu.peak_tflops_tensor_f16);
+}
+
+static void test_target_json__round_trip(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_target *host = ts_target_host(ctx);
+
+	for (size_t i = 0; i < NSHIPPED; i++) {
+		ts_target *t = ts_target_lookup(ctx, shipped[i]);
+		assert_non_null(t);
+		check_round_trip(ctx, t);
+	}
+	assert_non_null(host);
+	check_round_trip(ctx, host);
+}
+
+/* Two different targets are not equal. */
+static void test_target_equal__differs(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_target *a = ts_target_lookup(ctx, "zen3");
+	ts_target *b = ts_target_lookup(ctx, "zen3");
+
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_true(ts_target_equal(a, b));
+	b->cpu.l2.shared_by = 2;
+	assert_false(ts_target_equal(a, b));
+}
+
+/* A bad description and the message it must give. */
+struct bad_case {
+	const char *from, *to;	/* edit of cpu_json or gpu_json */
+	bool gpu;
+	const char *message;
+};
+
+static const struct bad_case bad_cases[] = {
+	{ "\"cores\": 4", "\"cores\": 4, \"coers\": 4", false,
+	  "tiny.json: unknown field 'coers'" },
+	{ "\"shared_by\": 1 },\n  \"l2\"", "\"shared_by\": 1, \"ways\": 8 },\n"
+	  "  \"l2\"", false, "tiny.json: unknown field 'l1d.ways'" },
+	{ "\"cores\": 4", "\"cores\": 0", false,
+	  "tiny.json: 'cores' must be at least 1, got 0" },
+	{ "\"simd_bytes\": 32", "\"simd_bytes\": 24", false,
+	  "'simd_bytes' must be a power of two between 4 and 256, got 24" },
+	{ "\"kib\": 32,", "\"kib\": 512,", false,
+	  "tiny.json: l1d (512 KiB) must be smaller than l2 (256 KiB)" },
+	{ "\"kib\": 8192,", "\"kib\": 128,", false,
+	  "l2 (256 KiB) must be smaller than l3 (128 KiB)" },
+	{ "\"line_bytes\": 64", "\"line_bytes\": 48", false,
+	  "'line_bytes' must be a power of two" },
+	{ "\"cores\": 4", "\"cores\": 4.5", false,
+	  "field 'cores' must be an integer" },
+	{ "\"llvm_cpu\": \"haswell\",\n", "", false,
+	  "tiny.json: missing required field 'llvm_cpu' for a cpu target" },
+	{ "\"line_bytes\": 64", "\"line_bytes\": 64, \"frequency_ghz\": 3.0, "
+	  "\"peak_gflops_f32_core\": 100.0", false,
+	  "'peak_gflops_f32_core' is 100 but fma_units x f32 lanes x 2 x "
+	  "frequency_ghz gives 96" },
+	{ "\"line_bytes\": 64", "\"line_bytes\": 64, \"sm_count\": 8", false,
+	  "tiny.json: field 'sm_count' belongs to gpu targets, but kind is "
+	  "\"cpu\"" },
+	{ "\"kind\": \"cpu\"", "\"kind\": \"tpu\"", false,
+	  "field 'kind' must be \"cpu\" or \"gpu\"" },
+	{ "\"cores\": 4,", "\"cores\": 4", false, "tiny.json:8:3: invalid JSON" },
+	{ "\"sm_count\": 10,\n", "", true,
+	  "tiny.json: missing required field 'sm_count' for a gpu target" },
+	{ "\"l2_kib\": 4096", "\"l2_kib\": 4096, \"cores\": 8", true,
+	  "tiny.json: field 'cores' belongs to cpu targets, but kind is "
+	  "\"gpu\"" },
+	{ "\"sm_86\"", "\"ampere\"", true,
+	  "'compute_capability' must look like \"sm_90\", got \"ampere\"" },
+	{ "\"shared_per_sm_kib\": 100", "\"shared_per_sm_kib\": 32", true,
+	  "per block (48 KiB) <= per block opt-in (48 KiB) <= per SM (32 KiB)" },
+	{ "\"registers_per_sm\": 65536", "\"registers_per_sm\": 32768", true,
+	  "'registers_per_block' (65536) is larger than 'registers_per_sm' "
+	  "(32768)" },
+	{ "\"max_threads_per_block\": 1024", "\"max_threads_per_block\": 1000",
+	  true, "'max_threads_per_block' (1000) must be a positive multiple "
+	  "of the warp size (32)" },
+	{ "\"warp_size\": 32", "\"warp_size\": 24", true,
+	  "'warp_size' must be a power of two, got 24" },
+};
+
+static void test_target_json__errors_name_field_and_file(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	assert_non_null(ts_target_from_json(ctx, cpu_json, "tiny.json"));
+	assert_non_null(ts_target_from_json(ctx, gpu_json, "tiny.json"));
+	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		const struct bad_case *c = &bad_cases[i];
+		char *json = edit(c->gpu ? gpu_json : cpu_json, c->from, c->to);
+		ts_ctx_clear_error(ctx);
+		if (ts_target_from_json(ctx, json, "tiny.json"))
+			fail_msg("case %zu was accepted:\n%s", i, json);
+		assert_error_contains(ctx, c->message);
+		free(json);
+	}
+}
+
+/* A GPU description without the opt-in limit takes the default one. */
+static void test_target_json__optin_defaults_to_block_limit(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_target *t = ts_target_from_json(ctx, gpu_json, "tiny.json");
+
+	assert_non_null(t);
+	assert_int_equal(t->gpu.shared_per_block_optin, 48 << 10);
+	assert_int_equal(t->gpu.cc_major, 8);
+	assert_int_equal(t->gpu.cc_minor, 6);
+}
+
+/* Unknown names and unreadable files are errors that name them. */
+static void test_target_lookup__unknown(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	assert_null(ts_target_lookup(ctx, "pentium-pro"));
+	assert_error_contains(ctx, "no target description named 'pentium-pro'");
+	assert_null(ts_target_lookup(ctx, "../etc"));
+	assert_error_contains(ctx, "cannot read target file '../etc'");
+	assert_null(ts_target_lookup(ctx, "a b"));
+	assert_error_contains(ctx, "'a b' is not a valid target name");
+	assert_null(ts_target_from_json_file(ctx, "/nonexistent/x.json"));
+	assert_error_contains(ctx, "cannot read target file "
+		"'/nonexistent/x.json'");
+}
+
+/* A path is read as a file. */
+static void test_target_lookup__path(void **state)
+{
+	ts_ctx *ctx = *state;
+	char *path = malloc(strlen(ts_test_srcdir()) + 32);
+	ts_target *t;
+
+	sprintf(path, "%s/targets/a100.json", ts_test_srcdir());
+	t = ts_target_lookup(ctx, path);
+	if (!t)
+		fail_msg("%s", ts_ctx_error(ctx));
+	assert_string_equal(t->name, "a100");
+	free(path);
+}
+
+/* The running machine gives plausible numbers. */
+static void test_target_host__plausible(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_target *t = ts_target_host(ctx);
+
+	if (!t)
+		fail_msg("%s", ts_ctx_error(ctx));
+	assert_int_equal(t->kind, TS_TARGET_CPU);
+	assert_true(t->cpu.cores >= 1);
+	assert_true(t->cpu.threads_per_core >= 1);
+	assert_true(t->cpu.l1d.size > 0);
+	assert_true(t->cpu.l1d.size < t->cpu.l2.size);
+	assert_true(t->cpu.line_bytes >= 32);
+	assert_true(t->cpu.llvm_cpu[0] != '\0');
+	assert_true(t->cpu.triple[0] != '\0');
+#if defined(__x86_64__)
+	assert_string_equal(t->cpu.arch, "x86_64");
+	assert_true(t->cpu.simd_bytes >= 16);
+	assert_true(t->cpu.vector_registers >= 16);
+#endif
+	assert_int_equal(ts_target_check(ctx, t, "host"), TS_OK);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TS_TEST(test_target_lookup__shipped_files_load),
+		TS_TEST(test_target_lookup__cpu_figures),
+		TS_TEST(test_target_lookup__gpu_figures),
+		TS_TEST(test_target_json__round_trip),
+		TS_TEST(test_target_equal__differs),
+		TS_TEST(test_target_json__errors_name_field_and_file),
+		TS_TEST(test_target_json__optin_defaults_to_block_limit),
+		TS_TEST(test_target_lookup__unknown),
+		TS_TEST(test_target_lookup__path),
+		TS_TEST(test_target_host__plausible),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
