@@ -1,1 +1,2 @@
-# dsl: files are listed here as they are added.
+# dsl: the .tsl text front end (lexer, parser and builder in one file).
+libtessel_la_SOURCES += dsl/parse.c
