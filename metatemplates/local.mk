@@ -1,2 +1,8 @@
 # metatemplates/: files are listed here as they are added.
 include $(srcdir)/metatemplates/space.mk
+# Schedules as data: steps, validation, printing and JSON.
+libtessel_la_SOURCES += \
+	metatemplates/schedule_ops.h \
+	metatemplates/schedule.c \
+	metatemplates/schedule_json.c
+tesselinclude_HEADERS += include/tessel/schedule.h

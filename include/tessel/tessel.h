@@ -3,7 +3,9 @@
 #define TESSEL_H
 
 #include <tessel/dsl.h>
+#include <tessel/analysis.h>
 #include <tessel/loop.h>
+#include <tessel/schedule.h>
 #include <tessel/target.h>
 
 #define TESSEL_VERSION "0.1.0"

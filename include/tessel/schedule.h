@@ -1,0 +1,215 @@
+/* Tessel: schedules as data.
+ *
+ * A schedule says HOW a DAG runs: per stage, an ordered list of steps in
+ * the manner of TVM (split, reorder, fuse, compute_at, compute_inline,
+ * compute_root, cache_write, cache_read, rfactor, parallel, vectorize,
+ * unroll, bind).  The schedule keeps every step in the order it was
+ * applied (each step names its stage) and, as derived state, the loops of
+ * every stage.  Steps are validated when applied; ts_schedule_check checks
+ * what only the whole schedule can tell (an attach loop renamed by a
+ * later split, a vectorized loop that is no longer innermost, ...).
+ *
+ * Loops.  A stage starts with one loop per axis: its spatial axes, then
+ * (for a stage whose body is a reduction) its reduction axes, named as
+ * the axes are.  split "i" makes "i.o" and "i.i"; fuse "a" "b" makes
+ * "a@b".  A stage whose body holds reductions nested inside other
+ * expressions (e.g. "(sum(k) A[i, k]) / 4.0", or two reductions) has only
+ * its spatial loops: its reductions run as inner loop nests over local
+ * accumulators at each spatial point, and cannot be scheduled.
+ *
+ * The naive schedule (no step: every stage at root, loops in declaration
+ * order) is valid for every DAG.
+ *
+ * Schedules are GC-allocated and belong to the context of their DAG.
+ */
+#ifndef TESSEL_SCHEDULE_H
+#define TESSEL_SCHEDULE_H
+
+#include <tessel/dsl.h>
+#include <tessel/loop.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ts_step_kind {
+	TS_STEP_SPLIT,
+	TS_STEP_REORDER,
+	TS_STEP_FUSE,
+	TS_STEP_COMPUTE_AT,
+	TS_STEP_COMPUTE_INLINE,
+	TS_STEP_COMPUTE_ROOT,
+	TS_STEP_CACHE_WRITE,
+	TS_STEP_CACHE_READ,
+	TS_STEP_RFACTOR,
+	TS_STEP_PARALLEL,
+	TS_STEP_VECTORIZE,
+	TS_STEP_UNROLL,
+	TS_STEP_BIND,
+	TS_STEP_KIND_COUNT
+} ts_step_kind;
+
+/* How a split handles a factor that does not divide the extent. */
+typedef enum ts_tail {
+	TS_TAIL_GUARD,		/* ceil(n/f) x f iterations, an if guards */
+	TS_TAIL_PARTITION,	/* whole tiles, then a tail loop nest */
+	TS_TAIL_COUNT
+} ts_tail;
+
+/* One step.  Which fields matter depends on "kind":
+ *	SPLIT		loop, factor, tail
+ *	REORDER		nloops, loops (the listed loops take the places
+ *			they held, in the listed order)
+ *	FUSE		loop (outer), loop2 (inner, adjacent)
+ *	COMPUTE_AT	target (consumer stage), loop (a loop of target)
+ *	CACHE_WRITE	loop (accumulate into a local tile there)
+ *	CACHE_READ	target (a tensor the stage reads), loop, nperm, perm
+ *			(buffer dimension j holds tensor dimension perm[j];
+ *			nperm 0: identity)
+ *	RFACTOR		loop (a reduction loop whose partial results become
+ *			a buffer indexed by it)
+ *	PARALLEL, VECTORIZE, UNROLL	loop
+ *	BIND		loop, bind
+ */
+typedef struct ts_step {
+	ts_step_kind kind;
+	const char *stage;
+	const char *loop;
+	const char *loop2;
+	int64_t factor;
+	ts_tail tail;
+	int nloops;
+	const char **loops;
+	const char *target;
+	int nperm;
+	int perm[TS_MAX_DIMS];
+	ts_bind bind;
+} ts_step;
+
+/* How the loops of a stage came to be: a split of "parent" into "outer"
+ * and "inner", or a fusion of "outer" and "inner" into "parent".  The
+ * numbers index ts_sched_stage.loops. */
+typedef struct ts_sched_rel {
+	bool fuse;
+	int parent, outer, inner;
+	int64_t factor;		/* split */
+	ts_tail tail;		/* split */
+} ts_sched_rel;
+
+/* A loop of a stage, live or replaced by a split or a fusion. */
+typedef struct ts_sched_loop {
+	const char *name;
+	int64_t extent;		/* trip count over the whole stage */
+	bool reduce;		/* derived from reduction axes */
+	int axis;		/* < 0 unless an original axis: index in
+				 * spatial axes, then reduction axes */
+	ts_loop_kind kind;	/* annotation */
+	ts_bind bind;
+} ts_sched_loop;
+
+typedef enum ts_attach {
+	TS_ATTACH_ROOT,
+	TS_ATTACH_AT,		/* at a loop of a consumer stage */
+	TS_ATTACH_INLINE,
+} ts_attach;
+
+/* A cache_read: "tensor" copied at loop "loop" (a name). */
+typedef struct ts_sched_read {
+	const ts_tensor *tensor;
+	const char *loop;
+	int nperm;
+	int perm[TS_MAX_DIMS];
+} ts_sched_read;
+
+/* The state of one stage after the steps applied so far. */
+typedef struct ts_sched_stage {
+	const ts_stage *stage;
+	bool nested_reduce;	/* reductions inside the body: not loops */
+	int nloops;		/* every loop ever made */
+	ts_sched_loop *loops;
+	int norder;		/* live loops, outermost first */
+	int *order;		/* indices into loops */
+	int nrels;
+	ts_sched_rel *rels;
+	ts_attach attach;
+	int attach_stage;	/* TS_ATTACH_AT: index of the consumer */
+	const char *attach_loop;	/* TS_ATTACH_AT: its loop's name */
+	const char *cache_write;	/* loop name, or NULL */
+	const char *rfactor;	/* loop name, or NULL */
+	int nreads;
+	ts_sched_read *reads;
+} ts_sched_stage;
+
+typedef struct ts_schedule {
+	ts_ctx *ctx;
+	const ts_dag *dag;
+	int nsteps;
+	ts_step *steps;		/* in the order applied */
+	ts_sched_stage *stages;	/* one per dag->stages[i] */
+} ts_schedule;
+
+/* An empty schedule of "dag": the naive schedule. */
+ts_schedule *ts_schedule_new(ts_ctx *ctx, const ts_dag *dag);
+ts_schedule *ts_schedule_naive(ts_ctx *ctx, const ts_dag *dag);
+ts_schedule *ts_schedule_copy(const ts_schedule *sch);
+
+/* Validate "step" against "sch" and apply it; on error the schedule is
+ * unchanged and the context holds a message naming the stage and loop. */
+ts_status ts_schedule_apply(ts_schedule *sch, const ts_step *step);
+/* Check what individual steps cannot: attach and cache loops still
+ * exist, vectorized loops are innermost, ... */
+ts_status ts_schedule_check(const ts_schedule *sch);
+
+/* Shorthands for ts_schedule_apply. */
+ts_status ts_schedule_split(ts_schedule *sch, const char *stage,
+	const char *loop, int64_t factor, ts_tail tail);
+ts_status ts_schedule_reorder(ts_schedule *sch, const char *stage, int n,
+	const char *const *loops);
+ts_status ts_schedule_fuse(ts_schedule *sch, const char *stage,
+	const char *outer, const char *inner);
+ts_status ts_schedule_compute_at(ts_schedule *sch, const char *stage,
+	const char *consumer, const char *loop);
+ts_status ts_schedule_compute_inline(ts_schedule *sch, const char *stage);
+ts_status ts_schedule_compute_root(ts_schedule *sch, const char *stage);
+ts_status ts_schedule_cache_write(ts_schedule *sch, const char *stage,
+	const char *loop);
+ts_status ts_schedule_cache_read(ts_schedule *sch, const char *stage,
+	const char *tensor, const char *loop, int nperm, const int *perm);
+ts_status ts_schedule_rfactor(ts_schedule *sch, const char *stage,
+	const char *loop);
+ts_status ts_schedule_parallel(ts_schedule *sch, const char *stage,
+	const char *loop);
+ts_status ts_schedule_vectorize(ts_schedule *sch, const char *stage,
+	const char *loop);
+ts_status ts_schedule_unroll(ts_schedule *sch, const char *stage,
+	const char *loop);
+ts_status ts_schedule_bind(ts_schedule *sch, const char *stage,
+	const char *loop, ts_bind bind);
+
+/* The state of the stage called "name", or NULL. */
+const ts_sched_stage *ts_schedule_find_stage(const ts_schedule *sch,
+	const char *name);
+/* Index in "ss"->loops of the live loop "name", or -1. */
+int ts_sched_stage_find_loop(const ts_sched_stage *ss, const char *name);
+/* Position in "ss"->order of the live loop "name", or -1. */
+int ts_sched_stage_loop_pos(const ts_sched_stage *ss, const char *name);
+
+const char *ts_step_kind_name(ts_step_kind k);	/* "split", ... */
+const char *ts_step_tag(ts_step_kind k);	/* "SP", ... */
+
+/* Printing: one line per step, "C: split i by 32 -> i.o, i.i". */
+char *ts_step_to_string(const ts_step *step);
+char *ts_schedule_to_string(const ts_schedule *sch);
+void ts_schedule_print(FILE *out, const ts_schedule *sch);
+
+/* JSON: {"dag": <hash>, "steps": [{"kind": "SP", ...}, ...]}.
+ * ts_schedule_from_json replays the steps on "dag", validating each. */
+char *ts_schedule_to_json(const ts_schedule *sch);
+ts_schedule *ts_schedule_from_json(ts_ctx *ctx, const ts_dag *dag,
+	const char *text);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
