@@ -1,0 +1,1361 @@
+/* The reference interpreter.
+ *
+ * Each stage body is compiled once into a flat register program, then run
+ * for every output point.  A program works on a strip of up to VM_LANES
+ * consecutive values of one spatial axis (the lane axis) at a time: a
+ * register holds either one value per lane ("varying") or one value for
+ * every lane ("uniform"), decided at compile time by whether the
+ * expression depends on the lane axis.  Reductions are loops inside the
+ * program; their accumulators are registers.  Floats are computed in f64,
+ * integers and bools in i64; only casts and the final store round to a
+ * dtype.
+ *
+ * Loads whose indices are affine in the axes take a fast path: one offset
+ * per strip plus a constant stride per lane, checked against the bounds at
+ * both ends of the strip.  Other loads compute each index per lane.  The
+ * branches of a select (and the right operand of && and ||) run under a
+ * mask of active lanes, so that a padded load that would fall outside its
+ * tensor in an inactive lane is not an error. */
+#include <config.h>
+
+#include <math.h>
+
+#include "dsl/internal.h"
+
+#define VM_LANES 256
+
+enum vm_op {
+	VM_CONST, VM_VAR, VM_LOAD_AFFINE, VM_LOAD,
+	VM_FADD, VM_FSUB, VM_FMUL, VM_FDIV, VM_FFLOORDIV, VM_FMOD, VM_FMIN,
+	VM_FMAX, VM_FPOW, VM_FLT, VM_FLE, VM_FGT, VM_FGE, VM_FEQ, VM_FNE,
+	VM_IADD, VM_ISUB, VM_IMUL, VM_IFLOORDIV, VM_IMOD, VM_IMIN, VM_IMAX,
+	VM_ILT, VM_ILE, VM_IGT, VM_IGE, VM_IEQ, VM_INE, VM_IAND, VM_IOR,
+	VM_FNEG, VM_FEXP, VM_FLOG, VM_FSQRT, VM_FRSQRT, VM_FTANH, VM_FSIGMOID,
+	VM_FERF, VM_FABS, VM_FFLOOR, VM_FROUND,
+	VM_INEG, VM_IABS, VM_INOT,
+	VM_FSELECT, VM_ISELECT,
+	VM_CAST_II, VM_CAST_IF, VM_CAST_FI, VM_CAST_FF,
+	VM_INIT,
+	VM_FACC_SUM, VM_FACC_PROD, VM_FACC_MAX, VM_FACC_MIN,
+	VM_IACC_SUM, VM_IACC_PROD, VM_IACC_MAX, VM_IACC_MIN,
+	VM_LOOP_BEGIN, VM_LOOP_END,
+};
+
+/* One index of a load, affine in the axis slots: c0 + sum coef[s] * iv[s]
+ * (the lane slot's value being its strip base plus the lane number). */
+struct affine {
+	int64_t c0;
+	int64_t *coef;		/* one per slot */
+};
+
+/* What a load reads. */
+struct load {
+	const ts_tensor *t;
+	const void *data;
+	int64_t stride[TS_MAX_DIMS];	/* in elements, C order */
+	int idx[TS_MAX_DIMS];		/* general loads: index registers */
+	bool vidx[TS_MAX_DIMS];		/* ... and whether each varies */
+	struct affine aff[TS_MAX_DIMS];	/* affine loads */
+	int64_t *off_coef;	/* affine: offset coefficient per slot */
+	int64_t off_c0;		/* affine: constant offset */
+	bool inbounds;		/* affine: proven in bounds for all axes */
+};
+
+/* An instruction.  Registers are numbers; -1 is none. */
+struct insn {
+	enum vm_op op;
+	int dst, a, b, c;
+	int mask;		/* active lanes (bool register), or -1 */
+	bool vary, va, vb, vc, vmask;	/* dst and operands vary by lane */
+	union { double f; int64_t i; } k;	/* CONST, INIT */
+	ts_dtype dtype;		/* CAST target, LOAD source */
+	int slot;		/* VAR, LOOP_* */
+	int64_t extent;		/* LOOP_END */
+	int target;		/* LOOP_END: first instruction of the body */
+	struct load *ld;	/* LOAD_* */
+	const char *what;	/* the operator, for messages */
+};
+
+/* A register: its offset in the register file and whether it varies. */
+struct reg {
+	size_t off;
+	bool vary;
+};
+
+/* A compiled expression reused when met again in the same scope. */
+struct memo {
+	const ts_expr *e;
+	int mask;
+	int scope;
+	int reg;
+};
+
+/* The compiled program of one stage. */
+struct prog {
+	ts_ctx *ctx;
+	const ts_stage *s;
+	int nslots;		/* spatial axes, then reduction axes */
+	ts_axis **slot_axis;
+	int64_t *slot_extent;
+	int lane;		/* slot of the lane axis, or -1 */
+	struct insn *code;
+	int ncode, capcode;
+	struct reg *regs;
+	int nregs, capregs;
+	size_t file_size;	/* in 8-byte words */
+	struct memo *memo;
+	int nmemo, capmemo;
+	int *scopes;		/* open reduction scopes, innermost last */
+	int nscopes, next_scope;
+	int result;		/* register of the body's value */
+	/* The tensors read and their arrays. */
+	int ntensors;
+	const ts_tensor **tensors;
+	const ts_array **arrays;
+};
+
+/* Return a new register of "p", varying by lane or not. */
+static int new_reg(struct prog *p, bool vary)
+{
+	if (p->nregs == p->capregs) {
+		int cap = p->capregs ? 2 * p->capregs : 32;
+		p->regs = ts_grow(p->regs, sizeof(struct reg), p->nregs, cap);
+		p->capregs = cap;
+	}
+	/* Keep varying registers on 64-byte boundaries. */
+	if (vary)
+		p->file_size = (p->file_size + 7) & ~(size_t)7;
+	p->regs[p->nregs].off = p->file_size;
+	p->regs[p->nregs].vary = vary;
+	p->file_size += vary ? VM_LANES : 1;
+	return p->nregs++;
+}
+
+/* Append "in" to the code of "p" and return its index. */
+static int emit(struct prog *p, struct insn in)
+{
+	if (p->ncode == p->capcode) {
+		int cap = p->capcode ? 2 * p->capcode : 64;
+		p->code = ts_grow(p->code, sizeof(struct insn), p->ncode, cap);
+		p->capcode = cap;
+	}
+	p->code[p->ncode] = in;
+	return p->ncode++;
+}
+
+/* Return a blank instruction "op" writing to "dst". */
+static struct insn insn_new(struct prog *p, enum vm_op op, int dst)
+{
+	struct insn in = { op, dst, -1, -1, -1, -1 };
+
+	if (dst >= 0)
+		in.vary = p->regs[dst].vary;
+	return in;
+}
+
+static bool reg_vary(struct prog *p, int r)
+{
+	return r >= 0 && p->regs[r].vary;
+}
+
+/* Set the operands "a", "b", "c" of "in" and their variation flags. */
+static void set_operands(struct prog *p, struct insn *in, int a, int b, int c)
+{
+	in->a = a;
+	in->b = b;
+	in->c = c;
+	in->va = reg_vary(p, a);
+	in->vb = reg_vary(p, b);
+	in->vc = reg_vary(p, c);
+}
+
+/* The slot of axis "a" in "p", or -1. */
+static int axis_slot(const struct prog *p, const ts_axis *a)
+{
+	for (int i = 0; i < p->nslots; i++)
+		if (p->slot_axis[i] == a)
+			return i;
+	return -1;
+}
+
+/* Whether "e" depends on the lane axis of "p". */
+static bool expr_varies(const struct prog *p, const ts_expr *e)
+{
+	if (!e || p->lane < 0)
+		return false;
+	switch (e->kind) {
+	case TS_EXPR_VAR:
+		return axis_slot(p, e->axis) == p->lane;
+	case TS_EXPR_LOAD:
+		for (int i = 0; i < e->nargs; i++)
+			if (expr_varies(p, e->args[i]))
+				return true;
+		return false;
+	default:
+		return expr_varies(p, e->a) || expr_varies(p, e->b) ||
+			expr_varies(p, e->c);
+	}
+}
+
+static int compile(struct prog *p, const ts_expr *e, int mask);
+
+/* Whether "scope" is open in "p". */
+static bool scope_open(const struct prog *p, int scope)
+{
+	for (int i = 0; i < p->nscopes; i++)
+		if (p->scopes[i] == scope)
+			return true;
+	return scope == 0;
+}
+
+/* The register already holding "e" under "mask" in an open scope, or -1. */
+static int memo_find(const struct prog *p, const ts_expr *e, int mask)
+{
+	for (int i = p->nmemo - 1; i >= 0; i--)
+		if (p->memo[i].e == e && p->memo[i].mask == mask &&
+		    scope_open(p, p->memo[i].scope))
+			return p->memo[i].reg;
+	return -1;
+}
+
+/* Remember that register "r" holds "e" under "mask" in the current scope. */
+static void memo_add(struct prog *p, const ts_expr *e, int mask, int r)
+{
+	if (p->nmemo == p->capmemo) {
+		int cap = p->capmemo ? 2 * p->capmemo : 32;
+		p->memo = ts_grow(p->memo, sizeof(struct memo), p->nmemo, cap);
+		p->capmemo = cap;
+	}
+	p->memo[p->nmemo].e = e;
+	p->memo[p->nmemo].mask = mask;
+	p->memo[p->nmemo].scope = p->nscopes ? p->scopes[p->nscopes - 1] : 0;
+	p->memo[p->nmemo].reg = r;
+	p->nmemo++;
+}
+
+/* Emit a constant of the class of "t" (float or integer). */
+static int compile_const(struct prog *p, const ts_expr *e)
+{
+	int r = new_reg(p, false);
+	struct insn in = insn_new(p, VM_CONST, r);
+
+	if (ts_dtype_is_float(e->dtype))
+		in.k.f = e->fval;
+	else
+		in.k.i = e->kind == TS_EXPR_INT ? e->ival : (int64_t)e->fval;
+	emit(p, in);
+	return r;
+}
+
+static int compile_var(struct prog *p, const ts_expr *e)
+{
+	int slot = axis_slot(p, e->axis);
+	int r = new_reg(p, slot == p->lane && slot >= 0);
+	struct insn in = insn_new(p, VM_VAR, r);
+
+	in.slot = slot;
+	emit(p, in);
+	return r;
+}
+
+/* Decompose the index "e" into "aff" over the slots of "p"; return false
+ * when it is not affine with constant coefficients. */
+static bool affine_of(const struct prog *p, const ts_expr *e,
+	struct affine *aff, int64_t scale)
+{
+	switch (e->kind) {
+	case TS_EXPR_INT:
+		aff->c0 += scale * e->ival;
+		return true;
+	case TS_EXPR_VAR: {
+		int s = axis_slot(p, e->axis);
+		if (s < 0)
+			return false;
+		aff->coef[s] += scale;
+		return true;
+	}
+	case TS_EXPR_UNARY:
+		return e->op == TS_OP_NEG && affine_of(p, e->a, aff, -scale);
+	case TS_EXPR_BINARY:
+		if (e->dtype != TS_I64)
+			return false;
+		if (e->op == TS_OP_ADD)
+			return affine_of(p, e->a, aff, scale) &&
+				affine_of(p, e->b, aff, scale);
+		if (e->op == TS_OP_SUB)
+			return affine_of(p, e->a, aff, scale) &&
+				affine_of(p, e->b, aff, -scale);
+		if (e->op == TS_OP_MUL && e->b->kind == TS_EXPR_INT)
+			return affine_of(p, e->a, aff, scale * e->b->ival);
+		if (e->op == TS_OP_MUL && e->a->kind == TS_EXPR_INT)
+			return affine_of(p, e->b, aff, scale * e->a->ival);
+		return false;
+	default:
+		return false;
+	}
+}
+
+/* Whether "aff" stays in [0, "extent") for every value of the slots. */
+static bool affine_inbounds(const struct prog *p, const struct affine *aff,
+	int64_t extent)
+{
+	int64_t lo = aff->c0, hi = aff->c0;
+
+	for (int s = 0; s < p->nslots; s++) {
+		int64_t d = aff->coef[s] * (p->slot_extent[s] - 1);
+		if (d < 0)
+			lo += d;
+		else
+			hi += d;
+	}
+	return lo >= 0 && hi < extent;
+}
+
+/* The array that holds tensor "t" while "p" runs. */
+static const ts_array *tensor_array(const struct prog *p, const ts_tensor *t)
+{
+	for (int i = 0; i < p->ntensors; i++)
+		if (p->tensors[i] == t)
+			return p->arrays[i];
+	return NULL;
+}
+
+/* Return a new load of "e" with its array and strides. */
+static struct load *load_new(struct prog *p, const ts_expr *e)
+{
+	struct load *ld = ts_new(struct load);
+	const ts_tensor *t = e->tensor;
+	int64_t st = 1;
+
+	const ts_array *a = tensor_array(p, t);
+
+	if (!a) {
+		ts_ctx_set_error(p->ctx, "stage '%s': tensor '%s' is read but "
+			"is neither an input nor computed before it", p->s->name,
+			t->name);
+		return NULL;
+	}
+	ld->t = t;
+	ld->data = a->data;
+	for (int d = t->ndim - 1; d >= 0; d--) {
+		ld->stride[d] = st;
+		st *= t->shape[d];
+	}
+	return ld;
+}
+
+/* Try the affine form of the load "e"; return false when an index is not
+ * affine. */
+static bool load_affine(struct prog *p, const ts_expr *e, struct load *ld)
+{
+	const ts_tensor *t = e->tensor;
+
+	ld->off_coef = ts_new_atomic(int64_t, p->nslots + 1);
+	ld->inbounds = true;
+	for (int d = 0; d < t->ndim; d++) {
+		struct affine *aff = &ld->aff[d];
+		aff->coef = ts_new_atomic(int64_t, p->nslots + 1);
+		if (!affine_of(p, e->args[d], aff, 1))
+			return false;
+		ld->inbounds &= affine_inbounds(p, aff, t->shape[d]);
+		ld->off_c0 += aff->c0 * ld->stride[d];
+		for (int s = 0; s < p->nslots; s++)
+			ld->off_coef[s] += aff->coef[s] * ld->stride[d];
+	}
+	return true;
+}
+
+static int compile_load(struct prog *p, const ts_expr *e, int mask)
+{
+	struct load *ld = load_new(p, e);
+	bool vary = expr_varies(p, e);
+	struct insn in;
+	int r;
+
+	if (!ld)
+		return -1;
+	if (load_affine(p, e, ld)) {
+		r = new_reg(p, vary);
+		in = insn_new(p, VM_LOAD_AFFINE, r);
+	} else {
+		for (int d = 0; d < e->nargs; d++) {
+			ld->idx[d] = compile(p, e->args[d], mask);
+			if (ld->idx[d] < 0)
+				return -1;
+			ld->vidx[d] = reg_vary(p, ld->idx[d]);
+		}
+		r = new_reg(p, vary);
+		in = insn_new(p, VM_LOAD, r);
+	}
+	in.ld = ld;
+	in.dtype = e->tensor->dtype;
+	in.mask = mask;
+	in.vmask = reg_vary(p, mask);
+	emit(p, in);
+	return r;
+}
+
+/* Emit "op" on "a", "b", "c" into a new register. */
+static int emit_op(struct prog *p, enum vm_op op, int a, int b, int c,
+	int mask)
+{
+	bool vary = reg_vary(p, a) || reg_vary(p, b) || reg_vary(p, c);
+	int r = new_reg(p, vary);
+	struct insn in = insn_new(p, op, r);
+
+	set_operands(p, &in, a, b, c);
+	in.mask = mask;
+	in.vmask = reg_vary(p, mask);
+	emit(p, in);
+	return r;
+}
+
+/* The mask of lanes active in "mask" where "cond" holds ("neg": fails). */
+static int sub_mask(struct prog *p, int mask, int cond, bool neg)
+{
+	int m = neg ? emit_op(p, VM_INOT, cond, -1, -1, -1) : cond;
+
+	return mask < 0 ? m : emit_op(p, VM_IAND, mask, m, -1, -1);
+}
+
+static const enum vm_op float_binary[TS_OP_COUNT] = {
+	[TS_OP_ADD] = VM_FADD, [TS_OP_SUB] = VM_FSUB, [TS_OP_MUL] = VM_FMUL,
+	[TS_OP_DIV] = VM_FDIV, [TS_OP_FLOORDIV] = VM_FFLOORDIV,
+	[TS_OP_MOD] = VM_FMOD, [TS_OP_MIN] = VM_FMIN, [TS_OP_MAX] = VM_FMAX,
+	[TS_OP_POW] = VM_FPOW, [TS_OP_LT] = VM_FLT, [TS_OP_LE] = VM_FLE,
+	[TS_OP_GT] = VM_FGT, [TS_OP_GE] = VM_FGE, [TS_OP_EQ] = VM_FEQ,
+	[TS_OP_NE] = VM_FNE,
+};
+
+static const enum vm_op int_binary[TS_OP_COUNT] = {
+	[TS_OP_ADD] = VM_IADD, [TS_OP_SUB] = VM_ISUB, [TS_OP_MUL] = VM_IMUL,
+	[TS_OP_FLOORDIV] = VM_IFLOORDIV, [TS_OP_MOD] = VM_IMOD,
+	[TS_OP_MIN] = VM_IMIN, [TS_OP_MAX] = VM_IMAX, [TS_OP_LT] = VM_ILT,
+	[TS_OP_LE] = VM_ILE, [TS_OP_GT] = VM_IGT, [TS_OP_GE] = VM_IGE,
+	[TS_OP_EQ] = VM_IEQ, [TS_OP_NE] = VM_INE, [TS_OP_AND] = VM_IAND,
+	[TS_OP_OR] = VM_IOR,
+};
+
+static const enum vm_op float_unary[TS_OP_COUNT] = {
+	[TS_OP_NEG] = VM_FNEG, [TS_OP_EXP] = VM_FEXP, [TS_OP_LOG] = VM_FLOG,
+	[TS_OP_SQRT] = VM_FSQRT, [TS_OP_RSQRT] = VM_FRSQRT,
+	[TS_OP_TANH] = VM_FTANH, [TS_OP_SIGMOID] = VM_FSIGMOID,
+	[TS_OP_ERF] = VM_FERF, [TS_OP_ABS] = VM_FABS,
+	[TS_OP_FLOOR] = VM_FFLOOR, [TS_OP_ROUND] = VM_FROUND,
+};
+
+static const enum vm_op int_unary[TS_OP_COUNT] = {
+	[TS_OP_NEG] = VM_INEG, [TS_OP_ABS] = VM_IABS, [TS_OP_NOT] = VM_INOT,
+};
+
+/* Report an operator the interpreter cannot run (a malformed node). */
+static int unsupported(struct prog *p, const ts_expr *e)
+{
+	ts_ctx_set_error(p->ctx, "stage '%s': the interpreter cannot run '%s' "
+		"on %s", p->s->name, ts_op_name(e->op),
+		ts_dtype_name(e->a->dtype));
+	return -1;
+}
+
+/* Compile a binary node; the right operand of && and || runs only where
+ * the left one leaves the result open. */
+static int compile_binary(struct prog *p, const ts_expr *e, int mask)
+{
+	bool fl = ts_dtype_is_float(e->a->dtype);
+	enum vm_op op = fl ? float_binary[e->op] : int_binary[e->op];
+	int a, b, bmask = mask, r;
+
+	if (op == 0)
+		return unsupported(p, e);
+	if ((a = compile(p, e->a, mask)) < 0)
+		return -1;
+	if (e->op == TS_OP_AND || e->op == TS_OP_OR)
+		bmask = sub_mask(p, mask, a, e->op == TS_OP_OR);
+	if ((b = compile(p, e->b, bmask)) < 0)
+		return -1;
+	r = emit_op(p, op, a, b, -1, mask);
+	p->code[p->ncode - 1].what = ts_op_name(e->op);
+	return r;
+}
+
+static int compile_unary(struct prog *p, const ts_expr *e, int mask)
+{
+	bool fl = ts_dtype_is_float(e->a->dtype);
+	enum vm_op op = fl ? float_unary[e->op] : int_unary[e->op];
+	int a;
+
+	if (op == 0)
+		return unsupported(p, e);
+	if ((a = compile(p, e->a, mask)) < 0)
+		return -1;
+	return emit_op(p, op, a, -1, -1, mask);
+}
+
+/* select(c, a, b): each branch under the lanes that take it. */
+static int compile_select(struct prog *p, const ts_expr *e, int mask)
+{
+	int c, a, b;
+
+	if ((c = compile(p, e->a, mask)) < 0)
+		return -1;
+	if ((a = compile(p, e->b, sub_mask(p, mask, c, false))) < 0)
+		return -1;
+	if ((b = compile(p, e->c, sub_mask(p, mask, c, true))) < 0)
+		return -1;
+	return emit_op(p, ts_dtype_is_float(e->dtype) ? VM_FSELECT : VM_ISELECT,
+		c, a, b, mask);
+}
+
+static int compile_cast(struct prog *p, const ts_expr *e, int mask)
+{
+	bool from_f = ts_dtype_is_float(e->a->dtype);
+	bool to_f = ts_dtype_is_float(e->dtype);
+	enum vm_op op;
+	int a;
+
+	if ((a = compile(p, e->a, mask)) < 0)
+		return -1;
+	if (from_f)
+		op = to_f ? VM_CAST_FF : VM_CAST_FI;
+	else
+		op = to_f ? VM_CAST_IF : VM_CAST_II;
+	a = emit_op(p, op, a, -1, -1, -1);
+	p->code[p->ncode - 1].dtype = e->dtype;
+	return a;
+}
+
+/* The identity of "red" on values of dtype "t". */
+static void reduce_identity(ts_reducer red, ts_dtype t, struct insn *in)
+{
+	static const int64_t imax[TS_DTYPE_COUNT] = {
+		[TS_BOOL] = 1, [TS_I8] = INT8_MAX, [TS_U8] = UINT8_MAX,
+		[TS_I32] = INT32_MAX, [TS_I64] = INT64_MAX,
+	};
+	static const int64_t imin[TS_DTYPE_COUNT] = {
+		[TS_I8] = INT8_MIN, [TS_I32] = INT32_MIN, [TS_I64] = INT64_MIN,
+	};
+	bool fl = ts_dtype_is_float(t);
+
+	switch (red) {
+	case TS_RED_SUM: in->k.i = 0; if (fl) in->k.f = 0; break;
+	case TS_RED_PROD: in->k.i = 1; if (fl) in->k.f = 1; break;
+	case TS_RED_MAX: in->k.i = imin[t]; if (fl) in->k.f = -INFINITY; break;
+	default: in->k.i = imax[t]; if (fl) in->k.f = INFINITY; break;
+	}
+}
+
+/* A reduction: initialise the accumulator, loop over the bound axes
+ * (outermost first) around the body and accumulate. */
+static int compile_reduce(struct prog *p, const ts_expr *e, int mask)
+{
+	static const enum vm_op facc[TS_RED_COUNT] = { VM_FACC_SUM,
+		VM_FACC_MAX, VM_FACC_MIN, VM_FACC_PROD };
+	static const enum vm_op iacc[TS_RED_COUNT] = { VM_IACC_SUM,
+		VM_IACC_MAX, VM_IACC_MIN, VM_IACC_PROD };
+	bool fl = ts_dtype_is_float(e->dtype);
+	int acc = new_reg(p, expr_varies(p, e->a));
+	int begin[TS_MAX_DIMS * 4], body;
+	struct insn in = insn_new(p, VM_INIT, acc);
+
+	if (e->nraxes > TS_MAX_DIMS * 4) {
+		ts_ctx_set_error(p->ctx, "stage '%s': too many reduction axes "
+			"in one reducer", p->s->name);
+		return -1;
+	}
+	reduce_identity(e->reducer, e->dtype, &in);
+	emit(p, in);
+	p->scopes[p->nscopes++] = ++p->next_scope;
+	for (int i = 0; i < e->nraxes; i++) {
+		in = insn_new(p, VM_LOOP_BEGIN, -1);
+		in.slot = axis_slot(p, e->raxes[i]);
+		begin[i] = emit(p, in);
+	}
+	if ((body = compile(p, e->a, mask)) < 0)
+		return -1;
+	in = insn_new(p, fl ? facc[e->reducer] : iacc[e->reducer], acc);
+	set_operands(p, &in, acc, body, -1);
+	emit(p, in);
+	for (int i = e->nraxes - 1; i >= 0; i--) {
+		in = insn_new(p, VM_LOOP_END, -1);
+		in.slot = p->code[begin[i]].slot;
+		in.extent = e->raxes[i]->extent;
+		in.target = begin[i] + 1;
+		emit(p, in);
+	}
+	p->nscopes--;
+	return acc;
+}
+
+/* Compile "e" under the active lanes "mask" and return its register, or
+ * -1 with an error in the context. */
+static int compile(struct prog *p, const ts_expr *e, int mask)
+{
+	int r = memo_find(p, e, mask);
+
+	if (r >= 0)
+		return r;
+	switch (e->kind) {
+	case TS_EXPR_INT:
+	case TS_EXPR_FLOAT: r = compile_const(p, e); break;
+	case TS_EXPR_VAR: r = compile_var(p, e); break;
+	case TS_EXPR_LOAD: r = compile_load(p, e, mask); break;
+	case TS_EXPR_UNARY: r = compile_unary(p, e, mask); break;
+	case TS_EXPR_BINARY: r = compile_binary(p, e, mask); break;
+	case TS_EXPR_SELECT: r = compile_select(p, e, mask); break;
+	case TS_EXPR_CAST: r = compile_cast(p, e, mask); break;
+	case TS_EXPR_REDUCE: r = compile_reduce(p, e, mask); break;
+	default:
+		ts_ctx_set_error(p->ctx, "stage '%s': unknown expression kind "
+			"%d", p->s->name, (int)e->kind);
+		return -1;
+	}
+	if (r >= 0)
+		memo_add(p, e, mask, r);
+	return r;
+}
+
+/* Count the nodes of "e" that can be bound as reduction axes. */
+static int count_reduce_depth(const ts_expr *e)
+{
+	int n = 0;
+
+	if (!e)
+		return 0;
+	if (e->kind == TS_EXPR_LOAD) {
+		for (int i = 0; i < e->nargs; i++)
+			n += count_reduce_depth(e->args[i]);
+		return n;
+	}
+	if (e->kind == TS_EXPR_REDUCE)
+		n++;
+	return n + count_reduce_depth(e->a) + count_reduce_depth(e->b) +
+		count_reduce_depth(e->c);
+}
+
+/* Choose the lane axis of "s": the innermost spatial axis unless it is
+ * short and another one is longer. */
+static int choose_lane(const ts_stage *s)
+{
+	int best;
+
+	if (s->ndim == 0)
+		return -1;
+	best = s->ndim - 1;
+	if (s->axes[best]->extent >= 32)
+		return best;
+	for (int i = 0; i < s->ndim; i++)
+		if (s->axes[i]->extent > s->axes[best]->extent)
+			best = i;
+	return best;
+}
+
+/* Return the program of stage "s" reading the arrays "arrays" of the
+ * tensors "tensors" ("n" of them), or NULL. */
+static struct prog *prog_new(ts_ctx *ctx, const ts_stage *s, int n,
+	const ts_tensor **tensors, const ts_array **arrays)
+{
+	struct prog *p = ts_new(struct prog);
+
+	p->ctx = ctx;
+	p->s = s;
+	p->ntensors = n;
+	p->tensors = tensors;
+	p->arrays = arrays;
+	p->nslots = s->ndim + s->nraxes;
+	p->slot_axis = ts_new_array(ts_axis *, p->nslots + 1);
+	p->slot_extent = ts_new_atomic(int64_t, p->nslots + 1);
+	for (int i = 0; i < s->ndim; i++)
+		p->slot_axis[i] = s->axes[i];
+	for (int i = 0; i < s->nraxes; i++)
+		p->slot_axis[s->ndim + i] = s->raxes[i];
+	for (int i = 0; i < p->nslots; i++)
+		p->slot_extent[i] = p->slot_axis[i]->extent;
+	p->lane = choose_lane(s);
+	p->scopes = ts_new_atomic(int, count_reduce_depth(s->body) + 1);
+	p->result = compile(p, s->body, -1);
+	return p->result < 0 ? NULL : p;
+}
+
+/* The state of one run: register file, axis values and strip length. */
+struct vm {
+	struct prog *p;
+	uint64_t *file;
+	int64_t *iv;
+	int64_t *scratch;	/* VM_LANES offsets for loads */
+	int64_t n;		/* lanes in the current strip */
+};
+
+#define FREG(vm, r) ((double *)((vm)->file + (vm)->p->regs[r].off))
+#define IREG(vm, r) ((int64_t *)((vm)->file + (vm)->p->regs[r].off))
+
+/* Lanes of "in"'s destination in the current strip. */
+#define NL(vm, in) ((in)->vary ? (vm)->n : 1)
+
+/* A binary operation on registers of element type TA into TD: x and y are
+ * the operands of lane l; uniform operands are read once. */
+#define BINARY(TD, TA, EXPR) do { \
+	TD *d_ = (TD *)(vm->file + p->regs[in->dst].off); \
+	const TA *a_ = (const TA *)(vm->file + p->regs[in->a].off); \
+	const TA *b_ = (const TA *)(vm->file + p->regs[in->b].off); \
+	int64_t n_ = NL(vm, in); \
+	if (in->va && in->vb) { \
+		for (int64_t l = 0; l < n_; l++) { \
+			TA x = a_[l], y = b_[l]; d_[l] = (EXPR); } \
+	} else if (in->va) { \
+		TA y = b_[0]; \
+		for (int64_t l = 0; l < n_; l++) { \
+			TA x = a_[l]; d_[l] = (EXPR); } \
+	} else if (in->vb) { \
+		TA x = a_[0]; \
+		for (int64_t l = 0; l < n_; l++) { \
+			TA y = b_[l]; d_[l] = (EXPR); } \
+	} else { \
+		TA x = a_[0], y = b_[0]; d_[0] = (EXPR); \
+	} \
+} while (0)
+
+#define UNARY(TD, TA, EXPR) do { \
+	TD *d_ = (TD *)(vm->file + p->regs[in->dst].off); \
+	const TA *a_ = (const TA *)(vm->file + p->regs[in->a].off); \
+	int64_t n_ = NL(vm, in); \
+	for (int64_t l = 0; l < n_; l++) { \
+		TA x = a_[l]; d_[l] = (EXPR); } \
+} while (0)
+
+/* Accumulate operand b into the accumulator a (== dst). */
+#define ACCUM(T, EXPR) do { \
+	T *d_ = (T *)(vm->file + p->regs[in->dst].off); \
+	const T *b_ = (const T *)(vm->file + p->regs[in->b].off); \
+	int64_t n_ = NL(vm, in); \
+	if (in->vb) { \
+		for (int64_t l = 0; l < n_; l++) { \
+			T x = d_[l], y = b_[l]; d_[l] = (EXPR); } \
+	} else { \
+		T y = b_[0]; \
+		for (int64_t l = 0; l < n_; l++) { \
+			T x = d_[l]; d_[l] = (EXPR); } \
+	} \
+} while (0)
+
+static inline int64_t iwrap_add(int64_t x, int64_t y)
+{
+	return (int64_t)((uint64_t)x + (uint64_t)y);
+}
+
+static inline int64_t iwrap_sub(int64_t x, int64_t y)
+{
+	return (int64_t)((uint64_t)x - (uint64_t)y);
+}
+
+static inline int64_t iwrap_mul(int64_t x, int64_t y)
+{
+	return (int64_t)((uint64_t)x * (uint64_t)y);
+}
+
+/* Floor division of "x" by the non-zero "y" (Python's //). */
+static inline int64_t ifloordiv(int64_t x, int64_t y)
+{
+	int64_t q;
+
+	if (y == -1)
+		return iwrap_sub(0, x);
+	q = x / y;
+	if ((x % y != 0) && ((x < 0) != (y < 0)))
+		q--;
+	return q;
+}
+
+/* Floor modulo of "x" by the non-zero "y": the sign of "y". */
+static inline int64_t ifloormod(int64_t x, int64_t y)
+{
+	int64_t r;
+
+	if (y == -1)
+		return 0;
+	r = x % y;
+	if (r != 0 && ((r < 0) != (y < 0)))
+		r += y;
+	return r;
+}
+
+static inline double fsigmoid(double x)
+{
+	return 1.0 / (1.0 + exp(-x));
+}
+
+/* Wrap "v" to the integer dtype "t" like a C cast. */
+static inline int64_t iwrap(int64_t v, ts_dtype t)
+{
+	switch (t) {
+	case TS_BOOL: return v != 0;
+	case TS_I8: return (int8_t)(uint8_t)(uint64_t)v;
+	case TS_U8: return (uint8_t)(uint64_t)v;
+	case TS_I32: return (int32_t)(uint32_t)(uint64_t)v;
+	default: return v;
+	}
+}
+
+/* Truncate "v" toward zero and wrap it to the integer dtype "t". */
+static inline int64_t ftoi(double v, ts_dtype t)
+{
+	if (t == TS_BOOL)
+		return v != 0;
+	if (!(v > -9223372036854775808.0 && v < 9223372036854775808.0))
+		return 0;
+	return iwrap((int64_t)v, t);
+}
+
+/* Round the float "v" to the float dtype "t". */
+static inline double fround(double v, ts_dtype t)
+{
+	if (t == TS_F32)
+		return (float)v;
+	if (t == TS_F16)
+		return ts_f16_to_f32(ts_f32_to_f16((float)v));
+	return v;
+}
+
+/* Convert the integer "v" to the float dtype "t" with one rounding. */
+static inline double itof(int64_t v, ts_dtype t)
+{
+	if (t == TS_F32)
+		return (float)v;
+	if (t == TS_F16)
+		return ts_f16_to_f32(ts_f32_to_f16((float)v));
+	return (double)v;
+}
+
+/* Whether lane "l" is active under the mask of "in". */
+static inline bool lane_on(const struct vm *vm, const struct insn *in,
+	int64_t l)
+{
+	if (in->mask < 0)
+		return true;
+	return IREG(vm, in->mask)[in->vmask ? l : 0] != 0;
+}
+
+/* Whether any lane is active under the mask of "in". */
+static bool any_on(const struct vm *vm, const struct insn *in)
+{
+	for (int64_t l = 0; l < (in->vmask ? vm->n : 1); l++)
+		if (lane_on(vm, in, l))
+			return true;
+	return false;
+}
+
+/* Report the index "v" outside dimension "d" of the load "in". */
+static ts_status oob_error(struct vm *vm, const struct insn *in, int d,
+	int64_t v)
+{
+	const ts_tensor *t = in->ld->t;
+
+	return ts_ctx_set_error(vm->p->ctx, "stage '%s': index %lld is out of "
+		"bounds for dimension %d of tensor '%s' (extent %lld)",
+		vm->p->s->name, (long long)v, d, t->name,
+		(long long)t->shape[d]);
+}
+
+/* Read "n" elements of dtype "t" at "data" + off[l] (or off0 + l * step
+ * when "off" is NULL) into the register "dst" as f64 or i64. */
+#define GATHER(T, DT, CONV) do { \
+	const T *src_ = (const T *)data; DT *d_ = (DT *)dst; \
+	if (off) { \
+		for (int64_t l = 0; l < n; l++) d_[l] = CONV(src_[off[l]]); \
+	} else if (step == 1) { \
+		src_ += off0; \
+		for (int64_t l = 0; l < n; l++) d_[l] = CONV(src_[l]); \
+	} else { \
+		for (int64_t l = 0; l < n; l++) \
+			d_[l] = CONV(src_[off0 + l * step]); \
+	} \
+} while (0)
+
+#define CONV_ID(x) (x)
+#define CONV_HALF(x) ((double)ts_f16_to_f32(x))
+
+static void gather(ts_dtype t, const void *data, const int64_t *off,
+	int64_t off0, int64_t step, int64_t n, uint64_t *dst)
+{
+	switch (t) {
+	case TS_BOOL: case TS_U8: GATHER(uint8_t, int64_t, CONV_ID); break;
+	case TS_I8: GATHER(int8_t, int64_t, CONV_ID); break;
+	case TS_I32: GATHER(int32_t, int64_t, CONV_ID); break;
+	case TS_I64: GATHER(int64_t, int64_t, CONV_ID); break;
+	case TS_F16: GATHER(uint16_t, double, CONV_HALF); break;
+	case TS_F32: GATHER(float, double, CONV_ID); break;
+	default: GATHER(double, double, CONV_ID); break;
+	}
+}
+
+/* Check the affine load "in" lane by lane under its mask, and gather the
+ * active lanes (inactive ones read element 0). */
+static ts_status load_affine_masked(struct vm *vm, const struct insn *in,
+	int64_t n, uint64_t *dst)
+{
+	const struct load *ld = in->ld;
+	const ts_tensor *t = ld->t;
+	int64_t *off = vm->scratch;
+
+	memset(off, 0, sizeof(int64_t) * (size_t)n);
+	for (int64_t l = 0; l < n; l++) {
+		if (in->vary ? !lane_on(vm, in, l) : !any_on(vm, in))
+			continue;
+		for (int d = 0; d < t->ndim; d++) {
+			const struct affine *aff = &ld->aff[d];
+			int64_t v = aff->c0;
+			for (int s = 0; s < vm->p->nslots; s++)
+				v += aff->coef[s] * vm->iv[s];
+			if (vm->p->lane >= 0)
+				v += aff->coef[vm->p->lane] * l;
+			if (v < 0 || v >= t->shape[d])
+				return oob_error(vm, in, d, v);
+			off[l] += v * ld->stride[d];
+		}
+	}
+	gather(in->dtype, ld->data, off, 0, 0, n, dst);
+	return TS_OK;
+}
+
+/* Whether the affine index "aff" stays in [0, "extent") over the lanes
+ * [0, "n") of the current strip. */
+static bool strip_inbounds(const struct vm *vm, const struct affine *aff,
+	int64_t n, int64_t extent)
+{
+	const struct prog *p = vm->p;
+	int64_t v = aff->c0, last;
+
+	for (int s = 0; s < p->nslots; s++)
+		v += aff->coef[s] * vm->iv[s];
+	last = p->lane >= 0 ? v + aff->coef[p->lane] * (n - 1) : v;
+	return v >= 0 && v < extent && last >= 0 && last < extent;
+}
+
+/* Run the affine load "in". */
+static ts_status run_load_affine(struct vm *vm, const struct insn *in)
+{
+	const struct prog *p = vm->p;
+	const struct load *ld = in->ld;
+	int64_t n = NL(vm, in), off0 = ld->off_c0, step = 0;
+	uint64_t *dst = vm->file + p->regs[in->dst].off;
+
+	if (!ld->inbounds) {
+		for (int d = 0; d < ld->t->ndim; d++)
+			if (!strip_inbounds(vm, &ld->aff[d], n, ld->t->shape[d]))
+				return load_affine_masked(vm, in, n, dst);
+	}
+	for (int s = 0; s < p->nslots; s++)
+		off0 += ld->off_coef[s] * vm->iv[s];
+	if (p->lane >= 0)
+		step = ld->off_coef[p->lane];
+	gather(in->dtype, ld->data, NULL, off0, step, n, dst);
+	return TS_OK;
+}
+
+/* Run the general load "in": indices per lane, checked where active. */
+static ts_status run_load(struct vm *vm, const struct insn *in)
+{
+	const struct load *ld = in->ld;
+	int64_t n = NL(vm, in);
+	int64_t *off = vm->scratch;
+	uint64_t *dst = vm->file + vm->p->regs[in->dst].off;
+
+	if (!in->vary && !any_on(vm, in)) {
+		dst[0] = 0;
+		return TS_OK;
+	}
+	memset(off, 0, sizeof(int64_t) * (size_t)n);
+	for (int64_t l = 0; l < n; l++) {
+		bool on = in->vary ? lane_on(vm, in, l) : true;
+		for (int d = 0; d < ld->t->ndim && on; d++) {
+			int64_t v = IREG(vm, ld->idx[d])[ld->vidx[d] ? l : 0];
+			if (v < 0 || v >= ld->t->shape[d])
+				return oob_error(vm, in, d, v);
+			off[l] += v * ld->stride[d];
+		}
+	}
+	gather(in->dtype, ld->data, off, 0, 0, n, dst);
+	return TS_OK;
+}
+
+/* Run the integer division or modulo "in", failing on a zero divisor in
+ * an active lane. */
+static ts_status run_idiv(struct vm *vm, const struct insn *in)
+{
+	const struct prog *p = vm->p;
+	int64_t *d = IREG(vm, in->dst);
+	const int64_t *a = IREG(vm, in->a), *b = IREG(vm, in->b);
+	bool mod = in->op == VM_IMOD;
+
+	for (int64_t l = 0; l < NL(vm, in); l++) {
+		int64_t x = a[in->va ? l : 0], y = b[in->vb ? l : 0];
+		if (y == 0) {
+			if (in->vary ? lane_on(vm, in, l) : any_on(vm, in))
+				return ts_ctx_set_error(p->ctx, "stage '%s': "
+					"integer division by zero in '%s'",
+					p->s->name, in->what);
+			d[l] = 0;
+			continue;
+		}
+		d[l] = mod ? ifloormod(x, y) : ifloordiv(x, y);
+	}
+	return TS_OK;
+}
+
+/* Fill the register of "in" with the value of its axis slot. */
+static void run_var(struct vm *vm, const struct insn *in)
+{
+	int64_t *d = IREG(vm, in->dst);
+	int64_t base = vm->iv[in->slot];
+
+	if (!in->vary) {
+		d[0] = base;
+		return;
+	}
+	for (int64_t l = 0; l < vm->n; l++)
+		d[l] = base + l;
+}
+
+/* Set every lane of the register of "in" to its constant. */
+static void run_init(struct vm *vm, const struct insn *in)
+{
+	uint64_t *d = vm->file + vm->p->regs[in->dst].off;
+	uint64_t k;
+
+	memcpy(&k, &in->k, sizeof(k));
+	for (int64_t l = 0; l < NL(vm, in); l++)
+		d[l] = k;
+}
+
+/* Run the casts. */
+static void run_cast(struct vm *vm, const struct insn *in)
+{
+	const struct prog *p = vm->p;
+	ts_dtype t = in->dtype;
+
+	switch (in->op) {
+	case VM_CAST_II: UNARY(int64_t, int64_t, iwrap(x, t)); break;
+	case VM_CAST_IF: UNARY(double, int64_t, itof(x, t)); break;
+	case VM_CAST_FI: UNARY(int64_t, double, ftoi(x, t)); break;
+	default: UNARY(double, double, fround(x, t)); break;
+	}
+}
+
+/* Run the float arithmetic "in"; return false if it is not one. */
+static bool run_float(struct vm *vm, const struct insn *in)
+{
+	const struct prog *p = vm->p;
+
+	switch (in->op) {
+	case VM_FADD: BINARY(double, double, x + y); break;
+	case VM_FSUB: BINARY(double, double, x - y); break;
+	case VM_FMUL: BINARY(double, double, x * y); break;
+	case VM_FDIV: BINARY(double, double, x / y); break;
+	case VM_FFLOORDIV: BINARY(double, double, floor(x / y)); break;
+	case VM_FMOD: BINARY(double, double, x - y * floor(x / y)); break;
+	case VM_FMIN: BINARY(double, double, y < x ? y : x); break;
+	case VM_FMAX: BINARY(double, double, y > x ? y : x); break;
+	case VM_FPOW: BINARY(double, double, pow(x, y)); break;
+	case VM_FLT: BINARY(int64_t, double, x < y); break;
+	case VM_FLE: BINARY(int64_t, double, x <= y); break;
+	case VM_FGT: BINARY(int64_t, double, x > y); break;
+	case VM_FGE: BINARY(int64_t, double, x >= y); break;
+	case VM_FEQ: BINARY(int64_t, double, x == y); break;
+	case VM_FNE: BINARY(int64_t, double, x != y); break;
+	case VM_FNEG: UNARY(double, double, -x); break;
+	case VM_FEXP: UNARY(double, double, exp(x)); break;
+	case VM_FLOG: UNARY(double, double, log(x)); break;
+	case VM_FSQRT: UNARY(double, double, sqrt(x)); break;
+	case VM_FRSQRT: UNARY(double, double, 1.0 / sqrt(x)); break;
+	case VM_FTANH: UNARY(double, double, tanh(x)); break;
+	case VM_FSIGMOID: UNARY(double, double, fsigmoid(x)); break;
+	case VM_FERF: UNARY(double, double, erf(x)); break;
+	case VM_FABS: UNARY(double, double, fabs(x)); break;
+	case VM_FFLOOR: UNARY(double, double, floor(x)); break;
+	case VM_FROUND: UNARY(double, double, rint(x)); break;
+	default: return false;
+	}
+	return true;
+}
+
+/* Run the integer arithmetic "in"; return false if it is not one. */
+static bool run_int(struct vm *vm, const struct insn *in)
+{
+	const struct prog *p = vm->p;
+
+	switch (in->op) {
+	case VM_IADD: BINARY(int64_t, int64_t, iwrap_add(x, y)); break;
+	case VM_ISUB: BINARY(int64_t, int64_t, iwrap_sub(x, y)); break;
+	case VM_IMUL: BINARY(int64_t, int64_t, iwrap_mul(x, y)); break;
+	case VM_IMIN: BINARY(int64_t, int64_t, y < x ? y : x); break;
+	case VM_IMAX: BINARY(int64_t, int64_t, y > x ? y : x); break;
+	case VM_ILT: BINARY(int64_t, int64_t, x < y); break;
+	case VM_ILE: BINARY(int64_t, int64_t, x <= y); break;
+	case VM_IGT: BINARY(int64_t, int64_t, x > y); break;
+	case VM_IGE: BINARY(int64_t, int64_t, x >= y); break;
+	case VM_IEQ: BINARY(int64_t, int64_t, x == y); break;
+	case VM_INE: BINARY(int64_t, int64_t, x != y); break;
+	case VM_IAND: BINARY(int64_t, int64_t, x && y); break;
+	case VM_IOR: BINARY(int64_t, int64_t, x || y); break;
+	case VM_INEG: UNARY(int64_t, int64_t, iwrap_sub(0, x)); break;
+	case VM_IABS: UNARY(int64_t, int64_t, x < 0 ? iwrap_sub(0, x) : x);
+		break;
+	case VM_INOT: UNARY(int64_t, int64_t, !x); break;
+	default: return false;
+	}
+	return true;
+}
+
+/* Run a select: "a" picks between "b" and "c" lane by lane. */
+static void run_select(struct vm *vm, const struct insn *in)
+{
+	uint64_t *d = vm->file + vm->p->regs[in->dst].off;
+	const int64_t *c = IREG(vm, in->a);
+	const uint64_t *x = vm->file + vm->p->regs[in->b].off;
+	const uint64_t *y = vm->file + vm->p->regs[in->c].off;
+
+	for (int64_t l = 0; l < NL(vm, in); l++)
+		d[l] = c[in->va ? l : 0] ? x[in->vb ? l : 0] : y[in->vc ? l : 0];
+}
+
+/* Run the accumulation "in". */
+static void run_accum(struct vm *vm, const struct insn *in)
+{
+	const struct prog *p = vm->p;
+
+	switch (in->op) {
+	case VM_FACC_SUM: ACCUM(double, x + y); break;
+	case VM_FACC_PROD: ACCUM(double, x * y); break;
+	case VM_FACC_MAX: ACCUM(double, y > x ? y : x); break;
+	case VM_FACC_MIN: ACCUM(double, y < x ? y : x); break;
+	case VM_IACC_SUM: ACCUM(int64_t, iwrap_add(x, y)); break;
+	case VM_IACC_PROD: ACCUM(int64_t, iwrap_mul(x, y)); break;
+	case VM_IACC_MAX: ACCUM(int64_t, y > x ? y : x); break;
+	default: ACCUM(int64_t, y < x ? y : x); break;
+	}
+}
+
+/* Run the program of "vm" once for the current strip. */
+static ts_status vm_run(struct vm *vm)
+{
+	const struct prog *p = vm->p;
+
+	for (int pc = 0; pc < p->ncode; pc++) {
+		const struct insn *in = &p->code[pc];
+		switch (in->op) {
+		case VM_CONST:
+			memcpy(vm->file + p->regs[in->dst].off, &in->k, 8);
+			break;
+		case VM_VAR: run_var(vm, in); break;
+		case VM_LOAD_AFFINE:
+			if (run_load_affine(vm, in) < 0)
+				return TS_ERROR;
+			break;
+		case VM_LOAD:
+			if (run_load(vm, in) < 0)
+				return TS_ERROR;
+			break;
+		case VM_IFLOORDIV: case VM_IMOD:
+			if (run_idiv(vm, in) < 0)
+				return TS_ERROR;
+			break;
+		case VM_FSELECT: case VM_ISELECT: run_select(vm, in); break;
+		case VM_CAST_II: case VM_CAST_IF: case VM_CAST_FI:
+		case VM_CAST_FF: run_cast(vm, in); break;
+		case VM_INIT: run_init(vm, in); break;
+		case VM_FACC_SUM: case VM_FACC_PROD: case VM_FACC_MAX:
+		case VM_FACC_MIN: case VM_IACC_SUM: case VM_IACC_PROD:
+		case VM_IACC_MAX: case VM_IACC_MIN: run_accum(vm, in); break;
+		case VM_LOOP_BEGIN: vm->iv[in->slot] = 0; break;
+		case VM_LOOP_END:
+			if (++vm->iv[in->slot] < in->extent)
+				pc = in->target - 1;
+			break;
+		default:
+			if (!run_float(vm, in))
+				run_int(vm, in);
+			break;
+		}
+	}
+	return TS_OK;
+}
+
+/* Store the result register of "vm" into "out" at the current strip,
+ * rounding to the dtype of "out". */
+static void store_strip(struct vm *vm, ts_array *out, const int64_t *ostride)
+{
+	const struct prog *p = vm->p;
+	int r = p->result;
+	bool vary = p->regs[r].vary, fl = ts_dtype_is_float(p->s->body->dtype);
+	int64_t base = 0, step = p->lane >= 0 ? ostride[p->lane] : 0;
+
+	for (int s = 0; s < p->s->ndim; s++)
+		base += vm->iv[s] * ostride[s];
+	for (int64_t l = 0; l < vm->n; l++) {
+		int64_t i = base + l * step;
+		if (fl) {
+			ts_array_set(out, i, FREG(vm, r)[vary ? l : 0]);
+		} else {
+			int64_t v = IREG(vm, r)[vary ? l : 0];
+			if (out->dtype == TS_I64)
+				((int64_t *)out->data)[i] = v;
+			else if (ts_dtype_is_float(out->dtype))
+				ts_array_set(out, i, (double)v);
+			else
+				ts_array_set(out, i, (double)iwrap(v,
+					out->dtype));
+		}
+	}
+}
+
+/* Run "p" over every point of its stage, writing "out". */
+static ts_status prog_run(struct prog *p, ts_array *out)
+{
+	const ts_stage *s = p->s;
+	struct vm vm = { p };
+	int64_t ostride[TS_MAX_DIMS], st = 1, lane_extent;
+
+	vm.file = ts_new_atomic(uint64_t, p->file_size + 8);
+	vm.iv = ts_new_atomic(int64_t, p->nslots + 1);
+	vm.scratch = ts_new_atomic(int64_t, VM_LANES);
+	for (int d = s->ndim - 1; d >= 0; d--) {
+		ostride[d] = st;
+		st *= s->axes[d]->extent;
+	}
+	lane_extent = p->lane >= 0 ? s->axes[p->lane]->extent : 1;
+	for (;;) {
+		int d;
+		vm.n = TS_MIN(VM_LANES, lane_extent -
+			(p->lane >= 0 ? vm.iv[p->lane] : 0));
+		if (vm_run(&vm) < 0)
+			return TS_ERROR;
+		store_strip(&vm, out, ostride);
+		/* Advance the odometer: the lane axis by a strip. */
+		for (d = s->ndim - 1; d >= 0; d--) {
+			int64_t step = d == p->lane ? VM_LANES : 1;
+			vm.iv[d] += step;
+			if (vm.iv[d] < s->axes[d]->extent)
+				break;
+			vm.iv[d] = 0;
+		}
+		if (d < 0)
+			return TS_OK;
+	}
+}
+
+/* Check that "a" can stand for the input tensor "t". */
+static ts_status check_input(ts_ctx *ctx, const ts_tensor *t,
+	const ts_array *a)
+{
+	bool same;
+
+	if (!a)
+		return ts_ctx_set_error(ctx, "eval: no array for input '%s'",
+			t->name);
+	same = a->dtype == t->dtype && a->ndim == t->ndim;
+	for (int i = 0; same && i < t->ndim; i++)
+		same = a->shape[i] == t->shape[i];
+	if (same)
+		return TS_OK;
+	{
+		ts_buf want, got;
+		ts_buf_init(&want);
+		ts_buf_init(&got);
+		for (int i = 0; i < t->ndim; i++)
+			ts_buf_printf(&want, "%s%lld", i ? "x" : "",
+				(long long)t->shape[i]);
+		for (int i = 0; i < a->ndim; i++)
+			ts_buf_printf(&got, "%s%lld", i ? "x" : "",
+				(long long)a->shape[i]);
+		return ts_ctx_set_error(ctx, "eval: input '%s' must be "
+			"%s[%s], got %s[%s]", t->name, ts_dtype_name(t->dtype),
+			want.s, ts_dtype_name(a->dtype), got.s);
+	}
+}
+
+ts_status ts_eval(ts_ctx *ctx, const ts_dag *dag, ts_array *const *inputs,
+	ts_array **outputs)
+{
+	int n;
+	const ts_tensor **tensors;
+	const ts_array **arrays;
+
+	if (!dag)
+		return ts_ctx_set_error(ctx, "eval: no DAG");
+	n = dag->ninputs + dag->nstages;
+	tensors = ts_new_array(const ts_tensor *, n + 1);
+	arrays = ts_new_array(const ts_array *, n + 1);
+	for (int i = 0; i < dag->ninputs; i++) {
+		if (check_input(ctx, dag->inputs[i], inputs ? inputs[i] : NULL) < 0)
+			return TS_ERROR;
+		tensors[i] = dag->inputs[i];
+		arrays[i] = inputs[i];
+	}
+	for (int i = 0; i < dag->nstages; i++) {
+		const ts_stage *s = dag->stages[i];
+		int k = dag->ninputs + i;
+		ts_array *out = ts_array_for_tensor(ctx, s->out);
+		struct prog *p;
+		if (!out)
+			return TS_ERROR;
+		tensors[k] = s->out;
+		arrays[k] = out;
+		p = prog_new(ctx, s, k + 1, tensors, arrays);
+		if (!p || prog_run(p, out) < 0)
+			return TS_ERROR;
+	}
+	for (int o = 0; o < dag->noutputs; o++)
+		for (int i = 0; i < n; i++)
+			if (tensors[i] == dag->outputs[o])
+				outputs[o] = (ts_array *)arrays[i];
+	return TS_OK;
+}
+
+/* Record in "lim" the smallest extent that each input of "dag" indexes,
+ * walking "e" whose value is used as an index of extent "bound" (0: not
+ * an index). */
+static void index_limits(const ts_dag *dag, const ts_expr *e, int64_t bound,
+	int64_t *lim)
+{
+	if (!e)
+		return;
+	if (e->kind == TS_EXPR_LOAD) {
+		for (int i = 0; bound > 0 && i < dag->ninputs; i++)
+			if (dag->inputs[i] == e->tensor &&
+			    (lim[i] == 0 || bound < lim[i]))
+				lim[i] = bound;
+		for (int d = 0; d < e->nargs; d++)
+			index_limits(dag, e->args[d], e->tensor->shape[d], lim);
+		return;
+	}
+	index_limits(dag, e->a, bound, lim);
+	index_limits(dag, e->b, bound, lim);
+	index_limits(dag, e->c, bound, lim);
+}
+
+ts_array **ts_dag_random_inputs(ts_ctx *ctx, const ts_dag *dag,
+	uint64_t seed)
+{
+	ts_array **in;
+	int64_t *lim;
+
+	if (!dag) {
+		ts_ctx_set_error(ctx, "random inputs: no DAG");
+		return NULL;
+	}
+	in = ts_new_array(ts_array *, dag->ninputs + 1);
+	lim = ts_new_atomic(int64_t, dag->ninputs + 1);
+	for (int s = 0; s < dag->nstages; s++)
+		index_limits(dag, dag->stages[s]->body, 0, lim);
+	for (int i = 0; i < dag->ninputs; i++) {
+		uint64_t st = seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1));
+		uint64_t sub = ts_splitmix64(&st);
+		in[i] = ts_array_for_tensor(ctx, dag->inputs[i]);
+		if (!in[i])
+			return NULL;
+		if (lim[i] > 0)
+			ts_array_fill_range(in[i], sub, 0, lim[i]);
+		else
+			ts_array_fill_random(in[i], sub);
+	}
+	return in;
+}
