@@ -1,1 +1,9 @@
-# analysis/: files are listed here as they are added.
+# analysis/: isl models of stages (instances, accesses, guards), footprints,
+# bounds checks, counts, classification.
+libtessel_la_SOURCES += \
+	analysis/internal.h \
+	analysis/isl.c \
+	analysis/affine.c \
+	analysis/model.c \
+	analysis/footprint.c
+tesselinclude_HEADERS += include/tessel/analysis.h

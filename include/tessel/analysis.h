@@ -51,6 +51,25 @@ typedef struct ts_footprint {
 void ts_footprint_eval(const ts_footprint *fp, const int64_t *origin,
 	const int64_t *size, int64_t *lo, int64_t *extent);
 
+/* Return the footprint of stage "s" on tensor "t": the hull of every
+ * access of "s" to "t" (a tensor it reads, or its own output for the
+ * write), as written: an access under an affine guard (padding) is not
+ * clamped, the bounds check proves it in bounds under its guard.  The
+ * coefficients come from isl (box hulls of parametric tiles).  Returns
+ * NULL with an error when "s" does not access "t".
+ *
+ * This is also the answer of bounds inference for fusion: for a tile of a
+ * consumer, the region of a producer P that must be computed is the
+ * footprint of the consumer on P's output, evaluated on that tile
+ * (ts_region_for_consumer). */
+ts_footprint *ts_stage_footprint(ts_ctx *ctx, const ts_stage *s,
+	const ts_tensor *t);
+
+/* Number of elements of the box of "fp" for tiles of sizes "size" (one
+ * per stage axis); whole dimensions count their full extent.  Plain
+ * arithmetic, no isl: cheap enough for a search loop. */
+int64_t ts_footprint_volume(const ts_footprint *fp, const int64_t *size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,1 +1,5 @@
-# tests/analysis: files are listed here as they are added.
+# tests/analysis: footprints, bounds, classification, counts, traffic.
+check_PROGRAMS += tests/analysis/test_footprint
+TESTS += tests/analysis/test_footprint
+tests_analysis_test_footprint_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_analysis_test_footprint_LDADD = $(TEST_LIBS)

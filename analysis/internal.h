@@ -1,0 +1,82 @@
+/* Internal to analysis/: the isl model of one stage (its instance set and
+ * one access relation per load and for the write).  Nothing here leaves
+ * analysis/: public answers are plain data (include/tessel/analysis.h).
+ *
+ * A model is built for one question and freed right after, so no isl
+ * object outlives the call that needed it.  The model itself is allocated
+ * with malloc, not the collector: it holds isl pointers only, and isl
+ * objects are freed explicitly in ts_model_free.
+ */
+#ifndef TESSEL_ANALYSIS_INTERNAL_H
+#define TESSEL_ANALYSIS_INTERNAL_H
+
+#include <isl/aff.h>
+#include <isl/constraint.h>
+#include <isl/ctx.h>
+#include <isl/fixed_box.h>
+#include <isl/local_space.h>
+#include <isl/map.h>
+#include <isl/options.h>
+#include <isl/point.h>
+#include <isl/set.h>
+#include <isl/space.h>
+#include <isl/val.h>
+
+#include <tessel/analysis.h>
+
+#include "dsl/internal.h"
+
+/* One access of a stage: a load of an input, or the write of its output. */
+struct ts_acc {
+	const ts_tensor *tensor;
+	const ts_expr *load;	/* the LOAD node; NULL for the write */
+	bool write;
+	int ndim;		/* dimensions of the tensor */
+	bool dim_affine[TS_MAX_DIMS];	/* index d is affine in the axes */
+	bool affine;		/* every index is affine */
+	bool guarded;		/* under at least one affine select condition */
+	bool guard_unknown;	/* under a select whose condition is not affine */
+	int nred;		/* reduction axes bound around the load */
+	/* Instance -> element on the whole integer space (no domain, no
+	 * guard); a non-affine index spans [0, extent) of its dimension. */
+	isl_map *raw;
+	isl_set *guard;		/* affine guard on instances (universe if none) */
+	isl_pw_aff *index[TS_MAX_DIMS];	/* NULL where not affine */
+};
+
+/* The isl view of one stage. */
+struct ts_model {
+	ts_ctx *ctx;
+	isl_ctx *ictx;
+	const ts_stage *stage;
+	int naxes;		/* spatial then reduction axes */
+	isl_space *space;	/* the instance space S[axes...] */
+	isl_set *domain;	/* 0 <= axis < extent on every axis */
+	int nacc;		/* loads in body order, then the write */
+	int cap;
+	struct ts_acc *acc;
+};
+
+/* isl.c */
+isl_ctx *ts_isl_ctx(ts_ctx *ctx);
+int ts_axis_pos(const ts_stage *s, const ts_axis *axis);
+const ts_axis *ts_axis_at(const ts_stage *s, int pos);
+char *ts_isl_set_str(__isl_keep isl_set *set);
+char *ts_isl_map_str(__isl_keep isl_map *map);
+int64_t ts_isl_val_i64(__isl_take isl_val *v);
+
+/* affine.c */
+__isl_give isl_pw_aff *ts_affine_of(struct ts_model *m, const ts_expr *e);
+__isl_give isl_set *ts_affine_cond(struct ts_model *m, const ts_expr *e);
+
+/* model.c */
+struct ts_model *ts_model_build(ts_ctx *ctx, const ts_stage *s);
+void ts_model_free(struct ts_model *m);
+__isl_give isl_map *ts_acc_relation(struct ts_model *m,
+	const struct ts_acc *a);
+__isl_give isl_set *ts_tensor_box(struct ts_model *m, const ts_tensor *t);
+
+/* count.c */
+int64_t ts_set_count(__isl_keep isl_set *set, bool *exact);
+
+#endif
