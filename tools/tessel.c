@@ -8,6 +8,7 @@
 
 /* The verbs, in the order of the pipeline. */
 static const struct ts_command commands[] = {
+	{ "eval", "run a .tsl file in the reference interpreter", ts_cmd_eval },
 	{ NULL, NULL, NULL },
 };
 
