@@ -697,10 +697,15 @@ static bool at_reduce(struct parser *p, ts_reducer *r)
 /* binder = ident ":" cexpr */
 static bool binder(struct parser *p, struct binder *b)
 {
-	if (!(b->tok = expect_ident(p, "a reduction axis 'name: extent'")))
+	if (p->tok->kind != TK_IDENT || !equal(p->tok->next, ":")) {
+		expected(p, "a reduction axis 'name: extent'");
 		return false;
+	}
+	b->tok = p->tok;
 	b->name = tok_text(b->tok);
-	return expect(p, ":") && cexpr(p, &b->extent);
+	advance(p);
+	advance(p);
+	return cexpr(p, &b->extent);
 }
 
 /* reduce = ("sum" | "max" | "min" | "prod")
@@ -1522,7 +1527,7 @@ static bool check_has_output(struct parser *p)
 		if (!first && !d->is_input)
 			first = d;
 	}
-	error_at(p, first ? first->tok->loc : p->tok->loc, "no output: mark "
+	error_at(p, first ? first->tok->loc : p->src, "no output: mark "
 		"at least one stage with 'output'");
 	return false;
 }

@@ -1,0 +1,483 @@
+/* The .tsl front end: valid programs give the expected DAG and print back
+ * to the same DAG; invalid programs give the expected message at the
+ * expected line and column. */
+#include <config.h>
+
+#include <glob.h>
+#include <stdio.h>
+
+#include "tests/common.h"
+
+/* Return "dag" printed in the .tsl syntax. */
+static char *dag_text(const ts_dag *dag)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	ts_dag_print(f, dag);
+	fclose(f);
+	return buf;
+}
+
+/* Check that printing "dag" and parsing the text back, in a fresh context
+ * (tensor names are unique per context), gives the same DAG. */
+static void assert_round_trip(const ts_dag *dag)
+{
+	ts_ctx *ctx2 = ts_ctx_alloc();
+	char *text = dag_text(dag);
+	ts_dag *again = ts_parse_string(ctx2, "printed.tsl", text);
+
+	if (!again)
+		fail_msg("printed DAG does not parse:\n%s\n%s", text,
+			ts_ctx_error(ctx2));
+	if (strcmp(ts_dag_canonical_string(dag),
+	    ts_dag_canonical_string(again)) != 0)
+		fail_msg("round trip changed the DAG:\n%s--- became ---\n%s",
+			ts_dag_canonical_string(dag),
+			ts_dag_canonical_string(again));
+	free(text);
+	ts_ctx_free(ctx2);
+}
+
+/* Parse the test file "name" of tests/dsl/parse. */
+static ts_dag *parse_test_file(ts_ctx *ctx, const char *name)
+{
+	char path[4096];
+	ts_dag *dag;
+
+	snprintf(path, sizeof(path), "%s/tests/dsl/parse/%s",
+		ts_test_srcdir(), name);
+	dag = ts_parse_file(ctx, path);
+	if (!dag)
+		fail_msg("%s: %s", name, ts_ctx_error(ctx));
+	return dag;
+}
+
+/* Valid programs and the facts their DAG must show. */
+struct valid_case {
+	const char *file;
+	int ninputs, nstages, noutputs;
+	const char *stage;	/* the stage inspected below */
+	ts_dtype dtype;		/* its output dtype */
+	int ndim;
+	int64_t shape[4];
+	int nraxes;		/* reduction axes bound in its body */
+	ts_expr_kind body;	/* kind of its body's root */
+};
+
+static const struct valid_case valid_cases[] = {
+	{ "matmul.tsl", 2, 1, 1, "C", TS_F32, 2, { 64, 64 }, 1,
+	  TS_EXPR_REDUCE },
+	{ "conv2d.tsl", 2, 2, 1, "conv", TS_F32, 4, { 1, 4, 4, 4 }, 3,
+	  TS_EXPR_REDUCE },
+	{ "conv2d.tsl", 2, 2, 1, "padded", TS_F32, 4, { 1, 3, 10, 10 }, 0,
+	  TS_EXPR_SELECT },
+	{ "softmax.tsl", 1, 4, 1, "Y", TS_F32, 2, { 4, 16 }, 0,
+	  TS_EXPR_BINARY },
+	{ "softmax.tsl", 1, 4, 1, "rowmax", TS_F32, 1, { 4 }, 1,
+	  TS_EXPR_REDUCE },
+	{ "variance.tsl", 1, 1, 1, "V", TS_F32, 1, { 8 }, 3,
+	  TS_EXPR_BINARY },
+	{ "quantize.tsl", 2, 1, 1, "Q", TS_I8, 1, { 16 }, 0, TS_EXPR_CAST },
+	{ "lets.tsl", 1, 1, 1, "Y", TS_F32, 2, { 4, 2 }, 0, TS_EXPR_LOAD },
+	{ "out_of_order.tsl", 1, 3, 1, "t2", TS_F32, 1, { 4 }, 0,
+	  TS_EXPR_BINARY },
+	{ "exprs.tsl", 4, 1, 1, "Z", TS_F32, 1, { 8 }, 3, TS_EXPR_BINARY },
+};
+
+/* Check one valid case. */
+static void check_valid(ts_ctx *ctx, const struct valid_case *c)
+{
+	ts_dag *dag = parse_test_file(ctx, c->file);
+	ts_stage *s = ts_dag_find_stage(dag, c->stage);
+
+	assert_int_equal(dag->ninputs, c->ninputs);
+	assert_int_equal(dag->nstages, c->nstages);
+	assert_int_equal(dag->noutputs, c->noutputs);
+	assert_non_null(s);
+	assert_int_equal(s->out->dtype, c->dtype);
+	assert_int_equal(s->ndim, c->ndim);
+	for (int i = 0; i < c->ndim; i++)
+		assert_int_equal(s->out->shape[i], c->shape[i]);
+	assert_int_equal(s->nraxes, c->nraxes);
+	assert_int_equal(s->body->kind, c->body);
+	assert_true(s->line > 0);
+	assert_null(ts_ctx_warnings(ctx));
+	assert_round_trip(dag);
+}
+
+static void test_parse_valid__dag_has_expected_shape(void **state)
+{
+	size_t n = sizeof(valid_cases) / sizeof(valid_cases[0]);
+
+	for (size_t i = 0; i < n; i++) {
+		/* Tensor names are unique per context: one per case. */
+		ts_ctx *ctx = ts_ctx_alloc();
+		check_valid(ctx, &valid_cases[i]);
+		ts_ctx_free(ctx);
+	}
+}
+
+static void test_parse_matmul__body_is_sum_of_product(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = parse_test_file(ctx, "matmul.tsl");
+	ts_stage *s = dag->stages[0];
+	ts_expr *mul = s->body->a;
+
+	assert_string_equal(dag->name, "matmul");
+	assert_int_equal(s->line, 6);
+	assert_int_equal(s->body->reducer, TS_RED_SUM);
+	assert_int_equal(s->raxes[0]->extent, 32);
+	assert_int_equal(mul->kind, TS_EXPR_BINARY);
+	assert_int_equal(mul->op, TS_OP_MUL);
+	assert_int_equal(mul->a->kind, TS_EXPR_LOAD);
+	assert_string_equal(mul->a->tensor->name, "A");
+	assert_ptr_equal(mul->a->args[0]->axis, s->axes[0]);
+	assert_ptr_equal(mul->a->args[1]->axis, s->raxes[0]);
+	assert_ptr_equal(mul->b->args[0]->axis, s->raxes[0]);
+	assert_ptr_equal(mul->b->args[1]->axis, s->axes[1]);
+}
+
+static void test_parse_out_of_order__stages_in_dependency_order(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = parse_test_file(ctx, "out_of_order.tsl");
+
+	assert_int_equal(dag->nstages, 3);
+	assert_string_equal(dag->stages[0]->name, "t1");
+	assert_string_equal(dag->stages[1]->name, "t2");
+	assert_string_equal(dag->stages[2]->name, "Y");
+	/* Lines are those of the declarations, not of the order. */
+	assert_int_equal(dag->stages[0]->line, 4);
+	assert_int_equal(dag->stages[2]->line, 2);
+	assert_string_equal(dag->inputs[0]->name, "X");
+}
+
+static void test_parse_lets__constant_arithmetic(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = parse_test_file(ctx, "lets.tsl");
+
+	/* B = (3 + 1) * 4 - 2 // 3 % 5 = 16, A * 2 = 6, -7 // 2 + 8 = 4,
+	 * -7 % 3 = 2 (floor division and modulo). */
+	assert_int_equal(dag->inputs[0]->shape[0], 16);
+	assert_int_equal(dag->inputs[0]->shape[1], 6);
+	assert_int_equal(dag->outputs[0]->shape[0], 4);
+	assert_int_equal(dag->outputs[0]->shape[1], 2);
+}
+
+static void test_parse_inputs__all_declared_in_order(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "two.tsl",
+		"input Zed: f32[4]\n"
+		"input Unused: i8[2, 2]\n"
+		"input Alpha: f32[4]\n"
+		"output O[i: 4] = Alpha[i] + Zed[i]\n");
+
+	assert_non_null(dag);
+	assert_string_equal(dag->name, "two");
+	assert_int_equal(dag->ninputs, 3);
+	assert_string_equal(dag->inputs[0]->name, "Zed");
+	assert_string_equal(dag->inputs[1]->name, "Unused");
+	assert_string_equal(dag->inputs[2]->name, "Alpha");
+	assert_int_equal(dag->inputs[1]->dtype, TS_I8);
+}
+
+static void test_parse_reducer__body_extends_right(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "lam.tsl",
+		"input A: f32[4]\n"
+		"output O[] = 2.0 * sum(k: 4) A[k] + 1.0\n"
+		"output P[i: 4] = max(A[i], 0.0) + (max(k: 4) A[k])\n");
+	ts_stage *o, *p;
+
+	assert_non_null(dag);
+	o = ts_dag_find_stage(dag, "O");
+	p = ts_dag_find_stage(dag, "P");
+	/* 2 * (sum over k of (A[k] + 1)) */
+	assert_int_equal(o->ndim, 0);
+	assert_int_equal(o->body->op, TS_OP_MUL);
+	assert_int_equal(o->body->b->kind, TS_EXPR_REDUCE);
+	assert_int_equal(o->body->b->a->op, TS_OP_ADD);
+	/* max(a, b) is the function, max(k: 4) the reducer. */
+	assert_int_equal(p->body->a->kind, TS_EXPR_BINARY);
+	assert_int_equal(p->body->a->op, TS_OP_MAX);
+	assert_int_equal(p->body->b->kind, TS_EXPR_REDUCE);
+	assert_int_equal(p->body->b->reducer, TS_RED_MAX);
+	assert_round_trip(dag);
+}
+
+static void test_parse_unused_stage__warns_and_leaves_it_out(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "w.tsl",
+		"input A: f32[4]\n"
+		"T[i: 4] = A[i]\n"
+		"output B[i: 4] = A[i]\n");
+	const char *w;
+
+	assert_non_null(dag);
+	assert_int_equal(dag->nstages, 1);
+	assert_null(ts_dag_find_stage(dag, "T"));
+	w = ts_ctx_warnings(ctx);
+	assert_non_null(w);
+	assert_non_null(strstr(w, "w.tsl:2:1: warning: stage 'T' is not "
+		"used by any output"));
+}
+
+static void test_parse_outputs__ordered_for_round_trip(void **state)
+{
+	ts_ctx *ctx = *state;
+	/* P reads R and Q: printing lists Q first, so Q must come first. */
+	ts_dag *dag = ts_parse_string(ctx, "multi.tsl",
+		"input X: f32[4]\n"
+		"output P[i: 4] = R[i] + Q[i]\n"
+		"R[i: 4] = X[i] * 2.0\n"
+		"output Q[i: 4] = X[i] + 1.0\n");
+
+	assert_non_null(dag);
+	assert_int_equal(dag->noutputs, 2);
+	assert_round_trip(dag);
+}
+
+/* Round trip every file of "dir" matching *.tsl; return how many. */
+static int round_trip_dir(const char *dir)
+{
+	char pattern[4096];
+	glob_t g;
+	int n = 0;
+
+	snprintf(pattern, sizeof(pattern), "%s/%s/*.tsl", ts_test_srcdir(),
+		dir);
+	if (glob(pattern, 0, NULL, &g) != 0)
+		return 0;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		ts_ctx *ctx = ts_ctx_alloc();
+		ts_dag *dag = ts_parse_file(ctx, g.gl_pathv[i]);
+		if (!dag)
+			fail_msg("%s", ts_ctx_error(ctx));
+		assert_round_trip(dag);
+		ts_ctx_free(ctx);
+		n++;
+	}
+	globfree(&g);
+	return n;
+}
+
+static void test_parse_test_files__print_round_trip(void **state)
+{
+	assert_true(round_trip_dir("tests/dsl/parse") >= 8);
+}
+
+static void test_parse_examples__print_round_trip(void **state)
+{
+	if (round_trip_dir("examples") == 0)
+		skip();
+}
+
+static void test_parse_file__missing_file(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	assert_null(ts_parse_file(ctx, "/nonexistent/x.tsl"));
+	assert_error_contains(ctx, "/nonexistent/x.tsl: cannot open");
+}
+
+/* Invalid programs: the message fragment and where it must point. */
+struct invalid_case {
+	const char *what;
+	const char *src;
+	int line, col;
+	const char *msg;
+};
+
+#define A4 "input A: f32[4]\n"
+
+static const struct invalid_case invalid_cases[] = {
+	{ "missing ]", A4 "output B[i: 4] = A[i\nC[i: 4] = A[i]\n", 2, 21,
+	  "expected ',' or ']' at the end of the line" },
+	{ "unterminated (", A4 "output B[i: 4] = exp(A[i]", 2, 21,
+	  "unterminated '(': no matching ')'" },
+	{ "unterminated [", A4 "output B[i: 4", 2, 9,
+	  "unterminated '['" },
+	{ "bad character", A4 "output B[i: 4] = A[i] $ 2.0\n", 2, 23,
+	  "unexpected character '$'" },
+	{ "malformed number", "let N = 12ab\n", 1, 9,
+	  "malformed number '12ab'" },
+	{ "huge integer", "let N = 99999999999999999999\n", 1, 9,
+	  "integer literal '99999999999999999999' is too large" },
+	{ "two statements on a line", A4 "output B[i: 4] = A[i] A[i]\n",
+	  2, 23, "unexpected 'A' after the end of the statement" },
+	{ "missing operand", A4 "output B[i: 4] = A[i] +* 2\n", 2, 24,
+	  "expected an expression before '*'" },
+	{ "operand at end of file", A4 "output B[i: 4] = A[i] +\n", 2, 24,
+	  "expected an expression before the end of the file" },
+	{ "reducer without binder", A4 "output B[i: 4] = sum(A[i])\n", 2, 22,
+	  "expected a reduction axis 'name: extent' before 'A'" },
+	{ "unknown tensor", A4 "output B[i: 4] = X[i]\n", 2, 18,
+	  "unknown tensor 'X'" },
+	{ "unknown axis", A4 "output B[i: 4] = A[j]\n", 2, 20,
+	  "unknown index variable or constant 'j'" },
+	{ "tensor without indices", A4 "output B[i: 4] = A\n", 2, 18,
+	  "'A' is a tensor: read it as A[...]" },
+	{ "unknown constant", "input A: f32[N]\n", 1, 14,
+	  "unknown constant 'N'" },
+	{ "unknown function", A4 "output B[i: 4] = foo(A[i])\n", 2, 18,
+	  "unknown function 'foo'" },
+	{ "arity", A4 "output B[i: 4] = pow(A[i])\n", 2, 18,
+	  "'pow' takes 2 arguments, 1 given" },
+	{ "unknown dtype", "input A: f33[4]\n", 1, 10,
+	  "unknown dtype 'f33'" },
+	{ "wrong number of indices", "input A: f32[4, 4]\n"
+	  "output B[i: 4] = A[i]\n", 2, 18,
+	  "wrong number of indices for tensor 'A': 1 given, it has 2" },
+	{ "dtype mismatch", A4 "input I: i32[4]\n"
+	  "output B[i: 4] = A[i] + I[i]\n", 3, 23,
+	  "dtype mismatch: f32 + i32" },
+	{ "integer true division", "input I: i32[4]\n"
+	  "output B[i: 4] = I[i] / I[i]\n", 2, 23,
+	  "'/' needs floating-point operands, got i32" },
+	{ "typed stage of a bool reduce", "input P: bool[4]\n"
+	  "output B[]: f32 = sum(k: 4) P[k]\n", 2, 19,
+	  "sum: cannot reduce bool values" },
+	{ "zero extent", "let N = 0\n" A4
+	  "output B[i: 4, j: N] = A[i]\n", 3, 16,
+	  "axis 'j' has zero extent" },
+	{ "zero reduction extent", A4 "output B[i: 4] = sum(k: 0) A[k]\n",
+	  2, 22, "axis 'k' has zero extent" },
+	{ "negative input extent", "input A: f32[4, 2 - 3]\n"
+	  "output B[i: 4] = 1.0\n", 1, 17,
+	  "tensor 'A': dimension 1 has negative extent -1" },
+	{ "reduction axis outside its reducer",
+	  A4 "output B[i: 4] = (sum(k: 4) A[k]) + A[k]\n", 2, 39,
+	  "reduction axis 'k' is used outside its reducer" },
+	{ "constant index out of bounds", A4 "output B[i: 4] = A[i] + A[4]\n",
+	  2, 27, "constant index 4 is out of bounds for dimension 0 of "
+	  "tensor 'A'" },
+	{ "cycle", "input X: f32[4]\nP[i: 4] = Q[i]\nQ[i: 4] = P[i]\n"
+	  "output R[i: 4] = P[i] + X[i]\n", 2, 1,
+	  "cycle between stages: P -> Q -> P" },
+	{ "self cycle", "output A[i: 4] = A[i]\n", 1, 8,
+	  "cycle between stages: A -> A" },
+	{ "duplicate tensor", A4 A4, 2, 7,
+	  "redefinition of tensor 'A' (first defined at 1:7)" },
+	{ "duplicate stage", A4 "output A[i: 4] = 1.0\n", 2, 8,
+	  "redefinition of tensor 'A'" },
+	{ "duplicate let", "let N = 1\nlet N = 2\n", 2, 5,
+	  "redefinition of constant 'N' (first defined at 1:5)" },
+	{ "duplicate axis", A4 "output B[i: 4, i: 4] = A[i]\n", 2, 16,
+	  "redefinition of axis 'i'" },
+	{ "reducer rebinds a spatial axis",
+	  A4 "output B[i: 4] = sum(i: 4) A[i]\n", 2, 22,
+	  "redefinition of axis 'i'" },
+	{ "axis named like a constant", "let N = 4\n"
+	  "input A: f32[N]\noutput B[N: 4] = A[0]\n", 3, 10,
+	  "axis 'N' has the name of a constant" },
+	{ "no output", A4 "B[i: 4] = A[i]\n", 2, 1, "no output" },
+	{ "empty file", "# nothing\n", 1, 1, "no output" },
+	{ "division by zero", "let N = 4 // (2 - 2)\n", 1, 11,
+	  "division by zero in a constant expression" },
+	{ "float constant", "let N = 2.5\n", 1, 9,
+	  "expected an integer constant, got '2.5'" },
+	{ "slash in a constant", "let N = 4 / 2\n", 1, 11,
+	  "use '//' for division" },
+	{ "constant overflow", "let N = 4611686018427387904 * 4\n", 1, 29,
+	  "integer overflow in a constant expression" },
+};
+
+/* Check that the error of "ctx" is "file:line:col: error: ...msg...",
+ * then the source line, then a caret under column "col". */
+static void assert_error_at(ts_ctx *ctx, const struct invalid_case *c)
+{
+	const char *err = ts_ctx_error(ctx), *nl, *caret;
+	char prefix[64];
+	int col = 1;
+
+	if (!err)
+		fail_msg("%s: no error", c->what);
+	snprintf(prefix, sizeof(prefix), "bad.tsl:%d:%d: error: ", c->line,
+		c->col);
+	if (strncmp(err, prefix, strlen(prefix)) != 0 ||
+	    !strstr(err, c->msg))
+		fail_msg("%s: expected \"%s...%s\", got \"%s\"", c->what,
+			prefix, c->msg, err);
+	nl = strchr(err, '\n');
+	assert_non_null(nl);
+	caret = strchr(nl + 1, '\n');
+	assert_non_null(caret);
+	for (caret++; *caret == ' ' || *caret == '\t'; caret++)
+		col++;
+	if (*caret != '^' || col != c->col)
+		fail_msg("%s: caret at column %d, not %d:\n%s", c->what, col,
+			c->col, err);
+}
+
+static void test_parse_invalid__message_and_position(void **state)
+{
+	size_t n = sizeof(invalid_cases) / sizeof(invalid_cases[0]);
+
+	for (size_t i = 0; i < n; i++) {
+		ts_ctx *ctx = ts_ctx_alloc();
+		ts_dag *dag = ts_parse_string(ctx, "bad.tsl",
+			invalid_cases[i].src);
+		if (dag)
+			fail_msg("%s: parsed", invalid_cases[i].what);
+		assert_error_at(ctx, &invalid_cases[i]);
+		ts_ctx_free(ctx);
+	}
+}
+
+static void test_parse_error__shows_line_and_caret(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	assert_null(ts_parse_string(ctx, "file.tsl",
+		"let N = 4\n"
+		"input A: f32[N, N]\n"
+		" C[i: N] = A[i, j]\n"
+		"output D[i: N] = C[i]\n"));
+	assert_string_equal(ts_ctx_error(ctx),
+		"file.tsl:3:17: error: unknown index variable or constant 'j'\n"
+		" C[i: N] = A[i, j]\n"
+		"                ^");
+}
+
+static void test_parse_error__constructor_message_gets_position(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	/* A second parse in one context meets the tensors of the first. */
+	assert_non_null(ts_parse_string(ctx, "one.tsl",
+		A4 "output B[i: 4] = A[i]\n"));
+	assert_null(ts_parse_string(ctx, "two.tsl",
+		A4 "output B[i: 4] = A[i]\n"));
+	assert_error_contains(ctx, "two.tsl:1:7: error: tensor 'A' is "
+		"already defined");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TS_TEST(test_parse_valid__dag_has_expected_shape),
+		TS_TEST(test_parse_matmul__body_is_sum_of_product),
+		TS_TEST(test_parse_out_of_order__stages_in_dependency_order),
+		TS_TEST(test_parse_lets__constant_arithmetic),
+		TS_TEST(test_parse_inputs__all_declared_in_order),
+		TS_TEST(test_parse_reducer__body_extends_right),
+		TS_TEST(test_parse_unused_stage__warns_and_leaves_it_out),
+		TS_TEST(test_parse_outputs__ordered_for_round_trip),
+		TS_TEST(test_parse_test_files__print_round_trip),
+		TS_TEST(test_parse_examples__print_round_trip),
+		TS_TEST(test_parse_file__missing_file),
+		TS_TEST(test_parse_invalid__message_and_position),
+		TS_TEST(test_parse_error__shows_line_and_caret),
+		TS_TEST(test_parse_error__constructor_message_gets_position),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
