@@ -4,3 +4,4 @@ libtessel_la_SOURCES += \
 	backends/loop.c
 tesselinclude_HEADERS += include/tessel/loop.h
 include $(srcdir)/backends/llvm.mk
+include $(srcdir)/backends/cuda.mk

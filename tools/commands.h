@@ -20,6 +20,7 @@ struct ts_command {
 void ts_tool_report(ts_ctx *ctx);
 /* Print the warnings of "ctx", if any, and clear them. */
 void ts_tool_warnings(ts_ctx *ctx);
+int ts_cmd_hw(int argc, char **argv);
 int ts_cmd_eval(int argc, char **argv);
 
 #endif

@@ -3,4 +3,5 @@
 bin_PROGRAMS += tools/tessel
 tools_tessel_SOURCES = tools/tessel.c tools/commands.h
 tools_tessel_LDADD = libtessel.la $(GC_LIBS)
+tools_tessel_SOURCES += tools/cmd_hw.c
 tools_tessel_SOURCES += tools/cmd_eval.c

@@ -7,6 +7,7 @@
 #include <tessel/loop.h>
 #include <tessel/schedule.h>
 #include <tessel/target.h>
+#include <tessel/cuda.h>
 
 #define TESSEL_VERSION "0.1.0"
 
