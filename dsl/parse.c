@@ -324,6 +324,7 @@ static bool equal(const struct token *t, const char *s)
 		strncmp(t->loc, s, t->len) == 0;
 }
 
+/* Return the text of token "t" as a new string. */
 static char *tok_text(const struct token *t)
 {
 	return ts_strndup(t->loc, t->len);
@@ -337,6 +338,7 @@ static const char *tok_desc(const struct token *t)
 	return ts_asprintf("'%.*s'", t->len, t->loc);
 }
 
+/* Move "p" to its next token. */
 static void advance(struct parser *p)
 {
 	p->prev = p->tok;
@@ -407,6 +409,7 @@ static struct token *expect_ident(struct parser *p, const char *what)
 
 /* Constant expressions (lets and extents), evaluated while parsing. */
 
+/* Return the constant "name" declared so far in "p", or NULL. */
 static struct let *find_let(struct parser *p, const char *name)
 {
 	for (int i = 0; i < p->lets.n; i++) {
@@ -542,6 +545,8 @@ static bool cexpr(struct parser *p, int64_t *v)
 
 /* Expressions. */
 
+/* Return a node of "kind" at "tok", starting at "start", with room for
+ * "nargs" operands. */
 static struct node *node_new(enum node_kind kind, struct token *tok,
 	struct token *start, int nargs)
 {
@@ -891,6 +896,7 @@ static struct node *expr(struct parser *p)
 
 /* Statements. */
 
+/* Return the input or stage "name" of "p", or NULL. */
 static struct decl *find_decl(struct parser *p, const char *name)
 {
 	for (int i = 0; i < p->decls.n; i++) {
@@ -901,7 +907,7 @@ static struct decl *find_decl(struct parser *p, const char *name)
 	return NULL;
 }
 
-/* Report where "t" was first defined. */
+/* Return "first defined at line:col" for the token "t". */
 static const char *first_defined(struct parser *p, struct token *t)
 {
 	int line = 1, col = 1;
@@ -1077,7 +1083,7 @@ static bool stage_decl(struct parser *p)
 	ts_vec dims = { 0 };
 	struct decl *d;
 
-	if (equal(p->tok, "output") && p->tok->next->kind == TK_IDENT) {
+	if (equal(p->tok, "output") && !equal(p->tok->next, "[")) {
 		is_output = true;
 		advance(p);
 	}
@@ -1108,15 +1114,17 @@ static bool stage_decl(struct parser *p)
 	return true;
 }
 
-/* statement = let_decl | input_decl | stage_decl, alone on its line(s) */
+/* statement = let_decl | input_decl | stage_decl, alone on its line(s).
+ * "let", "input" and "output" are keywords unless a "[" follows them, so
+ * that a stage may still be called "input". */
 static bool statement(struct parser *p)
 {
 	struct token *t = p->tok;
 	bool ok;
 
-	if (equal(t, "let") && t->next->kind == TK_IDENT)
+	if (equal(t, "let") && !equal(t->next, "["))
 		ok = let_decl(p);
-	else if (equal(t, "input") && t->next->kind == TK_IDENT)
+	else if (equal(t, "input") && !equal(t->next, "["))
 		ok = input_decl(p);
 	else
 		ok = stage_decl(p);
@@ -1243,6 +1251,7 @@ static void collect_rnames(struct builder *b, struct node *n)
 		collect_rnames(b, n->args[i]);
 }
 
+/* Return the innermost axis "name" in scope in "b", or NULL. */
 static ts_axis *scope_find(struct builder *b, const char *name)
 {
 	for (int i = b->scope.n - 1; i >= 0; i--) {
@@ -1564,6 +1573,7 @@ static const char *base_name(const char *path)
 	return ts_strndup(base, dot - base);
 }
 
+/* Parse "src", named "filename" in messages, into a DAG of "ctx". */
 ts_dag *ts_parse_string(ts_ctx *ctx, const char *filename, const char *src)
 {
 	struct parser p = { ctx };
@@ -1614,6 +1624,7 @@ static char *read_file(ts_ctx *ctx, const char *path)
 	return b.s;
 }
 
+/* Parse the file "path" into a DAG of "ctx". */
 ts_dag *ts_parse_file(ts_ctx *ctx, const char *path)
 {
 	char *src;

@@ -187,6 +187,21 @@ static void test_parse_inputs__all_declared_in_order(void **state)
 	assert_int_equal(dag->inputs[1]->dtype, TS_I8);
 }
 
+static void test_parse_keywords__name_a_stage_before_bracket(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "kw.tsl",
+		"input x: f32[4]\n"
+		"input[i: 4] = x[i] + 1.0\n"
+		"output output[i: 4] = input[i] * 2.0\n");
+
+	if (!dag)
+		fail_msg("%s", ts_ctx_error(ctx));
+	assert_int_equal(dag->nstages, 2);
+	assert_non_null(ts_dag_find_stage(dag, "input"));
+	assert_true(ts_dag_is_output(dag, ts_dag_find_tensor(dag, "output")));
+}
+
 static void test_parse_reducer__body_extends_right(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -386,6 +401,8 @@ static const struct invalid_case invalid_cases[] = {
 	  "expected an integer constant, got '2.5'" },
 	{ "slash in a constant", "let N = 4 / 2\n", 1, 11,
 	  "use '//' for division" },
+	{ "let without a name", "let = 4\n", 1, 5,
+	  "expected a constant name before '='" },
 	{ "constant overflow", "let N = 4611686018427387904 * 4\n", 1, 29,
 	  "integer overflow in a constant expression" },
 };
@@ -468,6 +485,7 @@ int main(void)
 		TS_TEST(test_parse_out_of_order__stages_in_dependency_order),
 		TS_TEST(test_parse_lets__constant_arithmetic),
 		TS_TEST(test_parse_inputs__all_declared_in_order),
+		TS_TEST(test_parse_keywords__name_a_stage_before_bracket),
 		TS_TEST(test_parse_reducer__body_extends_right),
 		TS_TEST(test_parse_unused_stage__warns_and_leaves_it_out),
 		TS_TEST(test_parse_outputs__ordered_for_round_trip),
