@@ -14,6 +14,7 @@
 #include <isl/constraint.h>
 #include <isl/ctx.h>
 #include <isl/fixed_box.h>
+#include <isl/ilp.h>
 #include <isl/local_space.h>
 #include <isl/map.h>
 #include <isl/options.h>
@@ -36,7 +37,7 @@ struct ts_acc {
 	bool affine;		/* every index is affine */
 	bool guarded;		/* under at least one affine select condition */
 	bool guard_unknown;	/* under a select whose condition is not affine */
-	int nred;		/* reduction axes bound around the load */
+	uint32_t red_mask;	/* axis positions of the reducers around it */
 	/* Instance -> element on the whole integer space (no domain, no
 	 * guard); a non-affine index spans [0, extent) of its dimension. */
 	isl_map *raw;
@@ -78,5 +79,18 @@ __isl_give isl_set *ts_tensor_box(struct ts_model *m, const ts_tensor *t);
 
 /* count.c */
 int64_t ts_set_count(__isl_keep isl_set *set, bool *exact);
+void ts_counts_fill(ts_stage_info *si, struct ts_model *m);
+
+/* access.c */
+void ts_access_fill(struct ts_model *m, int i, ts_access_info *ai);
+
+/* classify.c */
+void ts_reason(ts_stage_info *si, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ts_classify_stage(ts_stage_info *si);
+void ts_classify_dag(ts_dag_info *di);
+
+/* bounds.c */
+ts_status ts_model_check_bounds(struct ts_model *m);
 
 #endif

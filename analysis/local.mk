@@ -7,3 +7,10 @@ libtessel_la_SOURCES += \
 	analysis/model.c \
 	analysis/footprint.c
 tesselinclude_HEADERS += include/tessel/analysis.h
+libtessel_la_SOURCES += \
+	analysis/access.c \
+	analysis/count.c \
+	analysis/bounds.c \
+	analysis/classify.c \
+	analysis/info.c \
+	analysis/traffic.c

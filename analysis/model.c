@@ -13,7 +13,7 @@ struct walk {
 	isl_set *guard;		/* conjunction of affine conditions around */
 	bool guarded;		/* some affine condition is in "guard" */
 	bool unknown;		/* some condition around is not affine */
-	int nred;		/* reduction axes bound around */
+	uint32_t red_mask;	/* positions of the reduction axes bound */
 };
 
 /* Return the instance space of "s": a set named after the stage with one
@@ -108,7 +108,7 @@ static struct ts_acc *acc_push(struct walk *w, const ts_tensor *t)
 	a->guard = isl_set_copy(w->guard);
 	a->guarded = w->guarded;
 	a->guard_unknown = w->unknown;
-	a->nred = w->nred;
+	a->red_mask = w->red_mask;
 	a->affine = true;
 	return a;
 }
@@ -128,6 +128,7 @@ static void walk_load(struct walk *w, const ts_expr *e)
 }
 
 static void walk_expr(struct walk *w, const ts_expr *e);
+static void walk_reduce(struct walk *w, const ts_expr *e);
 
 /* Walk "e" under the additional condition "cond" (NULL: not affine). */
 static void walk_under(struct walk *w, const ts_expr *e,
@@ -156,6 +157,17 @@ static void walk_select(struct walk *w, const ts_expr *e)
 	walk_under(w, e->c, c ? isl_set_complement(c) : NULL);
 }
 
+/* Walk the reducer "e" with its axes bound. */
+static void walk_reduce(struct walk *w, const ts_expr *e)
+{
+	uint32_t saved = w->red_mask;
+
+	for (int i = 0; i < e->nraxes; i++)
+		w->red_mask |= 1u << ts_axis_pos(w->m->stage, e->raxes[i]);
+	walk_expr(w, e->a);
+	w->red_mask = saved;
+}
+
 /* Collect the accesses of "e" into the model of "w". */
 static void walk_expr(struct walk *w, const ts_expr *e)
 {
@@ -171,9 +183,7 @@ static void walk_expr(struct walk *w, const ts_expr *e)
 		walk_select(w, e);
 		return;
 	case TS_EXPR_REDUCE:
-		w->nred += e->nraxes;
-		walk_expr(w, e->a);
-		w->nred -= e->nraxes;
+		walk_reduce(w, e);
 		return;
 	default:
 		walk_expr(w, e->a);

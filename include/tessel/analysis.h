@@ -70,6 +70,177 @@ ts_footprint *ts_stage_footprint(ts_ctx *ctx, const ts_stage *s,
  * arithmetic, no isl: cheap enough for a search loop. */
 int64_t ts_footprint_volume(const ts_footprint *fp, const int64_t *size);
 
+/* The region of the producer "p" that a tile "origin", "size" of its
+ * consumer "c" needs: the footprint of "c" on p's output, evaluated.
+ * Returns TS_ERROR when "c" does not read "p". */
+ts_status ts_region_for_consumer(ts_ctx *ctx, const ts_stage *c,
+	const ts_stage *p, const int64_t *origin, const int64_t *size,
+	int64_t *lo, int64_t *extent);
+
+/* The four stage classes.  The rules, from isl facts only:
+ *
+ * Reuse.  A load carries reuse along the spatial axis a when its access
+ * relation is not injective in a with every other axis, reduction axes
+ * included, fixed: two instances that differ only in a read the same
+ * element (matmul: A[i, k] is the same for every j, so A carries reuse
+ * along j).  Fixing the reduction axes keeps the halo of a sliding
+ * window (X[h + r]: h and r move together) out of it: a window overlap
+ * is not reuse that tiling the spatial axes could exploit.
+ *
+ * TS_CLASS_DIRECT: no reduction axis.
+ * TS_CLASS_COMPLEX_REDUCTION: a reduction in which every affine load
+ *	bound under a reducer carries reuse along some spatial axis.  Then
+ *	the elements read by a tile of the spatial axes grow more slowly
+ *	than the tile, and multi-level tiling pays (matmul, conv, batched
+ *	matmul).  When one load streams without reuse (GEMV: A[i, k] is read
+ *	once per instance; depthwise conv: X[n, c, h + r, w + s]), the stage
+ *	is memory bound whatever the tiling, so it is a simple reduction
+ *	even though another input (x[k], the weights) is reused.
+ * TS_CLASS_SIMPLE_REDUCTION: any other reduction (sums, norms, pooling,
+ *	GEMV).
+ * TS_CLASS_LOCATION_TUNABLE: a direct stage that a complex reduction
+ *	reads under its reducer with reuse (padding or a layout packing
+ *	before a conv): inlining would recompute it once per reuse, so where
+ *	it is computed is a knob.  Only ts_analyze_dag, which knows the
+ *	consumers, gives this class.
+ */
+typedef enum ts_class {
+	TS_CLASS_DIRECT,
+	TS_CLASS_SIMPLE_REDUCTION,
+	TS_CLASS_COMPLEX_REDUCTION,
+	TS_CLASS_LOCATION_TUNABLE,
+	TS_CLASS_COUNT
+} ts_class;
+
+/* "direct", "simple_reduction", "complex_reduction", "location_tunable". */
+const char *ts_class_name(ts_class c);
+
+/* The stride of an axis in an access that is not affine in it. */
+#define TS_STRIDE_UNKNOWN INT64_MIN
+
+/* One access of a stage. */
+typedef struct ts_access_info {
+	const ts_tensor *tensor;
+	const ts_expr *load;	/* the LOAD node; NULL for the write */
+	bool write;
+	bool affine;		/* every index affine in the axes */
+	bool guarded;		/* under an affine select condition */
+	bool in_reduction;	/* bound under a reducer */
+	int64_t instances;	/* times it is evaluated: the spatial extent
+				 * times the reducers' extents around it */
+	const char *text;	/* "X[h - 1, w]" as written */
+	const char *relation;	/* isl text of instance -> element */
+	/* reuse[a]: not injective in spatial axis a (other axes fixed). */
+	bool reuse[TS_MAX_AXES];
+	/* Elements moved in the flattened tensor (C order) by a unit step
+	 * of each axis; TS_STRIDE_UNKNOWN where an index is not affine. */
+	int64_t stride[TS_MAX_AXES];
+	/* The axis of stride 1 (the innermost one if several), or -1: the
+	 * axis to vectorise or coalesce for this access. */
+	int contiguous_axis;
+	bool injective;		/* no two instances touch the same element */
+	bool covers;		/* touches every element of the tensor */
+	int64_t distinct;	/* distinct elements touched */
+	bool distinct_exact;	/* false: "distinct" is an upper bound */
+} ts_access_info;
+
+/* Operation counts of a stage, over its whole iteration space.  An
+ * operation under a reducer counts once per instance of the reduction
+ * axes around it; the reducer's own combine step counts too (sum: an add,
+ * max/min: a compare, prod: a mul).  A multiply whose result feeds an add
+ * (a * b + c, or the body of a sum) is one fma.  Index arithmetic and
+ * affine guards are not counted. */
+typedef struct ts_counts {
+	int64_t add;		/* add, sub, neg */
+	int64_t mul;
+	int64_t fma;		/* fused multiply-add pairs */
+	int64_t div;		/* div, floordiv, mod */
+	int64_t special;	/* exp, log, sqrt, rsqrt, tanh, sigmoid, erf, pow */
+	int64_t compare;	/* comparisons, min, max, select on data */
+	int64_t other;		/* casts, abs, floor, round, logic */
+	int64_t flops;		/* add + mul + 2 fma + div + special + compare */
+	int64_t bytes_read;	/* distinct elements read x dtype size */
+	int64_t bytes_written;
+	double intensity;	/* flops / (bytes read + written) */
+} ts_counts;
+
+/* What the meta-templates need to know about one stage. */
+typedef struct ts_stage_info {
+	const ts_stage *stage;
+	ts_class klass;
+	int naxes;		/* ndim + nraxes */
+	const char *domain;	/* isl text of the instance set */
+	int naccesses;		/* loads in body order, then the write */
+	ts_access_info *accesses;
+	bool reuse_axes[TS_MAX_AXES];	/* some load carries reuse along it */
+	bool data_dependent;	/* some index is not affine */
+	int64_t spatial_extent;	/* product of the spatial extents */
+	int64_t reduce_extent;	/* product of the reduction extents */
+	ts_counts counts;
+	int nreasons;		/* why the class: one line each */
+	const char **reasons;
+	/* Filled by ts_analyze_dag: */
+	int nconsumers;
+	int *consumers;		/* stage indices in the DAG */
+	bool *fusable;		/* per consumer: elementwise, injective access
+				 * on the same spatial domain */
+	bool inlinable;		/* direct, and inlining recomputes nothing
+				 * expensive (see ts_analyze_dag) */
+	int64_t consumer_reads;	/* loads of its output by all consumers */
+} ts_stage_info;
+
+/* All stages of a DAG, in the DAG's topological order. */
+typedef struct ts_dag_info {
+	const ts_dag *dag;
+	int nstages;
+	ts_stage_info **stages;
+} ts_dag_info;
+
+/* Analyse "s" alone: accesses, reuse, counts, class (never
+ * TS_CLASS_LOCATION_TUNABLE, which needs the consumers).  NULL with an
+ * error when isl cannot model it. */
+ts_stage_info *ts_analyze_stage(ts_ctx *ctx, const ts_stage *s);
+
+/* Analyse every stage of "dag", check bounds, fill consumers, fusability,
+ * inlinability and location-tunable stages.
+ * Requires: a DAG.  Produces: one ts_stage_info per stage.
+ * NULL with an error naming the stage and access when an access is out of
+ * bounds. */
+ts_dag_info *ts_analyze_dag(ts_ctx *ctx, const ts_dag *dag);
+
+/* Check that every access of "s" stays inside its tensor under its
+ * guards; on failure the error names the stage, the access and a
+ * sample instance.  A non-affine index is assumed in bounds. */
+ts_status ts_stage_check_bounds(ts_ctx *ctx, const ts_stage *s);
+
+/* Whether the spatial iterations of "si" are too few to give every one of
+ * "cores" parallel workers at least one: then the reduction must be
+ * factored (rfactor) to fill the machine. */
+bool ts_stage_info_needs_rfactor(const ts_stage_info *si, int cores);
+
+/* The traffic model of a stage: the footprints of every tensor it touches,
+ * evaluated in closed form (no isl), so a search can rate thousands of
+ * loop nests per second. */
+typedef struct ts_traffic {
+	const ts_stage *stage;
+	int naxes;
+	int nfootprints;
+	ts_footprint **footprints;	/* inputs, then the output */
+	size_t *elem_size;		/* bytes per element of each */
+} ts_traffic;
+
+ts_traffic *ts_traffic_new(ts_ctx *ctx, const ts_stage *s);
+
+/* For the loop nest "loops" (outermost first) where loop l runs
+ * "trip"[l] iterations of stage axis "axis"[l] (tiles nest: the product
+ * of the trips of the loops of an axis is its extent), write in
+ * "bytes"[l] the distinct bytes one iteration of loop l touches (the
+ * footprint of everything inside it), and in "reuse"[l] (may be NULL) the
+ * ratio trip[l] * bytes[l] / (distinct bytes of the whole loop l): how
+ * many times loop l re-touches what one of its iterations brings. */
+void ts_traffic_eval(const ts_traffic *tr, int nloops, const int *axis,
+	const int64_t *trip, int64_t *bytes, double *reuse);
+
 #ifdef __cplusplus
 }
 #endif

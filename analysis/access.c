@@ -1,0 +1,145 @@
+/* Per-access facts: reuse along each spatial axis, strides, the
+ * contiguous axis, injectivity, coverage and distinct elements. */
+#include <config.h>
+
+#include "analysis/internal.h"
+
+/* Return the relation x -> y of "m" with y equal to x on every axis but
+ * "a", and y[a] > x[a]. */
+static __isl_give isl_map *step_along(struct ts_model *m, int a)
+{
+	isl_map *map = isl_map_universe(isl_space_map_from_set(
+		isl_space_copy(m->space)));
+
+	for (int b = 0; b < m->naxes; b++)
+		if (b != a)
+			map = isl_map_equate(map, isl_dim_in, b, isl_dim_out, b);
+	return isl_map_order_lt(map, isl_dim_in, a, isl_dim_out, a);
+}
+
+/* Return whether two instances of "rel" that differ only along axis "a"
+ * touch the same element. */
+static bool reuse_along(struct ts_model *m, __isl_keep isl_map *rel, int a)
+{
+	isl_map *same = isl_map_apply_range(isl_map_copy(rel),
+		isl_map_reverse(isl_map_copy(rel)));
+	isl_bool empty;
+
+	same = isl_map_intersect(same, step_along(m, a));
+	empty = isl_map_is_empty(same);
+	isl_map_free(same);
+	return empty == isl_bool_false;
+}
+
+/* Return the coefficient of axis "a" in "pa" (an affine function without
+ * integer divisions), or TS_STRIDE_UNKNOWN. */
+static int64_t coef_of(__isl_keep isl_pw_aff *pa, int a)
+{
+	isl_aff *aff;
+	isl_val *v;
+	int64_t r = TS_STRIDE_UNKNOWN;
+
+	if (!pa || isl_pw_aff_isa_aff(pa) != isl_bool_true)
+		return r;
+	aff = isl_pw_aff_as_aff(isl_pw_aff_copy(pa));
+	if (aff && isl_aff_dim(aff, isl_dim_div) == 0) {
+		v = isl_aff_get_coefficient_val(aff, isl_dim_in, a);
+		if (v && isl_val_is_int(v) == isl_bool_true)
+			r = isl_val_get_num_si(v);
+		isl_val_free(v);
+	}
+	isl_aff_free(aff);
+	return r;
+}
+
+/* Return the stride of axis "a" in the flattened tensor of "acc". */
+static int64_t stride_of(const struct ts_acc *acc, int a)
+{
+	int64_t stride = 0, row = 1;
+
+	for (int d = acc->ndim - 1; d >= 0; d--) {
+		int64_t c = coef_of(acc->index[d], a);
+		if (c == TS_STRIDE_UNKNOWN)
+			return c;
+		stride += c * row;
+		row *= acc->tensor->shape[d];
+	}
+	return stride;
+}
+
+/* Fill the strides and the contiguous axis of "ai" from "acc". */
+static void fill_strides(struct ts_model *m, const struct ts_acc *acc,
+	ts_access_info *ai)
+{
+	ai->contiguous_axis = -1;
+	for (int a = 0; a < m->naxes; a++) {
+		ai->stride[a] = stride_of(acc, a);
+		if (ai->stride[a] == 1)
+			ai->contiguous_axis = a;
+	}
+}
+
+/* Fill the reuse flags of "ai": spatial axes only, affine loads only. */
+static void fill_reuse(struct ts_model *m, __isl_keep isl_map *rel,
+	const struct ts_acc *acc, ts_access_info *ai)
+{
+	if (acc->write || !acc->affine)
+		return;
+	for (int a = 0; a < m->stage->ndim; a++)
+		ai->reuse[a] = reuse_along(m, rel, a);
+}
+
+/* Fill injectivity, coverage and the distinct elements of "ai". */
+static void fill_range(struct ts_model *m, __isl_keep isl_map *rel,
+	const struct ts_acc *acc, ts_access_info *ai)
+{
+	isl_set *range = isl_map_range(isl_map_copy(rel));
+	isl_set *box = ts_tensor_box(m, acc->tensor);
+
+	ai->injective = acc->affine &&
+		isl_map_is_injective(rel) == isl_bool_true;
+	ai->covers = acc->affine &&
+		isl_set_is_subset(box, range) == isl_bool_true;
+	ai->distinct = ts_set_count(range, &ai->distinct_exact);
+	ai->distinct_exact &= acc->affine;
+	isl_set_free(range);
+	isl_set_free(box);
+}
+
+/* Return the write of "s" as text: "C[i, j]". */
+static const char *write_text(const ts_stage *s)
+{
+	ts_buf b;
+
+	ts_buf_init(&b);
+	ts_buf_printf(&b, "%s[", s->name);
+	for (int d = 0; d < s->ndim; d++)
+		ts_buf_printf(&b, "%s%s", d ? ", " : "", s->axes[d]->name);
+	ts_buf_putc(&b, ']');
+	return b.s;
+}
+
+/* Fill "ai" with the facts of access "i" of "m". */
+void ts_access_fill(struct ts_model *m, int i, ts_access_info *ai)
+{
+	const struct ts_acc *acc = &m->acc[i];
+	isl_map *rel = ts_acc_relation(m, acc);
+
+	ai->tensor = acc->tensor;
+	ai->load = acc->load;
+	ai->write = acc->write;
+	ai->affine = acc->affine;
+	ai->guarded = acc->guarded;
+	ai->in_reduction = acc->red_mask != 0;
+	ai->instances = 1;
+	for (int a = 0; a < m->naxes; a++)
+		if (a < m->stage->ndim || (acc->red_mask & (1u << a)))
+			ai->instances *= ts_axis_at(m->stage, a)->extent;
+	ai->text = acc->load ? ts_expr_to_string(acc->load)
+		: write_text(m->stage);
+	ai->relation = ts_isl_map_str(rel);
+	fill_reuse(m, rel, acc, ai);
+	fill_strides(m, acc, ai);
+	fill_range(m, rel, acc, ai);
+	isl_map_free(rel);
+}
