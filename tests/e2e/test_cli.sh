@@ -1,0 +1,159 @@
+#!/bin/sh
+# End-to-end checks of the tessel command line: help and version, exit
+# codes, `tessel eval` on the small examples, reproducibility through
+# --inputs, and the diagnostics of bad programs and bad inputs.
+set -u
+
+builddir=${TS_BUILDDIR:-.}
+srcdir=${TS_SRCDIR:-.}
+tessel=$builddir/tools/tessel
+examples=$srcdir/examples
+failures=0
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessel-cli.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+	echo "FAIL: $*"
+	failures=$((failures + 1))
+}
+
+# expect CODE NAME COMMAND...: run COMMAND, keep its output in
+# $tmp/NAME.out and $tmp/NAME.err, and check its exit status.
+expect() {
+	want=$1 name=$2
+	shift 2
+	"$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	got=$?
+	if [ "$got" -ne "$want" ]; then
+		fail "$name: exit $got, expected $want ($*)"
+		sed 's/^/  | /' "$tmp/$name.err"
+	fi
+}
+
+# contains NAME STREAM TEXT: check that $tmp/NAME.STREAM holds TEXT.
+contains() {
+	if ! grep -qF -- "$3" "$tmp/$1.$2"; then
+		fail "$1: std$2 lacks '$3'"
+		sed 's/^/  | /' "$tmp/$1.$2"
+	fi
+}
+
+[ -x "$tessel" ] || { echo "no $tessel"; exit 99; }
+
+# Help, version, usage errors.
+expect 0 help "$tessel" --help
+contains help out "eval"
+expect 0 version "$tessel" --version
+contains version out "tessel "
+expect 2 no_args "$tessel"
+expect 2 unknown_verb "$tessel" frobnicate
+contains unknown_verb err "unknown command 'frobnicate'"
+expect 0 eval_help "$tessel" eval --help
+contains eval_help out "--inputs DIR"
+expect 2 eval_no_file "$tessel" eval
+contains eval_no_file err "usage: tessel eval"
+expect 2 eval_bad_option "$tessel" eval --fast "$examples/softmax.tsl"
+contains eval_bad_option err "unknown option '--fast'"
+expect 2 eval_bad_seed "$tessel" eval "$examples/softmax.tsl" --seed x
+contains eval_bad_seed err "--seed takes a non-negative integer"
+expect 2 eval_missing_program "$tessel" eval "$tmp/absent.tsl"
+contains eval_missing_program err "absent.tsl"
+
+# ones_npy FILE SHAPE COUNT: write a .npy file of COUNT f32 ones of the
+# shape SHAPE (a Python tuple), header padded to 128 bytes.
+ones_npy() {
+	{
+		printf '\223NUMPY\001\000\166\000'
+		printf '%-117s\n' "{'descr': '<f4', 'fortran_order': False, 'shape': $2, }"
+		i=0
+		while [ "$i" -lt "$3" ]; do
+			printf '\000\000\200\077'
+			i=$((i + 1))
+		done
+	} >"$1"
+}
+
+# A tiny matmul written here: evaluated on generated inputs, and on inputs
+# of ones, where every element of C is K = 5.
+cat >"$tmp/mm.tsl" <<'EOF'
+let M = 3
+let K = 5
+input A: f32[M, K]
+input B: f32[K, 4]
+output C[i: M, j: 4] = sum(k: K) A[i, k] * B[k, j]
+EOF
+expect 0 mm "$tessel" eval "$tmp/mm.tsl" --seed 3 --out "$tmp/mm"
+for f in A B C; do
+	[ -s "$tmp/mm/$f.npy" ] || fail "mm: $f.npy was not written"
+done
+contains mm out "C f32[3, 4] sum="
+mkdir "$tmp/ones"
+ones_npy "$tmp/ones/A.npy" "(3, 5)" 15
+ones_npy "$tmp/ones/B.npy" "(5, 4)" 20
+expect 0 mm_ones "$tessel" eval "$tmp/mm.tsl" --inputs "$tmp/ones" \
+	--out "$tmp/ones.out"
+contains mm_ones out "C f32[3, 4] sum=60 max_abs=5"
+
+# The small examples at their real sizes; each run's outputs come back
+# bit for bit when its written inputs are read again, and the same seed
+# gives the same outputs.
+for ex in softmax layer_norm max_pool lenet mlp; do
+	expect 0 "$ex" "$tessel" eval "$examples/$ex.tsl" --seed 5 \
+		--out "$tmp/$ex.a"
+	out=$(sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\) .* sum=.*/\1/p' \
+		"$tmp/$ex.out")
+	[ -n "$out" ] || fail "$ex: no summary line"
+	for o in $out; do
+		[ -s "$tmp/$ex.a/$o.npy" ] || fail "$ex: $o.npy was not written"
+	done
+	expect 0 "$ex.again" "$tessel" eval "$examples/$ex.tsl" \
+		--inputs "$tmp/$ex.a" --out "$tmp/$ex.b"
+	expect 0 "$ex.seed" "$tessel" eval "$examples/$ex.tsl" --seed 5 \
+		--out "$tmp/$ex.c"
+	for o in $out; do
+		cmp -s "$tmp/$ex.a/$o.npy" "$tmp/$ex.b/$o.npy" ||
+			fail "$ex: $o differs when its inputs are read back"
+		cmp -s "$tmp/$ex.a/$o.npy" "$tmp/$ex.c/$o.npy" ||
+			fail "$ex: $o differs between two runs with seed 5"
+	done
+	cmp -s "$tmp/$ex.out" "$tmp/$ex.again.out" ||
+		fail "$ex: the summaries differ when inputs are read back"
+done
+
+# Another seed gives other inputs and other outputs.
+expect 0 mm_seed4 "$tessel" eval "$tmp/mm.tsl" --seed 4 --out "$tmp/mm4"
+cmp -s "$tmp/mm/C.npy" "$tmp/mm4/C.npy" &&
+	fail "mm: seeds 3 and 4 gave the same output"
+
+# A syntax error: exit 2, file:line:col and a caret under the token.
+printf 'input A: f32[4]\noutput B[i: 4] = A[i] +* 2.0\n' >"$tmp/bad.tsl"
+expect 2 syntax "$tessel" eval "$tmp/bad.tsl" --out "$tmp/bad"
+contains syntax err "bad.tsl:2:"
+grep -q '^ *\^' "$tmp/syntax.err" || fail "syntax: no caret line"
+[ -e "$tmp/bad/B.npy" ] && fail "syntax: an output was written"
+
+# Inputs read from a folder: a missing file and a wrong shape exit 2.
+mkdir "$tmp/partial"
+cp "$tmp/mm/A.npy" "$tmp/partial/"
+expect 2 missing_input "$tessel" eval "$tmp/mm.tsl" --inputs "$tmp/partial" \
+	--out "$tmp/partial.out"
+contains missing_input err "input 'B'"
+contains missing_input err "B.npy"
+cp "$tmp/mm/C.npy" "$tmp/partial/B.npy"
+expect 2 wrong_shape "$tessel" eval "$tmp/mm.tsl" --inputs "$tmp/partial" \
+	--out "$tmp/partial.out"
+contains wrong_shape err "holds f32[3, 4] but the program declares f32[5, 4]"
+
+# The interpreter failing on valid input: exit 1 with its message.
+printf 'input A: i32[4]\noutput C[i: 4] = A[i] // (A[i] - A[i])\n' \
+	>"$tmp/div.tsl"
+expect 1 div "$tessel" eval "$tmp/div.tsl" --out "$tmp/div"
+contains div err "division by zero"
+
+if [ "$failures" -ne 0 ]; then
+	echo "$failures check(s) failed"
+	exit 1
+fi
+echo "all command-line checks passed"
+exit 0
