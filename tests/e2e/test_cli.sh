@@ -151,6 +151,11 @@ printf 'input A: i32[4]\noutput C[i: 4] = A[i] // (A[i] - A[i])\n' \
 expect 1 div "$tessel" eval "$tmp/div.tsl" --out "$tmp/div"
 contains div err "division by zero"
 
+# The standalone API example checks one element by hand.
+expect 0 matmul_api "$builddir/examples/matmul_api" 24
+contains matmul_api out "checksum"
+contains matmul_api out "output C[i: 24, j: 24]"
+
 if [ "$failures" -ne 0 ]; then
 	echo "$failures check(s) failed"
 	exit 1
