@@ -6,16 +6,23 @@
 
 #include "analysis/internal.h"
 
-/* Append the formatted reason "fmt" to "si". */
+/* Append the formatted reason "fmt" to "si", unless it is already there
+ * (a load written twice gives one line). */
 void ts_reason(ts_stage_info *si, const char *fmt, ...)
 {
-	const char **r = ts_new_array(const char *, si->nreasons + 1);
+	const char **r;
+	const char *line;
 	va_list ap;
 
-	memcpy(r, si->reasons, sizeof(*r) * si->nreasons);
 	va_start(ap, fmt);
-	r[si->nreasons++] = ts_vasprintf(fmt, ap);
+	line = ts_vasprintf(fmt, ap);
 	va_end(ap);
+	for (int i = 0; i < si->nreasons; i++)
+		if (strcmp(si->reasons[i], line) == 0)
+			return;
+	r = ts_new_array(const char *, si->nreasons + 1);
+	memcpy(r, si->reasons, sizeof(*r) * si->nreasons);
+	r[si->nreasons++] = line;
 	si->reasons = r;
 }
 
@@ -73,9 +80,9 @@ static bool reasons_for_loads(ts_stage_info *si)
 			ts_reason(si, "%s carries reuse along %s", ai->text,
 				axis_list(s, ai->reuse, s->ndim));
 		else if (ai->in_reduction)
-			ts_reason(si, "%s streams: injective in every spatial "
-				"axis once the reduction axes are fixed",
-				ai->text);
+			ts_reason(si, "%s has no reuse across spatial axes "
+				"(injective in each once the others and the "
+				"reduction axes are fixed)", ai->text);
 		if (!ai->in_reduction)
 			continue;
 		under++;

@@ -3,3 +3,8 @@ check_PROGRAMS += tests/analysis/test_footprint
 TESTS += tests/analysis/test_footprint
 tests_analysis_test_footprint_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_analysis_test_footprint_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += tests/analysis/test_classify
+TESTS += tests/analysis/test_classify
+tests_analysis_test_classify_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_analysis_test_classify_LDADD = examples/libcatalogue.la $(TEST_LIBS)
