@@ -5,7 +5,9 @@
 #include <tessel/dsl.h>
 #include <tessel/analysis.h>
 #include <tessel/loop.h>
+#include <tessel/backend.h>
 #include <tessel/schedule.h>
+#include <tessel/lower.h>
 #include <tessel/target.h>
 #include <tessel/cuda.h>
 

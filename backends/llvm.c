@@ -1,0 +1,224 @@
+/* The LLVM backend's common parts: per-context state, errors, target
+ * machines for any triple and CPU, and the optimisation pipeline. */
+#include <config.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include "backends/llvm_internal.h"
+
+ts_compile_options ts_compile_options_default(void)
+{
+	ts_compile_options o;
+
+	memset(&o, 0, sizeof(o));
+	o.opt_level = 3;
+	o.contract = true;
+	return o;
+}
+
+const ts_compile_options *ts_llvm_options(const ts_compile_options *opt,
+	ts_compile_options *storage)
+{
+	if (opt)
+		return opt;
+	*storage = ts_compile_options_default();
+	return storage;
+}
+
+struct ts_llvm_state *ts_llvm_state(ts_ctx *ctx)
+{
+	void **slot = ts_ctx_slot(ctx, TS_SLOT_LLVM);
+
+	if (!*slot) {
+		*slot = ts_new(struct ts_llvm_state);
+		ts_ctx_on_free(ctx, ts_llvm_free_modules, *slot);
+	}
+	return *slot;
+}
+
+void ts_llvm_init(ts_ctx *ctx)
+{
+	struct ts_llvm_state *st = ts_llvm_state(ctx);
+
+	if (st->targets_ready)
+		return;
+	LLVMInitializeAllTargetInfos();
+	LLVMInitializeAllTargets();
+	LLVMInitializeAllTargetMCs();
+	LLVMInitializeAllAsmPrinters();
+	LLVMInitializeAllAsmParsers();
+	st->targets_ready = true;
+}
+
+ts_status ts_llvm_error(ts_ctx *ctx, LLVMErrorRef err, const char *what)
+{
+	char *msg = LLVMGetErrorMessage(err);	/* consumes "err" */
+
+	ts_ctx_set_error(ctx, "%s: %s", what, msg ? msg : "(no message)");
+	LLVMDisposeErrorMessage(msg);
+	return TS_ERROR;
+}
+
+/* The "k"-th dash-separated component of "triple" (GC string). */
+static char *triple_part(const char *triple, int k)
+{
+	const char *p = triple, *q;
+
+	for (int i = 0; i < k && p; i++) {
+		p = strchr(p, '-');
+		if (p)
+			p++;
+	}
+	if (!p)
+		return ts_strdup("");
+	q = strchr(p, '-');
+	return q ? ts_strndup(p, (size_t)(q - p)) : ts_strdup(p);
+}
+
+/* Copy the LLVM string "s" into GC memory and dispose it. */
+static const char *take_message(char *s)
+{
+	const char *r = ts_strdup(s ? s : "");
+
+	LLVMDisposeMessage(s);
+	return r;
+}
+
+/* Fill the triple, CPU and features of "out" from "opt" and the host. */
+static void target_names(const ts_compile_options *opt,
+	struct ts_llvm_target *out)
+{
+	const char *host = take_message(LLVMGetDefaultTargetTriple());
+	const char *triple = take_message(LLVMNormalizeTargetTriple(
+		opt->triple ? opt->triple : host));
+	bool host_cpu;
+
+	host = take_message(LLVMNormalizeTargetTriple(host));
+	out->triple = triple;
+	out->host_arch = !strcmp(triple_part(triple, 0), triple_part(host, 0))
+		&& !strcmp(triple_part(triple, 2), triple_part(host, 2));
+	host_cpu = !opt->cpu && (!opt->triple || !strcmp(triple, host));
+	out->cpu = opt->cpu ? opt->cpu : host_cpu
+		? take_message(LLVMGetHostCPUName()) : "generic";
+	out->features = opt->features ? opt->features : host_cpu
+		? take_message(LLVMGetHostCPUFeatures()) : "";
+}
+
+ts_status ts_llvm_target(ts_ctx *ctx, const ts_compile_options *opt,
+	bool jit, struct ts_llvm_target *out)
+{
+	static const LLVMCodeGenOptLevel levels[4] = {
+		LLVMCodeGenLevelNone, LLVMCodeGenLevelLess,
+		LLVMCodeGenLevelDefault, LLVMCodeGenLevelAggressive,
+	};
+	LLVMTargetRef t;
+	char *msg = NULL;
+	int level = TS_MIN(TS_MAX(opt->opt_level, 0), 3);
+
+	ts_llvm_init(ctx);
+	memset(out, 0, sizeof(*out));
+	target_names(opt, out);
+	if (LLVMGetTargetFromTriple(out->triple, &t, &msg)) {
+		ts_ctx_set_error(ctx, "target triple '%s': %s", opt->triple ?
+			opt->triple : out->triple, msg ? msg : "unknown target");
+		LLVMDisposeMessage(msg);
+		return TS_ERROR;
+	}
+	out->tm = LLVMCreateTargetMachine(t, out->triple, out->cpu,
+		out->features, levels[level], LLVMRelocPIC,
+		jit ? LLVMCodeModelJITDefault : LLVMCodeModelDefault);
+	if (!out->tm)
+		return ts_ctx_set_error(ctx, "LLVM made no target machine for "
+			"'%s' (cpu '%s')", out->triple, out->cpu);
+	return TS_OK;
+}
+
+ts_status ts_llvm_optimize(ts_ctx *ctx, LLVMModuleRef m,
+	const ts_compile_options *opt, const struct ts_llvm_target *target)
+{
+	LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+	int level = TS_MIN(TS_MAX(opt->opt_level, 0), 3);
+	LLVMErrorRef err;
+
+	LLVMPassBuilderOptionsSetLoopVectorization(po, level >= 2);
+	LLVMPassBuilderOptionsSetSLPVectorization(po, level >= 2);
+	LLVMPassBuilderOptionsSetLoopUnrolling(po, level >= 2);
+	LLVMPassBuilderOptionsSetLoopInterleaving(po, level >= 2);
+	err = LLVMRunPasses(m, ts_asprintf("default<O%d>", level), target->tm,
+		po);
+	LLVMDisposePassBuilderOptions(po);
+	if (err)
+		return ts_llvm_error(ctx, err, ts_asprintf("optimising '%s'",
+			LLVMGetModuleIdentifier(m, &(size_t){ 0 })));
+	return TS_OK;
+}
+
+LLVMModuleRef ts_llvm_build(ts_ctx *ctx, LLVMContextRef c, const ts_func *f,
+	const ts_compile_options *opt, const struct ts_llvm_target *target)
+{
+	LLVMModuleRef m = ts_llvm_emit(ctx, c, f, opt, target);
+	LLVMTargetDataRef td;
+
+	if (!m)
+		return NULL;
+	td = LLVMCreateTargetDataLayout(target->tm);
+	LLVMSetModuleDataLayout(m, td);
+	LLVMDisposeTargetData(td);
+	if (ts_llvm_optimize(ctx, m, opt, target) < 0) {
+		LLVMDisposeModule(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* Build "f" with a fresh context and target, then hand the module to
+ * "fn" to turn into text ("*out"). */
+static ts_status emit_text(ts_ctx *ctx, const ts_func *f,
+	const ts_compile_options *opt, bool assembly, char **out)
+{
+	ts_compile_options storage;
+	struct ts_llvm_target target;
+	LLVMContextRef c;
+	LLVMModuleRef m;
+	LLVMMemoryBufferRef buf = NULL;
+	char *msg = NULL;
+	ts_status st = TS_OK;
+
+	opt = ts_llvm_options(opt, &storage);
+	if (ts_llvm_target(ctx, opt, false, &target) < 0)
+		return TS_ERROR;
+	c = LLVMContextCreate();
+	m = ts_llvm_build(ctx, c, f, opt, &target);
+	if (!m) {
+		st = TS_ERROR;
+	} else if (!assembly) {
+		*out = (char *)take_message(LLVMPrintModuleToString(m));
+	} else if (LLVMTargetMachineEmitToMemoryBuffer(target.tm, m,
+			LLVMAssemblyFile, &msg, &buf)) {
+		st = ts_ctx_set_error(ctx, "assembly of '%s': %s", f->name,
+			msg ? msg : "(no message)");
+		LLVMDisposeMessage(msg);
+	} else {
+		*out = ts_strndup(LLVMGetBufferStart(buf), LLVMGetBufferSize(buf));
+		LLVMDisposeMemoryBuffer(buf);
+	}
+	if (m)
+		LLVMDisposeModule(m);
+	LLVMContextDispose(c);
+	LLVMDisposeTargetMachine(target.tm);
+	return st;
+}
+
+ts_status ts_module_emit_llvm_ir(ts_ctx *ctx, const ts_func *f,
+	const ts_compile_options *opt, char **out)
+{
+	return emit_text(ctx, f, opt, false, out);
+}
+
+ts_status ts_module_emit_asm(ts_ctx *ctx, const ts_func *f,
+	const ts_compile_options *opt, char **out)
+{
+	return emit_text(ctx, f, opt, true, out);
+}

@@ -1,0 +1,1389 @@
+/* Loop IR to LLVM IR.
+ *
+ * Requires: a ts_func whose buffers are its arguments or allocated by
+ * ALLOC statements, and whose variables are bound by enclosing loops.
+ * Produces: one verified LLVM module holding the external function
+ * "void name(T *noalias arg0, ...)" and, per parallel loop, an internal
+ * body function and a trampoline called by ts_runtime_parallel_for.
+ *
+ * Values live in registers with the "register type" of their dtype: bool
+ * is i1 (i8 in memory), f16 is computed as float (half in memory, each
+ * cast to f16 rounds), other dtypes are themselves.  Inside a vectorized
+ * loop of extent W the body is emitted once: the loop variable is the
+ * vector <0, 1, ..., W-1>, values that do not depend on it stay scalar
+ * and are splatted where they meet a vector, guards whose condition is a
+ * vector become masks of the loads and stores beneath them.
+ */
+#include <config.h>
+
+#include <ctype.h>
+#include <inttypes.h>
+
+#include <llvm-c/Analysis.h>
+
+#include "backends/llvm_internal.h"
+
+/* Vectorized loops wider than this run as scalar loops instead. */
+#define TS_MAX_VECTOR 64
+/* Unrolled loops longer than this run as scalar loops instead. */
+#define TS_MAX_UNROLL 1024
+
+struct binding {
+	const void *key;	/* a ts_tensor (buffers) or a ts_axis (vars) */
+	LLVMValueRef v;
+};
+
+struct env {
+	struct binding *b;
+	int n, cap;
+};
+
+typedef struct emitter {
+	ts_ctx *ctx;
+	const ts_func *f;
+	const ts_compile_options *opt;
+	const struct ts_llvm_target *target;
+	LLVMContextRef c;
+	LLVMModuleRef m;
+	LLVMBuilderRef b;	/* the current insertion point */
+	LLVMBuilderRef ab;	/* allocas, at the end of the entry block */
+	LLVMValueRef fn;	/* the function being emitted */
+	const char *sym;	/* the external function's name */
+	struct env bufs;	/* buffer -> pointer */
+	struct env vars;	/* loop variable -> i64 (or vector of i64) */
+	const ts_axis *vaxis;	/* the vectorized variable, or NULL */
+	unsigned width;		/* its extent, 0 outside vector code */
+	LLVMValueRef mask;	/* active lanes under vector guards, or NULL */
+	bool lane0;		/* read "vaxis" as 0: contiguous addresses */
+	int nouter;		/* parallel bodies outlined so far */
+	ts_status status;	/* TS_ERROR once a message is set */
+	LLVMTypeRef i1, i8, i32, i64, half, f32, f64, ptr, vd;
+} emitter;
+
+static LLVMValueRef emit_expr(emitter *e, const ts_expr *x);
+static void emit_stmt(emitter *e, const ts_stmt *s);
+
+/* Record the error "fmt" in the context of "e" unless one is recorded. */
+static void emit_error(emitter *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void emit_error(emitter *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e->status == TS_ERROR)
+		return;
+	va_start(ap, fmt);
+	ts_ctx_set_error(e->ctx, "%s", ts_vasprintf(fmt, ap));
+	va_end(ap);
+	e->status = TS_ERROR;
+}
+
+/* Bind "key" to "v" in "env", shadowing earlier bindings. */
+static void env_push(struct env *env, const void *key, LLVMValueRef v)
+{
+	if (env->n == env->cap) {
+		int cap = env->cap ? 2 * env->cap : 16;
+		env->b = ts_grow(env->b, sizeof(*env->b), env->n, cap);
+		env->cap = cap;
+	}
+	env->b[env->n].key = key;
+	env->b[env->n++].v = v;
+}
+
+/* The innermost value bound to "key" in "env", or NULL. */
+static LLVMValueRef env_find(const struct env *env, const void *key)
+{
+	for (int i = env->n - 1; i >= 0; i--)
+		if (env->b[i].key == key)
+			return env->b[i].v;
+	return NULL;
+}
+
+/* Types. */
+
+/* The register type of "t". */
+static LLVMTypeRef reg_type(emitter *e, ts_dtype t)
+{
+	switch (t) {
+	case TS_BOOL: return e->i1;
+	case TS_I8: case TS_U8: return e->i8;
+	case TS_I32: return e->i32;
+	case TS_I64: return e->i64;
+	case TS_F64: return e->f64;
+	default: return e->f32;
+	}
+}
+
+/* The memory type of "t". */
+static LLVMTypeRef mem_type(emitter *e, ts_dtype t)
+{
+	if (t == TS_BOOL)
+		return e->i8;
+	if (t == TS_F16)
+		return e->half;
+	return reg_type(e, t);
+}
+
+static bool is_vec(LLVMValueRef v)
+{
+	return LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind;
+}
+
+/* "t", or the vector of "t" when "like" is a vector. */
+static LLVMTypeRef shaped(emitter *e, LLVMTypeRef t, LLVMValueRef like)
+{
+	return like && is_vec(like) ? LLVMVectorType(t, e->width) : t;
+}
+
+/* "v" broadcast to the current vector width. */
+static LLVMValueRef splat(emitter *e, LLVMValueRef v)
+{
+	LLVMTypeRef vt;
+	LLVMValueRef ins;
+
+	if (!e->width || is_vec(v))
+		return v;
+	vt = LLVMVectorType(LLVMTypeOf(v), e->width);
+	ins = LLVMBuildInsertElement(e->b, LLVMGetPoison(vt), v,
+		LLVMConstInt(e->i32, 0, 0), "");
+	return LLVMBuildShuffleVector(e->b, ins, LLVMGetPoison(vt),
+		LLVMConstNull(LLVMVectorType(e->i32, e->width)), "");
+}
+
+/* Give "*a" and "*b" the same shape (both scalar or both vectors). */
+static void unify(emitter *e, LLVMValueRef *a, LLVMValueRef *b)
+{
+	if (is_vec(*a) || is_vec(*b)) {
+		*a = splat(e, *a);
+		*b = splat(e, *b);
+	}
+}
+
+/* The constant "v" of type "t", shaped like "like". */
+static LLVMValueRef int_like(emitter *e, LLVMValueRef like, long long v)
+{
+	LLVMTypeRef t = LLVMTypeOf(like);
+
+	if (is_vec(like))
+		t = LLVMGetElementType(t);
+	return splat(e, LLVMConstInt(t, (unsigned long long)v, 1));
+}
+
+static LLVMValueRef real_like(emitter *e, LLVMValueRef like, double v)
+{
+	LLVMTypeRef t = LLVMTypeOf(like);
+
+	if (is_vec(like))
+		t = LLVMGetElementType(t);
+	return splat(e, LLVMConstReal(t, v));
+}
+
+/* Calls. */
+
+/* Call the intrinsic "name" overloaded on "types" with "args". */
+static LLVMValueRef call_intrinsic(emitter *e, const char *name,
+	LLVMTypeRef *types, int ntypes, LLVMValueRef *args, int nargs)
+{
+	unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->m, id, types, ntypes);
+	LLVMTypeRef ft = LLVMIntrinsicGetType(e->c, id, types, ntypes);
+
+	return LLVMBuildCall2(e->b, ft, fn, args, nargs, "");
+}
+
+/* The intrinsic "name" applied to "v", overloaded on its type. */
+static LLVMValueRef call_math1(emitter *e, const char *name, LLVMValueRef v)
+{
+	LLVMTypeRef t = LLVMTypeOf(v);
+
+	return call_intrinsic(e, name, &t, 1, &v, 1);
+}
+
+static LLVMValueRef call_math2(emitter *e, const char *name, LLVMValueRef a,
+	LLVMValueRef b)
+{
+	LLVMTypeRef t = LLVMTypeOf(a);
+	LLVMValueRef args[2] = { a, b };
+
+	return call_intrinsic(e, name, &t, 1, args, 2);
+}
+
+static LLVMValueRef call_math3(emitter *e, const char *name, LLVMValueRef a,
+	LLVMValueRef b, LLVMValueRef c)
+{
+	LLVMTypeRef t = LLVMTypeOf(a);
+	LLVMValueRef args[3] = { a, b, c };
+
+	return call_intrinsic(e, name, &t, 1, args, 3);
+}
+
+/* The external function "name" of type "ft", declared once. */
+static LLVMValueRef declare(emitter *e, const char *name, LLVMTypeRef ft)
+{
+	LLVMValueRef fn = LLVMGetNamedFunction(e->m, name);
+
+	if (!fn)
+		fn = LLVMAddFunction(e->m, name, ft);
+	return fn;
+}
+
+/* The C library function "name" (float) or "name64" (double) applied to
+ * each lane of "v". */
+static LLVMValueRef call_libm(emitter *e, const char *name,
+	const char *name64, LLVMValueRef v)
+{
+	LLVMTypeRef st = LLVMTypeOf(v), ft;
+	LLVMValueRef fn, out;
+
+	if (is_vec(v))
+		st = LLVMGetElementType(st);
+	ft = LLVMFunctionType(st, &st, 1, 0);
+	fn = declare(e, st == e->f64 ? name64 : name, ft);
+	if (!is_vec(v))
+		return LLVMBuildCall2(e->b, ft, fn, &v, 1, "");
+	out = LLVMGetPoison(LLVMTypeOf(v));
+	for (unsigned i = 0; i < e->width; i++) {
+		LLVMValueRef k = LLVMConstInt(e->i32, i, 0);
+		LLVMValueRef x = LLVMBuildExtractElement(e->b, v, k, "");
+		x = LLVMBuildCall2(e->b, ft, fn, &x, 1, "");
+		out = LLVMBuildInsertElement(e->b, out, x, k, "");
+	}
+	return out;
+}
+
+/* Analysis of index expressions. */
+
+/* Whether "x" depends on the variable "v". */
+static bool depends(const ts_expr *x, const ts_axis *v)
+{
+	if (!x)
+		return false;
+	if (x->kind == TS_EXPR_VAR)
+		return x->axis == v;
+	if (x->kind == TS_EXPR_LOAD) {
+		for (int i = 0; i < x->nargs; i++)
+			if (depends(x->args[i], v))
+				return true;
+		return false;
+	}
+	return depends(x->a, v) || depends(x->b, v) || depends(x->c, v);
+}
+
+/* Whether "x" is "v" plus something that does not depend on "v". */
+static bool unit_stride(const ts_expr *x, const ts_axis *v)
+{
+	if (x->kind == TS_EXPR_VAR)
+		return x->axis == v;
+	if (x->kind != TS_EXPR_BINARY)
+		return false;
+	if (x->op == TS_OP_ADD)
+		return (unit_stride(x->a, v) && !depends(x->b, v)) ||
+			(unit_stride(x->b, v) && !depends(x->a, v));
+	if (x->op == TS_OP_SUB)
+		return unit_stride(x->a, v) && !depends(x->b, v);
+	return false;
+}
+
+/* Whether the access "idx" of a vector loop reads or writes W elements
+ * next to each other. */
+static bool contiguous(emitter *e, int n, ts_expr *const *idx)
+{
+	if (!e->vaxis || n == 0)
+		return false;
+	for (int k = 0; k < n - 1; k++)
+		if (depends(idx[k], e->vaxis))
+			return false;
+	return unit_stride(idx[n - 1], e->vaxis);
+}
+
+/* Whether the body "s" of the vectorized loop over "v" can be emitted
+ * once with vectors: every store's address depends on "v", and nothing
+ * beneath needs its own copy per lane (allocations, nested parallel or
+ * vector loops, barriers). */
+static bool vec_ok(const ts_stmt *s, const ts_axis *v)
+{
+	bool ok = false;
+
+	if (!s)
+		return true;
+	switch (s->kind) {
+	case TS_STMT_FOR:
+		return s->loop != TS_LOOP_PARALLEL &&
+			s->loop != TS_LOOP_VECTORIZED &&
+			s->loop != TS_LOOP_BOUND && vec_ok(s->body, v);
+	case TS_STMT_BLOCK:
+		for (int i = 0; i < s->nstmts; i++)
+			if (!vec_ok(s->stmts[i], v))
+				return false;
+		return true;
+	case TS_STMT_IF:
+		return vec_ok(s->body, v) && vec_ok(s->orelse, v);
+	case TS_STMT_STORE:
+		for (int i = 0; i < s->nidx; i++)
+			ok = ok || depends(s->idx[i], v);
+		return ok;
+	default:
+		return false;
+	}
+}
+
+/* Expressions. */
+
+/* "v" (an integer of dtype "t") as i64, shaped as it is. */
+static LLVMValueRef to_i64(emitter *e, LLVMValueRef v, ts_dtype t)
+{
+	LLVMTypeRef it = shaped(e, e->i64, v);
+
+	if (t == TS_I64)
+		return v;
+	if (t == TS_U8 || t == TS_BOOL)
+		return LLVMBuildZExt(e->b, v, it, "");
+	return LLVMBuildSExt(e->b, v, it, "");
+}
+
+/* The C-order linear index of "idx" into "t". */
+static LLVMValueRef emit_index(emitter *e, const ts_tensor *t, int n,
+	ts_expr *const *idx)
+{
+	LLVMValueRef lin = NULL;
+	int64_t stride = 1;
+
+	for (int k = n - 1; k >= 0; k--) {
+		LLVMValueRef v = to_i64(e, emit_expr(e, idx[k]), idx[k]->dtype);
+		if (stride != 1)
+			v = LLVMBuildNSWMul(e->b, v, int_like(e, v, stride), "");
+		if (lin) {
+			unify(e, &lin, &v);
+			lin = LLVMBuildNSWAdd(e->b, lin, v, "");
+		} else {
+			lin = v;
+		}
+		stride *= t->shape[k];
+	}
+	return lin ? lin : LLVMConstInt(e->i64, 0, 0);
+}
+
+/* The pointer to buffer "t", or NULL with an error naming "what". */
+static LLVMValueRef buffer_ptr(emitter *e, const ts_tensor *t,
+	const char *what)
+{
+	LLVMValueRef p = env_find(&e->bufs, t);
+
+	if (!p)
+		emit_error(e, "%s buffer '%s', which is neither an argument of "
+			"'%s' nor allocated around this statement", what,
+			t->name, e->f->name);
+	return p;
+}
+
+/* The address of the first element of a contiguous access. */
+static LLVMValueRef lane0_address(emitter *e, const ts_tensor *t,
+	LLVMValueRef base, int n, ts_expr *const *idx)
+{
+	LLVMValueRef lin;
+	bool saved = e->lane0;
+
+	e->lane0 = true;
+	lin = emit_index(e, t, n, idx);
+	e->lane0 = saved;
+	return LLVMBuildGEP2(e->b, mem_type(e, t->dtype), base, &lin, 1, "");
+}
+
+/* "v" loaded from memory of dtype "t" in its register type. */
+static LLVMValueRef from_mem(emitter *e, LLVMValueRef v, ts_dtype t)
+{
+	if (t == TS_BOOL)
+		return LLVMBuildICmp(e->b, LLVMIntNE, v,
+			LLVMConstNull(LLVMTypeOf(v)), "");
+	if (t == TS_F16)
+		return LLVMBuildFPExt(e->b, v, shaped(e, e->f32, v), "");
+	return v;
+}
+
+/* "v" in register type converted to the memory type of "t". */
+static LLVMValueRef to_mem(emitter *e, LLVMValueRef v, ts_dtype t)
+{
+	if (t == TS_BOOL)
+		return LLVMBuildZExt(e->b, v, shaped(e, e->i8, v), "");
+	if (t == TS_F16)
+		return LLVMBuildFPTrunc(e->b, v, shaped(e, e->half, v), "");
+	return v;
+}
+
+/* The mask of the current guards, all lanes when there is none. */
+static LLVMValueRef current_mask(emitter *e)
+{
+	if (e->mask)
+		return e->mask;
+	return LLVMConstAllOnes(LLVMVectorType(e->i1, e->width));
+}
+
+/* Load W lanes of "mt" from the pointers "ptrs" (a vector). */
+static LLVMValueRef gather(emitter *e, LLVMTypeRef mt, LLVMValueRef ptrs,
+	unsigned align)
+{
+	LLVMTypeRef vt = LLVMVectorType(mt, e->width);
+	LLVMTypeRef types[2] = { vt, LLVMTypeOf(ptrs) };
+	LLVMValueRef args[4] = { ptrs, LLVMConstInt(e->i32, align, 0),
+		current_mask(e), LLVMGetPoison(vt) };
+
+	return call_intrinsic(e, "llvm.masked.gather", types, 2, args, 4);
+}
+
+/* Load a vector of W contiguous "mt" at "p", under the current mask. */
+static LLVMValueRef load_vector(emitter *e, LLVMTypeRef mt, LLVMValueRef p,
+	unsigned align)
+{
+	LLVMTypeRef vt = LLVMVectorType(mt, e->width);
+	LLVMTypeRef types[2] = { vt, e->ptr };
+	LLVMValueRef args[4] = { p, LLVMConstInt(e->i32, align, 0), e->mask,
+		LLVMGetPoison(vt) };
+	LLVMValueRef v;
+
+	if (e->mask)
+		return call_intrinsic(e, "llvm.masked.load", types, 2, args, 4);
+	v = LLVMBuildLoad2(e->b, vt, p, "");
+	LLVMSetAlignment(v, align);
+	return v;
+}
+
+/* A load from a buffer (LOAD node "x"). */
+static LLVMValueRef emit_load(emitter *e, const ts_expr *x)
+{
+	const ts_tensor *t = x->tensor;
+	LLVMTypeRef mt = mem_type(e, t->dtype);
+	LLVMValueRef base = buffer_ptr(e, t, "load from"), lin, p, v;
+	unsigned align = ts_dtype_size(t->dtype);
+
+	if (!base)
+		return LLVMGetPoison(reg_type(e, x->dtype));
+	if (!e->lane0 && contiguous(e, x->nargs, x->args)) {
+		p = lane0_address(e, t, base, x->nargs, x->args);
+		return from_mem(e, load_vector(e, mt, p, align), t->dtype);
+	}
+	lin = emit_index(e, t, x->nargs, x->args);
+	if (!e->lane0 && e->width && (is_vec(lin) || e->mask)) {
+		/* Lanes apart, or one address under a mask that may be
+		 * empty: a gather loads only the active lanes. */
+		p = LLVMBuildGEP2(e->b, mt, base, (LLVMValueRef[]){
+			splat(e, lin) }, 1, "");
+		return from_mem(e, gather(e, mt, p, align), t->dtype);
+	}
+	p = LLVMBuildGEP2(e->b, mt, base, &lin, 1, "");
+	v = LLVMBuildLoad2(e->b, mt, p, "");
+	LLVMSetAlignment(v, align);
+	return from_mem(e, v, t->dtype);
+}
+
+/* "v" of dtype "from" converted to dtype "to" (CAST semantics: floats
+ * to integers truncate toward zero then wrap, f16 rounds). */
+static LLVMValueRef emit_convert(emitter *e, LLVMValueRef v, ts_dtype from,
+	ts_dtype to)
+{
+	LLVMTypeRef rt = shaped(e, reg_type(e, to), v);
+	bool ffrom = ts_dtype_is_float(from), fto = ts_dtype_is_float(to);
+	LLVMValueRef r;
+
+	if (from == to)
+		return v;
+	if (to == TS_BOOL)
+		return ffrom ? LLVMBuildFCmp(e->b, LLVMRealUNE, v,
+				real_like(e, v, 0), "")
+			: LLVMBuildICmp(e->b, LLVMIntNE, v, int_like(e, v, 0), "");
+	if (to == TS_F16) {
+		LLVMTypeRef ht = shaped(e, e->half, v);
+		if (ffrom)
+			r = LLVMBuildFPTrunc(e->b, v, ht, "");
+		else if (ts_dtype_is_signed(from))
+			r = LLVMBuildSIToFP(e->b, v, ht, "");
+		else
+			r = LLVMBuildUIToFP(e->b, v, ht, "");
+		return LLVMBuildFPExt(e->b, r, rt, "");
+	}
+	if (ffrom && fto)
+		return LLVMBuildFPCast(e->b, v, rt, "");
+	if (fto)
+		return ts_dtype_is_signed(from) ? LLVMBuildSIToFP(e->b, v, rt, "")
+			: LLVMBuildUIToFP(e->b, v, rt, "");
+	if (ffrom) {
+		if (to == TS_I64)
+			return LLVMBuildFPToSI(e->b, v, rt, "");
+		r = LLVMBuildFPToSI(e->b, v, shaped(e, e->i32, v), "");
+		return to == TS_I32 ? r : LLVMBuildTrunc(e->b, r, rt, "");
+	}
+	return LLVMBuildIntCast2(e->b, v, rt, ts_dtype_is_signed(from), "");
+}
+
+/* Integer floor division or modulo (Python semantics) of "a" by "b" of
+ * dtype "t".  A zero divisor gives 0, so no lane can trap. */
+static LLVMValueRef int_floordiv(emitter *e, ts_op op, LLVMValueRef a,
+	LLVMValueRef b, ts_dtype t)
+{
+	LLVMValueRef zero = int_like(e, a, 0), one = int_like(e, a, 1);
+	LLVMValueRef bz, m1, sb, q, r, fix;
+
+	bz = LLVMBuildICmp(e->b, LLVMIntEQ, b, zero, "");
+	if (!ts_dtype_is_signed(t)) {
+		sb = LLVMBuildSelect(e->b, bz, one, b, "");
+		q = op == TS_OP_FLOORDIV ? LLVMBuildUDiv(e->b, a, sb, "")
+			: LLVMBuildURem(e->b, a, sb, "");
+		return LLVMBuildSelect(e->b, bz, zero, q, "");
+	}
+	/* a / -1 overflows for the smallest value: divide by 1, negate. */
+	m1 = LLVMBuildICmp(e->b, LLVMIntEQ, b, int_like(e, a, -1), "");
+	sb = LLVMBuildSelect(e->b, LLVMBuildOr(e->b, bz, m1, ""), one, b, "");
+	q = LLVMBuildSDiv(e->b, a, sb, "");
+	r = LLVMBuildSRem(e->b, a, sb, "");
+	fix = LLVMBuildAnd(e->b, LLVMBuildICmp(e->b, LLVMIntNE, r, zero, ""),
+		LLVMBuildICmp(e->b, LLVMIntSLT, LLVMBuildXor(e->b, r, sb, ""),
+			zero, ""), "");
+	if (op == TS_OP_FLOORDIV) {
+		q = LLVMBuildSub(e->b, q, LLVMBuildZExt(e->b, fix,
+			LLVMTypeOf(q), ""), "");
+		q = LLVMBuildSelect(e->b, m1, LLVMBuildNeg(e->b, a, ""), q, "");
+	} else {
+		q = LLVMBuildSelect(e->b, fix, LLVMBuildAdd(e->b, r, sb, ""),
+			r, "");
+		q = LLVMBuildSelect(e->b, m1, zero, q, "");
+	}
+	return LLVMBuildSelect(e->b, bz, zero, q, "");
+}
+
+static const LLVMRealPredicate fcmp_of[TS_OP_COUNT] = {
+	[TS_OP_LT] = LLVMRealOLT, [TS_OP_LE] = LLVMRealOLE,
+	[TS_OP_GT] = LLVMRealOGT, [TS_OP_GE] = LLVMRealOGE,
+	[TS_OP_EQ] = LLVMRealOEQ, [TS_OP_NE] = LLVMRealUNE,
+};
+
+static const LLVMIntPredicate scmp_of[TS_OP_COUNT] = {
+	[TS_OP_LT] = LLVMIntSLT, [TS_OP_LE] = LLVMIntSLE,
+	[TS_OP_GT] = LLVMIntSGT, [TS_OP_GE] = LLVMIntSGE,
+	[TS_OP_EQ] = LLVMIntEQ, [TS_OP_NE] = LLVMIntNE,
+};
+
+static const LLVMIntPredicate ucmp_of[TS_OP_COUNT] = {
+	[TS_OP_LT] = LLVMIntULT, [TS_OP_LE] = LLVMIntULE,
+	[TS_OP_GT] = LLVMIntUGT, [TS_OP_GE] = LLVMIntUGE,
+	[TS_OP_EQ] = LLVMIntEQ, [TS_OP_NE] = LLVMIntNE,
+};
+
+/* The binary "op" on floats "a" and "b". */
+static LLVMValueRef float_binary(emitter *e, ts_op op, LLVMValueRef a,
+	LLVMValueRef b)
+{
+	LLVMValueRef q;
+
+	switch (op) {
+	case TS_OP_ADD: return LLVMBuildFAdd(e->b, a, b, "");
+	case TS_OP_SUB: return LLVMBuildFSub(e->b, a, b, "");
+	case TS_OP_MUL: return LLVMBuildFMul(e->b, a, b, "");
+	case TS_OP_DIV: return LLVMBuildFDiv(e->b, a, b, "");
+	case TS_OP_FLOORDIV:
+	case TS_OP_MOD:
+		q = call_math1(e, "llvm.floor", LLVMBuildFDiv(e->b, a, b, ""));
+		if (op == TS_OP_FLOORDIV)
+			return q;
+		return LLVMBuildFSub(e->b, a, LLVMBuildFMul(e->b, b, q, ""), "");
+	case TS_OP_MIN:		/* b < a ? b : a, as the interpreter */
+		return LLVMBuildSelect(e->b, LLVMBuildFCmp(e->b, LLVMRealOLT,
+			b, a, ""), b, a, "");
+	case TS_OP_MAX:
+		return LLVMBuildSelect(e->b, LLVMBuildFCmp(e->b, LLVMRealOGT,
+			b, a, ""), b, a, "");
+	case TS_OP_POW: return call_math2(e, "llvm.pow", a, b);
+	default: return LLVMBuildFCmp(e->b, fcmp_of[op], a, b, "");
+	}
+}
+
+/* The binary "op" on integers (or bools) "a" and "b" of dtype "t". */
+static LLVMValueRef int_binary(emitter *e, ts_op op, LLVMValueRef a,
+	LLVMValueRef b, ts_dtype t)
+{
+	bool sg = ts_dtype_is_signed(t);
+
+	switch (op) {
+	case TS_OP_ADD: return LLVMBuildAdd(e->b, a, b, "");
+	case TS_OP_SUB: return LLVMBuildSub(e->b, a, b, "");
+	case TS_OP_MUL: return LLVMBuildMul(e->b, a, b, "");
+	case TS_OP_FLOORDIV:
+	case TS_OP_MOD: return int_floordiv(e, op, a, b, t);
+	case TS_OP_MIN:
+		return LLVMBuildSelect(e->b, LLVMBuildICmp(e->b,
+			sg ? LLVMIntSLT : LLVMIntULT, a, b, ""), a, b, "");
+	case TS_OP_MAX:
+		return LLVMBuildSelect(e->b, LLVMBuildICmp(e->b,
+			sg ? LLVMIntSGT : LLVMIntUGT, a, b, ""), a, b, "");
+	case TS_OP_AND: return LLVMBuildAnd(e->b, a, b, "");
+	case TS_OP_OR: return LLVMBuildOr(e->b, a, b, "");
+	case TS_OP_DIV:
+	case TS_OP_POW:
+		/* The DSL gives these float operands only; integers (from a
+		 * hand-built tree) go through f64 and truncate. */
+		a = LLVMBuildSIToFP(e->b, a, shaped(e, e->f64, a), "");
+		b = LLVMBuildSIToFP(e->b, b, shaped(e, e->f64, b), "");
+		return LLVMBuildFPToSI(e->b, float_binary(e, op, a, b),
+			shaped(e, reg_type(e, t), a), "");
+	default:
+		return LLVMBuildICmp(e->b, sg ? scmp_of[op] : ucmp_of[op], a, b,
+			"");
+	}
+}
+
+/* Whether "x" is a floating multiplication, to fuse into an fmuladd. */
+static bool is_fmul(const ts_expr *x)
+{
+	return x->kind == TS_EXPR_BINARY && x->op == TS_OP_MUL &&
+		ts_dtype_is_float(x->dtype);
+}
+
+/* x*y + z as llvm.fmuladd (one FMA where the target has it). */
+static LLVMValueRef emit_fmuladd(emitter *e, const ts_expr *mul,
+	LLVMValueRef z, bool negate_z)
+{
+	LLVMValueRef x = emit_expr(e, mul->a), y = emit_expr(e, mul->b);
+
+	if (negate_z)
+		z = LLVMBuildFNeg(e->b, z, "");
+	unify(e, &x, &y);
+	unify(e, &x, &z);
+	unify(e, &y, &z);
+	return call_math3(e, "llvm.fmuladd", x, y, z);
+}
+
+/* A BINARY node "x". */
+static LLVMValueRef emit_binary(emitter *e, const ts_expr *x)
+{
+	ts_dtype t = x->a->dtype;
+	LLVMValueRef a, b;
+
+	if (e->opt->contract && ts_dtype_is_float(t)) {
+		if (x->op == TS_OP_ADD && is_fmul(x->a))
+			return emit_fmuladd(e, x->a, emit_expr(e, x->b), false);
+		if (x->op == TS_OP_ADD && is_fmul(x->b))
+			return emit_fmuladd(e, x->b, emit_expr(e, x->a), false);
+		if (x->op == TS_OP_SUB && is_fmul(x->a))
+			return emit_fmuladd(e, x->a, emit_expr(e, x->b), true);
+	}
+	a = emit_expr(e, x->a);
+	b = emit_expr(e, x->b);
+	unify(e, &a, &b);
+	if (ts_dtype_is_float(t))
+		return float_binary(e, x->op, a, b);
+	return int_binary(e, x->op, a, b, t);
+}
+
+/* tanh("v") = sign(v) (1 - t) / (1 + t) with t = exp(-2|v|). */
+static LLVMValueRef emit_tanh(emitter *e, LLVMValueRef v)
+{
+	LLVMValueRef one = real_like(e, v, 1.0);
+	LLVMValueRef t = call_math1(e, "llvm.fabs", v);
+
+	t = call_math1(e, "llvm.exp", LLVMBuildFMul(e->b, t,
+		real_like(e, v, -2.0), ""));
+	t = LLVMBuildFDiv(e->b, LLVMBuildFSub(e->b, one, t, ""),
+		LLVMBuildFAdd(e->b, one, t, ""), "");
+	return call_math2(e, "llvm.copysign", t, v);
+}
+
+/* A UNARY node "x". */
+static LLVMValueRef emit_unary(emitter *e, const ts_expr *x)
+{
+	LLVMValueRef v = emit_expr(e, x->a), one;
+	bool fl = ts_dtype_is_float(x->dtype);
+
+	switch (x->op) {
+	case TS_OP_NEG: return fl ? LLVMBuildFNeg(e->b, v, "")
+		: LLVMBuildNeg(e->b, v, "");
+	case TS_OP_NOT: return LLVMBuildNot(e->b, v, "");
+	case TS_OP_EXP: return call_math1(e, "llvm.exp", v);
+	case TS_OP_LOG: return call_math1(e, "llvm.log", v);
+	case TS_OP_SQRT: return call_math1(e, "llvm.sqrt", v);
+	case TS_OP_RSQRT:
+		return LLVMBuildFDiv(e->b, real_like(e, v, 1.0),
+			call_math1(e, "llvm.sqrt", v), "");
+	case TS_OP_TANH: return emit_tanh(e, v);
+	case TS_OP_SIGMOID:
+		one = real_like(e, v, 1.0);
+		return LLVMBuildFDiv(e->b, one, LLVMBuildFAdd(e->b, one,
+			call_math1(e, "llvm.exp", LLVMBuildFNeg(e->b, v, "")),
+			""), "");
+	case TS_OP_ERF: return call_libm(e, "erff", "erf", v);
+	case TS_OP_ABS:
+		if (fl)
+			return call_math1(e, "llvm.fabs", v);
+		if (!ts_dtype_is_signed(x->dtype))
+			return v;
+		return LLVMBuildSelect(e->b, LLVMBuildICmp(e->b, LLVMIntSLT, v,
+			int_like(e, v, 0), ""), LLVMBuildNeg(e->b, v, ""), v, "");
+	case TS_OP_FLOOR: return call_math1(e, "llvm.floor", v);
+	case TS_OP_ROUND: return call_math1(e, "llvm.rint", v);
+	default:
+		emit_error(e, "unknown unary operator %d", (int)x->op);
+		return v;
+	}
+}
+
+/* A SELECT node "x". */
+static LLVMValueRef emit_select(emitter *e, const ts_expr *x)
+{
+	LLVMValueRef c = emit_expr(e, x->a);
+	LLVMValueRef a = emit_expr(e, x->b), b = emit_expr(e, x->c);
+
+	unify(e, &a, &b);
+	if (is_vec(c)) {
+		a = splat(e, a);
+		b = splat(e, b);
+	}
+	return LLVMBuildSelect(e->b, c, a, b, "");
+}
+
+/* A constant node "x". */
+static LLVMValueRef emit_const(emitter *e, const ts_expr *x)
+{
+	LLVMTypeRef t = reg_type(e, x->dtype);
+
+	if (ts_dtype_is_float(x->dtype))
+		return LLVMConstReal(t, x->fval);
+	if (x->dtype == TS_BOOL)
+		return LLVMConstInt(t, x->ival != 0, 0);
+	return LLVMConstInt(t, (unsigned long long)x->ival, 1);
+}
+
+/* A VAR node "x". */
+static LLVMValueRef emit_var(emitter *e, const ts_expr *x)
+{
+	LLVMValueRef v;
+
+	if (e->lane0 && x->axis == e->vaxis)
+		return LLVMConstInt(e->i64, 0, 0);
+	v = env_find(&e->vars, x->axis);
+	if (!v) {
+		emit_error(e, "variable '%s' is used outside of its loop in "
+			"'%s'", x->axis->name, e->f->name);
+		return LLVMConstInt(e->i64, 0, 0);
+	}
+	return v;
+}
+
+/* The value of "x" in its register type: scalar, or a vector of the
+ * current width when it depends on the vectorized variable. */
+static LLVMValueRef emit_expr(emitter *e, const ts_expr *x)
+{
+	switch (x->kind) {
+	case TS_EXPR_INT:
+	case TS_EXPR_FLOAT: return emit_const(e, x);
+	case TS_EXPR_VAR: return emit_var(e, x);
+	case TS_EXPR_LOAD: return emit_load(e, x);
+	case TS_EXPR_UNARY: return emit_unary(e, x);
+	case TS_EXPR_BINARY: return emit_binary(e, x);
+	case TS_EXPR_SELECT: return emit_select(e, x);
+	case TS_EXPR_CAST:
+		return emit_convert(e, emit_expr(e, x->a), x->a->dtype,
+			x->dtype);
+	default:
+		emit_error(e, "'%s': a reduction is left in the loop IR of "
+			"'%s' (lowering removes them)", ts_expr_to_string(x),
+			e->f->name);
+		return LLVMGetPoison(reg_type(e, x->dtype));
+	}
+}
+
+/* Statements. */
+
+/* Store W lanes of "v" at the pointers "ptrs" (a vector). */
+static void scatter(emitter *e, LLVMValueRef v, LLVMValueRef ptrs,
+	unsigned align)
+{
+	LLVMTypeRef types[2] = { LLVMTypeOf(v), LLVMTypeOf(ptrs) };
+	LLVMValueRef args[4] = { v, ptrs, LLVMConstInt(e->i32, align, 0),
+		current_mask(e) };
+
+	call_intrinsic(e, "llvm.masked.scatter", types, 2, args, 4);
+}
+
+/* Store the vector "v" at "p", under the current mask. */
+static void store_vector(emitter *e, LLVMValueRef v, LLVMValueRef p,
+	unsigned align)
+{
+	LLVMTypeRef types[2] = { LLVMTypeOf(v), e->ptr };
+	LLVMValueRef args[4] = { v, p, LLVMConstInt(e->i32, align, 0), e->mask };
+
+	if (e->mask)
+		call_intrinsic(e, "llvm.masked.store", types, 2, args, 4);
+	else
+		LLVMSetAlignment(LLVMBuildStore(e->b, v, p), align);
+}
+
+/* A STORE statement "s". */
+static void emit_store(emitter *e, const ts_stmt *s)
+{
+	const ts_tensor *t = s->buffer;
+	LLVMTypeRef mt = mem_type(e, t->dtype);
+	LLVMValueRef base = buffer_ptr(e, t, "store to"), v, lin, p;
+	unsigned align = ts_dtype_size(t->dtype);
+
+	if (!base)
+		return;
+	if (s->nidx != t->ndim) {
+		emit_error(e, "store to '%s' has %d indices, the buffer has %d "
+			"dimensions", t->name, s->nidx, t->ndim);
+		return;
+	}
+	v = emit_expr(e, s->value);
+	if (e->width && contiguous(e, s->nidx, s->idx)) {
+		p = lane0_address(e, t, base, s->nidx, s->idx);
+		store_vector(e, to_mem(e, splat(e, v), t->dtype), p, align);
+		return;
+	}
+	lin = emit_index(e, t, s->nidx, s->idx);
+	if (e->width) {
+		p = LLVMBuildGEP2(e->b, mt, base, (LLVMValueRef[]){
+			splat(e, lin) }, 1, "");
+		scatter(e, to_mem(e, splat(e, v), t->dtype), p, align);
+		return;
+	}
+	p = LLVMBuildGEP2(e->b, mt, base, &lin, 1, "");
+	LLVMSetAlignment(LLVMBuildStore(e->b, to_mem(e, v, t->dtype), p),
+		align);
+}
+
+/* The body of the loop "s" emitted "s->var->extent" times, with the
+ * variable a constant each time. */
+static void emit_unrolled(emitter *e, const ts_stmt *s)
+{
+	for (int64_t k = 0; k < s->var->extent && e->status == TS_OK; k++) {
+		env_push(&e->vars, s->var, LLVMConstInt(e->i64, k, 0));
+		emit_stmt(e, s->body);
+		e->vars.n--;
+	}
+}
+
+/* The loop "s" as a counted loop with an i64 induction variable. */
+static void emit_serial(emitter *e, const ts_stmt *s)
+{
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(e->b), latch;
+	LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(e->c, e->fn,
+		s->var->name);
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->fn,
+		"");
+	LLVMValueRef phi, next, zero = LLVMConstInt(e->i64, 0, 0);
+
+	LLVMBuildBr(e->b, body);
+	LLVMPositionBuilderAtEnd(e->b, body);
+	phi = LLVMBuildPhi(e->b, e->i64, s->var->name);
+	LLVMAddIncoming(phi, &zero, &pre, 1);
+	env_push(&e->vars, s->var, phi);
+	emit_stmt(e, s->body);
+	e->vars.n--;
+	next = LLVMBuildNUWAdd(e->b, phi, LLVMConstInt(e->i64, 1, 0), "");
+	latch = LLVMGetInsertBlock(e->b);
+	LLVMAddIncoming(phi, &next, &latch, 1);
+	LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntULT, next,
+		LLVMConstInt(e->i64, s->var->extent, 0), ""), body, done);
+	LLVMPositionBuilderAtEnd(e->b, done);
+}
+
+/* The vectorized loop "s": its body once with vectors of its extent, or
+ * lane by lane when the body does not allow vectors. */
+static void emit_vectorized(emitter *e, const ts_stmt *s)
+{
+	int64_t w = s->var->extent;
+	LLVMValueRef lanes[TS_MAX_VECTOR];
+
+	if (e->vaxis || w > TS_MAX_VECTOR) {
+		emit_serial(e, s);
+		return;
+	}
+	if (!vec_ok(s->body, s->var)) {
+		emit_unrolled(e, s);
+		return;
+	}
+	for (int64_t k = 0; k < w; k++)
+		lanes[k] = LLVMConstInt(e->i64, k, 0);
+	e->vaxis = s->var;
+	e->width = (unsigned)w;
+	env_push(&e->vars, s->var, LLVMConstVector(lanes, (unsigned)w));
+	emit_stmt(e, s->body);
+	e->vars.n--;
+	e->vaxis = NULL;
+	e->width = 0;
+	e->mask = NULL;
+}
+
+/* Function frames. */
+
+/* Set the attributes every emitted function carries. */
+static void add_fn_attrs(emitter *e, LLVMValueRef fn)
+{
+	const struct { const char *k, *v; bool on; } attrs[] = {
+		{ "target-cpu", e->target->cpu, true },
+		{ "target-features", e->target->features, true },
+		{ "unsafe-fp-math", "true", e->opt->fast_math },
+		{ "no-nans-fp-math", "true", e->opt->fast_math },
+		{ "no-infs-fp-math", "true", e->opt->fast_math },
+		{ "no-signed-zeros-fp-math", "true", e->opt->fast_math },
+		{ "approx-func-fp-math", "true", e->opt->fast_math },
+		{ "prefer-vector-width", ts_asprintf("%d",
+			e->opt->vector_width), e->opt->vector_width > 0 },
+	};
+	unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+		LLVMCreateEnumAttribute(e->c, nounwind, 0));
+	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++)
+		if (attrs[i].on && attrs[i].v && *attrs[i].v)
+			LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+				LLVMCreateStringAttribute(e->c, attrs[i].k,
+					strlen(attrs[i].k), attrs[i].v,
+					strlen(attrs[i].v)));
+}
+
+/* Add the enum attribute "name" (with "val") to parameter "i" of "fn". */
+static void add_param_attr(emitter *e, LLVMValueRef fn, unsigned i,
+	const char *name, uint64_t val)
+{
+	unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+
+	LLVMAddAttributeAtIndex(fn, i + 1, LLVMCreateEnumAttribute(e->c, kind,
+		val));
+}
+
+/* Start emitting "fn": an entry block for allocas and a first block for
+ * code, where the builder goes. */
+static void frame_begin(emitter *e, LLVMValueRef fn)
+{
+	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(e->c, fn,
+		"entry");
+	LLVMBasicBlockRef code = LLVMAppendBasicBlockInContext(e->c, fn,
+		"code");
+
+	e->fn = fn;
+	LLVMPositionBuilderAtEnd(e->ab, entry);
+	LLVMPositionBuilderAtEnd(e->b, code);
+}
+
+/* Finish the function being emitted: return, and branch from the entry
+ * block to the code. */
+static void frame_end(emitter *e)
+{
+	LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(e->fn);
+
+	LLVMBuildRetVoid(e->b);
+	LLVMPositionBuilderAtEnd(e->ab, entry);
+	LLVMBuildBr(e->ab, LLVMGetNextBasicBlock(entry));
+}
+
+/* The state that a nested function frame replaces. */
+struct frame {
+	LLVMValueRef fn;
+	LLVMBasicBlockRef at, alloca_at;
+	struct env bufs, vars;
+};
+
+static void frame_save(emitter *e, struct frame *f)
+{
+	f->fn = e->fn;
+	f->at = LLVMGetInsertBlock(e->b);
+	f->alloca_at = LLVMGetInsertBlock(e->ab);
+	f->bufs = e->bufs;
+	f->vars = e->vars;
+	memset(&e->bufs, 0, sizeof(e->bufs));
+	memset(&e->vars, 0, sizeof(e->vars));
+}
+
+static void frame_restore(emitter *e, const struct frame *f)
+{
+	e->fn = f->fn;
+	LLVMPositionBuilderAtEnd(e->b, f->at);
+	LLVMPositionBuilderAtEnd(e->ab, f->alloca_at);
+	e->bufs = f->bufs;
+	e->vars = f->vars;
+}
+
+/* The body function of the parallel loop "s": its parameters are every
+ * buffer and variable in scope, then the iteration index. */
+static LLVMValueRef outline_body(emitter *e, const ts_stmt *s,
+	LLVMTypeRef *params, int nb, int nv)
+{
+	LLVMTypeRef ft = LLVMFunctionType(e->vd, params, nb + nv + 1, 0);
+	LLVMValueRef fn = LLVMAddFunction(e->m, ts_asprintf("%s.par%d.body",
+		e->sym, e->nouter), ft);
+	struct env bufs = e->bufs, vars = e->vars;
+	struct frame saved;
+
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	add_fn_attrs(e, fn);
+	for (int i = 0; i < nb; i++) {
+		add_param_attr(e, fn, i, "noalias", 0);
+		add_param_attr(e, fn, i, "nocapture", 0);
+		add_param_attr(e, fn, i, "align", 64);
+	}
+	frame_save(e, &saved);
+	frame_begin(e, fn);
+	for (int i = 0; i < nb; i++)
+		env_push(&e->bufs, bufs.b[i].key, LLVMGetParam(fn, i));
+	for (int i = 0; i < nv; i++)
+		env_push(&e->vars, vars.b[i].key, LLVMGetParam(fn, nb + i));
+	env_push(&e->vars, s->var, LLVMGetParam(fn, nb + nv));
+	emit_stmt(e, s->body);
+	frame_end(e);
+	frame_restore(e, &saved);
+	return fn;
+}
+
+/* The trampoline "void (i64 i, ptr closure)" that unpacks the closure of
+ * type "st" and calls "body" of type "bt". */
+static LLVMValueRef outline_trampoline(emitter *e, LLVMValueRef body,
+	LLVMTypeRef st, LLVMTypeRef *fields, int n)
+{
+	LLVMTypeRef params[2] = { e->i64, e->ptr };
+	LLVMTypeRef ft = LLVMFunctionType(e->vd, params, 2, 0);
+	LLVMValueRef fn = LLVMAddFunction(e->m, ts_asprintf("%s.par%d",
+		e->sym, e->nouter), ft);
+	LLVMValueRef *args = ts_new_array(LLVMValueRef, n + 1);
+	LLVMBasicBlockRef at = LLVMGetInsertBlock(e->b);
+
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	add_fn_attrs(e, fn);
+	LLVMPositionBuilderAtEnd(e->b, LLVMAppendBasicBlockInContext(e->c, fn,
+		"entry"));
+	for (int i = 0; i < n; i++) {
+		LLVMValueRef p = LLVMBuildStructGEP2(e->b, st,
+			LLVMGetParam(fn, 1), i, "");
+		args[i] = LLVMBuildLoad2(e->b, fields[i], p, "");
+	}
+	args[n] = LLVMGetParam(fn, 0);
+	LLVMBuildCall2(e->b, LLVMGlobalGetValueType(body), body, args, n + 1,
+		"");
+	LLVMBuildRetVoid(e->b);
+	LLVMPositionBuilderAtEnd(e->b, at);
+	return fn;
+}
+
+/* The parallel loop "s": its body outlined, run by the runtime's
+ * parallel-for with a closure of everything in scope. */
+static void emit_parallel(emitter *e, const ts_stmt *s)
+{
+	int nb = e->bufs.n, nv = e->vars.n;
+	LLVMTypeRef *fields = ts_new_array(LLVMTypeRef, nb + nv + 1);
+	LLVMTypeRef st, pf[3] = { e->i64, e->ptr, e->ptr };
+	LLVMValueRef body, tramp, clos, args[3];
+
+	if (e->vaxis) {
+		emit_serial(e, s);
+		return;
+	}
+	for (int i = 0; i < nb + nv; i++)
+		fields[i] = i < nb ? e->ptr : e->i64;
+	fields[nb + nv] = e->i64;
+	body = outline_body(e, s, fields, nb, nv);
+	st = LLVMStructTypeInContext(e->c, fields, nb + nv, 0);
+	tramp = outline_trampoline(e, body, st, fields, nb + nv);
+	e->nouter++;
+	clos = LLVMBuildAlloca(e->ab, nb + nv ? st : e->i64, "closure");
+	for (int i = 0; i < nb + nv; i++)
+		LLVMBuildStore(e->b, i < nb ? e->bufs.b[i].v
+			: e->vars.b[i - nb].v,
+			LLVMBuildStructGEP2(e->b, st, clos, i, ""));
+	args[0] = LLVMConstInt(e->i64, s->var->extent, 0);
+	args[1] = tramp;
+	args[2] = clos;
+	LLVMBuildCall2(e->b, LLVMFunctionType(e->vd, pf, 3, 0),
+		declare(e, "ts_runtime_parallel_for",
+			LLVMFunctionType(e->vd, pf, 3, 0)), args, 3, "");
+}
+
+/* A FOR statement "s". */
+static void emit_for(emitter *e, const ts_stmt *s)
+{
+	if (s->var->extent <= 0) {
+		emit_error(e, "loop '%s' has extent %lld", s->var->name,
+			(long long)s->var->extent);
+		return;
+	}
+	if (s->var->extent == 1 && s->loop != TS_LOOP_BOUND) {
+		env_push(&e->vars, s->var, LLVMConstInt(e->i64, 0, 0));
+		emit_stmt(e, s->body);
+		e->vars.n--;
+		return;
+	}
+	switch (s->loop) {
+	case TS_LOOP_PARALLEL: emit_parallel(e, s); break;
+	case TS_LOOP_VECTORIZED: emit_vectorized(e, s); break;
+	case TS_LOOP_UNROLLED:
+		if (s->var->extent <= TS_MAX_UNROLL) {
+			emit_unrolled(e, s);
+			break;
+		}
+		/* fall through */
+	case TS_LOOP_SERIAL: emit_serial(e, s); break;
+	default:
+		emit_error(e, "loop '%s' is bound to %s: only the CUDA backend "
+			"runs bound loops", s->var->name, ts_bind_name(s->bind));
+	}
+}
+
+/* An IF statement "s": a branch, or masks when the condition is a
+ * vector. */
+static void emit_if(emitter *e, const ts_stmt *s)
+{
+	LLVMValueRef c = emit_expr(e, s->cond), saved = e->mask;
+	LLVMBasicBlockRef then, other, done;
+
+	if (is_vec(c)) {
+		e->mask = saved ? LLVMBuildAnd(e->b, saved, c, "") : c;
+		emit_stmt(e, s->body);
+		if (s->orelse) {
+			c = LLVMBuildNot(e->b, c, "");
+			e->mask = saved ? LLVMBuildAnd(e->b, saved, c, "") : c;
+			emit_stmt(e, s->orelse);
+		}
+		e->mask = saved;
+		return;
+	}
+	then = LLVMAppendBasicBlockInContext(e->c, e->fn, "then");
+	other = s->orelse ? LLVMAppendBasicBlockInContext(e->c, e->fn, "else")
+		: NULL;
+	done = LLVMAppendBasicBlockInContext(e->c, e->fn, "endif");
+	LLVMBuildCondBr(e->b, c, then, other ? other : done);
+	LLVMPositionBuilderAtEnd(e->b, then);
+	emit_stmt(e, s->body);
+	LLVMBuildBr(e->b, done);
+	if (other) {
+		LLVMPositionBuilderAtEnd(e->b, other);
+		emit_stmt(e, s->orelse);
+		LLVMBuildBr(e->b, done);
+	}
+	LLVMPositionBuilderAtEnd(e->b, done);
+}
+
+/* An ALLOC statement "s": a stack array in the entry block (so that
+ * small accumulators become registers), or aligned heap memory for
+ * global temporaries. */
+static void emit_alloc(emitter *e, const ts_stmt *s)
+{
+	const ts_tensor *t = s->buffer;
+	int64_t n = ts_tensor_size(t);
+	uint64_t bytes = ((uint64_t)n * ts_dtype_size(t->dtype) + 63) & ~63ull;
+	LLVMTypeRef at = LLVMArrayType(mem_type(e, t->dtype), (unsigned)n);
+	LLVMTypeRef pt[2] = { e->i64, e->i64 };
+	LLVMValueRef p, args[2];
+
+	if (s->scope != TS_SCOPE_GLOBAL) {
+		p = LLVMBuildAlloca(e->ab, at, t->name);
+		LLVMSetAlignment(p, 64);
+		env_push(&e->bufs, t, p);
+		emit_stmt(e, s->body);
+		e->bufs.n--;
+		return;
+	}
+	args[0] = LLVMConstInt(e->i64, 64, 0);
+	args[1] = LLVMConstInt(e->i64, bytes, 0);
+	p = LLVMBuildCall2(e->b, LLVMFunctionType(e->ptr, pt, 2, 0),
+		declare(e, "aligned_alloc", LLVMFunctionType(e->ptr, pt, 2, 0)),
+		args, 2, t->name);
+	env_push(&e->bufs, t, p);
+	emit_stmt(e, s->body);
+	e->bufs.n--;
+	LLVMBuildCall2(e->b, LLVMFunctionType(e->vd, &e->ptr, 1, 0),
+		declare(e, "free", LLVMFunctionType(e->vd, &e->ptr, 1, 0)),
+		&p, 1, "");
+}
+
+/* Emit the statement "s" at the builder's position. */
+static void emit_stmt(emitter *e, const ts_stmt *s)
+{
+	if (!s || e->status != TS_OK)
+		return;
+	switch (s->kind) {
+	case TS_STMT_FOR: emit_for(e, s); break;
+	case TS_STMT_BLOCK:
+		for (int i = 0; i < s->nstmts; i++)
+			emit_stmt(e, s->stmts[i]);
+		break;
+	case TS_STMT_IF: emit_if(e, s); break;
+	case TS_STMT_STORE: emit_store(e, s); break;
+	case TS_STMT_ALLOC: emit_alloc(e, s); break;
+	default:
+		emit_error(e, "'%s' has a barrier: only the CUDA backend runs "
+			"barriers", e->f->name);
+	}
+}
+
+/* Whether "s" stores into "t". */
+static bool stores_to(const ts_stmt *s, const ts_tensor *t)
+{
+	if (!s)
+		return false;
+	if (s->kind == TS_STMT_STORE)
+		return s->buffer == t;
+	if (s->kind == TS_STMT_BLOCK) {
+		for (int i = 0; i < s->nstmts; i++)
+			if (stores_to(s->stmts[i], t))
+				return true;
+		return false;
+	}
+	return stores_to(s->body, t) || stores_to(s->orelse, t);
+}
+
+/* Whether "s" contains a parallel loop. */
+static bool has_parallel(const ts_stmt *s)
+{
+	if (!s)
+		return false;
+	if (s->kind == TS_STMT_FOR && s->loop == TS_LOOP_PARALLEL &&
+	    s->var->extent > 1)
+		return true;
+	if (s->kind == TS_STMT_BLOCK) {
+		for (int i = 0; i < s->nstmts; i++)
+			if (has_parallel(s->stmts[i]))
+				return true;
+		return false;
+	}
+	return has_parallel(s->body) || has_parallel(s->orelse);
+}
+
+bool ts_func_has_parallel(const ts_func *f)
+{
+	return has_parallel(f->body);
+}
+
+/* Return f->name made a C identifier. */
+const char *ts_func_symbol(const ts_func *f)
+{
+	const char *name = f && f->name && *f->name ? f->name : "kernel";
+	char *s = ts_asprintf("%s%s", isdigit((unsigned char)*name) ? "_" : "",
+		name);
+
+	for (char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			*p = '_';
+	return s;
+}
+
+/* The external function of "f" with its argument attributes. */
+static LLVMValueRef declare_main(emitter *e)
+{
+	const ts_func *f = e->f;
+	LLVMTypeRef *params = ts_new_array(LLVMTypeRef, f->nargs + 1);
+	LLVMValueRef fn;
+
+	for (int i = 0; i < f->nargs; i++)
+		params[i] = e->ptr;
+	fn = LLVMAddFunction(e->m, e->sym, LLVMFunctionType(e->vd, params,
+		f->nargs, 0));
+	add_fn_attrs(e, fn);
+	for (int i = 0; i < f->nargs; i++) {
+		const ts_tensor *t = f->args[i];
+		add_param_attr(e, fn, i, "noalias", 0);
+		add_param_attr(e, fn, i, "nocapture", 0);
+		add_param_attr(e, fn, i, "align", 64);
+		add_param_attr(e, fn, i, "dereferenceable", (uint64_t)
+			ts_tensor_size(t) * ts_dtype_size(t->dtype));
+		if (!stores_to(f->body, t))
+			add_param_attr(e, fn, i, "readonly", 0);
+		LLVMSetValueName2(LLVMGetParam(fn, i), t->name,
+			strlen(t->name));
+	}
+	return fn;
+}
+
+/* "void <sym>_packed(ptr *args)": calls the function with args[0..n),
+ * so that callers need not know its arity. */
+static void define_packed(emitter *e, LLVMValueRef main)
+{
+	LLVMTypeRef ft = LLVMFunctionType(e->vd, &e->ptr, 1, 0);
+	LLVMValueRef fn = LLVMAddFunction(e->m, ts_asprintf("%s_packed",
+		e->sym), ft);
+	LLVMValueRef *args = ts_new_array(LLVMValueRef, e->f->nargs + 1);
+
+	add_fn_attrs(e, fn);
+	LLVMPositionBuilderAtEnd(e->b, LLVMAppendBasicBlockInContext(e->c, fn,
+		"entry"));
+	for (int i = 0; i < e->f->nargs; i++) {
+		LLVMValueRef k = LLVMConstInt(e->i64, i, 0);
+		LLVMValueRef p = LLVMBuildGEP2(e->b, e->ptr, LLVMGetParam(fn, 0),
+			&k, 1, "");
+		args[i] = LLVMBuildLoad2(e->b, e->ptr, p, "");
+	}
+	LLVMBuildCall2(e->b, LLVMGlobalGetValueType(main), main, args,
+		e->f->nargs, "");
+	LLVMBuildRetVoid(e->b);
+}
+
+/* Check that "f" can be emitted at all. */
+static ts_status check_func(ts_ctx *ctx, const ts_func *f)
+{
+	if (!f || !f->body)
+		return ts_ctx_set_error(ctx, "no function to compile%s",
+			f ? " (its body is empty)" : "");
+	for (int i = 0; i < f->nargs; i++)
+		if (!f->args[i])
+			return ts_ctx_set_error(ctx, "argument %d of '%s' has no "
+				"tensor", i, f->name);
+	return TS_OK;
+}
+
+static void emitter_init(emitter *e, ts_ctx *ctx, LLVMContextRef c,
+	const ts_func *f, const ts_compile_options *opt,
+	const struct ts_llvm_target *target)
+{
+	memset(e, 0, sizeof(*e));
+	e->ctx = ctx;
+	e->f = f;
+	e->opt = opt;
+	e->target = target;
+	e->c = c;
+	e->sym = ts_func_symbol(f);
+	e->i1 = LLVMInt1TypeInContext(c);
+	e->i8 = LLVMInt8TypeInContext(c);
+	e->i32 = LLVMInt32TypeInContext(c);
+	e->i64 = LLVMInt64TypeInContext(c);
+	e->half = LLVMHalfTypeInContext(c);
+	e->f32 = LLVMFloatTypeInContext(c);
+	e->f64 = LLVMDoubleTypeInContext(c);
+	e->ptr = LLVMPointerTypeInContext(c, 0);
+	e->vd = LLVMVoidTypeInContext(c);
+}
+
+/* Verify "m"; a failure becomes an error of "ctx" naming "f". */
+static ts_status verify(ts_ctx *ctx, LLVMModuleRef m, const ts_func *f)
+{
+	char *msg = NULL;
+	ts_status st = TS_OK;
+
+	if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg))
+		st = ts_ctx_set_error(ctx, "LLVM rejected the code emitted for "
+			"'%s': %s", f->name, msg ? msg : "(no message)");
+	LLVMDisposeMessage(msg);
+	return st;
+}
+
+LLVMModuleRef ts_llvm_emit(ts_ctx *ctx, LLVMContextRef c, const ts_func *f,
+	const ts_compile_options *opt, const struct ts_llvm_target *target)
+{
+	emitter e;
+	LLVMValueRef fn;
+
+	if (check_func(ctx, f) < 0)
+		return NULL;
+	emitter_init(&e, ctx, c, f, opt, target);
+	e.m = LLVMModuleCreateWithNameInContext(e.sym, c);
+	LLVMSetTarget(e.m, target->triple);
+	e.b = LLVMCreateBuilderInContext(c);
+	e.ab = LLVMCreateBuilderInContext(c);
+	fn = declare_main(&e);
+	frame_begin(&e, fn);
+	for (int i = 0; i < f->nargs; i++)
+		env_push(&e.bufs, f->args[i], LLVMGetParam(fn, i));
+	emit_stmt(&e, f->body);
+	frame_end(&e);
+	define_packed(&e, fn);
+	LLVMDisposeBuilder(e.b);
+	LLVMDisposeBuilder(e.ab);
+	if (e.status == TS_OK && verify(ctx, e.m, f) == TS_OK)
+		return e.m;
+	LLVMDisposeModule(e.m);
+	return NULL;
+}

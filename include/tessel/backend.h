@@ -1,0 +1,117 @@
+/* Tessel: the CPU backend (LLVM) and its small runtime.
+ *
+ * A ts_func of the loop IR becomes one LLVM function
+ *
+ *	void name(T0 *restrict in0, ..., Tk *restrict out0, ...)
+ *
+ * with one pointer per argument tensor (inputs, then outputs), each a
+ * dense C-order array aligned to 64 bytes.  bool is stored as one byte
+ * (0 or 1), f16 as IEEE binary16 bits.  It is compiled in memory (ORC
+ * LLJIT) for running and timing, or ahead of time into an object file, a
+ * shared library and a C header for any target LLVM knows.
+ *
+ * Parallel loops call ts_runtime_parallel_for (OpenMP underneath).  The
+ * JIT resolves it in this process; an AOT shared library links the static
+ * runtime libtessel_rt.a (installed next to libtessel) and OpenMP, so it
+ * does not need libtessel at run time.
+ *
+ * Modules hold LLVM resources: free them with ts_module_free, or they are
+ * freed with their context.
+ */
+#ifndef TESSEL_BACKEND_H
+#define TESSEL_BACKEND_H
+
+#include <tessel/dsl.h>
+#include <tessel/loop.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How to compile.  Start from ts_compile_options_default(); a NULL
+ * options pointer means the defaults. */
+typedef struct ts_compile_options {
+	int opt_level;		/* 0 to 3: the default<On> pipeline (3) */
+	bool contract;		/* a*b+c as llvm.fmuladd: FMA where the
+				 * target has one (true) */
+	bool fast_math;		/* also allow reassociation, no NaN/inf,
+				 * approximate functions (false) */
+	const char *triple;	/* target triple; NULL: the host */
+	const char *cpu;	/* target CPU; NULL: the host's CPU when
+				 * compiling for the host, else "generic" */
+	const char *features;	/* "+avx2,-avx512f"...; NULL: the host's
+				 * features with the host CPU, else "" */
+	int vector_width;	/* preferred vector width in bits for LLVM's
+				 * own vectorisers; 0: the target's choice */
+	int threads;		/* threads of parallel loops; 0: OpenMP's
+				 * default */
+} ts_compile_options;
+
+ts_compile_options ts_compile_options_default(void);
+
+/* A compiled function, ready to run. */
+typedef struct ts_module ts_module;
+
+/* Compile "f" for the host with "opt" (NULL: defaults) through the JIT.
+ * Return NULL with a message in "ctx" on failure. */
+ts_module *ts_module_compile(ts_ctx *ctx, const ts_func *f,
+	const ts_compile_options *opt);
+/* Run the module's function on "args": one array per argument of the
+ * function (inputs, then outputs), each checked against the argument's
+ * dtype and shape. */
+ts_status ts_module_run(ts_module *m, ts_array *const *args);
+
+/* Timings of repeated runs, in seconds. */
+typedef struct ts_timing {
+	double median_s;
+	double min_s;
+	double max_s;
+	double mean_s;
+	int nsamples;
+	double *samples;	/* nsamples runs, in order (GC-allocated) */
+} ts_timing;
+
+/* Run "m" once to warm up, then repeatedly until the runs add up to at
+ * least "min_total_s" seconds (at least 3 runs); fill "out". */
+ts_status ts_module_time(ts_module *m, ts_array *const *args,
+	double min_total_s, ts_timing *out);
+/* Set the number of threads of the module's parallel loops (0: the
+ * OpenMP default). */
+void ts_module_set_threads(ts_module *m, int threads);
+/* The address of the compiled function. */
+void *ts_module_address(ts_module *m);
+const ts_func *ts_module_func(ts_module *m);
+void ts_module_free(ts_module *m);
+
+/* Write the optimised LLVM IR (or the target's assembly) of "f" compiled
+ * with "opt" into "*out" (GC-allocated text).  For reading, not for
+ * running. */
+ts_status ts_module_emit_llvm_ir(ts_ctx *ctx, const ts_func *f,
+	const ts_compile_options *opt, char **out);
+ts_status ts_module_emit_asm(ts_ctx *ctx, const ts_func *f,
+	const ts_compile_options *opt, char **out);
+
+/* Ahead-of-time: write "dir"/<name>.o and "dir"/<name>.h, and when the
+ * target is the host's architecture also "dir"/lib<name>.so, linked with
+ * $CC (or cc).  For another architecture the object is written and a
+ * warning says that the shared library needs a cross linker.  <name> is
+ * f->name made a C identifier. */
+ts_status ts_build_aot(ts_ctx *ctx, const ts_func *f, const char *dir,
+	const ts_compile_options *opt);
+/* The C identifier used for "f" as symbol and file name. */
+const char *ts_func_symbol(const ts_func *f);
+
+/* The runtime.  "fn"("i", "closure") runs once for each i in [0, "n"),
+ * spread over the threads (static schedule). */
+typedef void (*ts_parallel_body)(int64_t i, void *closure);
+void ts_runtime_parallel_for(int64_t n, ts_parallel_body fn, void *closure);
+/* Set the number of threads of later parallel loops started from the
+ * calling thread (OpenMP's per-thread setting; 0 keeps it). */
+void ts_runtime_set_threads(int threads);
+int ts_runtime_get_threads(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,626 @@
+/* The LLVM backend: hand-built loop IR for every dtype and operator,
+ * vectorized loops with guarded tails, parallel loops on 1 and 2 threads,
+ * a register-tiled matmul and its assembly, errors, AOT objects, shared
+ * libraries and headers.  Every kernel is checked against ts_eval. */
+#include <config.h>
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/common.h"
+
+/* "x" with the variable "v" replaced by "by". */
+static ts_expr *subst(ts_ctx *ctx, ts_expr *x, ts_axis *v, ts_expr *by)
+{
+	ts_expr *idx[TS_MAX_DIMS];
+
+	switch (x->kind) {
+	case TS_EXPR_VAR:
+		return x->axis == v ? by : x;
+	case TS_EXPR_LOAD:
+		for (int i = 0; i < x->nargs; i++)
+			idx[i] = subst(ctx, x->args[i], v, by);
+		return ts_load(ctx, x->tensor, x->nargs, idx);
+	case TS_EXPR_UNARY:
+		return ts_unary(ctx, x->op, subst(ctx, x->a, v, by));
+	case TS_EXPR_BINARY:
+		return ts_binary(ctx, x->op, subst(ctx, x->a, v, by),
+			subst(ctx, x->b, v, by));
+	case TS_EXPR_SELECT:
+		return ts_select(ctx, subst(ctx, x->a, v, by),
+			subst(ctx, x->b, v, by), subst(ctx, x->c, v, by));
+	case TS_EXPR_CAST:
+		return ts_cast(ctx, x->dtype, subst(ctx, x->a, v, by));
+	default:
+		return x;
+	}
+}
+
+/* A function of "dag" (inputs, then outputs) with body "body". */
+static ts_func *func_of(ts_dag *dag, const char *name, ts_stmt *body)
+{
+	ts_func *f = calloc(1, sizeof(*f));
+	int n = dag->ninputs + dag->noutputs;
+
+	f->name = name;
+	f->nargs = n;
+	f->args = calloc((size_t)n, sizeof(ts_tensor *));
+	for (int i = 0; i < dag->ninputs; i++)
+		f->args[i] = dag->inputs[i];
+	for (int i = 0; i < dag->noutputs; i++)
+		f->args[dag->ninputs + i] = dag->outputs[i];
+	f->ninputs = dag->ninputs;
+	f->body = body;
+	f->dag = dag;
+	return f;
+}
+
+/* Inputs of "f" from seed 7 followed by fresh outputs. */
+static ts_array **make_args(ts_ctx *ctx, const ts_func *f)
+{
+	ts_array **in = ts_dag_random_inputs(ctx, f->dag, 7);
+	ts_array **args = calloc((size_t)f->nargs, sizeof(ts_array *));
+
+	assert_non_null(in);
+	for (int i = 0; i < f->nargs; i++)
+		args[i] = i < f->ninputs ? in[i]
+			: ts_array_for_tensor(ctx, f->args[i]);
+	return args;
+}
+
+/* Assert that the outputs in "args" equal ts_eval on the inputs. */
+static void check_outputs(ts_ctx *ctx, const ts_func *f, ts_array **args,
+	const char *what)
+{
+	int no = f->nargs - f->ninputs;
+	ts_array **want = calloc((size_t)no, sizeof(ts_array *));
+	double err;
+
+	if (ts_eval(ctx, f->dag, args, want) < 0)
+		fail_msg("%s: eval: %s", what, ts_ctx_error(ctx));
+	for (int i = 0; i < no; i++)
+		if (!ts_array_close(args[f->ninputs + i], want[i], &err))
+			fail_msg("%s: output '%s' differs from ts_eval by %g",
+				what, f->args[f->ninputs + i]->name, err);
+	free(want);
+}
+
+/* Compile "f" with "opt", run it on "threads" threads, and check it
+ * against the interpreter.  Return the arguments. */
+static ts_array **check_func(ts_ctx *ctx, const ts_func *f,
+	const ts_compile_options *opt, int threads, const char *what)
+{
+	ts_module *m = ts_module_compile(ctx, f, opt);
+	ts_array **args;
+
+	if (!m)
+		fail_msg("%s: compile: %s", what, ts_ctx_error(ctx));
+	args = make_args(ctx, f);
+	ts_module_set_threads(m, threads);
+	if (ts_module_run(m, args) < 0)
+		fail_msg("%s: run: %s", what, ts_ctx_error(ctx));
+	check_outputs(ctx, f, args, what);
+	ts_module_free(m);
+	return args;
+}
+
+/* How an elementwise stage is lowered by hand. */
+enum shape { SERIAL, VECTOR, PARALLEL_VECTOR, UNROLLED };
+
+/* out[i] = body for the 1-D output of "dag", lowered as "how" with
+ * vectors of "w" lanes and a guard for the tail. */
+static ts_func *elementwise(ts_ctx *ctx, ts_dag *dag, enum shape how, int w)
+{
+	ts_stage *s = dag->outputs[0]->stage;
+	ts_axis *i = s->axes[0];
+	int64_t n = i->extent, no = (n + w - 1) / w;
+	ts_axis *io, *ii;
+	ts_expr *idx, *body;
+	ts_stmt *st;
+
+	if (how == SERIAL || how == UNROLLED)
+		return func_of(dag, "ew", ts_stmt_for(i, how == SERIAL ?
+			TS_LOOP_SERIAL : TS_LOOP_UNROLLED, ts_stmt_store(
+				s->out, 1, (ts_expr *[]){ ts_var(ctx, i) },
+				s->body)));
+	io = ts_loop_var(ctx, "io", no);
+	ii = ts_loop_var(ctx, "ii", w);
+	idx = ts_add(ctx, ts_mul(ctx, ts_var(ctx, io), ts_int(ctx, w)),
+		ts_var(ctx, ii));
+	body = subst(ctx, s->body, i, idx);
+	assert_non_null(body);
+	st = ts_stmt_store(s->out, 1, &idx, body);
+	if (n % w)
+		st = ts_stmt_if(ts_binary(ctx, TS_OP_LT, idx, ts_int(ctx, n)),
+			st, NULL);
+	st = ts_stmt_for(ii, TS_LOOP_VECTORIZED, st);
+	return func_of(dag, "ew", ts_stmt_for(io, how == VECTOR ?
+		TS_LOOP_SERIAL : TS_LOOP_PARALLEL, st));
+}
+
+/* A DAG out[i] = "make"(X[i], Y[i], "arg") over "n" elements of dtype
+ * "t"; tensor names end with "id". */
+static ts_dag *ew_dag(ts_ctx *ctx, int id, ts_dtype t, int n,
+	ts_expr *(*make)(ts_ctx *, ts_expr *, ts_expr *, int), int arg)
+{
+	char xn[32], yn[32], on[32];
+	int64_t shape[1] = { n };
+	ts_tensor *X, *Y, *out;
+	ts_axis *i;
+	ts_dag *dag;
+
+	snprintf(xn, sizeof(xn), "X%d", id);
+	snprintf(yn, sizeof(yn), "Y%d", id);
+	snprintf(on, sizeof(on), "O%d", id);
+	X = ts_placeholder(ctx, xn, t, 1, shape);
+	Y = ts_placeholder(ctx, yn, t, 1, shape);
+	i = ts_axis_new(ctx, "i", n);
+	out = ts_compute(ctx, on, 1, &i, make(ctx, ts_at(ctx, X, 1,
+		ts_var(ctx, i)), ts_at(ctx, Y, 1, ts_var(ctx, i)), arg));
+	if (!out)
+		fail_msg("building %s case %d: %s", ts_dtype_name(t), arg,
+			ts_ctx_error(ctx));
+	dag = ts_dag_new(ctx, 2, (ts_tensor *[]){ X, Y }, 1, &out);
+	if (!dag)
+		fail_msg("dag: %s", ts_ctx_error(ctx));
+	return dag;
+}
+
+/* "op" applied to "x" and "y", with operands kept inside the domain of
+ * the operator (no zero divisors, positive logarithms). */
+static ts_expr *make_op(ts_ctx *ctx, ts_expr *x, ts_expr *y, int op)
+{
+	bool fl = ts_dtype_is_float(x->dtype);
+	ts_expr *safe = fl ? ts_select(ctx, ts_binary(ctx, TS_OP_LT,
+		ts_unary(ctx, TS_OP_ABS, y), ts_float(ctx, 0.1)),
+		ts_float(ctx, 0.5), y) : ts_select(ctx, ts_binary(ctx,
+		TS_OP_EQ, y, ts_int(ctx, 0)), ts_int(ctx, 3), y);
+	ts_expr *pos = fl ? ts_add(ctx, ts_unary(ctx, TS_OP_ABS, x),
+		ts_float(ctx, 0.1)) : NULL;
+
+	switch (op) {
+	case TS_OP_DIV: case TS_OP_FLOORDIV: case TS_OP_MOD:
+		return ts_binary(ctx, op, x, safe);
+	case TS_OP_POW: return ts_binary(ctx, op, pos, y);
+	case TS_OP_LOG: case TS_OP_SQRT: case TS_OP_RSQRT:
+		return ts_unary(ctx, op, pos);
+	case TS_OP_NOT:
+		return ts_unary(ctx, op, x->dtype == TS_BOOL ? x
+			: ts_binary(ctx, TS_OP_LT, x, y));
+	case TS_OP_ROUND:
+		return ts_unary(ctx, op, ts_mul(ctx, x, ts_float(ctx, 2.5)));
+	default:
+		return ts_op_is_unary(op) ? ts_unary(ctx, op, x)
+			: ts_binary(ctx, op, x, y);
+	}
+}
+
+/* cast("to", x), with floats scaled so that integers see a range. */
+static ts_expr *make_cast(ts_ctx *ctx, ts_expr *x, ts_expr *y, int to)
+{
+	if (ts_dtype_is_float(x->dtype))
+		x = ts_mul(ctx, x, ts_float(ctx, 256.0));
+	return ts_cast(ctx, (ts_dtype)to, x);
+}
+
+/* select(x < y, x, y) and a mix of both. */
+static ts_expr *make_select(ts_ctx *ctx, ts_expr *x, ts_expr *y, int k)
+{
+	if (x->dtype == TS_BOOL)
+		return ts_select(ctx, ts_binary(ctx, TS_OP_NE, x, y), x, y);
+	return ts_select(ctx, ts_binary(ctx, TS_OP_LT, x, y), x,
+		ts_sub(ctx, y, x));
+}
+
+static const ts_op float_ops[] = {
+	TS_OP_ADD, TS_OP_SUB, TS_OP_MUL, TS_OP_DIV, TS_OP_FLOORDIV, TS_OP_MOD,
+	TS_OP_MIN, TS_OP_MAX, TS_OP_POW, TS_OP_LT, TS_OP_LE, TS_OP_GT,
+	TS_OP_GE, TS_OP_EQ, TS_OP_NE, TS_OP_NEG, TS_OP_NOT, TS_OP_EXP,
+	TS_OP_LOG, TS_OP_SQRT, TS_OP_RSQRT, TS_OP_TANH, TS_OP_SIGMOID,
+	TS_OP_ERF, TS_OP_ABS, TS_OP_FLOOR, TS_OP_ROUND,
+};
+
+static const ts_op int_ops[] = {
+	TS_OP_ADD, TS_OP_SUB, TS_OP_MUL, TS_OP_FLOORDIV, TS_OP_MOD,
+	TS_OP_MIN, TS_OP_MAX, TS_OP_LT, TS_OP_LE, TS_OP_GT, TS_OP_GE,
+	TS_OP_EQ, TS_OP_NE, TS_OP_NEG, TS_OP_NOT, TS_OP_ABS,
+};
+
+static const ts_op bool_ops[] = {
+	TS_OP_AND, TS_OP_OR, TS_OP_EQ, TS_OP_NE, TS_OP_NOT,
+};
+
+/* Check one elementwise case in the serial and vector shapes (and the
+ * parallel one when "par"). */
+static void check_case(ts_ctx *ctx, int *id, ts_dtype t,
+	ts_expr *(*make)(ts_ctx *, ts_expr *, ts_expr *, int), int arg,
+	bool par)
+{
+	static const enum shape shapes[] = { SERIAL, VECTOR, PARALLEL_VECTOR };
+	ts_compile_options opt = ts_compile_options_default();
+	char what[96];
+
+	for (int k = 0; k < (par ? 3 : 2); k++) {
+		ts_dag *dag = ew_dag(ctx, (*id)++, t, 37, make, arg);
+		snprintf(what, sizeof(what), "%s case %d shape %d",
+			ts_dtype_name(t), arg, k);
+		check_func(ctx, elementwise(ctx, dag, shapes[k], 8), &opt, 2,
+			what);
+	}
+}
+
+static void test_llvm_ops__match_eval_for_every_dtype(void **state)
+{
+	static const ts_dtype floats[] = { TS_F16, TS_F32, TS_F64 };
+	static const ts_dtype ints[] = { TS_I8, TS_U8, TS_I32, TS_I64 };
+	ts_ctx *ctx = *state;
+	int id = 0;
+
+	for (size_t d = 0; d < 3; d++)
+		for (size_t o = 0; o < sizeof(float_ops) / sizeof(*float_ops); o++)
+			check_case(ctx, &id, floats[d], make_op, float_ops[o],
+				o == 0);
+	for (size_t d = 0; d < 4; d++)
+		for (size_t o = 0; o < sizeof(int_ops) / sizeof(*int_ops); o++)
+			if (int_ops[o] != TS_OP_NEG || ts_dtype_is_signed(ints[d]))
+				check_case(ctx, &id, ints[d], make_op, int_ops[o],
+					o == 0);
+	for (size_t o = 0; o < sizeof(bool_ops) / sizeof(*bool_ops); o++)
+		check_case(ctx, &id, TS_BOOL, make_op, bool_ops[o], o == 0);
+}
+
+static void test_llvm_casts__match_eval_between_every_dtype(void **state)
+{
+	ts_ctx *ctx = *state;
+	int id = 1000;
+
+	for (int from = 0; from < TS_DTYPE_COUNT; from++)
+		for (int to = 0; to < TS_DTYPE_COUNT; to++)
+			check_case(ctx, &id, (ts_dtype)from, make_cast, to, false);
+	for (int t = 0; t < TS_DTYPE_COUNT; t++)
+		check_case(ctx, &id, (ts_dtype)t, make_select, 0, true);
+}
+
+static void test_llvm_unrolled__matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ew_dag(ctx, 2000, TS_F32, 13, make_op, TS_OP_MUL);
+
+	check_func(ctx, elementwise(ctx, dag, UNROLLED, 1), NULL, 0,
+		"unrolled");
+}
+
+/* C = A B with A "m" x "k" and B "k" x "n" (f32), named after "id". */
+static ts_dag *matmul_dag(ts_ctx *ctx, int id, int m, int n, int k)
+{
+	char an[16], bn[16], cn[16];
+	ts_tensor *A, *B, *C;
+	ts_axis *i, *j, *r;
+
+	snprintf(an, sizeof(an), "A%d", id);
+	snprintf(bn, sizeof(bn), "B%d", id);
+	snprintf(cn, sizeof(cn), "C%d", id);
+	A = ts_placeholder(ctx, an, TS_F32, 2, (int64_t[]){ m, k });
+	B = ts_placeholder(ctx, bn, TS_F32, 2, (int64_t[]){ k, n });
+	i = ts_axis_new(ctx, "i", m);
+	j = ts_axis_new(ctx, "j", n);
+	r = ts_reduce_axis(ctx, "k", k);
+	C = ts_compute(ctx, cn, 2, (ts_axis *[]){ i, j }, ts_sum(ctx, 1, &r,
+		ts_mul(ctx, ts_at(ctx, A, 2, ts_var(ctx, i), ts_var(ctx, r)),
+			ts_at(ctx, B, 2, ts_var(ctx, r), ts_var(ctx, j)))));
+	assert_non_null(C);
+	return ts_dag_new(ctx, 2, (ts_tensor *[]){ A, B }, 1, &C);
+}
+
+/* The naive loop nest of matmul "dag": for i, j: C = 0; for k: C += AB. */
+static ts_func *matmul_naive(ts_ctx *ctx, ts_dag *dag)
+{
+	ts_tensor *A = dag->inputs[0], *B = dag->inputs[1];
+	ts_tensor *C = dag->outputs[0];
+	ts_axis *i = ts_loop_var(ctx, "i", C->shape[0]);
+	ts_axis *j = ts_loop_var(ctx, "j", C->shape[1]);
+	ts_axis *k = ts_loop_var(ctx, "k", A->shape[1]);
+	ts_expr *ij[2] = { ts_var(ctx, i), ts_var(ctx, j) };
+	ts_expr *acc = ts_load(ctx, C, 2, ij);
+	ts_expr *prod = ts_mul(ctx, ts_at(ctx, A, 2, ij[0], ts_var(ctx, k)),
+		ts_at(ctx, B, 2, ts_var(ctx, k), ij[1]));
+	ts_stmt *init = ts_stmt_store(C, 2, ij, ts_const(ctx, TS_F32, 0));
+	ts_stmt *upd = ts_stmt_store(C, 2, ij, ts_add(ctx, acc, prod));
+
+	return func_of(dag, "matmul_naive", ts_stmt_for(i, TS_LOOP_SERIAL,
+		ts_stmt_for(j, TS_LOOP_SERIAL, ts_stmt_block(2, (ts_stmt *[]){
+			init, ts_stmt_for(k, TS_LOOP_SERIAL, upd) }))));
+}
+
+static void test_llvm_matmul_naive__matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul_dag(ctx, 0, 33, 17, 29);
+
+	check_func(ctx, matmul_naive(ctx, dag), NULL, 0, "naive matmul");
+}
+
+/* Matmul with a "tm" x "tn" register tile: the tile accumulates in a
+ * local buffer (rows unrolled, columns vectorized) over k, then is
+ * stored; row blocks run in parallel. */
+static ts_func *matmul_tiled(ts_ctx *ctx, ts_dag *dag, int tm, int tn)
+{
+	ts_tensor *A = dag->inputs[0], *B = dag->inputs[1];
+	ts_tensor *C = dag->outputs[0];
+	ts_tensor *acc = ts_buffer_new(ctx, "acc", TS_F32, 2,
+		(int64_t[]){ tm, tn });
+	ts_axis *io = ts_loop_var(ctx, "io", C->shape[0] / tm);
+	ts_axis *jo = ts_loop_var(ctx, "jo", C->shape[1] / tn);
+	ts_axis *k = ts_loop_var(ctx, "k", A->shape[1]);
+	ts_axis *ii[3], *ji[3];
+	ts_stmt *part[3];
+
+	for (int p = 0; p < 3; p++) {
+		ts_expr *row, *col, *loc[2];
+		ii[p] = ts_loop_var(ctx, "ii", tm);
+		ji[p] = ts_loop_var(ctx, "ji", tn);
+		loc[0] = ts_var(ctx, ii[p]);
+		loc[1] = ts_var(ctx, ji[p]);
+		row = ts_add(ctx, ts_mul(ctx, ts_var(ctx, io), ts_int(ctx, tm)),
+			loc[0]);
+		col = ts_add(ctx, ts_mul(ctx, ts_var(ctx, jo), ts_int(ctx, tn)),
+			loc[1]);
+		if (p == 0)
+			part[p] = ts_stmt_store(acc, 2, loc,
+				ts_const(ctx, TS_F32, 0));
+		else if (p == 1)
+			part[p] = ts_stmt_store(acc, 2, loc, ts_add(ctx,
+				ts_load(ctx, acc, 2, loc), ts_mul(ctx,
+				ts_at(ctx, A, 2, row, ts_var(ctx, k)),
+				ts_at(ctx, B, 2, ts_var(ctx, k), col))));
+		else
+			part[p] = ts_stmt_store(C, 2, (ts_expr *[]){ row, col },
+				ts_load(ctx, acc, 2, loc));
+		part[p] = ts_stmt_for(ii[p], TS_LOOP_UNROLLED,
+			ts_stmt_for(ji[p], TS_LOOP_VECTORIZED, part[p]));
+	}
+	part[1] = ts_stmt_for(k, TS_LOOP_SERIAL, part[1]);
+	return func_of(dag, "matmul_tiled", ts_stmt_for(io, TS_LOOP_PARALLEL,
+		ts_stmt_for(jo, TS_LOOP_SERIAL, ts_stmt_alloc(acc,
+			TS_SCOPE_LOCAL, ts_stmt_block(3, part)))));
+}
+
+static void test_llvm_parallel__same_results_on_1_and_2_threads(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul_dag(ctx, 1, 64, 64, 48);
+	ts_func *f = matmul_tiled(ctx, dag, 4, 16);
+	ts_array **one = check_func(ctx, f, NULL, 1, "tiled, 1 thread");
+	ts_array **two = check_func(ctx, f, NULL, 2, "tiled, 2 threads");
+
+	assert_memory_equal(one[2]->data, two[2]->data,
+		(size_t)one[2]->size * sizeof(float));
+}
+
+static void test_llvm_tile_asm__fma_on_ymm_without_spills(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul_dag(ctx, 2, 64, 64, 64);
+	ts_compile_options opt = ts_compile_options_default();
+	char *text = NULL;
+
+	opt.triple = "x86_64-unknown-linux-gnu";
+	opt.cpu = "haswell";
+	if (ts_module_emit_asm(ctx, matmul_tiled(ctx, dag, 4, 16), &opt,
+			&text) < 0)
+		fail_msg("asm: %s", ts_ctx_error(ctx));
+	if (getenv("TS_SHOW_ASM"))
+		fputs(text, stderr);
+	assert_non_null(strstr(text, "vfmadd"));
+	assert_non_null(strstr(text, "ymm"));
+	assert_null(strstr(text, "Spill"));
+	assert_null(strstr(text, "Reload"));
+}
+
+static void test_llvm_ir__has_noalias_arguments(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul_dag(ctx, 3, 8, 8, 8);
+	char *ir = NULL;
+
+	if (ts_module_emit_llvm_ir(ctx, matmul_naive(ctx, dag), NULL, &ir) < 0)
+		fail_msg("ir: %s", ts_ctx_error(ctx));
+	assert_non_null(strstr(ir, "define void @matmul_naive(ptr noalias"));
+	assert_non_null(strstr(ir, "dereferenceable(256)"));
+}
+
+static void test_llvm_errors__bad_triple_shape_bound_loop(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul_dag(ctx, 4, 8, 8, 8);
+	ts_func *f = matmul_naive(ctx, dag);
+	ts_compile_options opt = ts_compile_options_default();
+	ts_module *m;
+	ts_array **args;
+	ts_axis *b = ts_loop_var(ctx, "bx", 8);
+	ts_func *g;
+
+	opt.triple = "nonsense-unknown-nowhere";
+	assert_null(ts_module_compile(ctx, f, &opt));
+	assert_error_contains(ctx, "target triple 'nonsense-unknown-nowhere'");
+	assert_int_equal(ts_build_aot(ctx, f, "/tmp", &opt), TS_ERROR);
+	assert_error_contains(ctx, "target triple");
+
+	m = ts_module_compile(ctx, f, NULL);
+	assert_non_null(m);
+	args = make_args(ctx, f);
+	args[1] = ts_array_alloc(ctx, TS_F32, 2, (int64_t[]){ 8, 4 });
+	assert_int_equal(ts_module_run(m, args), TS_ERROR);
+	assert_error_contains(ctx, "argument 1 ('B4') of 'matmul_naive': "
+		"expected f32[8, 8], got f32[8, 4]");
+	args[1] = NULL;
+	assert_int_equal(ts_module_run(m, args), TS_ERROR);
+	assert_error_contains(ctx, "argument 1 ('B4') of 'matmul_naive' is "
+		"missing");
+	ts_module_free(m);
+
+	g = func_of(dag, "bound", ts_stmt_for(b, TS_LOOP_BOUND, f->body));
+	g->body->bind = TS_BIND_BLOCK_X;
+	assert_null(ts_module_compile(ctx, g, NULL));
+	assert_error_contains(ctx, "loop 'bx' is bound to blockIdx.x");
+}
+
+static void test_llvm_errors__unallocated_buffer_and_free_var(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul_dag(ctx, 5, 4, 4, 4);
+	ts_tensor *tmp = ts_buffer_new(ctx, "tmp", TS_F32, 1, (int64_t[]){ 4 });
+	ts_axis *i = ts_loop_var(ctx, "i", 4), *z = ts_loop_var(ctx, "z", 4);
+	ts_func *f;
+
+	f = func_of(dag, "bad", ts_stmt_for(i, TS_LOOP_SERIAL, ts_stmt_store(
+		tmp, 1, (ts_expr *[]){ ts_var(ctx, i) },
+		ts_const(ctx, TS_F32, 1))));
+	assert_null(ts_module_compile(ctx, f, NULL));
+	assert_error_contains(ctx, "store to buffer 'tmp', which is neither "
+		"an argument of 'bad' nor allocated");
+	f = func_of(dag, "bad2", ts_stmt_for(i, TS_LOOP_SERIAL, ts_stmt_store(
+		dag->outputs[0], 2, (ts_expr *[]){ ts_var(ctx, i),
+		ts_var(ctx, z) }, ts_const(ctx, TS_F32, 1))));
+	assert_null(ts_module_compile(ctx, f, NULL));
+	assert_error_contains(ctx, "variable 'z' is used outside of its loop");
+}
+
+/* A fresh temporary directory. */
+static char *temp_dir(void)
+{
+	char *d = strdup("/tmp/tessel-llvm-XXXXXX");
+
+	assert_non_null(mkdtemp(d));
+	return d;
+}
+
+/* Whether "path" exists. */
+static bool exists(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0;
+}
+
+static void test_llvm_aot__shared_library_matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul_dag(ctx, 6, 64, 64, 32);
+	ts_func *f = matmul_tiled(ctx, dag, 4, 16);
+	char *dir = temp_dir(), path[512], cmd[1200];
+	ts_array **args;
+	void *so;
+	void (*fn)(const float *, const float *, float *);
+
+	if (ts_build_aot(ctx, f, dir, NULL) < 0)
+		fail_msg("aot: %s", ts_ctx_error(ctx));
+	snprintf(path, sizeof(path), "%s/matmul_tiled.o", dir);
+	assert_true(exists(path));
+	snprintf(path, sizeof(path), "%s/matmul_tiled.h", dir);
+	assert_true(exists(path));
+	/* The header declares exactly what the library defines. */
+	snprintf(cmd, sizeof(cmd), "printf '#include \"matmul_tiled.h\"\\n"
+		"void (*p)(const float *, const float *, float *) = "
+		"matmul_tiled;\\n' | ${CC:-cc} -std=c11 -Wall -Werror "
+		"-fsyntax-only -I%s -x c -", dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/libmatmul_tiled.so", dir);
+	so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!so)
+		fail_msg("dlopen: %s", dlerror());
+	*(void **)&fn = dlsym(so, "matmul_tiled");
+	assert_non_null(fn);
+	args = make_args(ctx, f);
+	fn(args[0]->data, args[1]->data, args[2]->data);
+	check_outputs(ctx, f, args, "AOT matmul");
+	dlclose(so);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Check that "path" is an ELF object for machine "machine". */
+static void check_elf(const char *path, int machine)
+{
+	unsigned char h[20];
+	FILE *fp = fopen(path, "rb");
+
+	assert_non_null(fp);
+	assert_int_equal(fread(h, 1, sizeof(h), fp), sizeof(h));
+	fclose(fp);
+	assert_memory_equal(h, "\177ELF", 4);
+	assert_int_equal(h[18] | h[19] << 8, machine);
+}
+
+static void test_llvm_aot__cross_objects_for_other_cpus(void **state)
+{
+	static const struct { const char *triple, *cpu; int machine; } t[] = {
+		{ "aarch64-unknown-linux-gnu", "neoverse-n1", 183 },
+		{ "x86_64-unknown-linux-gnu", "znver3", 62 },
+		{ "x86_64-unknown-linux-gnu", "skylake-avx512", 62 },
+	};
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul_dag(ctx, 7, 32, 32, 16);
+	ts_func *f = matmul_tiled(ctx, dag, 4, 16);
+	char *dir = temp_dir(), path[512], cmd[600];
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		ts_compile_options opt = ts_compile_options_default();
+		opt.triple = t[i].triple;
+		opt.cpu = t[i].cpu;
+		ts_ctx_clear_warnings(ctx);
+		if (ts_build_aot(ctx, f, dir, &opt) < 0)
+			fail_msg("%s: %s", t[i].cpu, ts_ctx_error(ctx));
+		snprintf(path, sizeof(path), "%s/matmul_tiled.o", dir);
+		check_elf(path, t[i].machine);
+		if (t[i].machine == 183) {
+			assert_non_null(ts_ctx_warnings(ctx));
+			assert_non_null(strstr(ts_ctx_warnings(ctx),
+				"needs a cross linker"));
+		}
+		snprintf(path, sizeof(path), "%s/libmatmul_tiled.so", dir);
+		assert_int_equal(exists(path), t[i].machine != 183);
+		unlink(path);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_llvm_time__median_of_samples(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul_dag(ctx, 8, 16, 16, 16);
+	ts_func *f = matmul_naive(ctx, dag);
+	ts_module *m = ts_module_compile(ctx, f, NULL);
+	ts_array **args = make_args(ctx, f);
+	ts_timing t;
+
+	assert_non_null(m);
+	assert_int_equal(ts_module_time(m, args, 0.001, &t), TS_OK);
+	assert_true(t.nsamples >= 3);
+	assert_true(t.min_s <= t.median_s && t.median_s <= t.max_s);
+	check_outputs(ctx, f, args, "timed matmul");
+	ts_module_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TS_TEST(test_llvm_matmul_naive__matches_eval),
+		TS_TEST(test_llvm_ops__match_eval_for_every_dtype),
+		TS_TEST(test_llvm_casts__match_eval_between_every_dtype),
+		TS_TEST(test_llvm_unrolled__matches_eval),
+		TS_TEST(test_llvm_parallel__same_results_on_1_and_2_threads),
+		TS_TEST(test_llvm_tile_asm__fma_on_ymm_without_spills),
+		TS_TEST(test_llvm_ir__has_noalias_arguments),
+		TS_TEST(test_llvm_errors__bad_triple_shape_bound_loop),
+		TS_TEST(test_llvm_errors__unallocated_buffer_and_free_var),
+		TS_TEST(test_llvm_aot__shared_library_matches_eval),
+		TS_TEST(test_llvm_aot__cross_objects_for_other_cpus),
+		TS_TEST(test_llvm_time__median_of_samples),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
