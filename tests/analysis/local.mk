@@ -8,3 +8,8 @@ check_PROGRAMS += tests/analysis/test_classify
 TESTS += tests/analysis/test_classify
 tests_analysis_test_classify_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_analysis_test_classify_LDADD = examples/libcatalogue.la $(TEST_LIBS)
+
+check_PROGRAMS += tests/analysis/test_bounds
+TESTS += tests/analysis/test_bounds
+tests_analysis_test_bounds_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_analysis_test_bounds_LDADD = $(TEST_LIBS)
