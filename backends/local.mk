@@ -1,7 +1,10 @@
 # backends/: the loop IR (constructors, printing) and lowering of a DAG
 # plus schedule to it.
 libtessel_la_SOURCES += \
-	backends/loop.c
-tesselinclude_HEADERS += include/tessel/loop.h
+	backends/loop.c \
+	backends/lower_internal.h \
+	backends/lower_expr.c \
+	backends/lower.c
+tesselinclude_HEADERS += include/tessel/loop.h include/tessel/lower.h
 include $(srcdir)/backends/llvm.mk
 include $(srcdir)/backends/cuda.mk

@@ -1,0 +1,1150 @@
+/* Lowering: a DAG and its schedule become one function of the loop IR.
+ *
+ * Each stage is emitted as a loop nest over its live loops.  A nest is
+ * emitted for a domain (per axis an origin and a constant extent: the
+ * whole axis at root, the region a consumer tile needs at a compute_at
+ * loop) and for a choice of partitioned tails; loop extents and guards
+ * are recomputed for each, so every loop has a constant extent.  Writes
+ * and reads of buffers go through views (tensor -> buffer, origin,
+ * layout), pushed while the scope that allocates them is emitted. */
+#include <config.h>
+
+#include <inttypes.h>
+#include <math.h>
+
+#include <tessel/analysis.h>
+
+#include "backends/lower_internal.h"
+#include "metatemplates/schedule_ops.h"
+
+#define MAX_AXES TS_MAX_AXES
+
+/* A buffer standing for tensor "t": elements at "origin" + index, the
+ * buffer's dimension j holding the tensor's dimension perm[j]. */
+struct view {
+	const ts_tensor *t;
+	const ts_stage *reader;	/* only for loads in this stage; NULL: all */
+	bool cache_write;	/* the local tile of a cache_write */
+	ts_tensor *buf;
+	ts_expr *origin[TS_MAX_DIMS];	/* NULL: 0 */
+	int nperm;
+	int perm[TS_MAX_DIMS];
+};
+
+/* A footprint computed once per (stage, tensor). */
+struct fp_cache {
+	const ts_stage *s;
+	const ts_tensor *t;
+	ts_footprint *fp;
+};
+
+struct lower {
+	ts_ctx *ctx;
+	const ts_dag *dag;
+	const ts_schedule *sch;
+	ts_vec views;
+	ts_vec fps;
+	int nacc;		/* accumulators made so far, for names */
+	bool failed;
+};
+
+enum mode { MODE_MAIN, MODE_INIT, MODE_WRITEBACK };
+
+/* One instance of the loop nest of a stage. */
+struct nest {
+	struct lower *L;
+	const ts_sched_stage *ss;
+	const ts_stage *st;
+	int si;
+	enum mode mode;
+	int start;		/* INIT, WRITEBACK: first position */
+	ts_expr *origin[MAX_AXES];	/* per axis; NULL: 0 */
+	int64_t dext[MAX_AXES];		/* per axis: extent of the domain */
+	int region[TS_MAX_DIMS];	/* spatial axis may leave the tensor:
+					 * 1 below, 2 above */
+	int64_t *ext;		/* per loop, in this instance */
+	signed char *part;	/* per relation: 0, 1 main, 2 tail */
+	ts_expr **val;		/* per loop: value once emitted */
+	int first_reduce;	/* position of the outermost reduction loop */
+};
+
+static ts_stmt *emit(struct nest *n, int p);
+
+/* Whether loop "l" of "ss" is a reduction loop (the rfactor loop is
+ * not: it indexes the partial results). */
+static bool is_reduce(const ts_sched_stage *ss, int l)
+{
+	return ss->loops[l].reduce && !(ss->rfactor &&
+		strcmp(ss->rfactor, ss->loops[l].name) == 0);
+}
+
+/* The relation that consumed loop "l" (split of it, or fusion of it), or
+ * -1 when "l" is live. */
+static int consumer_rel(const ts_sched_stage *ss, int l)
+{
+	for (int r = 0; r < ss->nrels; r++) {
+		const ts_sched_rel *rel = &ss->rels[r];
+		if (rel->fuse ? (rel->outer == l || rel->inner == l)
+		    : rel->parent == l)
+			return r;
+	}
+	return -1;
+}
+
+/* Position of live loop "l", or -1. */
+static int loop_pos(const ts_sched_stage *ss, int l)
+{
+	for (int p = 0; p < ss->norder; p++)
+		if (ss->order[p] == l)
+			return p;
+	return -1;
+}
+
+/* The largest position of a live loop whose value loop "l" depends on;
+ * "all_spatial" is cleared when one of them is a reduction loop. */
+static int max_leaf_pos(const ts_sched_stage *ss, int l, bool *all_spatial)
+{
+	int r = consumer_rel(ss, l);
+	const ts_sched_rel *rel;
+
+	if (r < 0) {
+		if (is_reduce(ss, l))
+			*all_spatial = false;
+		return loop_pos(ss, l);
+	}
+	rel = &ss->rels[r];
+	if (rel->fuse)
+		return max_leaf_pos(ss, rel->parent, all_spatial);
+	return TS_MAX(max_leaf_pos(ss, rel->outer, all_spatial),
+		max_leaf_pos(ss, rel->inner, all_spatial));
+}
+
+/* Compute the extents of every loop of "n" from its domain and tails. */
+static void compute_extents(struct nest *n)
+{
+	const ts_sched_stage *ss = n->ss;
+
+	for (int l = 0; l < ss->nloops; l++)
+		if (ss->loops[l].axis >= 0)
+			n->ext[l] = n->dext[ss->loops[l].axis];
+	for (int r = 0; r < ss->nrels; r++) {
+		const ts_sched_rel *rel = &ss->rels[r];
+		int64_t P, f;
+		if (rel->fuse) {
+			n->ext[rel->parent] = n->ext[rel->outer] *
+				n->ext[rel->inner];
+			continue;
+		}
+		P = n->ext[rel->parent];
+		f = TS_MIN(rel->factor, P);
+		n->ext[rel->inner] = n->part[r] == 2 ? P % f : f;
+		n->ext[rel->outer] = n->part[r] == 2 ? 1 : n->part[r] == 1
+			? P / f : (P + f - 1) / f;
+	}
+}
+
+/* Whether split "r" of "n" runs more iterations than its parent has. */
+static bool split_needs_guard(const struct nest *n, int r)
+{
+	const ts_sched_rel *rel = &n->ss->rels[r];
+
+	return !rel->fuse && !n->part[r] &&
+		n->ext[rel->outer] * n->ext[rel->inner] > n->ext[rel->parent];
+}
+
+/* The split "r" is partitioned with a tail in "n" and not yet chosen. */
+static bool split_partitions(const struct nest *n, int r)
+{
+	const ts_sched_rel *rel = &n->ss->rels[r];
+	int64_t P = n->ext[rel->parent], f = TS_MIN(rel->factor, P);
+
+	return !rel->fuse && rel->tail == TS_TAIL_PARTITION && !n->part[r] &&
+		P % f != 0;
+}
+
+/* Return a copy of "n" with its own extents, tails and values. */
+static struct nest *nest_clone(const struct nest *n)
+{
+	struct nest *c = ts_new(struct nest);
+	int nl = n->ss->nloops, nr = n->ss->nrels;
+
+	*c = *n;
+	c->ext = ts_new_atomic(int64_t, nl);
+	memcpy(c->ext, n->ext, sizeof(int64_t) * nl);
+	c->part = ts_new_atomic(signed char, nr + 1);
+	memcpy(c->part, n->part, nr);
+	c->val = ts_new_array(ts_expr *, nl);
+	memcpy(c->val, n->val, sizeof(ts_expr *) * nl);
+	return c;
+}
+
+/* The values of loop "l" in "n": origin "*o" and count "*s", over the
+ * loops emitted so far (the others range over their whole extent). */
+static void interval(struct nest *n, int l, ts_expr **o, int64_t *s)
+{
+	ts_ctx *ctx = n->L->ctx;
+	const ts_sched_stage *ss = n->ss;
+	int r = consumer_rel(ss, l);
+	const ts_sched_rel *rel;
+	ts_expr *o1, *o2;
+	int64_t s1, s2, f, ei;
+
+	if (r < 0) {
+		*o = n->val[l] ? n->val[l] : ts_lower_int(ctx, 0);
+		*s = n->val[l] ? 1 : n->ext[l];
+		return;
+	}
+	rel = &ss->rels[r];
+	if (!rel->fuse) {
+		f = TS_MIN(rel->factor, n->ext[rel->parent]);
+		interval(n, rel->outer, &o1, &s1);
+		interval(n, rel->inner, &o2, &s2);
+		*o = ts_index_simplify(ctx, ts_add(ctx, ts_mul(ctx, o1,
+			ts_lower_int(ctx, f)), o2));
+		*s = (s1 - 1) * f + s2;
+		return;
+	}
+	interval(n, rel->parent, &o1, &s1);
+	ei = n->ext[rel->inner];
+	if (s1 == 1) {
+		*o = ts_index_simplify(ctx, ts_binary(ctx, l == rel->outer ?
+			TS_OP_FLOORDIV : TS_OP_MOD, o1, ts_lower_int(ctx, ei)));
+		*s = 1;
+	} else if (l == rel->inner || (o1->kind == TS_EXPR_INT &&
+		   o1->ival == 0 && s1 >= n->ext[rel->parent])) {
+		*o = ts_lower_int(ctx, 0);
+		*s = n->ext[l];
+	} else {
+		*o = ts_index_simplify(ctx, ts_floordiv(ctx, o1,
+			ts_lower_int(ctx, ei)));
+		*s = TS_MIN((s1 - 1) / ei + 2, n->ext[l]);
+	}
+}
+
+/* The value of axis "a" of the stage (its domain origin included), or
+ * NULL when a loop it needs is not emitted. */
+static ts_expr *axis_value(struct nest *n, int a)
+{
+	ts_ctx *ctx = n->L->ctx;
+	ts_expr *o;
+	int64_t s;
+
+	for (int l = 0; l < n->ss->nloops; l++) {
+		if (n->ss->loops[l].axis != a)
+			continue;
+		interval(n, l, &o, &s);
+		if (s != 1)
+			return NULL;
+		if (n->origin[a])
+			o = ts_add(ctx, n->origin[a], o);
+		return ts_index_simplify(ctx, o);
+	}
+	return NULL;
+}
+
+/* The tile of every axis of "n" under the loops emitted so far. */
+static void tile(struct nest *n, ts_expr **o, int64_t *s)
+{
+	ts_ctx *ctx = n->L->ctx;
+	const ts_stage *st = n->st;
+
+	for (int a = 0; a < st->ndim + st->nraxes; a++) {
+		o[a] = ts_lower_int(ctx, 0);
+		s[a] = a < st->ndim ? st->axes[a]->extent
+			: st->raxes[a - st->ndim]->extent;
+	}
+	for (int l = 0; l < n->ss->nloops; l++) {
+		int a = n->ss->loops[l].axis;
+		if (a < 0)
+			continue;
+		interval(n, l, &o[a], &s[a]);
+		if (n->origin[a])
+			o[a] = ts_index_simplify(ctx, ts_add(ctx, n->origin[a],
+				o[a]));
+	}
+}
+
+/* Push the view "v"; return the mark to pop back to. */
+static int view_push(struct lower *L, struct view *v)
+{
+	int mark = L->views.n;
+
+	ts_vec_push(&L->views, v);
+	return mark;
+}
+
+/* The innermost view of "t" for a load in "reader" (or, with "write",
+ * for the stores of its producer "reader"). */
+static struct view *view_find(struct lower *L, const ts_tensor *t,
+	const ts_stage *reader, bool write)
+{
+	for (int i = L->views.n - 1; i >= 0; i--) {
+		struct view *v = L->views.v[i];
+		if (v->t != t)
+			continue;
+		if (v->cache_write && (!write || v->reader != reader))
+			continue;
+		if (!v->cache_write && v->reader && v->reader != reader)
+			continue;
+		return v;
+	}
+	return NULL;
+}
+
+/* Indices into the buffer of "v" of the tensor element "idx". */
+static void view_index(struct lower *L, const struct view *v,
+	ts_expr *const *idx, ts_expr **out)
+{
+	int nd = v->t->ndim;
+
+	for (int j = 0; j < nd; j++) {
+		int d = v->nperm ? v->perm[j] : j;
+		ts_expr *e = idx[d];
+		if (v->origin[d])
+			e = ts_sub(L->ctx, e, v->origin[d]);
+		out[j] = ts_index_simplify(L->ctx, e);
+	}
+}
+
+/* The footprint of "s" on "t", computed once. */
+static ts_footprint *footprint(struct lower *L, const ts_stage *s,
+	const ts_tensor *t)
+{
+	struct fp_cache *c;
+
+	for (int i = 0; i < L->fps.n; i++) {
+		c = L->fps.v[i];
+		if (c->s == s && c->t == t)
+			return c->fp;
+	}
+	c = ts_new(struct fp_cache);
+	c->s = s;
+	c->t = t;
+	c->fp = ts_stage_footprint(L->ctx, s, t);
+	if (!c->fp)
+		L->failed = true;
+	ts_vec_push(&L->fps, c);
+	return c->fp;
+}
+
+/* An environment: axes replaced by expressions. */
+struct env {
+	int n;
+	const ts_axis *from[MAX_AXES + TS_MAX_DIMS];
+	ts_expr *to[MAX_AXES + TS_MAX_DIMS];
+};
+
+static ts_expr *rewrite(struct lower *L, const ts_expr *e,
+	const struct env *env, const ts_stage *reader);
+
+/* Rewrite the load "e" of stage "reader": through a view, by inlining
+ * the producer, or of the tensor itself. */
+static ts_expr *rewrite_load(struct lower *L, const ts_expr *e,
+	const struct env *env, const ts_stage *reader)
+{
+	ts_expr *idx[TS_MAX_DIMS], *bidx[TS_MAX_DIMS];
+	const ts_tensor *t = e->tensor;
+	struct view *v;
+
+	for (int i = 0; i < e->nargs; i++)
+		idx[i] = ts_index_simplify(L->ctx,
+			rewrite(L, e->args[i], env, reader));
+	v = view_find(L, t, reader, false);
+	if (v) {
+		view_index(L, v, idx, bidx);
+		return ts_lower_load(v->buf, e->nargs, bidx);
+	}
+	if (t->stage && L->sch->stages[ts_dag_stage_index(L->dag,
+	    t->stage)].attach == TS_ATTACH_INLINE) {
+		struct env sub = { .n = t->stage->ndim };
+		for (int i = 0; i < sub.n; i++) {
+			sub.from[i] = t->stage->axes[i];
+			sub.to[i] = idx[i];
+		}
+		return rewrite(L, t->stage->body, &sub, t->stage);
+	}
+	return ts_lower_load((ts_tensor *)t, e->nargs, idx);
+}
+
+/* Return "e" with the axes of "env" replaced and loads rewritten; a
+ * reduction is left to the caller (it must not occur here). */
+static ts_expr *rewrite(struct lower *L, const ts_expr *e,
+	const struct env *env, const ts_stage *reader)
+{
+	ts_expr *c;
+
+	switch (e->kind) {
+	case TS_EXPR_VAR:
+		for (int i = 0; i < env->n; i++)
+			if (env->from[i] == e->axis)
+				return env->to[i];
+		return (ts_expr *)e;
+	case TS_EXPR_LOAD:
+		return rewrite_load(L, e, env, reader);
+	case TS_EXPR_INT:
+	case TS_EXPR_FLOAT:
+		return (ts_expr *)e;
+	default:
+		c = ts_new(ts_expr);
+		*c = *e;
+		if (e->a)
+			c->a = rewrite(L, e->a, env, reader);
+		if (e->b)
+			c->b = rewrite(L, e->b, env, reader);
+		if (e->c)
+			c->c = rewrite(L, e->c, env, reader);
+		return c;
+	}
+}
+
+/* The identity of "r" for dtype "t". */
+static ts_expr *reduce_identity(ts_ctx *ctx, ts_reducer r, ts_dtype t)
+{
+	double lo = ts_dtype_is_float(t) ? -INFINITY : ts_dtype_is_signed(t)
+		? -ldexp(1.0, (int)ts_dtype_size(t) * 8 - 1) : 0;
+	double hi = ts_dtype_is_float(t) ? INFINITY : ts_dtype_is_signed(t)
+		? ldexp(1.0, (int)ts_dtype_size(t) * 8 - 1) - 1
+		: ldexp(1.0, (int)ts_dtype_size(t) * 8) - 1;
+
+	switch (r) {
+	case TS_RED_SUM: return ts_const(ctx, t, 0);
+	case TS_RED_PROD: return ts_const(ctx, t, 1);
+	case TS_RED_MAX: return ts_const(ctx, t, lo);
+	default: return ts_const(ctx, t, hi);
+	}
+}
+
+/* "acc" combined with "x" by "r". */
+static ts_expr *reduce_combine(ts_ctx *ctx, ts_reducer r, ts_expr *acc,
+	ts_expr *x)
+{
+	static const ts_op ops[TS_RED_COUNT] = {
+		[TS_RED_SUM] = TS_OP_ADD, [TS_RED_MAX] = TS_OP_MAX,
+		[TS_RED_MIN] = TS_OP_MIN, [TS_RED_PROD] = TS_OP_MUL,
+	};
+
+	return ts_binary(ctx, ops[r], acc, x);
+}
+
+/* Record that the loops of "st" did not define every axis at "where"
+ * (a defect of the lowering, reported rather than crashing). */
+static ts_stmt *lower_bug(struct lower *L, const ts_stage *st,
+	const char *where)
+{
+	L->failed = true;
+	ts_ctx_set_error(L->ctx, "lowering of stage '%s': an axis has no "
+		"value at the %s", st->name, where);
+	return NULL;
+}
+
+/* The environment of stage "n" at its innermost point. */
+static ts_status body_env(struct nest *n, struct env *env, ts_expr **vals)
+{
+	const ts_stage *st = n->st;
+	const ts_expr *b = st->body;
+
+	for (int a = 0; a < st->ndim; a++) {
+		env->from[env->n] = st->axes[a];
+		if (!(env->to[env->n++] = vals[a] = axis_value(n, a)))
+			return TS_ERROR;
+	}
+	if (n->ss->nested_reduce || b->kind != TS_EXPR_REDUCE)
+		return TS_OK;
+	for (int a = st->ndim; a < st->ndim + st->nraxes; a++) {
+		env->from[env->n] = st->raxes[a - st->ndim];
+		if (!(env->to[env->n++] = axis_value(n, a)))
+			return TS_ERROR;
+	}
+	return TS_OK;
+}
+
+/* The buffer and indices stage "n" writes at the spatial point "vals":
+ * its rfactor buffer, its cache tile, its region or its tensor. */
+static ts_tensor *write_target(struct nest *n, ts_expr **vals,
+	ts_expr **idx, bool skip_cache, int *nidx)
+{
+	struct lower *L = n->L;
+	const ts_stage *st = n->st;
+	struct view *v = NULL;
+
+	for (int i = L->views.n - 1; i >= 0 && !v; i--) {
+		struct view *w = L->views.v[i];
+		if (w->t == st->out && !(skip_cache && w->cache_write) &&
+		    (!w->cache_write || w->reader == st))
+			v = w;
+	}
+	*nidx = st->ndim;
+	if (!v) {
+		for (int d = 0; d < st->ndim; d++)
+			idx[d] = vals[d];
+		return st->out;
+	}
+	if (v->buf->ndim == st->ndim + 1 && n->ss->rfactor) {
+		int l = ts_sched_stage_find_loop(n->ss, n->ss->rfactor);
+		ts_expr *o;
+		int64_t s;
+		interval(n, l, &o, &s);
+		idx[0] = o;
+		for (int d = 0; d < st->ndim; d++)
+			idx[d + 1] = vals[d];
+		*nidx = st->ndim + 1;
+		return v->buf;
+	}
+	view_index(L, v, vals, idx);
+	return v->buf;
+}
+
+/* Lower the reductions inside "e" into accumulators whose loops go into
+ * "pre"; return "e" with each reduction replaced by its accumulator. */
+static ts_expr *expand_reduce(struct nest *n, const ts_expr *e,
+	struct env *env, ts_stmt *pre, ts_vec *accs)
+{
+	ts_ctx *ctx = n->L->ctx;
+	ts_tensor *acc;
+	ts_stmt *inner, *loop;
+	ts_expr *c, *x, *ld;
+	int mark = env->n;
+
+	if (e->kind == TS_EXPR_LOAD || e->kind == TS_EXPR_VAR ||
+	    e->kind == TS_EXPR_INT || e->kind == TS_EXPR_FLOAT)
+		return rewrite(n->L, e, env, n->st);
+	if (e->kind != TS_EXPR_REDUCE) {
+		c = ts_new(ts_expr);
+		*c = *e;
+		if (e->a)
+			c->a = expand_reduce(n, e->a, env, pre, accs);
+		if (e->b)
+			c->b = expand_reduce(n, e->b, env, pre, accs);
+		if (e->c)
+			c->c = expand_reduce(n, e->c, env, pre, accs);
+		return c;
+	}
+	acc = ts_buffer_new(ctx, ts_asprintf("%s.acc%d", n->st->name,
+		n->L->nacc++), e->dtype, 0, NULL);
+	ts_vec_push(accs, acc);
+	ld = ts_lower_load(acc, 0, NULL);
+	ts_stmt_block_append(pre, ts_stmt_store(acc, 0, NULL,
+		reduce_identity(ctx, e->reducer, e->dtype)));
+	inner = ts_stmt_block(0, NULL);
+	for (int i = 0; i < e->nraxes; i++) {
+		env->from[env->n] = e->raxes[i];
+		env->to[env->n++] = ts_var(ctx, ts_loop_var(ctx,
+			e->raxes[i]->name, e->raxes[i]->extent));
+	}
+	x = expand_reduce(n, e->a, env, inner, accs);
+	ts_stmt_block_append(inner, ts_stmt_store(acc, 0, NULL,
+		reduce_combine(ctx, e->reducer, ld, x)));
+	loop = inner;
+	for (int i = e->nraxes - 1; i >= 0; i--)
+		loop = ts_stmt_for(env->to[mark + i]->axis, TS_LOOP_SERIAL, loop);
+	ts_stmt_block_append(pre, loop);
+	env->n = mark;
+	return ld;
+}
+
+/* The statement at the innermost point of the main nest "n". */
+static ts_stmt *body_main(struct nest *n)
+{
+	ts_ctx *ctx = n->L->ctx;
+	const ts_expr *b = n->st->body;
+	ts_expr *vals[TS_MAX_DIMS], *idx[TS_MAX_DIMS + 1], *x;
+	struct env env = { 0 };
+	ts_tensor *buf;
+	ts_stmt *pre;
+	ts_vec accs = { 0 };
+	int ni;
+
+	if (body_env(n, &env, vals) < 0)
+		return lower_bug(n->L, n->st, "body");
+	buf = write_target(n, vals, idx, false, &ni);
+	if (!n->ss->nested_reduce && b->kind == TS_EXPR_REDUCE) {
+		x = rewrite(n->L, b->a, &env, n->st);
+		x = reduce_combine(ctx, b->reducer,
+			ts_lower_load(buf, ni, idx), x);
+		return ts_stmt_store(buf, ni, idx, x);
+	}
+	pre = ts_stmt_block(0, NULL);
+	x = expand_reduce(n, b, &env, pre, &accs);
+	ts_stmt_block_append(pre, ts_stmt_store(buf, ni, idx, x));
+	for (int i = accs.n - 1; i >= 0; i--)
+		pre = ts_stmt_alloc(accs.v[i], TS_SCOPE_LOCAL, pre);
+	return pre;
+}
+
+/* The statement at the innermost point of an init or write-back nest. */
+static ts_stmt *body_sub(struct nest *n)
+{
+	ts_expr *vals[TS_MAX_DIMS], *idx[TS_MAX_DIMS + 1], *src[TS_MAX_DIMS + 1];
+	ts_tensor *buf, *cache;
+	int ni;
+
+	for (int a = 0; a < n->st->ndim; a++)
+		if (!(vals[a] = axis_value(n, a)))
+			return lower_bug(n->L, n->st, "init or write-back");
+	if (n->mode == MODE_INIT) {
+		buf = write_target(n, vals, idx, false, &ni);
+		return ts_stmt_store(buf, ni, idx, reduce_identity(n->L->ctx,
+			n->st->body->reducer, n->st->body->dtype));
+	}
+	cache = write_target(n, vals, src, false, &ni);
+	buf = write_target(n, vals, idx, true, &ni);
+	return ts_stmt_store(buf, ni, idx, ts_lower_load(cache, ni, src));
+}
+
+/* A nest like "n" over its spatial loops from position "p" on, in mode
+ * "mode" (init of a reduction, or write-back of a cache tile). */
+static ts_stmt *emit_sub(struct nest *n, int p, enum mode mode)
+{
+	struct nest *c = nest_clone(n);
+
+	c->mode = mode;
+	c->start = p;
+	c->first_reduce = -1;
+	return emit(c, p);
+}
+
+/* Region of "t" (with the footprint "fp") that the tile "o", "s" of
+ * stage "c" touches: origins in "lo", extents in "ext". */
+static void region(struct lower *L, const ts_footprint *fp, const ts_tensor *t,
+	ts_expr **o, const int64_t *s, ts_expr **lo, int64_t *ext)
+{
+	for (int d = 0; d < t->ndim; d++) {
+		const ts_box_dim *bd = &fp->dim[d];
+		ts_aff a = ts_aff_const(bd->cst);
+		if (bd->whole) {
+			lo[d] = ts_lower_int(L->ctx, 0);
+			ext[d] = t->shape[d];
+			continue;
+		}
+		ext[d] = 1;
+		for (int k = 0; k < MAX_AXES; k++) {
+			ts_aff ok;
+			if (!bd->origin_coef[k] && !bd->size_shift[k] &&
+			    !bd->size_coef[k])
+				continue;
+			ok = ts_aff_of_expr(L->ctx, o[k]);
+			a = ts_aff_add(a, &ok, bd->origin_coef[k]);
+			a.cst += bd->size_shift[k] * (s[k] - 1);
+			ext[d] += bd->size_coef[k] * (s[k] - 1);
+		}
+		lo[d] = ts_aff_to_expr(L->ctx, &a);
+		if (a.n == 0 && a.cst == 0)
+			ext[d] = TS_MIN(ext[d], t->shape[d]);
+	}
+}
+
+/* Whether the region "lo", "ext" along dimension "d" of "t" may leave
+ * the tensor: 1 below it, 2 above it, 3 both. */
+static int region_may_leave(struct lower *L, const ts_tensor *t, int d,
+	ts_expr *lo, int64_t ext)
+{
+	ts_aff a = ts_aff_of_expr(L->ctx, lo);
+	int64_t mn, mx;
+
+	if (!ts_aff_bounds(&a, &mn, &mx))
+		return 3;
+	return (mn < 0 ? 1 : 0) | (mx + ext > t->shape[d] ? 2 : 0);
+}
+
+/* The condition that "v" lies inside dimension "d" of "t", checking the
+ * sides in "which" (1 below, 2 above); NULL when none. */
+static ts_expr *inside(ts_ctx *ctx, const ts_tensor *t, int d, ts_expr *v,
+	int which)
+{
+	ts_expr *lo = ts_binary(ctx, TS_OP_GE, v, ts_lower_int(ctx, 0));
+	ts_expr *hi = ts_binary(ctx, TS_OP_LT, v,
+		ts_lower_int(ctx, t->shape[d]));
+
+	if (which == 3)
+		return ts_binary(ctx, TS_OP_AND, lo, hi);
+	return which == 1 ? lo : which == 2 ? hi : NULL;
+}
+
+/* "a" && "b", either may be NULL. */
+static ts_expr *and_cond(ts_ctx *ctx, ts_expr *a, ts_expr *b)
+{
+	if (!a || !b)
+		return a ? a : b;
+	return ts_binary(ctx, TS_OP_AND, a, b);
+}
+
+/* Emit stage "p" for the region "lo", "ext" of its output, with its
+ * local buffer already pushed as a view. */
+static ts_stmt *emit_attached(struct lower *L, int pi, ts_expr **lo,
+	const int64_t *ext)
+{
+	const ts_sched_stage *ss = &L->sch->stages[pi];
+	const ts_stage *st = ss->stage;
+	struct nest *n = ts_new(struct nest);
+
+	n->L = L;
+	n->ss = ss;
+	n->st = st;
+	n->si = pi;
+	for (int a = 0; a < st->ndim; a++) {
+		n->origin[a] = lo[a];
+		n->dext[a] = ext[a];
+		n->region[a] = lo[a] ? region_may_leave(L, st->out, a, lo[a],
+			ext[a]) : 0;
+	}
+	for (int a = st->ndim; a < st->ndim + st->nraxes; a++)
+		n->dext[a] = st->raxes[a - st->ndim]->extent;
+	n->ext = ts_new_atomic(int64_t, ss->nloops + 1);
+	n->part = ts_new_atomic(signed char, ss->nrels + 1);
+	n->val = ts_new_array(ts_expr *, ss->nloops + 1);
+	n->first_reduce = ss->norder;
+	for (int p = ss->norder - 1; p >= 0; p--)
+		if (is_reduce(ss, ss->order[p]))
+			n->first_reduce = p;
+	compute_extents(n);
+	return emit(n, 0);
+}
+
+/* A loop nest copying the region "lo", "ext" of "t" into "buf" (layout
+ * "perm"), reading "t" as stage "reader" would. */
+static ts_stmt *copy_nest(struct lower *L, const ts_tensor *t, ts_tensor *buf,
+	ts_expr **lo, const int64_t *ext, const ts_sched_read *rd,
+	const ts_stage *reader)
+{
+	ts_ctx *ctx = L->ctx;
+	ts_expr *r[TS_MAX_DIMS], *idx[TS_MAX_DIMS], *bidx[TS_MAX_DIMS];
+	ts_expr *cond = NULL, *x;
+	ts_axis *vars[TS_MAX_DIMS];
+	ts_stmt *s;
+
+	for (int j = 0; j < t->ndim; j++) {
+		int d = rd->nperm ? rd->perm[j] : j;
+		vars[j] = ts_loop_var(ctx, ts_asprintf("%s.c%d", t->name, d),
+			ext[d]);
+		r[d] = ts_var(ctx, vars[j]);
+		bidx[j] = r[d];
+	}
+	for (int d = 0; d < t->ndim; d++) {
+		idx[d] = ts_index_simplify(ctx, ts_add(ctx, lo[d], r[d]));
+		cond = and_cond(ctx, cond, inside(ctx, t, d, idx[d],
+			region_may_leave(L, t, d, lo[d], ext[d])));
+	}
+	{
+		ts_expr *ld = ts_lower_load((ts_tensor *)t, t->ndim, idx);
+		struct env env = { 0 };
+		x = rewrite(L, ld, &env, reader);
+	}
+	s = ts_stmt_store(buf, t->ndim, bidx, x);
+	if (cond)
+		s = ts_stmt_if(cond, s, NULL);
+	for (int j = t->ndim - 1; j >= 0; j--)
+		s = ts_stmt_for(vars[j], TS_LOOP_SERIAL, s);
+	return s;
+}
+
+/* Scope items opened at a loop: an allocation, the statements that fill
+ * it, and (for a cache tile) the statements that empty it. */
+struct scope_item {
+	ts_tensor *buf;
+	ts_stmt *fill;
+	ts_stmt *drain;
+};
+
+/* Open the cache_write tile of "n" at position "p". */
+static void open_cache_write(struct nest *n, int p, ts_vec *items)
+{
+	struct lower *L = n->L;
+	const ts_stage *st = n->st;
+	ts_expr *o[MAX_AXES];
+	int64_t s[MAX_AXES], shape[TS_MAX_DIMS];
+	struct view *v = ts_new(struct view);
+	struct scope_item *it = ts_new(struct scope_item);
+
+	tile(n, o, s);
+	for (int d = 0; d < st->ndim; d++) {
+		shape[d] = s[d];
+		v->origin[d] = o[d];
+	}
+	v->t = st->out;
+	v->reader = st;
+	v->cache_write = true;
+	v->buf = ts_buffer_new(L->ctx, ts_asprintf("%s.local", st->name),
+		st->out->dtype, st->ndim, shape);
+	it->buf = v->buf;
+	view_push(L, v);
+	it->drain = emit_sub(n, p + 1, MODE_WRITEBACK);
+	ts_vec_push(items, it);
+}
+
+/* Open the stages computed at loop "p" of "n". */
+static void open_attached(struct nest *n, int p, ts_vec *items)
+{
+	struct lower *L = n->L;
+	const char *name = n->ss->loops[n->ss->order[p]].name;
+	ts_expr *o[MAX_AXES], *lo[TS_MAX_DIMS];
+	int64_t s[MAX_AXES], ext[TS_MAX_DIMS];
+
+	tile(n, o, s);
+	for (int i = 0; i < L->dag->nstages; i++) {
+		const ts_sched_stage *ps = &L->sch->stages[i];
+		const ts_footprint *fp;
+		struct view *v;
+		struct scope_item *it;
+		if (ps->attach != TS_ATTACH_AT || ps->attach_stage != n->si ||
+		    strcmp(ps->attach_loop, name) != 0)
+			continue;
+		if (!(fp = footprint(L, n->st, ps->stage->out)))
+			return;
+		region(L, fp, ps->stage->out, o, s, lo, ext);
+		v = ts_new(struct view);
+		v->t = ps->stage->out;
+		memcpy(v->origin, lo, sizeof(lo));
+		v->buf = ts_buffer_new(L->ctx, ts_asprintf("%s.local",
+			ps->stage->name), v->t->dtype, v->t->ndim, ext);
+		view_push(L, v);
+		it = ts_new(struct scope_item);
+		it->buf = v->buf;
+		it->fill = emit_attached(L, i, lo, ext);
+		ts_vec_push(items, it);
+	}
+}
+
+/* Open the cache_reads of "n" at loop "p". */
+static void open_reads(struct nest *n, int p, ts_vec *items)
+{
+	struct lower *L = n->L;
+	const char *name = n->ss->loops[n->ss->order[p]].name;
+	ts_expr *o[MAX_AXES], *lo[TS_MAX_DIMS];
+	int64_t s[MAX_AXES], ext[TS_MAX_DIMS], shape[TS_MAX_DIMS];
+
+	tile(n, o, s);
+	for (int i = 0; i < n->ss->nreads; i++) {
+		const ts_sched_read *rd = &n->ss->reads[i];
+		const ts_tensor *t = rd->tensor;
+		const ts_footprint *fp;
+		struct view *v;
+		struct scope_item *it;
+		if (strcmp(rd->loop, name) != 0)
+			continue;
+		if (!(fp = footprint(L, n->st, t)))
+			return;
+		region(L, fp, t, o, s, lo, ext);
+		for (int j = 0; j < t->ndim; j++)
+			shape[j] = ext[rd->nperm ? rd->perm[j] : j];
+		v = ts_new(struct view);
+		v->t = t;
+		v->reader = n->st;
+		memcpy(v->origin, lo, sizeof(lo));
+		v->nperm = rd->nperm;
+		memcpy(v->perm, rd->perm, sizeof(v->perm));
+		v->buf = ts_buffer_new(L->ctx, ts_asprintf("%s.%s.local",
+			t->name, n->st->name), t->dtype, t->ndim, shape);
+		it = ts_new(struct scope_item);
+		it->buf = v->buf;
+		it->fill = copy_nest(L, t, v->buf, lo, ext, rd, n->st);
+		view_push(L, v);
+		ts_vec_push(items, it);
+	}
+}
+
+/* The guards that become decidable at position "p" of "n", and-ed. */
+static ts_expr *guards_at(struct nest *n, int p)
+{
+	ts_ctx *ctx = n->L->ctx;
+	const ts_sched_stage *ss = n->ss;
+	ts_expr *cond = NULL, *x, *v;
+	bool sp;
+
+	for (int r = 0; r < ss->nrels; r++) {
+		int l = ss->rels[r].parent;
+		if (!split_needs_guard(n, r))
+			continue;
+		sp = true;
+		if (max_leaf_pos(ss, l, &sp) != p ||
+		    (n->mode != MODE_MAIN && !sp))
+			continue;
+		interval(n, l, &v, &(int64_t){ 0 });
+		x = ts_binary(ctx, TS_OP_LT, v, ts_lower_int(ctx, n->ext[l]));
+		cond = and_cond(ctx, cond, x);
+	}
+	for (int l = 0; l < ss->nloops; l++) {
+		int a = ss->loops[l].axis;
+		if (a < 0 || a >= n->st->ndim || !n->region[a])
+			continue;
+		sp = true;
+		if (max_leaf_pos(ss, l, &sp) != p)
+			continue;
+		v = axis_value(n, a);
+		cond = and_cond(ctx, cond, inside(ctx, n->st->out, a, v,
+			n->region[a]));
+	}
+	return cond;
+}
+
+/* The body of the loop at position "p" of "n" (its variable set). */
+static ts_stmt *emit_inner(struct nest *n, int p)
+{
+	struct lower *L = n->L;
+	const char *name = n->ss->loops[n->ss->order[p]].name;
+	int mark = L->views.n;
+	ts_vec items = { 0 };
+	ts_stmt *s, *cond_s;
+	ts_expr *cond;
+
+	if (n->mode == MODE_MAIN) {
+		if (n->ss->cache_write && strcmp(n->ss->cache_write, name) == 0)
+			open_cache_write(n, p, &items);
+		open_attached(n, p, &items);
+		open_reads(n, p, &items);
+	}
+	s = emit(n, p + 1);
+	for (int i = items.n - 1; i >= 0; i--) {
+		struct scope_item *it = items.v[i];
+		ts_stmt *b = ts_stmt_block(0, NULL);
+		ts_stmt_block_append(b, it->fill);
+		ts_stmt_block_append(b, s);
+		ts_stmt_block_append(b, it->drain);
+		s = ts_stmt_alloc(it->buf, TS_SCOPE_LOCAL, b);
+	}
+	L->views.n = mark;
+	cond = guards_at(n, p);
+	cond_s = cond && s ? ts_stmt_if(cond, s, NULL) : s;
+	return cond_s;
+}
+
+/* The loop at position "p" of "n", for the current tail choices. */
+static ts_stmt *emit_loop(struct nest *n, int p)
+{
+	ts_ctx *ctx = n->L->ctx;
+	int l = n->ss->order[p];
+	const ts_sched_loop *lp = &n->ss->loops[l];
+	ts_stmt *body, *s;
+	ts_axis *v;
+
+	for (int r = 0; r < n->ss->nrels; r++)
+		if (n->part[r] == 2 && n->ss->rels[r].outer == l) {
+			const ts_sched_rel *rel = &n->ss->rels[r];
+			int64_t P = n->ext[rel->parent];
+			n->val[l] = ts_lower_int(ctx, P / TS_MIN(rel->factor, P));
+			body = emit_inner(n, p);
+			n->val[l] = NULL;
+			return body;
+		}
+	v = ts_loop_var(ctx, lp->name, n->ext[l]);
+	n->val[l] = ts_var(ctx, v);
+	body = emit_inner(n, p);
+	n->val[l] = NULL;
+	if (!body)
+		return NULL;
+	s = ts_stmt_for(v, lp->kind, body);
+	s->bind = lp->bind;
+	return s;
+}
+
+/* The nest of "n" from position "p" inwards. */
+static ts_stmt *emit(struct nest *n, int p)
+{
+	const ts_sched_stage *ss = n->ss;
+	ts_stmt *pre = NULL, *loop;
+	int l;
+
+	if (n->L->failed)
+		return NULL;
+	if (n->mode == MODE_MAIN && p == n->first_reduce &&
+	    n->st->body->kind == TS_EXPR_REDUCE && !ss->nested_reduce) {
+		struct nest *m = nest_clone(n);
+		m->first_reduce = -1;
+		return ts_stmt_block(2, (ts_stmt *[]){
+			emit_sub(n, p, MODE_INIT), emit(m, p) });
+	}
+	if (p == ss->norder)
+		return n->mode == MODE_MAIN ? body_main(n) : body_sub(n);
+	l = ss->order[p];
+	if (n->mode != MODE_MAIN && is_reduce(ss, l))
+		return emit(n, p + 1);
+	for (int r = 0; r < ss->nrels; r++) {
+		struct nest *m, *t;
+		if (ss->rels[r].outer != l || !split_partitions(n, r))
+			continue;
+		m = nest_clone(n);
+		m->part[r] = 1;
+		compute_extents(m);
+		t = nest_clone(n);
+		t->part[r] = 2;
+		compute_extents(t);
+		loop = ts_stmt_block(2, (ts_stmt *[]){ emit_loop(m, p),
+			emit_loop(t, p) });
+		return pre ? ts_stmt_block(2, (ts_stmt *[]){ pre, loop }) : loop;
+	}
+	loop = emit_loop(n, p);
+	return pre ? ts_stmt_block(2, (ts_stmt *[]){ pre, loop }) : loop;
+}
+
+/* The nest that reduces the partial results "rf" of stage "n" over the
+ * rfactor loop into the stage's output. */
+static ts_stmt *rfactor_final(struct lower *L, const ts_stage *st,
+	ts_tensor *rf, const char *rfname)
+{
+	ts_ctx *ctx = L->ctx;
+	ts_expr *sp[TS_MAX_DIMS], *ridx[TS_MAX_DIMS + 1], *out;
+	ts_axis *vars[TS_MAX_DIMS], *lv;
+	ts_stmt *s, *upd;
+	ts_reducer red = st->body->reducer;
+
+	for (int d = 0; d < st->ndim; d++) {
+		vars[d] = ts_loop_var(ctx, st->axes[d]->name, st->axes[d]->extent);
+		sp[d] = ridx[d + 1] = ts_var(ctx, vars[d]);
+	}
+	lv = ts_loop_var(ctx, rfname, rf->shape[0]);
+	ridx[0] = ts_var(ctx, lv);
+	out = ts_lower_load(st->out, st->ndim, sp);
+	upd = ts_stmt_store(st->out, st->ndim, sp, reduce_combine(ctx, red,
+		out, ts_lower_load(rf, st->ndim + 1, ridx)));
+	s = ts_stmt_block(2, (ts_stmt *[]){ ts_stmt_store(st->out, st->ndim,
+		sp, reduce_identity(ctx, red, st->out->dtype)),
+		ts_stmt_for(lv, TS_LOOP_SERIAL, upd) });
+	for (int d = st->ndim - 1; d >= 0; d--)
+		s = ts_stmt_for(vars[d], TS_LOOP_SERIAL, s);
+	return s;
+}
+
+/* The nest of the root stage "i". */
+static ts_stmt *emit_root(struct lower *L, int i)
+{
+	const ts_sched_stage *ss = &L->sch->stages[i];
+	const ts_stage *st = ss->stage;
+	int64_t ext[TS_MAX_DIMS];
+	ts_expr *lo[TS_MAX_DIMS];
+	struct view *v;
+	ts_stmt *main;
+	int mark = L->views.n;
+
+	for (int d = 0; d < st->ndim; d++) {
+		ext[d] = st->axes[d]->extent;
+		lo[d] = NULL;
+	}
+	if (!ss->rfactor)
+		return emit_attached(L, i, lo, ext);
+	v = ts_new(struct view);
+	v->t = st->out;
+	v->reader = st;
+	v->cache_write = true;
+	ext[0] = ss->loops[ts_sched_stage_find_loop(ss, ss->rfactor)].extent;
+	for (int d = 0; d < st->ndim; d++)
+		ext[d + 1] = st->axes[d]->extent;
+	v->buf = ts_buffer_new(L->ctx, ts_asprintf("%s.rf", st->name),
+		st->out->dtype, st->ndim + 1, ext);
+	view_push(L, v);
+	for (int d = 0; d < st->ndim; d++)
+		ext[d] = st->axes[d]->extent;
+	main = emit_attached(L, i, lo, ext);
+	L->views.n = mark;
+	if (!main)
+		return NULL;
+	return ts_stmt_alloc(v->buf, TS_SCOPE_GLOBAL, ts_stmt_block(2,
+		(ts_stmt *[]){ main, rfactor_final(L, st, v->buf,
+		ss->rfactor) }));
+}
+
+/* Check that every vectorized loop of "s" holds only stores, guards and
+ * unrolled loops; "in_vec" says whether "s" is inside one. */
+static ts_status check_vectorized(ts_ctx *ctx, const ts_stmt *s, bool in_vec)
+{
+	if (!s)
+		return TS_OK;
+	switch (s->kind) {
+	case TS_STMT_FOR:
+		if (in_vec && s->loop != TS_LOOP_UNROLLED)
+			return ts_ctx_set_error(ctx, "lowering: loop '%s' is "
+				"inside a vectorized loop", s->var->name);
+		return check_vectorized(ctx, s->body,
+			in_vec || s->loop == TS_LOOP_VECTORIZED);
+	case TS_STMT_BLOCK:
+		for (int i = 0; i < s->nstmts; i++)
+			if (check_vectorized(ctx, s->stmts[i], in_vec) < 0)
+				return TS_ERROR;
+		return TS_OK;
+	case TS_STMT_IF:
+		if (check_vectorized(ctx, s->orelse, in_vec) < 0)
+			return TS_ERROR;
+		return check_vectorized(ctx, s->body, in_vec);
+	case TS_STMT_ALLOC:
+		if (in_vec)
+			return ts_ctx_set_error(ctx, "lowering: buffer '%s' is "
+				"allocated inside a vectorized loop",
+				s->buffer->name);
+		return check_vectorized(ctx, s->body, in_vec);
+	default:
+		return TS_OK;
+	}
+}
+
+/* Check what lowering needs beyond ts_schedule_check. */
+static ts_status check_lowerable(struct lower *L)
+{
+	for (int i = 0; i < L->dag->nstages; i++) {
+		const ts_sched_stage *ss = &L->sch->stages[i];
+		for (int k = 0; k < ss->nreads; k++) {
+			const ts_tensor *t = ss->reads[k].tensor;
+			int j = t->stage ? ts_dag_stage_index(L->dag, t->stage)
+				: -1;
+			if (j >= 0 && L->sch->stages[j].attach == TS_ATTACH_AT)
+				return ts_ctx_set_error(L->ctx, "stage '%s': "
+					"cache_read of '%s', which is computed "
+					"at a loop of '%s'", ss->stage->name,
+					t->name, L->dag->stages[L->sch->
+					stages[j].attach_stage]->name);
+		}
+		if (ss->stage->ndim + ss->stage->nraxes > MAX_AXES)
+			return ts_ctx_set_error(L->ctx, "stage '%s' has more than "
+				"%d axes", ss->stage->name, MAX_AXES);
+	}
+	return TS_OK;
+}
+
+/* The function skeleton of "dag": arguments and name. */
+static ts_func *func_new(const ts_dag *dag)
+{
+	ts_func *f = ts_new(ts_func);
+
+	f->name = dag->name ? dag->name : "kernel";
+	f->dag = dag;
+	f->ninputs = dag->ninputs;
+	f->nargs = dag->ninputs + dag->noutputs;
+	f->args = ts_new_array(ts_tensor *, f->nargs + 1);
+	for (int i = 0; i < dag->ninputs; i++)
+		f->args[i] = dag->inputs[i];
+	for (int i = 0; i < dag->noutputs; i++)
+		f->args[dag->ninputs + i] = dag->outputs[i];
+	return f;
+}
+
+ts_func *ts_lower(ts_ctx *ctx, const ts_dag *dag, const ts_schedule *sch)
+{
+	struct lower L = { ctx, dag, sch };
+	ts_stmt *body = ts_stmt_block(0, NULL);
+	ts_func *f;
+
+	if (!dag)
+		return NULL;
+	if (!sch)
+		L.sch = sch = ts_schedule_naive(ctx, dag);
+	if (sch->dag != dag)
+		return ts_ctx_set_error(ctx, "lowering: the schedule is for "
+			"another DAG"), NULL;
+	if (ts_schedule_check(sch) < 0 || check_lowerable(&L) < 0)
+		return NULL;
+	for (int i = 0; i < dag->nstages; i++) {
+		ts_stmt *s;
+		if (sch->stages[i].attach != TS_ATTACH_ROOT)
+			continue;
+		if (!(s = emit_root(&L, i)))
+			return NULL;
+		ts_stmt_block_append(body, s);
+	}
+	for (int i = dag->nstages - 1; i >= 0; i--)
+		if (sch->stages[i].attach == TS_ATTACH_ROOT &&
+		    !ts_dag_is_output(dag, dag->stages[i]->out))
+			body = ts_stmt_alloc(dag->stages[i]->out,
+				TS_SCOPE_GLOBAL, body);
+	if (L.failed || check_vectorized(ctx, body, false) < 0)
+		return NULL;
+	f = func_new(dag);
+	f->body = body;
+	return f;
+}

@@ -1,0 +1,46 @@
+/* Tessel: lowering a DAG and its schedule to the loop IR.
+ *
+ * Requires: a DAG and a schedule of it (ts_schedule_check passes).
+ * Produces: one ts_func whose arguments are the DAG's inputs then its
+ * outputs.  Output stages write their argument buffers; intermediate
+ * stages at root get global buffers; a stage computed at a loop of its
+ * consumer gets a local buffer of the region that the consumer's tile
+ * there reads (the footprint from the analysis), indexed relative to the
+ * region's origin.  Inlined stages are substituted into their readers.
+ *
+ * Reductions.  A stage whose body is one reduction gets its init stores
+ * just outside its outermost reduction loop and its updates
+ * "acc = acc op body" innermost.  A body with reductions nested inside
+ * other expressions computes each reduction into a local scalar over an
+ * inner loop nest at every spatial point.  rfactor of a reduction loop L
+ * keeps partial results in a buffer "<stage>.rf" indexed by L and the
+ * spatial axes, then reduces them over L in a second nest.
+ *
+ * Split tails are guarded (an if around what the tile computes) or
+ * partitioned (whole tiles, then a copy of the loop nest over the tail
+ * with constant extents).  Loop extents are always constants.
+ */
+#ifndef TESSEL_LOWER_H
+#define TESSEL_LOWER_H
+
+#include <tessel/dsl.h>
+#include <tessel/loop.h>
+#include <tessel/schedule.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Lower "dag" under "sch" (NULL: the naive schedule).  Returns NULL with
+ * a message in "ctx" when the schedule is invalid. */
+ts_func *ts_lower(ts_ctx *ctx, const ts_dag *dag, const ts_schedule *sch);
+
+/* Simplify the integer index expression "e": constants folded, x*1 and
+ * x+0 removed, affine sums collected (a*8 + b - a*8 is b). */
+ts_expr *ts_index_simplify(ts_ctx *ctx, ts_expr *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
