@@ -253,7 +253,7 @@ bool ts_array_close(const ts_array *got, const ts_array *want,
 	for (int64_t i = 0; i < want->size; i++) {
 		double y = ts_array_get(want, i);
 		double d = difference(ts_array_get(got, i), y);
-		if (!(d <= atol + rtol * fabs(y)))
+		if (d != 0 && !(d <= atol + rtol * fabs(y)))
 			ok = false;
 		worst = fmax(worst, d);
 	}
