@@ -19,7 +19,6 @@ struct ts_ctx {
 	uint64_t seed;		/* as set by the user */
 	uint64_t rng;		/* state of the random stream */
 	int next_id;
-	ts_vec tensors;		/* every named tensor, for uniqueness */
 	void *slots[TS_SLOT_COUNT];
 	struct cleanup *cleanups;
 };
@@ -136,25 +135,6 @@ void ts_ctx_on_free(ts_ctx *ctx, void (*fn)(void *), void *data)
 int ts_ctx_next_id(ts_ctx *ctx)
 {
 	return ctx->next_id++;
-}
-
-ts_tensor *ts_ctx_find_tensor(ts_ctx *ctx, const char *name)
-{
-	for (int i = 0; i < ctx->tensors.n; i++) {
-		ts_tensor *t = ctx->tensors.v[i];
-		if (strcmp(t->name, name) == 0)
-			return t;
-	}
-	return NULL;
-}
-
-ts_status ts_ctx_register_tensor(ts_ctx *ctx, ts_tensor *t)
-{
-	if (ts_ctx_find_tensor(ctx, t->name))
-		return ts_ctx_set_error(ctx,
-			"tensor '%s' is already defined", t->name);
-	ts_vec_push(&ctx->tensors, t);
-	return TS_OK;
 }
 
 /* Dtypes. */

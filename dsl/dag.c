@@ -131,6 +131,26 @@ static void set_consumers(ts_dag *dag)
 	}
 }
 
+/* Check that the tensors of "dag" have distinct names: a name is what
+ * the kernel's arguments, messages and files are known by. */
+static ts_status check_names(ts_dag *dag)
+{
+	int n = dag->ninputs + dag->nstages;
+
+	for (int i = 0; i < n; i++) {
+		const ts_tensor *a = i < dag->ninputs ? dag->inputs[i]
+			: dag->stages[i - dag->ninputs]->out;
+		for (int j = 0; j < i; j++) {
+			const ts_tensor *b = j < dag->ninputs ? dag->inputs[j]
+				: dag->stages[j - dag->ninputs]->out;
+			if (strcmp(a->name, b->name) == 0)
+				return ts_ctx_set_error(dag->ctx, "tensor '%s' "
+					"is defined twice", a->name);
+		}
+	}
+	return TS_OK;
+}
+
 ts_dag *ts_dag_new(ts_ctx *ctx, int ninputs, ts_tensor *const *inputs,
 	int noutputs, ts_tensor *const *outputs)
 {
@@ -166,6 +186,8 @@ ts_dag *ts_dag_new(ts_ctx *ctx, int ninputs, ts_tensor *const *inputs,
 	dag->outputs = ts_new_array(ts_tensor *, noutputs);
 	memcpy(dag->outputs, outputs, sizeof(ts_tensor *) * noutputs);
 	if (set_inputs(dag, &tp, ninputs, inputs) < 0)
+		return NULL;
+	if (check_names(dag) < 0)
 		return NULL;
 	set_consumers(dag);
 	dag->name = "dag";

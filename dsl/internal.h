@@ -66,9 +66,6 @@ void **ts_ctx_slot(ts_ctx *ctx, enum ts_slot slot);
 void ts_ctx_on_free(ts_ctx *ctx, void (*fn)(void *), void *data);
 /* A fresh id, unique in "ctx". */
 int ts_ctx_next_id(ts_ctx *ctx);
-/* Register "t" under its name; error if the name is taken. */
-ts_status ts_ctx_register_tensor(ts_ctx *ctx, ts_tensor *t);
-ts_tensor *ts_ctx_find_tensor(ts_ctx *ctx, const char *name);
 
 /* splitmix64: the step every seeded stream in Tessel uses. */
 static inline uint64_t ts_splitmix64(uint64_t *state)

@@ -57,8 +57,6 @@ static ts_tensor *tensor_new(ts_ctx *ctx, const char *name, ts_dtype t,
 	for (int i = 0; i < ndim; i++)
 		x->shape[i] = shape[i];
 	x->id = ts_ctx_next_id(ctx);
-	if (ts_ctx_register_tensor(ctx, x) < 0)
-		return NULL;
 	return x;
 }
 
