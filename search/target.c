@@ -345,6 +345,8 @@ bool ts_target_equal(const ts_target *a, const ts_target *b)
 /* Return "bytes" as a short readable string: "32 KiB", "1.375 MiB". */
 static const char *size_string(int64_t bytes)
 {
+	if (bytes >= ((int64_t)1 << 30) && bytes % ((int64_t)1 << 30) == 0)
+		return ts_asprintf("%g GiB", bytes / 1073741824.0);
 	if (bytes >= (1 << 20))
 		return ts_asprintf("%g MiB", bytes / 1048576.0);
 	if (bytes >= 1024)

@@ -72,7 +72,8 @@ static const char bad_src[] =
 	"\tx[i] = undefined_name * 2.0f;\n"
 	"}\n";
 
-static const char *const archs[] = { "sm_70", "sm_80", "sm_90" };
+/* sm_70 is gone from NVRTC 13; sm_75 keeps a pre-Ampere target there. */
+static const char *const archs[] = { "sm_70", "sm_75", "sm_80", "sm_90" };
 
 #ifdef TS_HAVE_CUDA
 
@@ -103,17 +104,21 @@ static void test_nvrtc_compile__matmul_ptx(void **state)
 {
 	ts_ctx *ctx = *state;
 
+	int compiled = 0;
+
 	for (size_t i = 0; i < sizeof(archs) / sizeof(archs[0]); i++) {
 		char *ptx = NULL;
 		char target[32];
 		if (!compile_ptx(ctx, matmul_src, "matmul.cu", archs[i], &ptx))
 			continue;
+		compiled++;
 		snprintf(target, sizeof(target), ".target %s", archs[i]);
 		assert_non_null(strstr(ptx, target));
 		assert_non_null(strstr(ptx, ".entry matmul_tiled"));
 		assert_non_null(strstr(ptx, ".shared"));
 		assert_non_null(strstr(ptx, ".v4.f32"));
 	}
+	assert_true(compiled >= 2);
 }
 
 /* The f16 matmul compiles with <cuda_fp16.h> from the toolkit. */
@@ -121,14 +126,18 @@ static void test_nvrtc_compile__f16_ptx(void **state)
 {
 	ts_ctx *ctx = *state;
 
+	int compiled = 0;
+
 	for (size_t i = 0; i < sizeof(archs) / sizeof(archs[0]); i++) {
 		char *ptx = NULL;
 		if (!compile_ptx(ctx, matmul_f16_src, "matmul_f16.cu", archs[i],
 				 &ptx))
 			continue;
+		compiled++;
 		assert_non_null(strstr(ptx, ".entry matmul_f16"));
 		assert_non_null(strstr(ptx, ".f16"));
 	}
+	assert_true(compiled >= 2);
 }
 
 /* A cubin for sm_90 is an ELF image. */

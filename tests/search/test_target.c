@@ -230,7 +230,7 @@ static const struct bad_case bad_cases[] = {
 	  "\"cpu\"" },
 	{ "\"kind\": \"cpu\"", "\"kind\": \"tpu\"", false,
 	  "field 'kind' must be \"cpu\" or \"gpu\"" },
-	{ "\"cores\": 4,", "\"cores\": 4", false, "tiny.json:8:3: invalid JSON" },
+	{ "\"cores\": 4,", "\"cores\": 4", false, "tiny.json:8:20: invalid JSON: '}' expected" },
 	{ "\"sm_count\": 10,\n", "", true,
 	  "tiny.json: missing required field 'sm_count' for a gpu target" },
 	{ "\"l2_kib\": 4096", "\"l2_kib\": 4096, \"cores\": 8", true,
