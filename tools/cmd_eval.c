@@ -287,6 +287,7 @@ static int eval_run(ts_ctx *ctx, const struct eval_opts *o)
 	return code;
 }
 
+/* Run "tessel eval" with the "argc" arguments "argv" (argv[0] is "eval"). */
 int ts_cmd_eval(int argc, char **argv)
 {
 	struct eval_opts o = { .out = ".", .seed = 1 };
