@@ -13,3 +13,8 @@ check_PROGRAMS += tests/analysis/test_bounds
 TESTS += tests/analysis/test_bounds
 tests_analysis_test_bounds_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_analysis_test_bounds_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += tests/analysis/test_facts
+TESTS += tests/analysis/test_facts
+tests_analysis_test_facts_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_analysis_test_facts_LDADD = $(TEST_LIBS)
