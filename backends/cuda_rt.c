@@ -453,6 +453,11 @@ ts_cuda_kernel *ts_cuda_module_kernel(ts_ctx *ctx, ts_cuda_module *m,
 
 	if (!api || !m || !name)
 		return NULL;
+	if (!m->module) {
+		ts_ctx_set_error(ctx, "kernel '%s' asked of an unloaded module",
+			name);
+		return NULL;
+	}
 	k = ts_new(ts_cuda_kernel);
 	k->name = ts_strdup(name);
 	if (check(ctx, api->module_get_function(&k->function, m->module, name),
@@ -461,6 +466,7 @@ ts_cuda_kernel *ts_cuda_module_kernel(ts_ctx *ctx, ts_cuda_module *m,
 	return k;
 }
 
+/* Allocate "bytes" of device memory into "*out". */
 ts_status ts_cuda_alloc(ts_ctx *ctx, size_t bytes, ts_cuda_ptr *out)
 {
 	struct cuda_api *api = cuda_current(ctx);
@@ -475,6 +481,7 @@ ts_status ts_cuda_alloc(ts_ctx *ctx, size_t bytes, ts_cuda_ptr *out)
 	return TS_OK;
 }
 
+/* Free the device memory "p" (0 is ignored). */
 ts_status ts_cuda_free(ts_ctx *ctx, ts_cuda_ptr p)
 {
 	struct cuda_api *api = cuda_current(ctx);
@@ -484,6 +491,7 @@ ts_status ts_cuda_free(ts_ctx *ctx, ts_cuda_ptr p)
 	return p ? check(ctx, api->mem_free((CUdeviceptr)p), "cuMemFree") : TS_OK;
 }
 
+/* Copy "bytes" from the host "src" to the device "dst". */
 ts_status ts_cuda_copy_in(ts_ctx *ctx, ts_cuda_ptr dst, const void *src,
 	size_t bytes)
 {
@@ -495,6 +503,7 @@ ts_status ts_cuda_copy_in(ts_ctx *ctx, ts_cuda_ptr dst, const void *src,
 		"cuMemcpyHtoD");
 }
 
+/* Copy "bytes" from the device "src" to the host "dst". */
 ts_status ts_cuda_copy_out(ts_ctx *ctx, void *dst, ts_cuda_ptr src,
 	size_t bytes)
 {
@@ -512,6 +521,8 @@ ts_status ts_cuda_launch(ts_ctx *ctx, const ts_cuda_kernel *k,
 	void **args)
 {
 	struct cuda_api *api = cuda_current(ctx);
+	/* The kernel is const to callers; the opt-in it was granted is a
+	 * cache of driver state. */
 	ts_cuda_kernel *mk = (ts_cuda_kernel *)k;
 
 	if (!api || !k)
@@ -529,6 +540,7 @@ ts_status ts_cuda_launch(ts_ctx *ctx, const ts_cuda_kernel *k,
 		NULL), ts_asprintf("cuLaunchKernel(%s)", k->name));
 }
 
+/* Wait until the work launched in "ctx" is done. */
 ts_status ts_cuda_synchronize(ts_ctx *ctx)
 {
 	struct cuda_api *api = cuda_current(ctx);
@@ -598,6 +610,7 @@ static ts_status nvrtc_check(ts_ctx *ctx, nvrtcResult r, const char *call)
 		nvrtcGetErrorString(r));
 }
 
+/* Store the NVRTC version in "major" and "minor". */
 ts_status ts_nvrtc_version(ts_ctx *ctx, int *major, int *minor)
 {
 	return nvrtc_check(ctx, nvrtcVersion(major, minor), "nvrtcVersion");
