@@ -22,5 +22,6 @@ void ts_tool_report(ts_ctx *ctx);
 void ts_tool_warnings(ts_ctx *ctx);
 int ts_cmd_hw(int argc, char **argv);
 int ts_cmd_eval(int argc, char **argv);
+int ts_cmd_analyze(int argc, char **argv);
 
 #endif

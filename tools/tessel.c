@@ -9,6 +9,7 @@
 /* The verbs, in the order of the pipeline. */
 static const struct ts_command commands[] = {
 	{ "eval", "run a .tsl file in the reference interpreter", ts_cmd_eval },
+	{ "analyze", "print the class, accesses, reuse and counts of each stage", ts_cmd_analyze },
 	{ "hw", "print the hardware description used for static scheduling", ts_cmd_hw },
 	{ NULL, NULL, NULL },
 };
