@@ -2,7 +2,7 @@
 
 # Hardware descriptions: checks, JSON, host detection, shipped files.
 libtessel_la_SOURCES += search/target.c search/target_json.c \
-	search/target_detect.c
+	search/target_detect.c search/target_internal.h
 tesselinclude_HEADERS += include/tessel/target.h
 targetsdir = $(pkgdatadir)/targets
 dist_targets_DATA = targets/zen3.json targets/skylake-sp.json \

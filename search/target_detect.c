@@ -26,6 +26,7 @@
 #include <tessel/target.h>
 
 #include "dsl/internal.h"
+#include "search/target_internal.h"
 
 /* Read the first line of the file "path" into "buf" of "size" bytes;
  * return false when it cannot be read. */
@@ -111,11 +112,12 @@ static void store_cache(ts_target_cpu *c, int level, int64_t size,
 	k->shared_by = TS_MAX(1, shared_by);
 }
 
-/* Read the data caches of cpu 0 from sysfs into "c". */
-static void sysfs_caches(ts_target_cpu *c)
+/* Read the data and unified caches under the sysfs folder "dir" into
+ * "c"; return how many were read. */
+int ts_target_sysfs_caches(ts_target_cpu *c, const char *dir)
 {
-	const char *dir = "/sys/devices/system/cpu/cpu0/cache";
 	char buf[256];
+	int n = 0;
 
 	for (int i = 0; i < 16; i++) {
 		int level, shared;
@@ -136,13 +138,22 @@ static void sysfs_caches(ts_target_cpu *c)
 		shared = 1;
 		if (read_line(ts_asprintf("%s/index%d/shared_cpu_list", dir, i),
 			      buf, sizeof(buf)))
-			shared = count_cpu_list(buf) / c->threads_per_core;
+			shared = count_cpu_list(buf) /
+				TS_MAX(1, c->threads_per_core);
 		store_cache(c, level, size, shared);
+		n += level >= 1 && level <= 3 && size > 0;
 		if (level == 1 && read_line(ts_asprintf(
 			"%s/index%d/coherency_line_size", dir, i), buf,
 			sizeof(buf)))
 			c->line_bytes = atoi(buf);
 	}
+	return n;
+}
+
+/* Read the data caches of cpu 0 from sysfs into "c". */
+static void sysfs_caches(ts_target_cpu *c)
+{
+	ts_target_sysfs_caches(c, "/sys/devices/system/cpu/cpu0/cache");
 }
 
 /* Return the clock of cpu 0 in GHz from cpufreq or /proc/cpuinfo, or 0. */

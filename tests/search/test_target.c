@@ -3,8 +3,12 @@
 #include <config.h>
 
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tests/common.h"
+
+#include "search/target_internal.h"
 
 static const char *const shipped[] = {
 	"zen3", "skylake-sp", "neoverse-n1", "apple-m1",
@@ -334,6 +338,122 @@ static void test_target_host__plausible(void **state)
 	assert_int_equal(ts_target_check(ctx, t, "host"), TS_OK);
 }
 
+/* One cache entry of a fake sysfs tree. */
+struct fake_cache {
+	const char *type, *level, *size, *shared, *line;
+};
+
+/* Write "value" to the file "name" of folder "dir". */
+static void write_file(const char *dir, const char *name, const char *value)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%s\n", value);
+	fclose(f);
+}
+
+/* Build a fake .../cpu0/cache folder under "root" from "n" entries. */
+static void make_fake_sysfs(const char *root, const struct fake_cache *c,
+	int n)
+{
+	char dir[512];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(dir, sizeof(dir), "%s/index%d", root, i);
+		assert_int_equal(mkdir(dir, 0700), 0);
+		write_file(dir, "type", c[i].type);
+		write_file(dir, "level", c[i].level);
+		write_file(dir, "size", c[i].size);
+		write_file(dir, "shared_cpu_list", c[i].shared);
+		write_file(dir, "coherency_line_size", c[i].line);
+	}
+}
+
+/* Remove what make_fake_sysfs wrote under "root". */
+static void remove_fake_sysfs(const char *root, int n)
+{
+	const char *files[] = { "type", "level", "size", "shared_cpu_list",
+		"coherency_line_size" };
+	char path[512];
+
+	for (int i = 0; i < n; i++) {
+		for (int j = 0; j < 5; j++) {
+			snprintf(path, sizeof(path), "%s/index%d/%s", root, i,
+				files[j]);
+			unlink(path);
+		}
+		snprintf(path, sizeof(path), "%s/index%d", root, i);
+		rmdir(path);
+	}
+	rmdir(root);
+}
+
+/* sysfs alone (the path of non-x86 hosts) gives the caches of an 80-core
+ * aarch64 machine, instruction caches left out, sharing counted in cores. */
+static void test_target_sysfs__caches_of_a_fake_tree(void **state)
+{
+	static const struct fake_cache caches[] = {
+		{ "Data", "1", "64K", "0", "64" },
+		{ "Instruction", "1", "64K", "0", "64" },
+		{ "Unified", "2", "1024K", "0", "64" },
+		{ "Unified", "3", "32M", "0-79", "64" },
+	};
+	char root[] = "/tmp/ts_sysfs_XXXXXX";
+	ts_target_cpu c;
+
+	assert_non_null(mkdtemp(root));
+	make_fake_sysfs(root, caches, 4);
+	memset(&c, 0, sizeof(c));
+	c.threads_per_core = 1;
+	assert_int_equal(ts_target_sysfs_caches(&c, root), 3);
+	assert_int_equal(c.l1d.size, 64 << 10);
+	assert_int_equal(c.l1d.shared_by, 1);
+	assert_int_equal(c.l2.size, 1 << 20);
+	assert_int_equal(c.l3.size, 32 << 20);
+	assert_int_equal(c.l3.shared_by, 80);
+	assert_int_equal(c.line_bytes, 64);
+	/* With two threads per core, "0,64" is one core. */
+	memset(&c, 0, sizeof(c));
+	c.threads_per_core = 2;
+	remove_fake_sysfs(root, 4);
+	assert_non_null(mkdtemp(strcpy(root, "/tmp/ts_sysfs_XXXXXX")));
+	{
+		const struct fake_cache smt[] = {
+			{ "Data", "1", "32K", "0,64", "64" },
+			{ "Unified", "3", "256M", "0-127", "64" },
+		};
+		make_fake_sysfs(root, smt, 2);
+		assert_int_equal(ts_target_sysfs_caches(&c, root), 2);
+		assert_int_equal(c.l1d.shared_by, 1);
+		assert_int_equal(c.l3.shared_by, 64);
+		remove_fake_sysfs(root, 2);
+	}
+}
+
+/* On this machine, cpuid and sysfs agree on the private caches. */
+static void test_target_host__cpuid_agrees_with_sysfs(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_target *t = ts_target_host(ctx);
+	ts_target_cpu c;
+
+	assert_non_null(t);
+	memset(&c, 0, sizeof(c));
+	c.threads_per_core = t->cpu.threads_per_core;
+	if (ts_target_sysfs_caches(&c, "/sys/devices/system/cpu/cpu0/cache")
+	    < 2) {
+		print_message("skipping: no cache information in sysfs\n");
+		skip();
+	}
+	assert_int_equal(c.l1d.size, t->cpu.l1d.size);
+	assert_int_equal(c.l2.size, t->cpu.l2.size);
+	assert_int_equal(c.line_bytes, t->cpu.line_bytes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +467,8 @@ int main(void)
 		TS_TEST(test_target_lookup__unknown),
 		TS_TEST(test_target_lookup__path),
 		TS_TEST(test_target_host__plausible),
+		TS_TEST(test_target_sysfs__caches_of_a_fake_tree),
+		TS_TEST(test_target_host__cpuid_agrees_with_sysfs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
