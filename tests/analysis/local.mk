@@ -18,3 +18,9 @@ check_PROGRAMS += tests/analysis/test_facts
 TESTS += tests/analysis/test_facts
 tests_analysis_test_facts_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_analysis_test_facts_LDADD = $(TEST_LIBS)
+
+# Runs the tessel command line, which make check builds first.
+check_PROGRAMS += tests/analysis/test_analyze_cli
+TESTS += tests/analysis/test_analyze_cli
+tests_analysis_test_analyze_cli_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_analysis_test_analyze_cli_LDADD = $(TEST_LIBS)
