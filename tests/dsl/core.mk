@@ -1,1 +1,5 @@
-# tests/dsl: files are listed here as they are added.
+# tests/dsl: the DSL constructors, their errors and the DAG.
+check_PROGRAMS += tests/dsl/test_expr
+TESTS += tests/dsl/test_expr
+tests_dsl_test_expr_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_dsl_test_expr_LDADD = $(TEST_LIBS)
