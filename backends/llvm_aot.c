@@ -272,6 +272,8 @@ ts_status ts_build_aot(ts_ctx *ctx, const ts_func *f, const char *dir,
 	if (st < 0)
 		return st;
 	if (!target.host_arch) {
+		/* A library left by an earlier build is not this one. */
+		unlink(ts_asprintf("%s/lib%s.so", dir, sym));
 		ts_ctx_warn(ctx, "%s: wrote %s for %s; lib%s.so needs a cross "
 			"linker for that target", f->name, obj, target.triple,
 			sym);

@@ -165,18 +165,19 @@ static LLVMValueRef int_like(emitter *e, LLVMValueRef like, long long v)
 {
 	LLVMTypeRef t = LLVMTypeOf(like);
 
-	if (is_vec(like))
-		t = LLVMGetElementType(t);
-	return splat(e, LLVMConstInt(t, (unsigned long long)v, 1));
+	if (!is_vec(like))
+		return LLVMConstInt(t, (unsigned long long)v, 1);
+	return splat(e, LLVMConstInt(LLVMGetElementType(t),
+		(unsigned long long)v, 1));
 }
 
 static LLVMValueRef real_like(emitter *e, LLVMValueRef like, double v)
 {
 	LLVMTypeRef t = LLVMTypeOf(like);
 
-	if (is_vec(like))
-		t = LLVMGetElementType(t);
-	return splat(e, LLVMConstReal(t, v));
+	if (!is_vec(like))
+		return LLVMConstReal(t, v);
+	return splat(e, LLVMConstReal(LLVMGetElementType(t), v));
 }
 
 /* Calls. */

@@ -22,6 +22,10 @@ void ts_tool_report(ts_ctx *ctx);
 void ts_tool_warnings(ts_ctx *ctx);
 int ts_cmd_hw(int argc, char **argv);
 int ts_cmd_eval(int argc, char **argv);
+int ts_cmd_run(int argc, char **argv);
+int ts_cmd_build(int argc, char **argv);
+/* Lower "dag" under "schedule" ("naive", NULL, or a JSON file). */
+ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule);
 int ts_cmd_analyze(int argc, char **argv);
 
 #endif

@@ -7,3 +7,5 @@ tools_tessel_SOURCES += tools/cmd_hw.c
 tools_tessel_SOURCES += tools/cmd_eval.c
 tools_tessel_SOURCES += tools/cmd_analyze.c
 tools_tessel_LDADD += $(JANSSON_LIBS)
+tools_tessel_SOURCES += tools/cmd_run.c
+tools_tessel_SOURCES += tools/cmd_build.c

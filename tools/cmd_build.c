@@ -1,0 +1,213 @@
+/* tessel build: compile a .tsl program ahead of time into DIR/<name>.o,
+ * DIR/<name>.h and (for this machine's architecture) DIR/lib<name>.so,
+ * for any target triple and CPU. */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tools/commands.h"
+
+/* The command line of one build. */
+struct build_opts {
+	const char *file;	/* the .tsl program */
+	const char *out;	/* the output folder */
+	const char *schedule;	/* "naive" or a JSON file */
+	const char *triple;	/* NULL: this machine */
+	const char *cpu;
+	const char *features;
+	bool fast_math;
+};
+
+/* One option: its name, whether it takes a value, and where it goes. */
+struct build_option {
+	const char *name;
+	bool has_value;
+	bool (*set)(struct build_opts *o, const char *v);
+	const char *help;
+};
+
+static bool set_out(struct build_opts *o, const char *v)
+{
+	o->out = v;
+	return *v != '\0';
+}
+
+static bool set_schedule(struct build_opts *o, const char *v)
+{
+	o->schedule = v;
+	return *v != '\0';
+}
+
+static bool set_triple(struct build_opts *o, const char *v)
+{
+	o->triple = v;
+	return *v != '\0';
+}
+
+static bool set_cpu(struct build_opts *o, const char *v)
+{
+	o->cpu = v;
+	return *v != '\0';
+}
+
+static bool set_features(struct build_opts *o, const char *v)
+{
+	o->features = v;
+	return true;
+}
+
+static bool set_fast_math(struct build_opts *o, const char *v)
+{
+	o->fast_math = true;
+	return true;
+}
+
+/* The options of tessel build; add a row to add one. */
+static const struct build_option build_options[] = {
+	{ "-o", true, set_out, "the output folder (created if missing)" },
+	{ "--schedule", true, set_schedule,
+	  "naive (default) or a schedule in a JSON file" },
+	{ "--target-triple", true, set_triple,
+	  "e.g. aarch64-linux-gnu (default: this machine)" },
+	{ "--cpu", true, set_cpu,
+	  "e.g. znver3, skylake-avx512, neoverse-n1 (default: this CPU)" },
+	{ "--features", true, set_features,
+	  "LLVM target features, e.g. +avx2,-avx512f" },
+	{ "--fast-math", false, set_fast_math,
+	  "allow reassociation and approximate functions" },
+};
+
+enum { N_BUILD_OPTIONS = sizeof(build_options) / sizeof(build_options[0]) };
+
+/* Print the usage of the verb to "out". */
+static void build_usage(FILE *out)
+{
+	fprintf(out, "usage: tessel build FILE.tsl -o DIR [options]\n\n"
+		"Compile FILE.tsl ahead of time: DIR/<name>.o and DIR/<name>.h "
+		"for the target,\nand DIR/lib<name>.so when the target has this "
+		"machine's architecture\n(linked with $CC, default cc).\n\n");
+	for (int i = 0; i < N_BUILD_OPTIONS; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "%s%s", build_options[i].name,
+			build_options[i].has_value ? " V" : "");
+		fprintf(out, "  %-18s %s\n", name, build_options[i].help);
+	}
+	fprintf(out, "  %-18s %s\n\nexit codes: 0 success, 1 the compilation "
+		"failed, 2 bad usage or input\n", "--help", "this text");
+}
+
+/* Apply the option at "argv"["*i"] (as "NAME V" or "NAME=V") to "o".
+ * Return -1 when it was applied, else the exit code. */
+static int apply_option(int argc, char **argv, int *i, struct build_opts *o)
+{
+	for (int k = 0; k < N_BUILD_OPTIONS; k++) {
+		const struct build_option *op = &build_options[k];
+		size_t n = strlen(op->name);
+		const char *v = NULL;
+		if (strncmp(argv[*i], op->name, n) ||
+		    (argv[*i][n] && argv[*i][n] != '='))
+			continue;
+		if (op->has_value && argv[*i][n] == '=')
+			v = argv[*i] + n + 1;
+		else if (op->has_value && *i + 1 < argc)
+			v = argv[++*i];
+		if (op->has_value && !v) {
+			fprintf(stderr, "tessel build: %s needs a value\n",
+				op->name);
+			return TS_EXIT_USAGE;
+		}
+		if (!op->set(o, v)) {
+			fprintf(stderr, "tessel build: bad value '%s' for %s\n",
+				v ? v : "", op->name);
+			return TS_EXIT_USAGE;
+		}
+		return -1;
+	}
+	fprintf(stderr, "tessel build: unknown option '%s' (see tessel build "
+		"--help)\n", argv[*i]);
+	return TS_EXIT_USAGE;
+}
+
+/* Fill "o" from "argc" and "argv"; return -1 to go on, or the exit
+ * code. */
+static int parse_args(int argc, char **argv, struct build_opts *o)
+{
+	int code;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			build_usage(stdout);
+			return TS_EXIT_OK;
+		}
+		if (argv[i][0] == '-' && argv[i][1]) {
+			if ((code = apply_option(argc, argv, &i, o)) >= 0)
+				return code;
+		} else if (o->file) {
+			fprintf(stderr, "tessel build: one program at a time "
+				"('%s' and '%s')\n", o->file, argv[i]);
+			return TS_EXIT_USAGE;
+		} else {
+			o->file = argv[i];
+		}
+	}
+	if (!o->file || !o->out) {
+		if (o->file)
+			fprintf(stderr, "tessel build: -o DIR is required\n");
+		else
+			build_usage(stderr);
+		return TS_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* Lower and compile the program of "o" in "ctx"; return the exit code. */
+static int build_program(ts_ctx *ctx, const struct build_opts *o)
+{
+	ts_compile_options opt = ts_compile_options_default();
+	ts_dag *dag = ts_parse_file(ctx, o->file);
+	const char *sym;
+	char so[4096];
+	ts_func *f;
+
+	if (!dag || !(f = ts_tool_lower(ctx, dag, o->schedule))) {
+		ts_tool_report(ctx);
+		return TS_EXIT_USAGE;
+	}
+	opt.triple = o->triple;
+	opt.cpu = o->cpu;
+	opt.features = o->features;
+	opt.fast_math = o->fast_math;
+	if (ts_build_aot(ctx, f, o->out, &opt) < 0) {
+		ts_tool_report(ctx);
+		return TS_EXIT_FAIL;
+	}
+	ts_tool_warnings(ctx);
+	sym = ts_func_symbol(f);
+	printf("%s/%s.h\n%s/%s.o\n", o->out, sym, o->out, sym);
+	snprintf(so, sizeof(so), "%s/lib%s.so", o->out, sym);
+	if (access(so, F_OK) == 0)
+		printf("%s\n", so);
+	return TS_EXIT_OK;
+}
+
+/* Run "tessel build" with the "argc" arguments "argv" (argv[0] is
+ * "build"). */
+int ts_cmd_build(int argc, char **argv)
+{
+	struct build_opts o = { .schedule = "naive" };
+	ts_ctx *ctx;
+	int code = parse_args(argc, argv, &o);
+
+	if (code >= 0)
+		return code;
+	ctx = ts_ctx_alloc();
+	if (!ctx) {
+		fprintf(stderr, "tessel build: out of memory\n");
+		return TS_EXIT_FAIL;
+	}
+	code = build_program(ctx, &o);
+	ts_ctx_free(ctx);
+	return code;
+}

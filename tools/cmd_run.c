@@ -1,0 +1,389 @@
+/* tessel run: compile a .tsl program under a schedule with the LLVM
+ * backend, optionally check it against the reference interpreter, time
+ * it and print milliseconds and GFLOP/s. */
+#include <config.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gc.h>
+
+#include "tools/commands.h"
+
+/* The command line of one run. */
+struct run_opts {
+	const char *file;	/* the .tsl program */
+	const char *schedule;	/* "naive" or a JSON file */
+	int threads;		/* 0: OpenMP's default */
+	bool check;		/* compare with the interpreter */
+	bool json;		/* one JSON object on stdout */
+	uint64_t seed;		/* inputs */
+	double min_time;	/* seconds of timed runs, at least */
+};
+
+/* One option: its name, whether it takes a value, and what it does with
+ * it (return false when the value is bad). */
+struct run_option {
+	const char *name;
+	bool has_value;
+	bool (*set)(struct run_opts *o, const char *v);
+	const char *help;
+};
+
+/* Parse the integer "s" in ["lo", "hi"] into "*v". */
+static bool parse_int(const char *s, long long lo, long long hi,
+	long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(s, &end, 0);
+	return *s && !*end && !errno && *v >= lo && *v <= hi;
+}
+
+static bool set_schedule(struct run_opts *o, const char *v)
+{
+	o->schedule = v;
+	return *v != '\0';
+}
+
+static bool set_threads(struct run_opts *o, const char *v)
+{
+	long long n;
+
+	if (!parse_int(v, 1, 4096, &n))
+		return false;
+	o->threads = (int)n;
+	return true;
+}
+
+static bool set_check(struct run_opts *o, const char *v)
+{
+	o->check = true;
+	return true;
+}
+
+static bool set_json(struct run_opts *o, const char *v)
+{
+	o->json = true;
+	return true;
+}
+
+static bool set_seed(struct run_opts *o, const char *v)
+{
+	long long n;
+
+	if (!parse_int(v, 0, INT64_MAX, &n))
+		return false;
+	o->seed = (uint64_t)n;
+	return true;
+}
+
+static bool set_min_time(struct run_opts *o, const char *v)
+{
+	char *end;
+
+	o->min_time = strtod(v, &end);
+	return *v && !*end && o->min_time >= 0 && o->min_time <= 600;
+}
+
+/* The options of tessel run; add a row to add one. */
+static const struct run_option run_options[] = {
+	{ "--schedule", true, set_schedule,
+	  "naive (default) or a schedule in a JSON file" },
+	{ "--threads", true, set_threads,
+	  "threads of parallel loops (default: OpenMP's)" },
+	{ "--check", false, set_check,
+	  "compare the outputs with the reference interpreter" },
+	{ "--json", false, set_json,
+	  "print one JSON object instead of text" },
+	{ "--seed", true, set_seed, "seed of the random inputs (default 1)" },
+	{ "--min-time", true, set_min_time,
+	  "seconds of timed runs at least (default 0.2)" },
+};
+
+enum { N_RUN_OPTIONS = sizeof(run_options) / sizeof(run_options[0]) };
+
+/* Print the usage of the verb to "out". */
+static void run_usage(FILE *out)
+{
+	fprintf(out, "usage: tessel run FILE.tsl [options]\n\n"
+		"Compile FILE.tsl with the LLVM backend for this machine, run "
+		"it on random\ninputs and print the median time of repeated "
+		"runs (after one warm-up)\nand GFLOP/s.\n\n");
+	for (int i = 0; i < N_RUN_OPTIONS; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "%s%s", run_options[i].name,
+			run_options[i].has_value ? " V" : "");
+		fprintf(out, "  %-18s %s\n", name, run_options[i].help);
+	}
+	fprintf(out, "  %-18s %s\n\nexit codes: 0 success, 1 the compilation "
+		"or the check failed, 2 bad usage\nor input\n", "--help",
+		"this text");
+}
+
+/* Apply the option at "argv"["*i"] (as "--name V" or "--name=V") to "o".
+ * Return -1 when it was applied, else the exit code. */
+static int apply_option(int argc, char **argv, int *i, struct run_opts *o)
+{
+	for (int k = 0; k < N_RUN_OPTIONS; k++) {
+		const struct run_option *op = &run_options[k];
+		size_t n = strlen(op->name);
+		const char *v = NULL;
+		if (strncmp(argv[*i], op->name, n) ||
+		    (argv[*i][n] && argv[*i][n] != '='))
+			continue;
+		if (op->has_value && argv[*i][n] == '=')
+			v = argv[*i] + n + 1;
+		else if (op->has_value && *i + 1 < argc)
+			v = argv[++*i];
+		if (op->has_value && !v) {
+			fprintf(stderr, "tessel run: %s needs a value\n",
+				op->name);
+			return TS_EXIT_USAGE;
+		}
+		if (!op->set(o, v)) {
+			fprintf(stderr, "tessel run: bad value '%s' for %s\n",
+				v ? v : "", op->name);
+			return TS_EXIT_USAGE;
+		}
+		return -1;
+	}
+	fprintf(stderr, "tessel run: unknown option '%s' (see tessel run "
+		"--help)\n", argv[*i]);
+	return TS_EXIT_USAGE;
+}
+
+/* Fill "o" from "argc" and "argv"; return -1 to go on, or the exit
+ * code. */
+static int parse_args(int argc, char **argv, struct run_opts *o)
+{
+	int code;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			run_usage(stdout);
+			return TS_EXIT_OK;
+		}
+		if (argv[i][0] == '-' && argv[i][1]) {
+			if ((code = apply_option(argc, argv, &i, o)) >= 0)
+				return code;
+		} else if (o->file) {
+			fprintf(stderr, "tessel run: one program at a time "
+				"('%s' and '%s')\n", o->file, argv[i]);
+			return TS_EXIT_USAGE;
+		} else {
+			o->file = argv[i];
+		}
+	}
+	if (!o->file) {
+		run_usage(stderr);
+		return TS_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* The contents of the file "path" (GC-allocated), or NULL with an error
+ * in "ctx". */
+static char *read_text(ts_ctx *ctx, const char *path)
+{
+	FILE *fp = fopen(path, "rb");
+	char *s = NULL;
+	long n;
+
+	if (!fp) {
+		ts_ctx_set_error(ctx, "cannot read '%s': %s", path,
+			strerror(errno));
+		return NULL;
+	}
+	if (fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) >= 0 &&
+	    fseek(fp, 0, SEEK_SET) == 0 && (s = GC_MALLOC_ATOMIC(n + 1)) &&
+	    fread(s, 1, (size_t)n, fp) == (size_t)n)
+		s[n] = '\0';
+	else
+		s = NULL;
+	fclose(fp);
+	if (!s)
+		ts_ctx_set_error(ctx, "cannot read '%s'", path);
+	return s;
+}
+
+ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule)
+{
+	ts_schedule *sch;
+	char *text;
+
+	if (!schedule || !strcmp(schedule, "naive")) {
+		sch = ts_schedule_naive(ctx, dag);
+	} else {
+		text = read_text(ctx, schedule);
+		sch = text ? ts_schedule_from_json(ctx, dag, text) : NULL;
+	}
+	return sch ? ts_lower(ctx, dag, sch) : NULL;
+}
+
+/* The floating-point operations of one run of "dag", from the analysis
+ * of each stage (0 when a stage cannot be analysed). */
+static double dag_flops(ts_ctx *ctx, const ts_dag *dag)
+{
+	double flops = 0;
+
+	for (int i = 0; i < dag->nstages; i++) {
+		ts_stage_info *si = ts_analyze_stage(ctx, dag->stages[i]);
+		if (!si) {
+			ts_ctx_clear_error(ctx);
+			return 0;
+		}
+		flops += (double)si->counts.flops;
+	}
+	return flops;
+}
+
+/* The results of one run. */
+struct run_result {
+	ts_timing timing;
+	double flops;
+	bool checked, passed;
+	double max_abs_err;
+};
+
+/* Compare the outputs in "args" with the interpreter on its inputs. */
+static ts_status check_outputs(ts_ctx *ctx, const ts_dag *dag,
+	ts_array **args, struct run_result *r)
+{
+	ts_array **want = GC_MALLOC(sizeof(*want) * (dag->noutputs + 1));
+
+	if (!want || ts_eval(ctx, dag, args, want) < 0)
+		return TS_ERROR;
+	r->checked = true;
+	r->passed = true;
+	r->max_abs_err = 0;
+	for (int i = 0; i < dag->noutputs; i++) {
+		double err = 0;
+		if (!ts_array_close(args[dag->ninputs + i], want[i], &err))
+			r->passed = false;
+		r->max_abs_err = fmax(r->max_abs_err, err);
+	}
+	return TS_OK;
+}
+
+/* The arguments of "dag": random inputs from "seed", then outputs. */
+static ts_array **make_args(ts_ctx *ctx, const ts_dag *dag, uint64_t seed)
+{
+	ts_array **in = ts_dag_random_inputs(ctx, dag, seed);
+	int n = dag->ninputs + dag->noutputs;
+	ts_array **args = in ? GC_MALLOC(sizeof(*args) * (n + 1)) : NULL;
+
+	if (!args)
+		return NULL;
+	for (int i = 0; i < n; i++) {
+		args[i] = i < dag->ninputs ? in[i] : ts_array_for_tensor(ctx,
+			dag->outputs[i - dag->ninputs]);
+		if (!args[i])
+			return NULL;
+	}
+	return args;
+}
+
+/* Print "s" as a JSON string. */
+static void print_json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", (unsigned char)*s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+/* Print "r" for "o" and "f" as text or JSON. */
+static void print_result(const struct run_opts *o, const ts_func *f,
+	const struct run_result *r)
+{
+	double ms = r->timing.median_s * 1e3;
+	double gflops = r->timing.median_s > 0 ? r->flops * 1e-9 /
+		r->timing.median_s : 0;
+
+	if (o->json) {
+		printf("{\"file\": ");
+		print_json_string(o->file);
+		printf(", \"kernel\": ");
+		print_json_string(f->name);
+		printf(", \"median_ms\": %.6g, \"min_ms\": %.6g, \"runs\": %d, "
+			"\"flops\": %.0f, \"gflops\": %.6g, \"threads\": %d, "
+			"\"checked\": %s, \"passed\": %s, \"max_abs_err\": ", ms,
+			r->timing.min_s * 1e3, r->timing.nsamples, r->flops,
+			gflops, o->threads ? o->threads : ts_runtime_get_threads(),
+			r->checked ? "true" : "false", !r->checked ? "null"
+			: r->passed ? "true" : "false");
+		if (r->checked && isfinite(r->max_abs_err))
+			printf("%.6g}\n", r->max_abs_err);
+		else
+			printf("null}\n");
+		return;
+	}
+	printf("%s: %s median %.4f ms (min %.4f ms, %d runs), %.2f GFLOP/s\n",
+		o->file, f->name, ms, r->timing.min_s * 1e3, r->timing.nsamples,
+		gflops);
+	if (r->checked)
+		printf("check: %s (max abs error %.3g)\n", r->passed ? "pass"
+			: "FAIL", r->max_abs_err);
+}
+
+/* Compile, check and time the program of "o" in "ctx"; return the exit
+ * code. */
+static int run_program(ts_ctx *ctx, const struct run_opts *o)
+{
+	struct run_result r = { .max_abs_err = 0 };
+	ts_compile_options opt = ts_compile_options_default();
+	ts_dag *dag = ts_parse_file(ctx, o->file);
+	ts_func *f;
+	ts_module *m;
+	ts_array **args;
+
+	if (!dag || !(f = ts_tool_lower(ctx, dag, o->schedule))) {
+		ts_tool_report(ctx);
+		return TS_EXIT_USAGE;
+	}
+	ts_tool_warnings(ctx);
+	opt.threads = o->threads;
+	if (!(m = ts_module_compile(ctx, f, &opt)) ||
+	    !(args = make_args(ctx, dag, o->seed)) ||
+	    (o->check && (ts_module_run(m, args) < 0 ||
+	     check_outputs(ctx, dag, args, &r) < 0)) ||
+	    ts_module_time(m, args, o->min_time, &r.timing) < 0) {
+		ts_tool_report(ctx);
+		ts_module_free(m);
+		return TS_EXIT_FAIL;
+	}
+	r.flops = dag_flops(ctx, dag);
+	ts_module_free(m);
+	print_result(o, f, &r);
+	return r.checked && !r.passed ? TS_EXIT_FAIL : TS_EXIT_OK;
+}
+
+/* Run "tessel run" with the "argc" arguments "argv" (argv[0] is "run"). */
+int ts_cmd_run(int argc, char **argv)
+{
+	struct run_opts o = { .schedule = "naive", .seed = 1, .min_time = 0.2 };
+	ts_ctx *ctx;
+	int code = parse_args(argc, argv, &o);
+
+	if (code >= 0)
+		return code;
+	ctx = ts_ctx_alloc();
+	if (!ctx) {
+		fprintf(stderr, "tessel run: out of memory\n");
+		return TS_EXIT_FAIL;
+	}
+	ts_ctx_set_seed(ctx, o.seed);
+	code = run_program(ctx, &o);
+	ts_ctx_free(ctx);
+	return code;
+}
