@@ -70,6 +70,7 @@ ts_array *ts_array_alloc(ts_ctx *ctx, ts_dtype t, int ndim,
 	return &box->a;
 }
 
+/* An array shaped like "t", or NULL when "t" is NULL. */
 ts_array *ts_array_for_tensor(ts_ctx *ctx, const ts_tensor *t)
 {
 	if (!t)
@@ -139,7 +140,13 @@ void ts_array_fill_random(ts_array *a, uint64_t seed)
 		return;
 	for (int64_t i = 0; i < a->size; i++) {
 		uint64_t r = ts_splitmix64(&st);
-		if (ts_dtype_is_float(a->dtype))
+		/* Floats on a grid the dtype holds exactly, so that no
+		 * value rounds up to 1. */
+		if (a->dtype == TS_F16)
+			ts_array_set(a, i, (double)(r >> 53) * 0x1p-10 - 1.0);
+		else if (a->dtype == TS_F32)
+			ts_array_set(a, i, (double)(r >> 40) * 0x1p-23 - 1.0);
+		else if (a->dtype == TS_F64)
 			ts_array_set(a, i, (double)(r >> 11) * 0x1p-52 - 1.0);
 		else if (a->dtype == TS_BOOL)
 			ts_array_set(a, i, (double)(r >> 63));

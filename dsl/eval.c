@@ -153,6 +153,7 @@ static struct insn insn_new(struct prog *p, enum vm_op op, int dst)
 	return in;
 }
 
+/* Whether register "r" of "p" varies by lane (-1: no register). */
 static bool reg_vary(struct prog *p, int r)
 {
 	return r >= 0 && p->regs[r].vary;
@@ -233,7 +234,7 @@ static void memo_add(struct prog *p, const ts_expr *e, int mask, int r)
 	p->nmemo++;
 }
 
-/* Emit a constant of the class of "t" (float or integer). */
+/* Emit the constant "e" as f64 or i64 by its dtype. */
 static int compile_const(struct prog *p, const ts_expr *e)
 {
 	int r = new_reg(p, false);
@@ -247,6 +248,8 @@ static int compile_const(struct prog *p, const ts_expr *e)
 	return r;
 }
 
+/* Emit the value of the axis of "e": the strip base plus the lane for the
+ * lane axis. */
 static int compile_var(struct prog *p, const ts_expr *e)
 {
 	int slot = axis_slot(p, e->axis);
@@ -365,6 +368,8 @@ static bool load_affine(struct prog *p, const ts_expr *e, struct load *ld)
 	return true;
 }
 
+/* Emit the load "e" under "mask": affine when every index is, else with
+ * index registers. */
 static int compile_load(struct prog *p, const ts_expr *e, int mask)
 {
 	struct load *ld = load_new(p, e);
@@ -418,6 +423,7 @@ static int sub_mask(struct prog *p, int mask, int cond, bool neg)
 	return mask < 0 ? m : emit_op(p, VM_IAND, mask, m, -1, -1);
 }
 
+/* Instructions of the DSL operators on f64 and on i64 (0: none). */
 static const enum vm_op float_binary[TS_OP_COUNT] = {
 	[TS_OP_ADD] = VM_FADD, [TS_OP_SUB] = VM_FSUB, [TS_OP_MUL] = VM_FMUL,
 	[TS_OP_DIV] = VM_FDIV, [TS_OP_FLOORDIV] = VM_FFLOORDIV,
@@ -478,6 +484,7 @@ static int compile_binary(struct prog *p, const ts_expr *e, int mask)
 	return r;
 }
 
+/* Emit the unary node "e" under "mask". */
 static int compile_unary(struct prog *p, const ts_expr *e, int mask)
 {
 	bool fl = ts_dtype_is_float(e->a->dtype);
@@ -506,6 +513,7 @@ static int compile_select(struct prog *p, const ts_expr *e, int mask)
 		c, a, b, mask);
 }
 
+/* Emit the cast "e", which rounds to its dtype, under "mask". */
 static int compile_cast(struct prog *p, const ts_expr *e, int mask)
 {
 	bool from_f = ts_dtype_is_float(e->a->dtype);
@@ -737,6 +745,7 @@ struct vm {
 	} \
 } while (0)
 
+/* i64 arithmetic on "x" and "y" that wraps instead of overflowing. */
 static inline int64_t iwrap_add(int64_t x, int64_t y)
 {
 	return (int64_t)((uint64_t)x + (uint64_t)y);
@@ -778,6 +787,7 @@ static inline int64_t ifloormod(int64_t x, int64_t y)
 	return r;
 }
 
+/* 1 / (1 + exp(-"x")). */
 static inline double fsigmoid(double x)
 {
 	return 1.0 / (1.0 + exp(-x));
@@ -855,8 +865,7 @@ static ts_status oob_error(struct vm *vm, const struct insn *in, int d,
 		(long long)t->shape[d]);
 }
 
-/* Read "n" elements of dtype "t" at "data" + off[l] (or off0 + l * step
- * when "off" is NULL) into the register "dst" as f64 or i64. */
+/* The loop of gather() for element type T read as DT. */
 #define GATHER(T, DT, CONV) do { \
 	const T *src_ = (const T *)data; DT *d_ = (DT *)dst; \
 	if (off) { \
@@ -873,6 +882,8 @@ static ts_status oob_error(struct vm *vm, const struct insn *in, int d,
 #define CONV_ID(x) (x)
 #define CONV_HALF(x) ((double)ts_f16_to_f32(x))
 
+/* Read "n" elements of dtype "t" from "data" into "dst", at the offsets
+ * "off" or, when it is NULL, at "off0" + l * "step". */
 static void gather(ts_dtype t, const void *data, const int64_t *off,
 	int64_t off0, int64_t step, int64_t n, uint64_t *dst)
 {

@@ -105,6 +105,7 @@ struct cursor {
 	const char *p;
 };
 
+/* Move "c" past white space. */
 static void skip_space(struct cursor *c)
 {
 	while (isspace((unsigned char)*c->p))

@@ -344,6 +344,49 @@ static void test_array_alloc_and_compare(void **state)
 	assert_false(ts_array_close(a, c, &abs_err));
 }
 
+/* Random fills stay in the documented ranges and repeat from a seed. */
+static void test_array_fill__ranges_and_reproducible(void **state)
+{
+	ts_ctx *ctx = *state;
+	int64_t shape[1] = { 4096 };
+
+	for (int t = 0; t < TS_DTYPE_COUNT; t++) {
+		ts_array *a = ts_array_alloc(ctx, t, 1, shape);
+		ts_array *b = ts_array_alloc(ctx, t, 1, shape);
+		double lo = ts_dtype_is_float(t) ? -1 : t == TS_BOOL ||
+			t == TS_U8 ? 0 : -8;
+		double hi = ts_dtype_is_float(t) ? 1 : t == TS_BOOL ? 2
+			: t == TS_U8 ? 16 : 8;
+		double mn = INFINITY, mx = -INFINITY;
+
+		ts_array_fill_random(a, 3);
+		ts_array_fill_random(b, 3);
+		assert_memory_equal(a->data, b->data, 4096 * ts_dtype_size(t));
+		for (int64_t i = 0; i < a->size; i++) {
+			double v = ts_array_get(a, i);
+			if (!(v >= lo && v < hi))
+				fail_msg("%s: %g outside [%g, %g)",
+					ts_dtype_name(t), v, lo, hi);
+			mn = fmin(mn, v);
+			mx = fmax(mx, v);
+		}
+		/* Both ends of the range are reached (or nearly, for floats). */
+		assert_true(mn < lo + 0.01 && mx > hi - (ts_dtype_is_float(t)
+			? 0.01 : 1.01));
+		ts_array_fill_random(b, 4);
+		assert_true(memcmp(a->data, b->data,
+			4096 * ts_dtype_size(t)) != 0);
+	}
+	{
+		ts_array *a = ts_array_alloc(ctx, TS_I64, 1, shape);
+		ts_array_fill_range(a, 9, 1000000000000LL, 1000000000005LL);
+		for (int64_t i = 0; i < a->size; i++) {
+			int64_t v = ((int64_t *)a->data)[i];
+			assert_true(v >= 1000000000000LL && v < 1000000000005LL);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +398,7 @@ int main(void)
 		TS_TEST(test_npy_read_bad_files__name_file_and_problem),
 		TS_TEST(test_npy_write_bad_path__names_file),
 		TS_TEST(test_array_alloc_and_compare),
+		TS_TEST(test_array_fill__ranges_and_reproducible),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
