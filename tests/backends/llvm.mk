@@ -3,3 +3,7 @@ check_PROGRAMS += tests/backends/test_llvm
 TESTS += tests/backends/test_llvm
 tests_backends_test_llvm_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_backends_test_llvm_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/backends/test_llvm_sched
+TESTS += tests/backends/test_llvm_sched
+tests_backends_test_llvm_sched_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_backends_test_llvm_sched_LDADD = $(TEST_LIBS)

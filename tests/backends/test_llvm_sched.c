@@ -1,0 +1,151 @@
+/* The LLVM backend on lowered schedules: tiled matmuls with guarded and
+ * partitioned tails, a register tile kept in a local buffer, parallel
+ * and vectorized loops, and fused elementwise epilogues, each checked
+ * against ts_eval on 1 and 2 threads. */
+#include <config.h>
+
+#include <stdio.h>
+
+#include "tests/common.h"
+
+static const char *matmul_src =
+	"input A: f32[130, 72]\n"
+	"input B: f32[72, 200]\n"
+	"output C[i: 130, j: 200] = sum(k: 72) A[i, k] * B[k, j]\n";
+
+static const char *dense_src =
+	"input X: f32[37, 64]\n"
+	"input W: f32[64, 90]\n"
+	"input b: f32[90]\n"
+	"Y[i: 37, j: 90] = sum(k: 64) X[i, k] * W[k, j]\n"
+	"output Z[i: 37, j: 90] = max(Y[i, j] + b[j], 0.0)\n";
+
+/* Parse "src" or fail. */
+static ts_dag *parse(ts_ctx *ctx, const char *src)
+{
+	ts_dag *dag = ts_parse_string(ctx, "test.tsl", src);
+
+	if (!dag)
+		fail_msg("parse: %s", ts_ctx_error(ctx));
+	return dag;
+}
+
+/* Fail with the context's message unless "st" is TS_OK. */
+static void ok(ts_ctx *ctx, ts_status st, const char *what)
+{
+	if (st != TS_OK)
+		fail_msg("%s: %s", what, ts_ctx_error(ctx));
+}
+
+/* Tile stage "s" of "sch": "i" by "ti", "j" by "tj" with "tail", "k"
+ * between the tile loops, the tile accumulated locally at j.o, rows
+ * unrolled, columns vectorized, row blocks parallel. */
+static void tile(ts_ctx *ctx, ts_schedule *sch, const char *s, int ti,
+	int tj, ts_tail tail)
+{
+	const char *order[5] = { "i.o", "j.o", "k", "i.i", "j.i" };
+
+	ok(ctx, ts_schedule_split(sch, s, "i", ti, tail), "split i");
+	ok(ctx, ts_schedule_split(sch, s, "j", tj, tail), "split j");
+	ok(ctx, ts_schedule_reorder(sch, s, 5, order), "reorder");
+	ok(ctx, ts_schedule_cache_write(sch, s, "j.o"), "cache_write");
+	ok(ctx, ts_schedule_unroll(sch, s, "i.i"), "unroll");
+	ok(ctx, ts_schedule_vectorize(sch, s, "j.i"), "vectorize");
+	ok(ctx, ts_schedule_parallel(sch, s, "i.o"), "parallel");
+}
+
+/* Lower "dag" under "sch", run it on 1 and 2 threads, and check both runs
+ * against the interpreter; the two runs must agree exactly. */
+static void check_schedule(ts_ctx *ctx, ts_dag *dag, ts_schedule *sch,
+	const char *what)
+{
+	ts_func *f = ts_lower(ctx, dag, sch);
+	ts_array **in, **want, *got[2];
+	ts_module *m;
+	double err;
+	int n;
+
+	if (!f)
+		fail_msg("%s: lower: %s", what, ts_ctx_error(ctx));
+	m = ts_module_compile(ctx, f, NULL);
+	if (!m)
+		fail_msg("%s: compile: %s", what, ts_ctx_error(ctx));
+	in = ts_dag_random_inputs(ctx, dag, 3);
+	want = calloc((size_t)dag->noutputs, sizeof(*want));
+	ok(ctx, ts_eval(ctx, dag, in, want), "eval");
+	n = dag->ninputs + dag->noutputs;
+	for (int t = 0; t < 2; t++) {
+		ts_array **args = calloc((size_t)n, sizeof(*args));
+		for (int i = 0; i < n; i++)
+			args[i] = i < dag->ninputs ? in[i] : ts_array_for_tensor(
+				ctx, dag->outputs[i - dag->ninputs]);
+		ts_module_set_threads(m, t + 1);
+		ok(ctx, ts_module_run(m, args), what);
+		if (!ts_array_close(args[dag->ninputs], want[0], &err))
+			fail_msg("%s, %d thread(s): differs from ts_eval by %g",
+				what, t + 1, err);
+		got[t] = args[dag->ninputs];
+		free(args);
+	}
+	assert_memory_equal(got[0]->data, got[1]->data,
+		(size_t)got[0]->size * ts_dtype_size(got[0]->dtype));
+	free(want);
+	ts_module_free(m);
+}
+
+static void test_llvm_sched_matmul_tiled_guarded__matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = parse(ctx, matmul_src);
+	ts_schedule *sch = ts_schedule_new(ctx, dag);
+
+	tile(ctx, sch, "C", 4, 16, TS_TAIL_GUARD);
+	check_schedule(ctx, dag, sch, "matmul 4x16 guarded");
+}
+
+static void test_llvm_sched_matmul_tiled_partitioned__matches_eval(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = parse(ctx, matmul_src);
+	ts_schedule *sch = ts_schedule_new(ctx, dag);
+
+	tile(ctx, sch, "C", 6, 8, TS_TAIL_PARTITION);
+	check_schedule(ctx, dag, sch, "matmul 6x8 partitioned");
+}
+
+static void test_llvm_sched_dense_relu_fused__matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = parse(ctx, dense_src);
+	ts_schedule *sch = ts_schedule_new(ctx, dag);
+
+	ok(ctx, ts_schedule_split(sch, "Z", "i", 4, TS_TAIL_GUARD), "split");
+	ok(ctx, ts_schedule_split(sch, "Z", "j", 16, TS_TAIL_GUARD), "split");
+	ok(ctx, ts_schedule_reorder(sch, "Z", 4, (const char *[]){ "i.o",
+		"j.o", "i.i", "j.i" }), "reorder");
+	ok(ctx, ts_schedule_compute_at(sch, "Y", "Z", "j.o"), "compute_at");
+	ok(ctx, ts_schedule_vectorize(sch, "Z", "j.i"), "vectorize");
+	ok(ctx, ts_schedule_parallel(sch, "Z", "i.o"), "parallel");
+	check_schedule(ctx, dag, sch, "dense + relu");
+}
+
+static void test_llvm_sched_naive__examples_match_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = parse(ctx, dense_src);
+
+	check_schedule(ctx, dag, ts_schedule_naive(ctx, dag), "naive dense");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TS_TEST(test_llvm_sched_matmul_tiled_guarded__matches_eval),
+		TS_TEST(test_llvm_sched_matmul_tiled_partitioned__matches_eval),
+		TS_TEST(test_llvm_sched_dense_relu_fused__matches_eval),
+		TS_TEST(test_llvm_sched_naive__examples_match_eval),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
