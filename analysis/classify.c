@@ -74,8 +74,8 @@ static bool reasons_for_loads(ts_stage_info *si)
 			continue;
 		if (!ai->affine)
 			ts_reason(si, "%s: an index is not affine (data-"
-				"dependent): the whole dimension is assumed",
-				ai->text);
+				"dependent or non-linear): the whole dimension "
+				"is assumed", ai->text);
 		else if (has_reuse(ai, s))
 			ts_reason(si, "%s carries reuse along %s", ai->text,
 				axis_list(s, ai->reuse, s->ndim));

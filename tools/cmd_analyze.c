@@ -238,6 +238,8 @@ static bool analyze_args(int argc, char **argv, const char **file,
 	return *help || *file;
 }
 
+/* Run "tessel analyze" with the "argc" arguments "argv" (argv[0] is the
+ * verb). */
 int ts_cmd_analyze(int argc, char **argv)
 {
 	const char *file = NULL;
