@@ -419,6 +419,14 @@ static void test_llvm_tile_asm__fma_on_ymm_without_spills(void **state)
 	assert_null(strstr(text, "Reload"));
 }
 
+/* The LLVM IR of "f" under "opt" into "*ir", or fail. */
+static void ok_ir(ts_ctx *ctx, const ts_func *f,
+	const ts_compile_options *opt, char **ir)
+{
+	if (ts_module_emit_llvm_ir(ctx, f, opt, ir) < 0)
+		fail_msg("ir: %s", ts_ctx_error(ctx));
+}
+
 static void test_llvm_ir__has_noalias_arguments(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -605,6 +613,144 @@ static void test_llvm_time__median_of_samples(void **state)
 	ts_module_free(m);
 }
 
+/* Assert whether the unoptimised IR of "f" contains "part". */
+static void check_ir_has(ts_ctx *ctx, const ts_func *f, const char *part,
+	bool has)
+{
+	ts_compile_options opt = ts_compile_options_default();
+	char *ir = NULL;
+
+	opt.opt_level = 0;
+	if (ts_module_emit_llvm_ir(ctx, f, &opt, &ir) < 0)
+		fail_msg("ir: %s", ts_ctx_error(ctx));
+	if (!strstr(ir, part) == has)
+		fail_msg("the IR of '%s' %s '%s'", f->name, has ? "lacks"
+			: "has", part);
+}
+
+/* A DAG T[j, i] = X[i, j] * 2 (and T2[j, i] = X[i, j]) for checking
+ * strided loads (gathers) and strided stores (scatters). */
+static ts_dag *transpose_dag(ts_ctx *ctx, int m, int n)
+{
+	ts_tensor *X = ts_placeholder(ctx, "XT", TS_F32, 2,
+		(int64_t[]){ m, n });
+	ts_axis *j = ts_axis_new(ctx, "j", n), *i = ts_axis_new(ctx, "i", m);
+	ts_tensor *T = ts_compute(ctx, "T", 2, (ts_axis *[]){ j, i },
+		ts_mul(ctx, ts_at(ctx, X, 2, ts_var(ctx, i), ts_var(ctx, j)),
+			ts_float(ctx, 2.0)));
+
+	assert_non_null(T);
+	return ts_dag_new(ctx, 1, &X, 1, &T);
+}
+
+static void test_llvm_vector_gather_scatter__match_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = transpose_dag(ctx, 24, 16);
+	ts_tensor *X = dag->inputs[0], *T = dag->outputs[0];
+	ts_axis *a = ts_loop_var(ctx, "a", 16), *b = ts_loop_var(ctx, "b", 24);
+	ts_expr *va = ts_var(ctx, a), *vb = ts_var(ctx, b);
+	ts_expr *val = ts_mul(ctx, ts_at(ctx, X, 2, vb, va),
+		ts_float(ctx, 2.0));
+	ts_stmt *st = ts_stmt_store(T, 2, (ts_expr *[]){ va, vb }, val);
+
+	ts_func *g = func_of(dag, "gather", ts_stmt_for(a, TS_LOOP_SERIAL,
+		ts_stmt_for(b, TS_LOOP_VECTORIZED, st)));
+	ts_func *sc = func_of(dag, "scatter", ts_stmt_for(b, TS_LOOP_SERIAL,
+		ts_stmt_for(a, TS_LOOP_VECTORIZED, st)));
+
+	/* Inner loop over rows of X: strided loads, contiguous stores. */
+	check_ir_has(ctx, g, "llvm.masked.gather.v24f32", true);
+	check_ir_has(ctx, g, "store <24 x float>", true);
+	check_func(ctx, g, NULL, 0, "gather");
+	/* Inner loop over rows of T: contiguous loads, strided stores. */
+	check_ir_has(ctx, sc, "load <16 x float>", true);
+	check_ir_has(ctx, sc, "llvm.masked.scatter.v16f32", true);
+	check_func(ctx, sc, NULL, 0, "scatter");
+}
+
+static void test_llvm_vector_if_else__masks_both_branches(void **state)
+{
+	ts_ctx *ctx = *state;
+	int64_t n = 40;
+	ts_tensor *X = ts_placeholder(ctx, "XI", TS_F32, 1, &n);
+	ts_axis *i = ts_axis_new(ctx, "i", n);
+	ts_expr *x = ts_at(ctx, X, 1, ts_var(ctx, i));
+	ts_expr *even = ts_binary(ctx, TS_OP_EQ, ts_mod(ctx, ts_var(ctx, i),
+		ts_int(ctx, 3)), ts_int(ctx, 0));
+	ts_tensor *O = ts_compute(ctx, "OI", 1, &i, ts_select(ctx, even,
+		ts_unary(ctx, TS_OP_EXP, x), ts_unary(ctx, TS_OP_NEG, x)));
+	ts_dag *dag = ts_dag_new(ctx, 1, &X, 1, &O);
+	ts_axis *io = ts_loop_var(ctx, "io", 3), *ii = ts_loop_var(ctx, "ii",
+		16);
+	ts_expr *idx = ts_add(ctx, ts_mul(ctx, ts_var(ctx, io),
+		ts_int(ctx, 16)), ts_var(ctx, ii));
+	ts_expr *xi = ts_at(ctx, X, 1, idx);
+	ts_expr *cond = ts_binary(ctx, TS_OP_EQ, ts_mod(ctx, idx,
+		ts_int(ctx, 3)), ts_int(ctx, 0));
+	ts_stmt *branch = ts_stmt_if(cond, ts_stmt_store(O, 1, &idx,
+		ts_unary(ctx, TS_OP_EXP, xi)), ts_stmt_store(O, 1, &idx, ts_unary(ctx, TS_OP_NEG, xi)));
+	ts_stmt *guard = ts_stmt_if(ts_binary(ctx, TS_OP_LT, idx,
+		ts_int(ctx, n)), branch, NULL);
+
+	ts_func *f = func_of(dag, "ifelse", ts_stmt_for(io, TS_LOOP_PARALLEL,
+		ts_stmt_for(ii, TS_LOOP_VECTORIZED, guard)));
+
+	assert_non_null(dag);
+	check_ir_has(ctx, f, "llvm.masked.load.v16f32", true);
+	check_ir_has(ctx, f, "llvm.masked.store.v16f32", true);
+	check_ir_has(ctx, f, "ts_runtime_parallel_for", true);
+	check_func(ctx, f, NULL, 2, "vector if/else");
+}
+
+static void test_llvm_vector_reduction_axis__runs_lane_by_lane(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_tensor *X = ts_placeholder(ctx, "XR", TS_F32, 2,
+		(int64_t[]){ 5, 8 });
+	ts_axis *i = ts_axis_new(ctx, "i", 5), *k = ts_reduce_axis(ctx, "k", 8);
+	ts_tensor *S = ts_compute(ctx, "SR", 1, &i, ts_sum(ctx, 1, &k,
+		ts_at(ctx, X, 2, ts_var(ctx, i), ts_var(ctx, k))));
+	ts_dag *dag = ts_dag_new(ctx, 1, &X, 1, &S);
+	ts_expr *vi = ts_var(ctx, i);
+	ts_stmt *init = ts_stmt_store(S, 1, &vi, ts_const(ctx, TS_F32, 0));
+	ts_stmt *upd = ts_stmt_store(S, 1, &vi, ts_add(ctx, ts_load(ctx, S, 1,
+		&vi), ts_at(ctx, X, 2, vi, ts_var(ctx, k))));
+
+	/* The store does not depend on the vectorized variable: the lanes
+	 * must run one after the other. */
+	ts_func *f = func_of(dag, "rsum", ts_stmt_for(i, TS_LOOP_SERIAL,
+		ts_stmt_block(2, (ts_stmt *[]){ init, ts_stmt_for(k,
+		TS_LOOP_VECTORIZED, upd) })));
+
+	assert_non_null(dag);
+	check_ir_has(ctx, f, "<8 x", false);
+	check_func(ctx, f, NULL, 0, "vectorized reduction");
+}
+
+static void test_llvm_options__contract_fast_math_vector_width(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul_dag(ctx, 9, 8, 16, 8);
+	ts_func *f = matmul_naive(ctx, dag);
+	ts_compile_options opt = ts_compile_options_default();
+	char *ir = NULL;
+
+	opt.opt_level = 0;
+	ok_ir(ctx, f, &opt, &ir);
+	assert_non_null(strstr(ir, "llvm.fmuladd"));
+	opt.contract = false;
+	ok_ir(ctx, f, &opt, &ir);
+	assert_null(strstr(ir, "llvm.fmuladd"));
+	opt.fast_math = true;
+	opt.vector_width = 512;
+	ok_ir(ctx, f, &opt, &ir);
+	assert_non_null(strstr(ir, "\"unsafe-fp-math\"=\"true\""));
+	assert_non_null(strstr(ir, "\"prefer-vector-width\"=\"512\""));
+	opt.opt_level = 3;
+	check_func(ctx, f, &opt, 0, "fast math");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -620,6 +766,10 @@ int main(void)
 		TS_TEST(test_llvm_aot__shared_library_matches_eval),
 		TS_TEST(test_llvm_aot__cross_objects_for_other_cpus),
 		TS_TEST(test_llvm_time__median_of_samples),
+		TS_TEST(test_llvm_vector_gather_scatter__match_eval),
+		TS_TEST(test_llvm_vector_if_else__masks_both_branches),
+		TS_TEST(test_llvm_vector_reduction_axis__runs_lane_by_lane),
+		TS_TEST(test_llvm_options__contract_fast_math_vector_width),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
