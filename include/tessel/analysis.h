@@ -88,8 +88,9 @@ ts_status ts_region_for_consumer(ts_ctx *ctx, const ts_stage *c,
  * is not reuse that tiling the spatial axes could exploit.
  *
  * TS_CLASS_DIRECT: no reduction axis.
- * TS_CLASS_COMPLEX_REDUCTION: a reduction in which every affine load
- *	bound under a reducer carries reuse along some spatial axis.  Then
+ * TS_CLASS_COMPLEX_REDUCTION: a reduction in which every load bound
+ *	under a reducer is affine and carries reuse along some spatial axis
+ *	(a data-dependent load counts as streaming).  Then
  *	the elements read by a tile of the spatial axes grow more slowly
  *	than the tile, and multi-level tiling pays (matmul, conv, batched
  *	matmul).  When one load streams without reuse (GEMV: A[i, k] is read
@@ -103,6 +104,14 @@ ts_status ts_region_for_consumer(ts_ctx *ctx, const ts_stage *c,
  *	before a conv): inlining would recompute it once per reuse, so where
  *	it is computed is a knob.  Only ts_analyze_dag, which knows the
  *	consumers, gives this class.
+ *
+ * Strictly inlinable (ts_stage_info.inlinable): a direct stage that is not
+ * a DAG output and either costs no operation per element (a copy, a
+ * transpose, a padding select on an affine condition) or whose consumers
+ * together read each of its elements at most once, so inlining recomputes
+ * nothing.  A consumer is fusable when it has no reduction, has as many
+ * instances as the stage has elements, and reads it through one injective
+ * access that covers it (elementwise, possibly transposed).
  */
 typedef enum ts_class {
 	TS_CLASS_DIRECT,
