@@ -149,6 +149,48 @@ static void test_bounds_guarded_concat__is_proved(void **state)
 	assert_int_equal(info->counts.bytes_read, 8 * 4);
 }
 
+static void test_bounds_not_and_or_guards__are_proved(void **state)
+{
+	ts_ctx *ctx = *state;
+	int64_t sx[1] = { 6 };
+	ts_tensor *X = ts_placeholder(ctx, "X", TS_F32, 1, sx);
+	ts_axis *i = ts_axis_new(ctx, "i", 8);
+	ts_expr *xi = ts_at(ctx, X, 1, ts_sub(ctx, V(i), I(1)));
+	/* i < 1 || i > 6 selects the zero: X[i - 1] only for 1 <= i <= 6. */
+	ts_expr *out = ts_binary(ctx, TS_OP_OR,
+		ts_binary(ctx, TS_OP_LT, V(i), I(1)),
+		ts_binary(ctx, TS_OP_GT, V(i), I(6)));
+	ts_tensor *Y = ts_compute(ctx, "Y", 1, &i, ts_select(ctx, out,
+		ts_float(ctx, 0), xi));
+	ts_axis *j = ts_axis_new(ctx, "j", 8);
+	ts_tensor *Z = ts_compute(ctx, "Z", 1, &j, ts_select(ctx,
+		ts_unary(ctx, TS_OP_NOT, ts_binary(ctx, TS_OP_LT, V(j), I(2))),
+		ts_at(ctx, X, 1, ts_sub(ctx, V(j), I(2))), ts_float(ctx, 0)));
+
+	assert_int_equal(ts_stage_check_bounds(ctx, Y->stage), TS_OK);
+	assert_int_equal(ts_stage_check_bounds(ctx, Z->stage), TS_OK);
+}
+
+static void test_bounds_non_linear_index__is_over_approximated(void **state)
+{
+	ts_ctx *ctx = *state;
+	int64_t sx[1] = { 16 };
+	ts_tensor *X = ts_placeholder(ctx, "X", TS_F32, 1, sx);
+	ts_axis *i = ts_axis_new(ctx, "i", 4), *j = ts_axis_new(ctx, "j", 4);
+	ts_axis *ax[2] = { i, j };
+	ts_tensor *Y = ts_compute(ctx, "Y", 2, ax, ts_at(ctx, X, 1,
+		ts_mul(ctx, V(i), V(j))));
+	ts_stage_info *si = ts_analyze_stage(ctx, Y->stage);
+	ts_footprint *fp = ts_stage_footprint(ctx, Y->stage, X);
+
+	assert_non_null(si);
+	assert_true(si->data_dependent);
+	assert_false(si->accesses[0].affine);
+	assert_non_null(strstr(si->reasons[0], "X[i * j]: an index is not "
+		"affine"));
+	assert_true(fp->dim[0].whole);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -159,6 +201,8 @@ int main(void)
 		TS_TEST(test_bounds_data_dependent_guard__is_not_a_proof),
 		TS_TEST(test_bounds_data_dependent_index__is_assumed_in_bounds),
 		TS_TEST(test_bounds_guarded_concat__is_proved),
+		TS_TEST(test_bounds_not_and_or_guards__are_proved),
+		TS_TEST(test_bounds_non_linear_index__is_over_approximated),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
