@@ -52,13 +52,43 @@ static int64_t coef_of(__isl_keep isl_pw_aff *pa, int a)
 	return r;
 }
 
-/* Return the stride of axis "a" in the flattened tensor of "acc". */
-static int64_t stride_of(const struct ts_acc *acc, int a)
+/* Return whether the expression "e" mentions the axis "axis". */
+static bool mentions(const ts_expr *e, const ts_axis *axis)
+{
+	if (!e)
+		return false;
+	if (e->kind == TS_EXPR_VAR)
+		return e->axis == axis;
+	if (e->kind == TS_EXPR_LOAD) {
+		for (int d = 0; d < e->nargs; d++)
+			if (mentions(e->args[d], axis))
+				return true;
+		return false;
+	}
+	return mentions(e->a, axis) || mentions(e->b, axis) ||
+		mentions(e->c, axis);
+}
+
+/* Return the coefficient of axis "a" of "m" in index "d" of "acc": read
+ * from isl when the index is affine, 0 when a non-affine index does not
+ * mention the axis at all, else TS_STRIDE_UNKNOWN. */
+static int64_t index_coef(struct ts_model *m, const struct ts_acc *acc,
+	int d, int a)
+{
+	if (acc->index[d])
+		return coef_of(acc->index[d], a);
+	if (acc->load && !mentions(acc->load->args[d], ts_axis_at(m->stage, a)))
+		return 0;
+	return TS_STRIDE_UNKNOWN;
+}
+
+/* Return the stride of axis "a" of "m" in the flattened tensor of "acc". */
+static int64_t stride_of(struct ts_model *m, const struct ts_acc *acc, int a)
 {
 	int64_t stride = 0, row = 1;
 
 	for (int d = acc->ndim - 1; d >= 0; d--) {
-		int64_t c = coef_of(acc->index[d], a);
+		int64_t c = index_coef(m, acc, d, a);
 		if (c == TS_STRIDE_UNKNOWN)
 			return c;
 		stride += c * row;
@@ -73,7 +103,7 @@ static void fill_strides(struct ts_model *m, const struct ts_acc *acc,
 {
 	ai->contiguous_axis = -1;
 	for (int a = 0; a < m->naxes; a++) {
-		ai->stride[a] = stride_of(acc, a);
+		ai->stride[a] = stride_of(m, acc, a);
 		if (ai->stride[a] == 1)
 			ai->contiguous_axis = a;
 	}

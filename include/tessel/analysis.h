@@ -55,8 +55,10 @@ void ts_footprint_eval(const ts_footprint *fp, const int64_t *origin,
  * access of "s" to "t" (a tensor it reads, or its own output for the
  * write), as written: an access under an affine guard (padding) is not
  * clamped, the bounds check proves it in bounds under its guard.  The
- * coefficients come from isl (box hulls of parametric tiles).  Returns
- * NULL with an error when "s" does not access "t".
+ * coefficients come from isl (box hulls of parametric tiles).  A
+ * dimension whose hull has no such closed form (a non-affine index, a
+ * floor division, two accesses at different constant offsets) is marked
+ * whole.  Returns NULL with an error when "s" does not access "t".
  *
  * This is also the answer of bounds inference for fusion: for a tile of a
  * consumer, the region of a producer P that must be computed is the
@@ -142,7 +144,8 @@ typedef struct ts_access_info {
 	/* reuse[a]: not injective in spatial axis a (other axes fixed). */
 	bool reuse[TS_MAX_AXES];
 	/* Elements moved in the flattened tensor (C order) by a unit step
-	 * of each axis; TS_STRIDE_UNKNOWN where an index is not affine. */
+	 * of each axis; TS_STRIDE_UNKNOWN where an index that is not affine
+	 * (or has a floor division) mentions the axis. */
 	int64_t stride[TS_MAX_AXES];
 	/* The axis of stride 1 (the innermost one if several), or -1: the
 	 * axis to vectorise or coalesce for this access. */

@@ -153,7 +153,10 @@ static void test_facts_strides__unknown_for_data_dependent(void **state)
 		ts_at(ctx, Ix, 1, V(i)), V(j)));
 	ts_stage_info *si = ts_analyze_stage(ctx, G->stage);
 
+	/* T[Ix[i], j]: unknown along i, but j only moves the last index. */
 	assert_int_equal(si->accesses[0].stride[0], TS_STRIDE_UNKNOWN);
+	assert_int_equal(si->accesses[0].stride[1], 1);
+	assert_int_equal(si->accesses[0].contiguous_axis, 1);
 	assert_int_equal(si->accesses[1].stride[0], 1);	/* Ix[i] */
 	assert_int_equal(si->accesses[1].stride[1], 0);
 }
