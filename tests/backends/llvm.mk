@@ -7,3 +7,7 @@ check_PROGRAMS += tests/backends/test_llvm_sched
 TESTS += tests/backends/test_llvm_sched
 tests_backends_test_llvm_sched_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_backends_test_llvm_sched_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/backends/test_llvm_cli
+TESTS += tests/backends/test_llvm_cli
+tests_backends_test_llvm_cli_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_backends_test_llvm_cli_LDADD = $(TEST_LIBS)
