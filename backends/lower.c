@@ -1078,21 +1078,10 @@ static ts_status check_vectorized(ts_ctx *ctx, const ts_stmt *s, bool in_vec)
 static ts_status check_lowerable(struct lower *L)
 {
 	for (int i = 0; i < L->dag->nstages; i++) {
-		const ts_sched_stage *ss = &L->sch->stages[i];
-		for (int k = 0; k < ss->nreads; k++) {
-			const ts_tensor *t = ss->reads[k].tensor;
-			int j = t->stage ? ts_dag_stage_index(L->dag, t->stage)
-				: -1;
-			if (j >= 0 && L->sch->stages[j].attach == TS_ATTACH_AT)
-				return ts_ctx_set_error(L->ctx, "stage '%s': "
-					"cache_read of '%s', which is computed "
-					"at a loop of '%s'", ss->stage->name,
-					t->name, L->dag->stages[L->sch->
-					stages[j].attach_stage]->name);
-		}
-		if (ss->stage->ndim + ss->stage->nraxes > MAX_AXES)
+		const ts_stage *st = L->dag->stages[i];
+		if (st->ndim + st->nraxes > MAX_AXES)
 			return ts_ctx_set_error(L->ctx, "stage '%s' has more than "
-				"%d axes", ss->stage->name, MAX_AXES);
+				"%d axes", st->name, MAX_AXES);
 	}
 	return TS_OK;
 }

@@ -184,8 +184,10 @@ ts_expr *ts_index_simplify(ts_ctx *ctx, ts_expr *e)
 {
 	ts_aff a;
 
-	if (!e || !ts_dtype_is_int(e->dtype) || e->dtype != TS_I64)
-		return e ? simplify_atom(ctx, e) : e;
+	if (!e || !ts_dtype_is_int(e->dtype))
+		return e;
+	if (e->dtype != TS_I64)
+		e = ts_cast(ctx, TS_I64, simplify_atom(ctx, e));
 	a = ts_aff_of_expr(ctx, e);
 	return a.ok ? ts_aff_to_expr(ctx, &a) : e;
 }

@@ -766,6 +766,24 @@ static ts_status check_attach_loop(const ts_schedule *sch,
 	return TS_OK;
 }
 
+/* Check the cache_read "rd" of "ss": its loop exists, and the tensor is
+ * not computed at a loop (its region would not exist yet there). */
+static ts_status check_read(const ts_schedule *sch, const ts_sched_stage *ss,
+	const ts_sched_read *rd)
+{
+	const ts_tensor *t = rd->tensor;
+	int j = t->stage ? ts_dag_stage_index(sch->dag, t->stage) : -1;
+
+	if (check_attach_loop(sch, ss, ss, rd->loop, "cache_read") < 0)
+		return TS_ERROR;
+	if (j >= 0 && sch->stages[j].attach == TS_ATTACH_AT)
+		return ts_ctx_set_error(sch->ctx, "stage '%s': cache_read of "
+			"'%s', which is computed at a loop of '%s'",
+			ss->stage->name, t->name, sch->dag->stages[
+			sch->stages[j].attach_stage]->name);
+	return TS_OK;
+}
+
 /* Check the partitioned splits of "ss": the outer loop stays a loop and
  * every loop made from the inner one stays inside it. */
 static ts_status check_partitions(const ts_schedule *sch,
@@ -828,8 +846,7 @@ static ts_status check_loops(const ts_schedule *sch, const ts_sched_stage *ss)
 			"'%s' no longer exists (loops: %s)", n, ss->rfactor,
 			loop_list(ss));
 	for (int i = 0; i < ss->nreads; i++)
-		if (check_attach_loop(sch, ss, ss, ss->reads[i].loop,
-		    "cache_read") < 0)
+		if (check_read(sch, ss, &ss->reads[i]) < 0)
 			return TS_ERROR;
 	return check_partitions(sch, ss);
 }

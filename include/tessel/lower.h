@@ -35,8 +35,9 @@ extern "C" {
  * a message in "ctx" when the schedule is invalid. */
 ts_func *ts_lower(ts_ctx *ctx, const ts_dag *dag, const ts_schedule *sch);
 
-/* Simplify the integer index expression "e": constants folded, x*1 and
- * x+0 removed, affine sums collected (a*8 + b - a*8 is b). */
+/* Simplify the integer index expression "e" into an i64 one: constants
+ * folded, x*1 and x+0 removed, affine sums collected (a*8 + b - a*8 is
+ * b). */
 ts_expr *ts_index_simplify(ts_ctx *ctx, ts_expr *e);
 
 #ifdef __cplusplus
