@@ -8,6 +8,7 @@
 
 #include "backends/llvm_internal.h"
 
+/* Return the default options: O3, contraction on, fast math off, the host. */
 ts_compile_options ts_compile_options_default(void)
 {
 	ts_compile_options o;
@@ -18,6 +19,7 @@ ts_compile_options ts_compile_options_default(void)
 	return o;
 }
 
+/* Return "opt", or the defaults written to "storage" when "opt" is NULL. */
 const ts_compile_options *ts_llvm_options(const ts_compile_options *opt,
 	ts_compile_options *storage)
 {
@@ -27,6 +29,7 @@ const ts_compile_options *ts_llvm_options(const ts_compile_options *opt,
 	return storage;
 }
 
+/* Return the backend state of "ctx", made (with its cleanup) on first use. */
 struct ts_llvm_state *ts_llvm_state(ts_ctx *ctx)
 {
 	void **slot = ts_ctx_slot(ctx, TS_SLOT_LLVM);
@@ -38,6 +41,7 @@ struct ts_llvm_state *ts_llvm_state(ts_ctx *ctx)
 	return *slot;
 }
 
+/* Register every LLVM target, once per "ctx". */
 void ts_llvm_init(ts_ctx *ctx)
 {
 	struct ts_llvm_state *st = ts_llvm_state(ctx);
@@ -52,6 +56,7 @@ void ts_llvm_init(ts_ctx *ctx)
 	st->targets_ready = true;
 }
 
+/* Record "what" and the message of "err" in "ctx"; consumes "err". */
 ts_status ts_llvm_error(ts_ctx *ctx, LLVMErrorRef err, const char *what)
 {
 	char *msg = LLVMGetErrorMessage(err);	/* consumes "err" */
@@ -106,6 +111,7 @@ static void target_names(const ts_compile_options *opt,
 		? take_message(LLVMGetHostCPUFeatures()) : "";
 }
 
+/* Make the target machine of "opt" into "out" ("jit": JIT code model). */
 ts_status ts_llvm_target(ts_ctx *ctx, const ts_compile_options *opt,
 	bool jit, struct ts_llvm_target *out)
 {
@@ -135,6 +141,7 @@ ts_status ts_llvm_target(ts_ctx *ctx, const ts_compile_options *opt,
 	return TS_OK;
 }
 
+/* Run the default<On> pipeline of "opt" over "m" for "target". */
 ts_status ts_llvm_optimize(ts_ctx *ctx, LLVMModuleRef m,
 	const ts_compile_options *opt, const struct ts_llvm_target *target)
 {
@@ -155,6 +162,7 @@ ts_status ts_llvm_optimize(ts_ctx *ctx, LLVMModuleRef m,
 	return TS_OK;
 }
 
+/* Emit "f" into a new module of "c", set its data layout, optimise it. */
 LLVMModuleRef ts_llvm_build(ts_ctx *ctx, LLVMContextRef c, const ts_func *f,
 	const ts_compile_options *opt, const struct ts_llvm_target *target)
 {
@@ -211,12 +219,14 @@ static ts_status emit_text(ts_ctx *ctx, const ts_func *f,
 	return st;
 }
 
+/* Write the optimised LLVM IR of "f" under "opt" to "*out". */
 ts_status ts_module_emit_llvm_ir(ts_ctx *ctx, const ts_func *f,
 	const ts_compile_options *opt, char **out)
 {
 	return emit_text(ctx, f, opt, false, out);
 }
 
+/* Write the assembly of "f" under "opt" for its target to "*out". */
 ts_status ts_module_emit_asm(ts_ctx *ctx, const ts_func *f,
 	const ts_compile_options *opt, char **out)
 {

@@ -113,6 +113,7 @@ static ts_status make_dir(ts_ctx *ctx, const char *dir)
 		dir, strerror(errno));
 }
 
+/* Whether "path" exists and can be read. */
 static bool file_exists(const char *path)
 {
 	return access(path, R_OK) == 0;
@@ -248,6 +249,7 @@ static ts_status write_object(ts_ctx *ctx, const ts_func *f,
 	return st;
 }
 
+/* Write the object, header and (host architecture) library of "f" in "dir". */
 ts_status ts_build_aot(ts_ctx *ctx, const ts_func *f, const char *dir,
 	const ts_compile_options *opt)
 {

@@ -125,6 +125,7 @@ static LLVMTypeRef mem_type(emitter *e, ts_dtype t)
 	return reg_type(e, t);
 }
 
+/* Whether "v" is a vector. */
 static bool is_vec(LLVMValueRef v)
 {
 	return LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMVectorTypeKind;
@@ -171,6 +172,7 @@ static LLVMValueRef int_like(emitter *e, LLVMValueRef like, long long v)
 		(unsigned long long)v, 1));
 }
 
+/* The float constant "v" of the type of "like", shaped like "like". */
 static LLVMValueRef real_like(emitter *e, LLVMValueRef like, double v)
 {
 	LLVMTypeRef t = LLVMTypeOf(like);
@@ -201,6 +203,7 @@ static LLVMValueRef call_math1(emitter *e, const char *name, LLVMValueRef v)
 	return call_intrinsic(e, name, &t, 1, &v, 1);
 }
 
+/* The intrinsic "name"("a", "b"), overloaded on the type of "a". */
 static LLVMValueRef call_math2(emitter *e, const char *name, LLVMValueRef a,
 	LLVMValueRef b)
 {
@@ -210,6 +213,7 @@ static LLVMValueRef call_math2(emitter *e, const char *name, LLVMValueRef a,
 	return call_intrinsic(e, name, &t, 1, args, 2);
 }
 
+/* The intrinsic "name"("a", "b", "c"), overloaded on the type of "a". */
 static LLVMValueRef call_math3(emitter *e, const char *name, LLVMValueRef a,
 	LLVMValueRef b, LLVMValueRef c)
 {
@@ -982,6 +986,7 @@ struct frame {
 	struct env bufs, vars;
 };
 
+/* Save the frame of "e" into "f" and start empty environments. */
 static void frame_save(emitter *e, struct frame *f)
 {
 	f->fn = e->fn;
@@ -993,6 +998,7 @@ static void frame_save(emitter *e, struct frame *f)
 	memset(&e->vars, 0, sizeof(e->vars));
 }
 
+/* Return "e" to the frame "f". */
 static void frame_restore(emitter *e, const struct frame *f)
 {
 	e->fn = f->fn;
@@ -1002,14 +1008,15 @@ static void frame_restore(emitter *e, const struct frame *f)
 	e->vars = f->vars;
 }
 
-/* The body function of the parallel loop "s": its parameters are every
- * buffer and variable in scope, then the iteration index. */
-static LLVMValueRef outline_body(emitter *e, const ts_stmt *s,
+/* The body function "k" of the parallel loop "s": its parameters are the
+ * "nb" buffers and "nv" variables in scope ("params"), then the iteration
+ * index. */
+static LLVMValueRef outline_body(emitter *e, const ts_stmt *s, int k,
 	LLVMTypeRef *params, int nb, int nv)
 {
 	LLVMTypeRef ft = LLVMFunctionType(e->vd, params, nb + nv + 1, 0);
 	LLVMValueRef fn = LLVMAddFunction(e->m, ts_asprintf("%s.par%d.body",
-		e->sym, e->nouter), ft);
+		e->sym, k), ft);
 	struct env bufs = e->bufs, vars = e->vars;
 	struct frame saved;
 
@@ -1033,15 +1040,15 @@ static LLVMValueRef outline_body(emitter *e, const ts_stmt *s,
 	return fn;
 }
 
-/* The trampoline "void (i64 i, ptr closure)" that unpacks the closure of
+/* The trampoline "k", "void (i64 i, ptr closure)", that unpacks the closure of
  * type "st" and calls "body" of type "bt". */
-static LLVMValueRef outline_trampoline(emitter *e, LLVMValueRef body,
+static LLVMValueRef outline_trampoline(emitter *e, int k, LLVMValueRef body,
 	LLVMTypeRef st, LLVMTypeRef *fields, int n)
 {
 	LLVMTypeRef params[2] = { e->i64, e->ptr };
 	LLVMTypeRef ft = LLVMFunctionType(e->vd, params, 2, 0);
 	LLVMValueRef fn = LLVMAddFunction(e->m, ts_asprintf("%s.par%d",
-		e->sym, e->nouter), ft);
+		e->sym, k), ft);
 	LLVMValueRef *args = ts_new_array(LLVMValueRef, n + 1);
 	LLVMBasicBlockRef at = LLVMGetInsertBlock(e->b);
 
@@ -1066,7 +1073,7 @@ static LLVMValueRef outline_trampoline(emitter *e, LLVMValueRef body,
  * parallel-for with a closure of everything in scope. */
 static void emit_parallel(emitter *e, const ts_stmt *s)
 {
-	int nb = e->bufs.n, nv = e->vars.n;
+	int nb = e->bufs.n, nv = e->vars.n, k;
 	LLVMTypeRef *fields = ts_new_array(LLVMTypeRef, nb + nv + 1);
 	LLVMTypeRef st, pf[3] = { e->i64, e->ptr, e->ptr };
 	LLVMValueRef body, tramp, clos, args[3];
@@ -1078,10 +1085,10 @@ static void emit_parallel(emitter *e, const ts_stmt *s)
 	for (int i = 0; i < nb + nv; i++)
 		fields[i] = i < nb ? e->ptr : e->i64;
 	fields[nb + nv] = e->i64;
-	body = outline_body(e, s, fields, nb, nv);
+	k = e->nouter++;
+	body = outline_body(e, s, k, fields, nb, nv);
 	st = LLVMStructTypeInContext(e->c, fields, nb + nv, 0);
-	tramp = outline_trampoline(e, body, st, fields, nb + nv);
-	e->nouter++;
+	tramp = outline_trampoline(e, k, body, st, fields, nb + nv);
 	clos = LLVMBuildAlloca(e->ab, nb + nv ? st : e->i64, "closure");
 	for (int i = 0; i < nb + nv; i++)
 		LLVMBuildStore(e->b, i < nb ? e->bufs.b[i].v
@@ -1245,6 +1252,7 @@ static bool has_parallel(const ts_stmt *s)
 	return has_parallel(s->body) || has_parallel(s->orelse);
 }
 
+/* Whether "f" has a parallel loop of more than one iteration. */
 bool ts_func_has_parallel(const ts_func *f)
 {
 	return has_parallel(f->body);
@@ -1326,6 +1334,7 @@ static ts_status check_func(ts_ctx *ctx, const ts_func *f)
 	return TS_OK;
 }
 
+/* Set up "e" to emit "f" in "c" with "opt" for "target". */
 static void emitter_init(emitter *e, ts_ctx *ctx, LLVMContextRef c,
 	const ts_func *f, const ts_compile_options *opt,
 	const struct ts_llvm_target *target)
@@ -1361,6 +1370,7 @@ static ts_status verify(ts_ctx *ctx, LLVMModuleRef m, const ts_func *f)
 	return st;
 }
 
+/* Emit "f" as a new verified module of "c" for "target", or NULL. */
 LLVMModuleRef ts_llvm_emit(ts_ctx *ctx, LLVMContextRef c, const ts_func *f,
 	const ts_compile_options *opt, const struct ts_llvm_target *target)
 {

@@ -137,6 +137,7 @@ static void module_release(ts_module *m)
 	m->packed = NULL;
 }
 
+/* Release the JIT of every live module of the backend state "state". */
 void ts_llvm_free_modules(void *state)
 {
 	struct ts_llvm_state *st = state;
@@ -186,6 +187,7 @@ ts_module *ts_module_compile(ts_ctx *ctx, const ts_func *f,
 	return mod;
 }
 
+/* Release the JIT of "m" and forget it in its context. */
 void ts_module_free(ts_module *m)
 {
 	struct ts_llvm_state *st;
@@ -201,16 +203,19 @@ void ts_module_free(ts_module *m)
 	module_release(m);
 }
 
+/* Run the parallel loops of "m" on "threads" threads (0: the default). */
 void ts_module_set_threads(ts_module *m, int threads)
 {
 	m->threads = threads > 0 ? threads : 0;
 }
 
+/* The address of the function compiled in "m". */
 void *ts_module_address(ts_module *m)
 {
 	return m ? m->address : NULL;
 }
 
+/* The loop IR function that "m" was compiled from. */
 const ts_func *ts_module_func(ts_module *m)
 {
 	return m ? m->f : NULL;
@@ -287,6 +292,7 @@ static void call(ts_module *m, void **ptrs)
 		ts_runtime_set_threads(saved);
 }
 
+/* Run "m" once on "args" after checking them. */
 ts_status ts_module_run(ts_module *m, ts_array *const *args)
 {
 	void **ptrs;
@@ -300,6 +306,7 @@ ts_status ts_module_run(ts_module *m, ts_array *const *args)
 	return TS_OK;
 }
 
+/* The monotonic clock in seconds. */
 static double now_s(void)
 {
 	struct timespec ts;
@@ -308,6 +315,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Order the doubles at "a" and "b" for qsort. */
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -332,6 +340,7 @@ static void timing_stats(ts_timing *out)
 		: 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
 }
 
+/* Time "m" on "args": a warm-up, then runs until "min_total_s" (at least 3). */
 ts_status ts_module_time(ts_module *m, ts_array *const *args,
 	double min_total_s, ts_timing *out)
 {

@@ -28,36 +28,42 @@ struct build_option {
 	const char *help;
 };
 
+/* Take "v" as the output folder of "o". */
 static bool set_out(struct build_opts *o, const char *v)
 {
 	o->out = v;
 	return *v != '\0';
 }
 
+/* Take "v" as the schedule of "o". */
 static bool set_schedule(struct build_opts *o, const char *v)
 {
 	o->schedule = v;
 	return *v != '\0';
 }
 
+/* Take "v" as the target triple of "o". */
 static bool set_triple(struct build_opts *o, const char *v)
 {
 	o->triple = v;
 	return *v != '\0';
 }
 
+/* Take "v" as the target CPU of "o". */
 static bool set_cpu(struct build_opts *o, const char *v)
 {
 	o->cpu = v;
 	return *v != '\0';
 }
 
+/* Take "v" as the target features of "o". */
 static bool set_features(struct build_opts *o, const char *v)
 {
 	o->features = v;
 	return true;
 }
 
+/* Ask "o" for fast math ("v" unused). */
 static bool set_fast_math(struct build_opts *o, const char *v)
 {
 	o->fast_math = true;

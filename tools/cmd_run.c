@@ -43,12 +43,14 @@ static bool parse_int(const char *s, long long lo, long long hi,
 	return *s && !*end && !errno && *v >= lo && *v <= hi;
 }
 
+/* Take "v" as the schedule of "o". */
 static bool set_schedule(struct run_opts *o, const char *v)
 {
 	o->schedule = v;
 	return *v != '\0';
 }
 
+/* Take "v" as the thread count of "o". */
 static bool set_threads(struct run_opts *o, const char *v)
 {
 	long long n;
@@ -59,18 +61,21 @@ static bool set_threads(struct run_opts *o, const char *v)
 	return true;
 }
 
+/* Ask "o" to check the outputs ("v" unused). */
 static bool set_check(struct run_opts *o, const char *v)
 {
 	o->check = true;
 	return true;
 }
 
+/* Ask "o" for JSON output ("v" unused). */
 static bool set_json(struct run_opts *o, const char *v)
 {
 	o->json = true;
 	return true;
 }
 
+/* Take "v" as the input seed of "o". */
 static bool set_seed(struct run_opts *o, const char *v)
 {
 	long long n;
@@ -81,6 +86,7 @@ static bool set_seed(struct run_opts *o, const char *v)
 	return true;
 }
 
+/* Take "v" as the minimum timed seconds of "o". */
 static bool set_min_time(struct run_opts *o, const char *v)
 {
 	char *end;
@@ -210,6 +216,7 @@ static char *read_text(ts_ctx *ctx, const char *path)
 	return s;
 }
 
+/* Lower "dag" under "schedule" ("naive", NULL, or a JSON file) in "ctx". */
 ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule)
 {
 	ts_schedule *sch;

@@ -728,6 +728,23 @@ static void test_llvm_vector_reduction_axis__runs_lane_by_lane(void **state)
 	check_func(ctx, f, NULL, 0, "vectorized reduction");
 }
 
+static void test_llvm_parallel_nested__matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = transpose_dag(ctx, 12, 10);
+	ts_tensor *X = dag->inputs[0], *T = dag->outputs[0];
+	ts_axis *a = ts_loop_var(ctx, "a", 10), *b = ts_loop_var(ctx, "b", 12);
+	ts_expr *va = ts_var(ctx, a), *vb = ts_var(ctx, b);
+	ts_stmt *st = ts_stmt_store(T, 2, (ts_expr *[]){ va, vb }, ts_mul(ctx,
+		ts_at(ctx, X, 2, vb, va), ts_float(ctx, 2.0)));
+	ts_func *f = func_of(dag, "nested", ts_stmt_for(a, TS_LOOP_PARALLEL,
+		ts_stmt_for(b, TS_LOOP_PARALLEL, st)));
+
+	/* The inner loop runs serially inside the outer loop's team. */
+	check_ir_has(ctx, f, "@nested.par1.body", true);
+	check_func(ctx, f, NULL, 2, "nested parallel");
+}
+
 static void test_llvm_options__contract_fast_math_vector_width(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -770,6 +787,7 @@ int main(void)
 		TS_TEST(test_llvm_vector_if_else__masks_both_branches),
 		TS_TEST(test_llvm_vector_reduction_axis__runs_lane_by_lane),
 		TS_TEST(test_llvm_options__contract_fast_math_vector_width),
+		TS_TEST(test_llvm_parallel_nested__matches_eval),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
