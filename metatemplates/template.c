@@ -1,0 +1,721 @@
+/* Meta-templates: from the analysis of a DAG to a knob space, and from a
+ * configuration to a schedule.
+ *
+ * Rules are tried in this order for each stage, and the first that holds
+ * decides (the order matters: a stage that can be inlined must not get a
+ * loop nest of its own; a reduction fused into its consumer must not be
+ * tiled at root):
+ *
+ *	1. nested reductions in the body	-> PLAIN (spatial tiling only)
+ *	2. direct, cheap to inline, not an output -> INLINE
+ *	3. location-tunable			-> LOCATION (a knob)
+ *	4. anything else			-> TILE with the structure of
+ *						   its class; a complex
+ *						   reduction whose only
+ *						   (effective) consumer is
+ *						   elementwise gets a fusion
+ *						   knob.
+ */
+#include <config.h>
+
+#include <inttypes.h>
+
+#include <tessel/metatemplate.h>
+
+#include "dsl/internal.h"
+
+static const char *rule_names[TS_RULE_COUNT] = {
+	[TS_RULE_INLINE] = "inline", [TS_RULE_TILE] = "tile",
+	[TS_RULE_FUSED] = "fused", [TS_RULE_LOCATION] = "location",
+	[TS_RULE_PLAIN] = "plain",
+};
+
+const char *ts_rule_name(ts_rule r)
+{
+	return (unsigned)r < TS_RULE_COUNT ? rule_names[r] : "?";
+}
+
+/* Where a location-tunable stage goes. */
+enum { AT_ROOT, AT_INLINE, AT_OUTER, AT_INNER, AT_COUNT };
+static const char *const at_names[AT_COUNT] = {
+	"root", "inline", "outer", "inner",
+};
+
+/* Where an input is packed. */
+enum { PACK_NONE, PACK_OUTER, PACK_INNER, PACK_COUNT };
+static const char *const pack_names[PACK_COUNT] = {
+	"none", "outer", "inner",
+};
+
+/* Whether the body of "s" holds a reduction below its root. */
+static bool has_nested_reduce(const ts_expr *e, bool top)
+{
+	if (!e)
+		return false;
+	if (e->kind == TS_EXPR_REDUCE && !top)
+		return true;
+	if (e->kind == TS_EXPR_REDUCE)
+		return has_nested_reduce(e->a, false);
+	for (int i = 0; i < e->nargs; i++)
+		if (has_nested_reduce(e->args[i], false))
+			return true;
+	return has_nested_reduce(e->a, false) ||
+		has_nested_reduce(e->b, false) ||
+		has_nested_reduce(e->c, false);
+}
+
+/* Whether every load of "t" in "e" reads "t" at the axes of "s" in order
+ * (the consumer walks the producer's elements one for one). */
+static bool loads_identity(const ts_expr *e, const ts_tensor *t,
+	const ts_stage *s)
+{
+	if (!e)
+		return true;
+	if (e->kind == TS_EXPR_LOAD && e->tensor == t) {
+		if (e->nargs != s->ndim)
+			return false;
+		for (int d = 0; d < e->nargs; d++)
+			if (e->args[d]->kind != TS_EXPR_VAR ||
+			    e->args[d]->axis != s->axes[d])
+				return false;
+	}
+	for (int i = 0; i < e->nargs; i++)
+		if (!loads_identity(e->args[i], t, s))
+			return false;
+	return loads_identity(e->a, t, s) && loads_identity(e->b, t, s) &&
+		loads_identity(e->c, t, s);
+}
+
+/* Whether stage "s" of the template becomes inlined. */
+static bool is_inlined(const ts_template *tp, int s)
+{
+	return tp->plans[s].rule == TS_RULE_INLINE;
+}
+
+/* The stage that really consumes stage "s" once inlined stages are seen
+ * through, when there is exactly one and it reads every element one for
+ * one; -1 otherwise. */
+static int effective_consumer(const ts_template *tp, int s)
+{
+	const ts_dag *dag = tp->dag;
+	const ts_tensor *t = dag->stages[s]->out;
+
+	for (;;) {
+		int c;
+		if (dag->nconsumers[s] != 1 || ts_dag_is_output(dag, t))
+			return -1;
+		c = dag->consumers[s][0];
+		if (dag->stages[c]->ndim != dag->stages[s]->ndim ||
+		    !loads_identity(dag->stages[c]->body, t, dag->stages[c]))
+			return -1;
+		if (!is_inlined(tp, c))
+			return c;
+		s = c;
+		t = dag->stages[c]->out;
+	}
+}
+
+/* The tiling structure of class "k". */
+static const char *structure_of(ts_class k)
+{
+	switch (k) {
+	case TS_CLASS_COMPLEX_REDUCTION: return "SSRSRS";
+	case TS_CLASS_SIMPLE_REDUCTION: return "SSRS";
+	default: return "SS";
+	}
+}
+
+/* Add the knobs of a tiled stage "p" to "tp"'s space. */
+static ts_status add_tile_knobs(ts_template *tp, ts_stage_plan *p)
+{
+	const ts_stage *s = tp->dag->stages[p->stage];
+	const ts_stage_info *si = tp->info->stages[p->stage];
+	ts_space *sp = tp->space;
+	const char *vec[TS_MAX_AXES + 1];
+	int nvec = 0, wr = si->naccesses - 1;
+
+	p->nlevels = (int)strlen(p->structure);
+	for (int l = 0; l < p->nlevels; l++) {
+		if (p->structure[l] == 'S')
+			p->nslevels++;
+		else
+			p->nrlevels++;
+	}
+	p->nspatial = s->ndim;
+	p->nreduce = p->rule == TS_RULE_PLAIN ? 0 : s->nraxes;
+	for (int a = 0; a < p->nspatial + p->nreduce; a++) {
+		const ts_axis *ax = a < s->ndim ? s->axes[a]
+			: s->raxes[a - s->ndim];
+		int levels = a < s->ndim ? p->nslevels : p->nrlevels;
+		p->split[a] = ts_space_add_split(sp, ts_asprintf("%s.%s",
+			s->name, ax->name), ax->extent, levels, false);
+		if (p->split[a] < 0)
+			return TS_ERROR;
+	}
+	/* The vector axis: the contiguous axis of the write first. */
+	p->vec_default = -1;
+	if (wr >= 0 && si->accesses[wr].write &&
+	    si->accesses[wr].contiguous_axis >= 0 &&
+	    si->accesses[wr].contiguous_axis < s->ndim)
+		p->vec_default = si->accesses[wr].contiguous_axis;
+	/* A stage whose reductions run inside its spatial loops has no
+	 * loop a vector can cover. */
+	if (p->rule == TS_RULE_PLAIN)
+		p->vec_default = -1;
+	if (p->vec_default >= 0)
+		vec[nvec++] = s->axes[p->vec_default]->name;
+	for (int a = 0; a < s->ndim && p->rule != TS_RULE_PLAIN; a++)
+		if (a != p->vec_default)
+			vec[nvec++] = s->axes[a]->name;
+	vec[nvec++] = "none";
+	p->knob_vec = ts_space_add_choice(sp, ts_asprintf("%s.vec", s->name),
+		nvec, vec);
+	p->knob_par = ts_space_add_int(sp, ts_asprintf("%s.par", s->name),
+		s->ndim ? 1 : 0, s->ndim);
+	p->knob_unroll = ts_space_add_bool(sp,
+		ts_asprintf("%s.unroll", s->name));
+	p->knob_cache_write = -1;
+	if (p->nrlevels > 0)
+		p->knob_cache_write = ts_space_add_bool(sp,
+			ts_asprintf("%s.cache_write", s->name));
+	return p->knob_vec < 0 || p->knob_par < 0 ? TS_ERROR : TS_OK;
+}
+
+/* Add packing knobs for the inputs of complex reduction "p" that carry
+ * reuse and are read under the reduction: a packed copy of the region a
+ * tile reads is contiguous where the tensor is strided. */
+static void add_pack_knobs(ts_template *tp, ts_stage_plan *p)
+{
+	const ts_stage *s = tp->dag->stages[p->stage];
+	const ts_stage_info *si = tp->info->stages[p->stage];
+
+	for (int i = 0; i < s->ninputs && p->npack < TS_MAX_DIMS; i++) {
+		bool reuse = false, affine = true;
+		for (int k = 0; k < si->naccesses; k++) {
+			const ts_access_info *ac = &si->accesses[k];
+			if (ac->write || ac->tensor != s->inputs[i])
+				continue;
+			affine &= ac->affine && !ac->guarded;
+			for (int a = 0; a < s->ndim; a++)
+				reuse |= ac->reuse[a];
+		}
+		if (!reuse || !affine || s->inputs[i]->ndim < 2)
+			continue;
+		p->pack_input[p->npack] = i;
+		p->knob_pack[p->npack++] = ts_space_add_choice(tp->space,
+			ts_asprintf("%s.pack.%s", s->name, s->inputs[i]->name),
+			PACK_COUNT, pack_names);
+	}
+}
+
+/* Choose the rule of stage "s" (in the order of the file comment). */
+static void choose_rule(ts_template *tp, int s)
+{
+	const ts_stage *st = tp->dag->stages[s];
+	const ts_stage_info *si = tp->info->stages[s];
+	ts_stage_plan *p = &tp->plans[s];
+
+	p->stage = s;
+	p->klass = si->klass;
+	p->knob_cache_write = p->knob_fuse = p->knob_at = -1;
+	p->fuse_consumer = p->fused_into = p->at_consumer = -1;
+	if (has_nested_reduce(st->body, true)) {
+		p->rule = TS_RULE_PLAIN;
+		p->structure = "SS";
+	} else if (si->klass == TS_CLASS_DIRECT && si->inlinable &&
+		   !ts_dag_is_output(tp->dag, st->out) &&
+		   tp->dag->nconsumers[s] > 0) {
+		p->rule = TS_RULE_INLINE;
+	} else if (si->klass == TS_CLASS_LOCATION_TUNABLE &&
+		   tp->dag->nconsumers[s] == 1) {
+		p->rule = TS_RULE_LOCATION;
+		p->at_consumer = tp->dag->consumers[s][0];
+	} else {
+		p->rule = TS_RULE_TILE;
+		p->structure = structure_of(si->klass ==
+			TS_CLASS_LOCATION_TUNABLE ? TS_CLASS_DIRECT : si->klass);
+	}
+}
+
+ts_template *ts_template_new(ts_ctx *ctx, const ts_dag *dag,
+	const ts_dag_info *info, const ts_target *target)
+{
+	ts_template *tp = ts_new(ts_template);
+	int n = dag->nstages;
+
+	tp->ctx = ctx;
+	tp->dag = dag;
+	tp->info = info;
+	tp->target = target;
+	tp->space = ts_space_new(ctx, dag->name);
+	tp->plans = ts_new_array(ts_stage_plan, n + 1);
+	/* Producers first: inlining decisions feed effective consumers. */
+	for (int s = n - 1; s >= 0; s--)
+		choose_rule(tp, s);
+	for (int s = 0; s < n; s++) {
+		ts_stage_plan *p = &tp->plans[s];
+		int c;
+		if (p->rule != TS_RULE_TILE && p->rule != TS_RULE_PLAIN)
+			continue;
+		if (add_tile_knobs(tp, p) < 0)
+			return NULL;
+		if (p->klass != TS_CLASS_COMPLEX_REDUCTION)
+			continue;
+		add_pack_knobs(tp, p);
+		c = effective_consumer(tp, s);
+		if (c >= 0 && tp->plans[c].rule == TS_RULE_TILE &&
+		    tp->plans[c].klass != TS_CLASS_COMPLEX_REDUCTION &&
+		    tp->plans[c].klass != TS_CLASS_SIMPLE_REDUCTION &&
+		    tp->plans[c].fused_into < 0) {
+			p->fuse_consumer = c;
+			tp->plans[c].fused_into = s;
+			p->knob_fuse = ts_space_add_bool(tp->space,
+				ts_asprintf("%s.fuse", dag->stages[s]->name));
+		}
+	}
+	for (int s = 0; s < n; s++) {
+		ts_stage_plan *p = &tp->plans[s];
+		if (p->rule != TS_RULE_LOCATION)
+			continue;
+		p->knob_at = ts_space_add_choice(tp->space,
+			ts_asprintf("%s.at", dag->stages[s]->name),
+			AT_COUNT, at_names);
+	}
+	return tp;
+}
+
+ts_config *ts_template_default(const ts_template *tp)
+{
+	ts_config *c = ts_config_new(tp->space);
+
+	for (int s = 0; s < tp->dag->nstages; s++) {
+		const ts_stage_plan *p = &tp->plans[s];
+		if (p->knob_par >= 0 && p->nspatial > 0)
+			ts_config_set(c, p->knob_par, 0, 1);
+		if (p->knob_unroll >= 0)
+			ts_config_set(c, p->knob_unroll, 0, 1);
+		if (p->knob_cache_write >= 0)
+			ts_config_set(c, p->knob_cache_write, 0, 1);
+		if (p->knob_fuse >= 0)
+			ts_config_set(c, p->knob_fuse, 0, 1);
+		if (p->knob_at >= 0)
+			ts_config_set(c, p->knob_at, 0, AT_ROOT);
+	}
+	return c;
+}
+
+/* Whether anchor "p" is fused into its consumer under "cfg". */
+static bool fused(const ts_stage_plan *p, const ts_config *cfg)
+{
+	return p->knob_fuse >= 0 && ts_config_get(cfg, p->knob_fuse, 0);
+}
+
+/* The vector axis of "p" under "cfg", or -1. */
+static int vec_axis(const ts_template *tp, const ts_stage_plan *p,
+	const ts_config *cfg)
+{
+	const ts_knob *k = tp->space->knobs[p->knob_vec];
+	const char *name = k->choices[ts_config_get(cfg, p->knob_vec, 0)];
+	const ts_stage *s = tp->dag->stages[p->stage];
+
+	for (int a = 0; a < s->ndim; a++)
+		if (!strcmp(s->axes[a]->name, name))
+			return a;
+	return -1;
+}
+
+/* Factors of axis "a" of "p" under "cfg", outermost level first. */
+static void factors(const ts_template *tp, const ts_stage_plan *p,
+	const ts_config *cfg, int a, int64_t *f)
+{
+	const ts_knob *k = tp->space->knobs[p->split[a]];
+
+	for (int l = 0; l < k->nparts; l++)
+		f[l] = ts_config_get(cfg, p->split[a], l);
+}
+
+/* One axis tiled over levels: the loop name at each of its levels. */
+struct tiled_axis {
+	int nlevels;
+	const char *names[TS_MAX_LEVELS];
+	int64_t trip[TS_MAX_LEVELS];
+};
+
+/* Split axis "name" of stage "stage" in "sch" into "n" levels of trips
+ * "f" (outermost first); fill "ta".  Only the outermost split may leave a
+ * tail. */
+static ts_status split_axis(ts_schedule *sch, const char *stage,
+	const char *name, int n, const int64_t *f, struct tiled_axis *ta)
+{
+	ta->nlevels = n;
+	for (int l = 0; l < n - 1; l++) {
+		int64_t inner = 1;
+		for (int m = l + 1; m < n; m++)
+			inner *= f[m];
+		if (ts_schedule_split(sch, stage, name, inner, TS_TAIL_GUARD) < 0)
+			return TS_ERROR;
+		ta->names[l] = ts_asprintf("%s.o", name);
+		ta->trip[l] = f[l];
+		name = ts_asprintf("%s.i", name);
+	}
+	ta->names[n - 1] = name;
+	ta->trip[n - 1] = f[n - 1];
+	return TS_OK;
+}
+
+/* A tiling to apply: which levels of which axes, in which order. */
+struct tiling {
+	const char *stage;
+	const char *structure;	/* letters, outermost first */
+	int nspatial, nreduce;
+	int64_t f[TS_MAX_AXES][TS_MAX_LEVELS];
+	const char *axis_names[TS_MAX_AXES];
+	int vec;		/* spatial axis or -1 */
+	int npar;		/* outer S loops fused and parallel */
+	bool unroll;
+	bool cache_write;
+	struct tiled_axis ta[TS_MAX_AXES];
+	/* results */
+	const char *order[TS_MAX_NEST];
+	int norder;
+	int level_last[TS_MAX_LEVELS];	/* position of a level's last loop */
+	const char *par_loop;	/* the fused parallel loop, or NULL */
+};
+
+/* The name of the loop at position "pos" of the order of "t", after the
+ * parallel fusion. */
+static const char *loop_at(const struct tiling *t, int pos)
+{
+	if (t->par_loop && pos < t->npar)
+		return t->par_loop;
+	return t->order[pos];
+}
+
+/* Apply the tiling "t" to its stage in "sch". */
+static ts_status apply_tiling(ts_schedule *sch, struct tiling *t)
+{
+	int naxes = t->nspatial + t->nreduce, nl = (int)strlen(t->structure);
+	int slev = 0, rlev = 0;
+
+	for (int l = 0; l < nl; l++) {
+		if (t->structure[l] == 'S')
+			slev++;
+		else
+			rlev++;
+	}
+	for (int a = 0; a < naxes; a++)
+		if (split_axis(sch, t->stage, t->axis_names[a],
+		    a < t->nspatial ? slev : rlev, t->f[a], &t->ta[a]) < 0)
+			return TS_ERROR;
+	t->norder = 0;
+	slev = rlev = 0;
+	for (int l = 0; l < nl; l++) {
+		bool s = t->structure[l] == 'S';
+		int lev = s ? slev++ : rlev++;
+		int lo = s ? 0 : t->nspatial, hi = s ? t->nspatial : naxes;
+		bool last_s = s && !strchr(t->structure + l + 1, 'S');
+		for (int a = lo; a < hi; a++)
+			if (!(last_s && a == t->vec))
+				t->order[t->norder++] = t->ta[a].names[lev];
+		if (last_s && t->vec >= 0)
+			t->order[t->norder++] = t->ta[t->vec].names[lev];
+		t->level_last[l] = t->norder - 1;
+	}
+	if (t->norder > 1 && ts_schedule_reorder(sch, t->stage, t->norder,
+	    t->order) < 0)
+		return TS_ERROR;
+	return TS_OK;
+}
+
+/* Annotate the tiled loops of "t": parallel, vector, unroll, cache. */
+static ts_status annotate_tiling(ts_schedule *sch, struct tiling *t)
+{
+	int nl = (int)strlen(t->structure);
+	int last_s = (int)(strrchr(t->structure, 'S') - t->structure);
+	int first_r = (int)strcspn(t->structure, "R");
+
+	t->par_loop = NULL;
+	if (t->npar > 0 && t->structure[0] == 'S') {
+		const char *name = t->order[0];
+		for (int k = 1; k < t->npar; k++) {
+			if (ts_schedule_fuse(sch, t->stage, name,
+			    t->order[k]) < 0)
+				return TS_ERROR;
+			name = ts_asprintf("%s@%s", name, t->order[k]);
+		}
+		if (ts_schedule_parallel(sch, t->stage, name) < 0)
+			return TS_ERROR;
+		t->par_loop = name;
+	}
+	if (t->cache_write && first_r < nl && first_r > 0 &&
+	    t->level_last[first_r - 1] >= 0 &&
+	    ts_schedule_cache_write(sch, t->stage,
+	    loop_at(t, t->level_last[first_r - 1])) < 0)
+		return TS_ERROR;
+	if (last_s == nl - 1 && last_s > 0 && t->vec >= 0 &&
+	    t->ta[t->vec].trip[t->ta[t->vec].nlevels - 1] > 1 &&
+	    ts_schedule_vectorize(sch, t->stage, t->order[t->norder - 1]) < 0)
+		return TS_ERROR;
+	if (t->unroll && last_s == nl - 1 && last_s > 0) {
+		int lo = t->level_last[last_s - 1] + 1;
+		int hi = t->norder - (t->vec >= 0 ? 1 : 0);
+		for (int k = lo; k < hi; k++)
+			if (ts_schedule_unroll(sch, t->stage, t->order[k]) < 0)
+				return TS_ERROR;
+	}
+	return TS_OK;
+}
+
+/* Fill "t" for plan "p" of "tp" under "cfg" with structure "structure"
+ * made of levels [from, from + n) of the plan's own S levels. */
+static void fill_tiling(const ts_template *tp, const ts_stage_plan *p,
+	const ts_config *cfg, struct tiling *t)
+{
+	const ts_stage *s = tp->dag->stages[p->stage];
+
+	memset(t, 0, sizeof(*t));
+	t->stage = s->name;
+	t->structure = p->structure;
+	t->nspatial = p->nspatial;
+	t->nreduce = p->nreduce;
+	for (int a = 0; a < p->nspatial + p->nreduce; a++) {
+		factors(tp, p, cfg, a, t->f[a]);
+		t->axis_names[a] = a < s->ndim ? s->axes[a]->name
+			: s->raxes[a - s->ndim]->name;
+	}
+	t->vec = vec_axis(tp, p, cfg);
+	t->npar = (int)ts_config_get(cfg, p->knob_par, 0);
+	t->unroll = ts_config_get(cfg, p->knob_unroll, 0);
+	t->cache_write = p->knob_cache_write >= 0 &&
+		ts_config_get(cfg, p->knob_cache_write, 0);
+}
+
+/* Whether "t" is an input or a stage with a buffer of its own at root
+ * under "cfg" (only those can be packed). */
+static bool at_root(const ts_template *tp, const ts_config *cfg,
+	const ts_tensor *t)
+{
+	int s;
+	const ts_stage_plan *p;
+
+	if (!t->stage)
+		return true;
+	s = ts_dag_stage_index(tp->dag, t->stage);
+	p = &tp->plans[s];
+	if (p->rule == TS_RULE_INLINE)
+		return false;
+	if (p->rule == TS_RULE_LOCATION)
+		return ts_config_get(cfg, p->knob_at, 0) == AT_ROOT;
+	return !(p->fused_into >= 0 && fused(&tp->plans[p->fused_into], cfg));
+}
+
+/* Apply the packing knobs of "p" on the tiling "t". */
+static ts_status apply_packs(const ts_template *tp, const ts_stage_plan *p,
+	const ts_config *cfg, ts_schedule *sch, const struct tiling *t,
+	int outer_pos, int inner_pos)
+{
+	const ts_stage *s = tp->dag->stages[p->stage];
+
+	for (int k = 0; k < p->npack; k++) {
+		int where = (int)ts_config_get(cfg, p->knob_pack[k], 0);
+		int pos = where == PACK_OUTER ? outer_pos : inner_pos;
+		if (where == PACK_NONE || pos < 0 ||
+		    !at_root(tp, cfg, s->inputs[p->pack_input[k]]))
+			continue;
+		if (ts_schedule_cache_read(sch, s->name,
+		    s->inputs[p->pack_input[k]]->name, loop_at(t, pos),
+		    0, NULL) < 0)
+			return TS_ERROR;
+	}
+	return TS_OK;
+}
+
+/* Schedule anchor "p" inside the tile of its consumer "cp": the consumer
+ * takes the anchor's outer S levels, the anchor keeps "RSRS". */
+static ts_status apply_fused(const ts_template *tp, const ts_stage_plan *p,
+	const ts_config *cfg, ts_schedule *sch, struct tiling *hosts)
+{
+	const ts_stage_plan *cp = &tp->plans[p->fuse_consumer];
+	struct tiling a, *h = &hosts[p->fuse_consumer];
+	const ts_stage *cs = tp->dag->stages[cp->stage];
+
+	fill_tiling(tp, p, cfg, &a);
+	memset(h, 0, sizeof(*h));
+	h->stage = cs->name;
+	h->structure = "SSS";
+	h->nspatial = cs->ndim;
+	for (int d = 0; d < cs->ndim; d++) {
+		h->axis_names[d] = cs->axes[d]->name;
+		h->f[d][0] = a.f[d][0];
+		h->f[d][1] = a.f[d][1];
+		h->f[d][2] = a.f[d][2] * a.f[d][3];
+	}
+	h->vec = a.vec;
+	h->npar = a.npar;
+	h->unroll = false;
+	if (apply_tiling(sch, h) < 0 || annotate_tiling(sch, h) < 0)
+		return TS_ERROR;
+	/* The anchor: spatial [s2, s3], reduction [r0, r1], under the host's
+	 * cache tile. */
+	a.structure = "RSRS";
+	for (int d = 0; d < a.nspatial; d++) {
+		a.f[d][0] = a.f[d][2];
+		a.f[d][1] = a.f[d][3];
+	}
+	a.npar = 0;
+	a.cache_write = false;
+	if (ts_schedule_compute_at(sch, a.stage, h->stage,
+	    loop_at(h, h->level_last[1])) < 0)
+		return TS_ERROR;
+	if (apply_tiling(sch, &a) < 0 || annotate_tiling(sch, &a) < 0)
+		return TS_ERROR;
+	return apply_packs(tp, p, cfg, sch, &a, -1, a.level_last[0]);
+}
+
+/* Apply the location knob of "p": its consumer is already scheduled
+ * with tiling "ct" (or not tiled: then root). */
+static ts_status apply_location(const ts_template *tp, const ts_stage_plan *p,
+	const ts_config *cfg, ts_schedule *sch, const struct tiling *ct)
+{
+	const char *name = tp->dag->stages[p->stage]->name;
+	int at = (int)ts_config_get(cfg, p->knob_at, 0);
+	int nl = ct && ct->stage ? (int)strlen(ct->structure) : 0;
+
+	if (at == AT_INLINE)
+		return ts_schedule_compute_inline(sch, name);
+	if (at == AT_ROOT || nl < 2 || ct->structure[0] != 'S')
+		return TS_OK;
+	return ts_schedule_compute_at(sch, name, ct->stage,
+		loop_at(ct, ct->level_last[at == AT_OUTER ? 0 :
+		(ct->structure[1] == 'S' ? 1 : 0)]));
+}
+
+ts_schedule *ts_template_apply(const ts_template *tp, const ts_config *cfg)
+{
+	const ts_dag *dag = tp->dag;
+	ts_schedule *sch = ts_schedule_new(tp->ctx, dag);
+	struct tiling *t = ts_new_array(struct tiling, dag->nstages + 1);
+
+	/* Consumers before producers: compute_at needs the consumer's
+	 * loops. */
+	for (int s = dag->nstages - 1; s >= 0; s--) {
+		const ts_stage_plan *p = &tp->plans[s];
+		ts_status st = TS_OK;
+		switch (p->rule) {
+		case TS_RULE_INLINE:
+			st = ts_schedule_compute_inline(sch, dag->stages[s]->name);
+			break;
+		case TS_RULE_LOCATION:
+			st = apply_location(tp, p, cfg, sch,
+				&t[p->at_consumer]);
+			break;
+		default:
+			if (p->fused_into >= 0 &&
+			    fused(&tp->plans[p->fused_into], cfg))
+				break;	/* scheduled with its anchor */
+			if (fused(p, cfg)) {
+				st = apply_fused(tp, p, cfg, sch, t);
+				break;
+			}
+			fill_tiling(tp, p, cfg, &t[s]);
+			st = apply_tiling(sch, &t[s]);
+			if (st == TS_OK)
+				st = annotate_tiling(sch, &t[s]);
+			if (st == TS_OK && p->nslevels >= 2)
+				st = apply_packs(tp, p, cfg, sch, &t[s],
+					t[s].level_last[0], t[s].level_last[1]);
+		}
+		if (st < 0)
+			return NULL;
+	}
+	if (ts_schedule_check(sch) < 0)
+		return NULL;
+	return sch;
+}
+
+bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
+	int stage, ts_nest *nest)
+{
+	const ts_stage_plan *p = &tp->plans[stage];
+	const ts_stage *s = tp->dag->stages[stage];
+	int slev = 0, rlev = 0, last_s;
+	int64_t f[TS_MAX_AXES][TS_MAX_LEVELS];
+
+	memset(nest, 0, sizeof(*nest));
+	nest->stage = stage;
+	if (p->rule != TS_RULE_TILE && p->rule != TS_RULE_PLAIN)
+		return false;
+	if (p->fused_into >= 0 && fused(&tp->plans[p->fused_into], cfg))
+		return false;
+	nest->fused = fused(p, cfg);
+	nest->vec_axis = vec_axis(tp, p, cfg);
+	nest->cache_write = nest->fused || (p->knob_cache_write >= 0 &&
+		ts_config_get(cfg, p->knob_cache_write, 0));
+	nest->useful = nest->padded = 1;
+	for (int a = 0; a < p->nspatial + p->nreduce; a++) {
+		const ts_axis *ax = a < s->ndim ? s->axes[a]
+			: s->raxes[a - s->ndim];
+		int64_t prod = 1;
+		int n = tp->space->knobs[p->split[a]]->nparts;
+		factors(tp, p, cfg, a, f[a]);
+		for (int l = 0; l < n; l++)
+			prod *= f[a][l];
+		nest->useful *= ax->extent;
+		nest->padded *= prod;
+	}
+	last_s = (int)(strrchr(p->structure, 'S') - p->structure);
+	nest->unrolled = 1;
+	for (int l = 0; l < p->nlevels; l++) {
+		bool sp = p->structure[l] == 'S';
+		int lev = sp ? slev++ : rlev++;
+		int lo = sp ? 0 : p->nspatial;
+		int hi = sp ? p->nspatial : p->nspatial + p->nreduce;
+		for (int pass = 0; pass < 2; pass++)
+			for (int a = lo; a < hi; a++) {
+				ts_nest_loop *lp;
+				bool is_vec = l == last_s && a == nest->vec_axis;
+				if (is_vec != (pass == 1))
+					continue;
+				lp = &nest->loops[nest->nloops++];
+				lp->axis = a;
+				lp->level = l;
+				lp->trip = f[a][lev];
+				lp->kind = TS_LOOP_SERIAL;
+				if (is_vec) {
+					lp->kind = TS_LOOP_VECTORIZED;
+					nest->vec_width = lp->trip;
+				} else if (l == last_s && l > 0 &&
+				    ts_config_get(cfg, p->knob_unroll, 0)) {
+					lp->kind = TS_LOOP_UNROLLED;
+					nest->unrolled *= lp->trip;
+				}
+			}
+	}
+	nest->npar = (int)ts_config_get(cfg, p->knob_par, 0);
+	for (int k = 0; k < nest->npar && k < nest->nloops; k++)
+		nest->loops[k].kind = TS_LOOP_PARALLEL;
+	for (int k = 0; k < p->npack; k++)
+		nest->npacked += ts_config_get(cfg, p->knob_pack[k], 0) !=
+			PACK_NONE;
+	return true;
+}
+
+void ts_template_print(FILE *out, const ts_template *tp)
+{
+	for (int s = 0; s < tp->dag->nstages; s++) {
+		const ts_stage_plan *p = &tp->plans[s];
+		fprintf(out, "stage %s: %s, rule %s", tp->dag->stages[s]->name,
+			ts_class_name(p->klass), ts_rule_name(p->rule));
+		if (p->structure && (p->rule == TS_RULE_TILE ||
+		    p->rule == TS_RULE_PLAIN))
+			fprintf(out, " %s", p->structure);
+		if (p->fuse_consumer >= 0)
+			fprintf(out, ", may fuse into %s",
+				tp->dag->stages[p->fuse_consumer]->name);
+		if (p->at_consumer >= 0)
+			fprintf(out, ", located in %s",
+				tp->dag->stages[p->at_consumer]->name);
+		fprintf(out, "\n");
+	}
+	ts_space_print(out, tp->space);
+}
