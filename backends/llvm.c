@@ -2,6 +2,9 @@
  * machines for any triple and CPU, and the optimisation pipeline. */
 #include <config.h>
 
+#include <stdio.h>
+#include <unistd.h>
+
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -111,6 +114,77 @@ static void target_names(const ts_compile_options *opt,
 		? take_message(LLVMGetHostCPUFeatures()) : "";
 }
 
+/* The text LLVM wrote to stderr while "f" ran on "arg" (GC string). */
+static const char *capture_stderr(void (*f)(void *), void *arg)
+{
+	FILE *tmp = tmpfile();
+	char *text = ts_new_atomic(char, 1025);
+	int saved = -1;
+	size_t n = 0;
+
+	fflush(stderr);
+	if (tmp && (saved = dup(2)) >= 0)
+		dup2(fileno(tmp), 2);
+	f(arg);
+	if (saved >= 0) {
+		dup2(saved, 2);
+		close(saved);
+	}
+	if (tmp) {
+		rewind(tmp);
+		n = fread(text, 1, 1024, tmp);
+		fclose(tmp);
+	}
+	text[n] = '\0';
+	return text;
+}
+
+/* The arguments and result of LLVMCreateTargetMachine. */
+struct machine_args {
+	LLVMTargetRef t;
+	const struct ts_llvm_target *names;
+	LLVMCodeGenOptLevel level;
+	bool jit;
+	LLVMTargetMachineRef tm;
+};
+
+/* Call LLVMCreateTargetMachine with "p", a struct machine_args. */
+static void create_machine_raw(void *p)
+{
+	struct machine_args *a = p;
+
+	a->tm = LLVMCreateTargetMachine(a->t, a->names->triple,
+		a->names->cpu, a->names->features, a->level, LLVMRelocPIC,
+		a->jit ? LLVMCodeModelJITDefault : LLVMCodeModelDefault);
+}
+
+/* The target machine of target "t" named by "names".  LLVM prints
+ * unknown CPUs and features to stderr and ignores them; when "check" (the
+ * user named them) that text is captured and becomes an error of "ctx",
+ * since the library never prints. */
+static LLVMTargetMachineRef create_machine(ts_ctx *ctx, LLVMTargetRef t,
+	const struct ts_llvm_target *names, LLVMCodeGenOptLevel level,
+	bool jit, bool check)
+{
+	struct machine_args a = { t, names, level, jit, NULL };
+	const char *said;
+	size_t n;
+
+	if (!check) {
+		create_machine_raw(&a);
+		return a.tm;
+	}
+	said = capture_stderr(create_machine_raw, &a);
+	if (!strstr(said, "is not a recognized"))
+		return a.tm;
+	n = strcspn(said, "\n");
+	ts_ctx_set_error(ctx, "target %s, cpu '%s', features '%s': %.*s",
+		names->triple, names->cpu, names->features, (int)n, said);
+	if (a.tm)
+		LLVMDisposeTargetMachine(a.tm);
+	return NULL;
+}
+
 /* Make the target machine of "opt" into "out" ("jit": JIT code model). */
 ts_status ts_llvm_target(ts_ctx *ctx, const ts_compile_options *opt,
 	bool jit, struct ts_llvm_target *out)
@@ -132,9 +206,10 @@ ts_status ts_llvm_target(ts_ctx *ctx, const ts_compile_options *opt,
 		LLVMDisposeMessage(msg);
 		return TS_ERROR;
 	}
-	out->tm = LLVMCreateTargetMachine(t, out->triple, out->cpu,
-		out->features, levels[level], LLVMRelocPIC,
-		jit ? LLVMCodeModelJITDefault : LLVMCodeModelDefault);
+	out->tm = create_machine(ctx, t, out, levels[level], jit,
+		opt->cpu || opt->features);
+	if (!out->tm && ts_ctx_error(ctx))
+		return TS_ERROR;
 	if (!out->tm)
 		return ts_ctx_set_error(ctx, "LLVM made no target machine for "
 			"'%s' (cpu '%s')", out->triple, out->cpu);

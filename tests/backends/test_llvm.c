@@ -455,6 +455,15 @@ static void test_llvm_errors__bad_triple_shape_bound_loop(void **state)
 	assert_error_contains(ctx, "target triple 'nonsense-unknown-nowhere'");
 	assert_int_equal(ts_build_aot(ctx, f, "/tmp", &opt), TS_ERROR);
 	assert_error_contains(ctx, "target triple");
+	opt.triple = NULL;
+	opt.cpu = "notacpu";
+	assert_null(ts_module_compile(ctx, f, &opt));
+	assert_error_contains(ctx, "'notacpu' is not a recognized processor");
+	opt.cpu = "skylake";
+	opt.features = "+nosuchfeature";
+	assert_null(ts_module_compile(ctx, f, &opt));
+	assert_error_contains(ctx, "'+nosuchfeature' is not a recognized "
+		"feature");
 
 	m = ts_module_compile(ctx, f, NULL);
 	assert_non_null(m);
