@@ -71,15 +71,23 @@ struct insn {
 	ts_dtype dtype;		/* CAST target, LOAD source */
 	int slot;		/* VAR, LOOP_* */
 	int64_t extent;		/* LOOP_END */
-	int target;		/* LOOP_END: first instruction of the body */
+	int body;		/* LOOP_END: instructions in the loop body */
 	struct load *ld;	/* LOAD_* */
 	const char *what;	/* the operator, for messages */
 };
 
-/* A register: its offset in the register file and whether it varies. */
+/* A register: its offset in the register file, whether it varies, and
+ * the loop depth at which it is computed (0: once per strip). */
 struct reg {
 	size_t off;
 	bool vary;
+	int level;
+};
+
+/* The code of one loop depth while the loops around it are open. */
+struct codebuf {
+	struct insn *code;
+	int n, cap;
 };
 
 /* A compiled expression reused when met again in the same scope. */
@@ -98,8 +106,12 @@ struct prog {
 	ts_axis **slot_axis;
 	int64_t *slot_extent;
 	int lane;		/* slot of the lane axis, or -1 */
-	struct insn *code;
-	int ncode, capcode;
+	int *slot_level;	/* loop depth binding each slot (0: spatial) */
+	int *depth_slot;	/* the slot of each open loop depth */
+	struct codebuf *bufs;	/* code per open loop depth, outermost first */
+	int depth;		/* innermost open loop depth */
+	struct insn *code;	/* the finished program */
+	int ncode;
 	struct reg *regs;
 	int nregs, capregs;
 	size_t file_size;	/* in 8-byte words */
@@ -131,16 +143,41 @@ static int new_reg(struct prog *p, bool vary)
 	return p->nregs++;
 }
 
-/* Append "in" to the code of "p" and return its index. */
-static int emit(struct prog *p, struct insn in)
+/* Append "in" to the code "b". */
+static void buf_push(struct codebuf *b, struct insn in)
 {
-	if (p->ncode == p->capcode) {
-		int cap = p->capcode ? 2 * p->capcode : 64;
-		p->code = ts_grow(p->code, sizeof(struct insn), p->ncode, cap);
-		p->capcode = cap;
+	if (b->n == b->cap) {
+		int cap = b->cap ? 2 * b->cap : 64;
+		b->code = ts_grow(b->code, sizeof(struct insn), b->n, cap);
+		b->cap = cap;
 	}
-	p->code[p->ncode] = in;
-	return p->ncode++;
+	b->code[b->n++] = in;
+}
+
+/* The loop depth of register "r" (-1: none, depth 0). */
+static int reg_level(const struct prog *p, int r)
+{
+	return r >= 0 ? p->regs[r].level : 0;
+}
+
+/* Append "in" to the code of loop depth "level" of "p": an instruction is
+ * placed in the outermost loop where its operands are known, so that what
+ * does not depend on an inner reduction axis runs once, not per
+ * iteration. */
+static void emit_at(struct prog *p, int level, struct insn in)
+{
+	if (in.dst >= 0)
+		p->regs[in.dst].level = level;
+	buf_push(&p->bufs[level], in);
+}
+
+/* Append "in" at the depth of its deepest operand or mask. */
+static void emit(struct prog *p, struct insn in)
+{
+	int level = TS_MAX(TS_MAX(reg_level(p, in.a), reg_level(p, in.b)),
+		TS_MAX(reg_level(p, in.c), reg_level(p, in.mask)));
+
+	emit_at(p, level, in);
 }
 
 /* Return a blank instruction "op" writing to "dst". */
@@ -244,7 +281,7 @@ static int compile_const(struct prog *p, const ts_expr *e)
 		in.k.f = e->fval;
 	else
 		in.k.i = e->kind == TS_EXPR_INT ? e->ival : (int64_t)e->fval;
-	emit(p, in);
+	emit_at(p, 0, in);
 	return r;
 }
 
@@ -257,7 +294,7 @@ static int compile_var(struct prog *p, const ts_expr *e)
 	struct insn in = insn_new(p, VM_VAR, r);
 
 	in.slot = slot;
-	emit(p, in);
+	emit_at(p, slot >= 0 ? p->slot_level[slot] : 0, in);
 	return r;
 }
 
@@ -370,6 +407,24 @@ static bool load_affine(struct prog *p, const ts_expr *e, struct load *ld)
 
 /* Emit the load "e" under "mask": affine when every index is, else with
  * index registers. */
+/* The loop depth of the load "in" of "e": its deepest index or mask. */
+static int load_level(const struct prog *p, const ts_expr *e,
+	const struct load *ld, const struct insn *in)
+{
+	int level = reg_level(p, in->mask);
+
+	if (in->op == VM_LOAD) {
+		for (int d = 0; d < e->nargs; d++)
+			level = TS_MAX(level, reg_level(p, ld->idx[d]));
+		return level;
+	}
+	for (int d = 0; d < e->nargs; d++)
+		for (int s = 0; s < p->nslots; s++)
+			if (ld->aff[d].coef[s])
+				level = TS_MAX(level, p->slot_level[s]);
+	return level;
+}
+
 static int compile_load(struct prog *p, const ts_expr *e, int mask)
 {
 	struct load *ld = load_new(p, e);
@@ -396,13 +451,14 @@ static int compile_load(struct prog *p, const ts_expr *e, int mask)
 	in.dtype = e->tensor->dtype;
 	in.mask = mask;
 	in.vmask = reg_vary(p, mask);
-	emit(p, in);
+	emit_at(p, load_level(p, e, ld, &in), in);
 	return r;
 }
 
-/* Emit "op" on "a", "b", "c" into a new register. */
-static int emit_op(struct prog *p, enum vm_op op, int a, int b, int c,
-	int mask)
+/* Emit "op" on "a", "b", "c" into a new register; "t" and "what" are the
+ * target dtype of a cast and the operator's name for messages. */
+static int emit_op_ex(struct prog *p, enum vm_op op, int a, int b, int c,
+	int mask, ts_dtype t, const char *what)
 {
 	bool vary = reg_vary(p, a) || reg_vary(p, b) || reg_vary(p, c);
 	int r = new_reg(p, vary);
@@ -411,8 +467,17 @@ static int emit_op(struct prog *p, enum vm_op op, int a, int b, int c,
 	set_operands(p, &in, a, b, c);
 	in.mask = mask;
 	in.vmask = reg_vary(p, mask);
+	in.dtype = t;
+	in.what = what;
 	emit(p, in);
 	return r;
+}
+
+/* Emit "op" on "a", "b", "c" under "mask" into a new register. */
+static int emit_op(struct prog *p, enum vm_op op, int a, int b, int c,
+	int mask)
+{
+	return emit_op_ex(p, op, a, b, c, mask, TS_F64, NULL);
 }
 
 /* The mask of lanes active in "mask" where "cond" holds ("neg": fails). */
@@ -421,6 +486,26 @@ static int sub_mask(struct prog *p, int mask, int cond, bool neg)
 	int m = neg ? emit_op(p, VM_INOT, cond, -1, -1, -1) : cond;
 
 	return mask < 0 ? m : emit_op(p, VM_IAND, mask, m, -1, -1);
+}
+
+/* Whether "e" holds an operation that can fail on some lanes (a load or
+ * an integer division), so that it must know which lanes are active. */
+static bool needs_mask(const ts_expr *e)
+{
+	if (!e || e->kind == TS_EXPR_LOAD)
+		return e != NULL;
+	if (e->kind == TS_EXPR_BINARY && !ts_dtype_is_float(e->a->dtype) &&
+	    (e->op == TS_OP_FLOORDIV || e->op == TS_OP_MOD))
+		return true;
+	return needs_mask(e->a) || needs_mask(e->b) || needs_mask(e->c);
+}
+
+/* The mask under which "e" runs: "mask" narrowed by "cond" (or its
+ * negation) when "e" can fail on a lane. */
+static int branch_mask(struct prog *p, const ts_expr *e, int mask, int cond,
+	bool neg)
+{
+	return needs_mask(e) ? sub_mask(p, mask, cond, neg) : mask;
 }
 
 /* Instructions of the DSL operators on f64 and on i64 (0: none). */
@@ -469,19 +554,17 @@ static int compile_binary(struct prog *p, const ts_expr *e, int mask)
 {
 	bool fl = ts_dtype_is_float(e->a->dtype);
 	enum vm_op op = fl ? float_binary[e->op] : int_binary[e->op];
-	int a, b, bmask = mask, r;
+	int a, b, bmask = mask;
 
 	if (op == 0)
 		return unsupported(p, e);
 	if ((a = compile(p, e->a, mask)) < 0)
 		return -1;
 	if (e->op == TS_OP_AND || e->op == TS_OP_OR)
-		bmask = sub_mask(p, mask, a, e->op == TS_OP_OR);
+		bmask = branch_mask(p, e->b, mask, a, e->op == TS_OP_OR);
 	if ((b = compile(p, e->b, bmask)) < 0)
 		return -1;
-	r = emit_op(p, op, a, b, -1, mask);
-	p->code[p->ncode - 1].what = ts_op_name(e->op);
-	return r;
+	return emit_op_ex(p, op, a, b, -1, mask, TS_F64, ts_op_name(e->op));
 }
 
 /* Emit the unary node "e" under "mask". */
@@ -505,9 +588,9 @@ static int compile_select(struct prog *p, const ts_expr *e, int mask)
 
 	if ((c = compile(p, e->a, mask)) < 0)
 		return -1;
-	if ((a = compile(p, e->b, sub_mask(p, mask, c, false))) < 0)
+	if ((a = compile(p, e->b, branch_mask(p, e->b, mask, c, false))) < 0)
 		return -1;
-	if ((b = compile(p, e->c, sub_mask(p, mask, c, true))) < 0)
+	if ((b = compile(p, e->c, branch_mask(p, e->c, mask, c, true))) < 0)
 		return -1;
 	return emit_op(p, ts_dtype_is_float(e->dtype) ? VM_FSELECT : VM_ISELECT,
 		c, a, b, mask);
@@ -527,9 +610,7 @@ static int compile_cast(struct prog *p, const ts_expr *e, int mask)
 		op = to_f ? VM_CAST_FF : VM_CAST_FI;
 	else
 		op = to_f ? VM_CAST_IF : VM_CAST_II;
-	a = emit_op(p, op, a, -1, -1, -1);
-	p->code[p->ncode - 1].dtype = e->dtype;
-	return a;
+	return emit_op_ex(p, op, a, -1, -1, -1, e->dtype, NULL);
 }
 
 /* The identity of "red" on values of dtype "t". */
@@ -552,6 +633,35 @@ static void reduce_identity(ts_reducer red, ts_dtype t, struct insn *in)
 	}
 }
 
+/* Open the loop over "slot" one depth below the current one in "p". */
+static void open_loop(struct prog *p, int slot)
+{
+	p->depth++;
+	p->slot_level[slot] = p->depth;
+	p->depth_slot[p->depth] = slot;
+	p->bufs[p->depth].n = 0;
+}
+
+/* Close the innermost loop of "p", of "extent" iterations: its code goes
+ * into the code of the enclosing depth between LOOP_BEGIN and LOOP_END. */
+static void close_loop(struct prog *p, int64_t extent)
+{
+	struct codebuf *b = &p->bufs[p->depth];
+	struct codebuf *outer = &p->bufs[p->depth - 1];
+	struct insn in = insn_new(p, VM_LOOP_BEGIN, -1);
+
+	in.slot = p->depth_slot[p->depth];
+	buf_push(outer, in);
+	for (int i = 0; i < b->n; i++)
+		buf_push(outer, b->code[i]);
+	in.op = VM_LOOP_END;
+	in.extent = extent;
+	in.body = b->n;
+	buf_push(outer, in);
+	b->n = 0;
+	p->depth--;
+}
+
 /* A reduction: initialise the accumulator, loop over the bound axes
  * (outermost first) around the body and accumulate. */
 static int compile_reduce(struct prog *p, const ts_expr *e, int mask)
@@ -561,36 +671,23 @@ static int compile_reduce(struct prog *p, const ts_expr *e, int mask)
 	static const enum vm_op iacc[TS_RED_COUNT] = { VM_IACC_SUM,
 		VM_IACC_MAX, VM_IACC_MIN, VM_IACC_PROD };
 	bool fl = ts_dtype_is_float(e->dtype);
-	int acc = new_reg(p, expr_varies(p, e->a));
-	int begin[TS_MAX_DIMS * 4], body;
+	int acc = new_reg(p, expr_varies(p, e->a)), outer = p->depth, body;
 	struct insn in = insn_new(p, VM_INIT, acc);
 
-	if (e->nraxes > TS_MAX_DIMS * 4) {
-		ts_ctx_set_error(p->ctx, "stage '%s': too many reduction axes "
-			"in one reducer", p->s->name);
-		return -1;
-	}
 	reduce_identity(e->reducer, e->dtype, &in);
-	emit(p, in);
+	emit_at(p, outer, in);
 	p->scopes[p->nscopes++] = ++p->next_scope;
-	for (int i = 0; i < e->nraxes; i++) {
-		in = insn_new(p, VM_LOOP_BEGIN, -1);
-		in.slot = axis_slot(p, e->raxes[i]);
-		begin[i] = emit(p, in);
-	}
+	for (int i = 0; i < e->nraxes; i++)
+		open_loop(p, axis_slot(p, e->raxes[i]));
 	if ((body = compile(p, e->a, mask)) < 0)
 		return -1;
 	in = insn_new(p, fl ? facc[e->reducer] : iacc[e->reducer], acc);
 	set_operands(p, &in, acc, body, -1);
-	emit(p, in);
-	for (int i = e->nraxes - 1; i >= 0; i--) {
-		in = insn_new(p, VM_LOOP_END, -1);
-		in.slot = p->code[begin[i]].slot;
-		in.extent = e->raxes[i]->extent;
-		in.target = begin[i] + 1;
-		emit(p, in);
-	}
+	emit_at(p, p->depth, in);
+	for (int i = e->nraxes - 1; i >= 0; i--)
+		close_loop(p, e->raxes[i]->extent);
 	p->nscopes--;
+	p->regs[acc].level = outer;
 	return acc;
 }
 
@@ -622,8 +719,9 @@ static int compile(struct prog *p, const ts_expr *e, int mask)
 	return r;
 }
 
-/* Count the nodes of "e" that can be bound as reduction axes. */
-static int count_reduce_depth(const ts_expr *e)
+/* Count the axes bound by the reducers of "e": a bound on the depth of
+ * nested loops and on the number of reducers. */
+static int count_reduce_axes(const ts_expr *e)
 {
 	int n = 0;
 
@@ -631,29 +729,73 @@ static int count_reduce_depth(const ts_expr *e)
 		return 0;
 	if (e->kind == TS_EXPR_LOAD) {
 		for (int i = 0; i < e->nargs; i++)
-			n += count_reduce_depth(e->args[i]);
+			n += count_reduce_axes(e->args[i]);
 		return n;
 	}
 	if (e->kind == TS_EXPR_REDUCE)
-		n++;
-	return n + count_reduce_depth(e->a) + count_reduce_depth(e->b) +
-		count_reduce_depth(e->c);
+		n += e->nraxes;
+	return n + count_reduce_axes(e->a) + count_reduce_axes(e->b) +
+		count_reduce_axes(e->c);
 }
 
-/* Choose the lane axis of "s": the innermost spatial axis unless it is
- * short and another one is longer. */
+/* Add to "*cost" the weight of each node of "e" that depends on "axis",
+ * "w" being how often the node runs per output point; return whether "e"
+ * depends on "axis". */
+static bool lane_cost(const ts_expr *e, const ts_axis *axis, double w,
+	double *cost)
+{
+	bool dep = false;
+
+	if (!e)
+		return false;
+	switch (e->kind) {
+	case TS_EXPR_VAR:
+		dep = e->axis == axis;
+		break;
+	case TS_EXPR_LOAD:
+		for (int i = 0; i < e->nargs; i++)
+			dep |= lane_cost(e->args[i], axis, w, cost);
+		break;
+	case TS_EXPR_REDUCE: {
+		double inner = w;
+		for (int i = 0; i < e->nraxes; i++)
+			inner *= (double)e->raxes[i]->extent;
+		dep = lane_cost(e->a, axis, inner, cost);
+		break;
+	}
+	default:
+		dep |= lane_cost(e->a, axis, w, cost);
+		dep |= lane_cost(e->b, axis, w, cost);
+		dep |= lane_cost(e->c, axis, w, cost);
+		break;
+	}
+	if (dep)
+		*cost += w;
+	return dep;
+}
+
+/* Choose the lane axis of "s" among its long spatial axes: the one along
+ * which the fewest operations vary, weighted by how often they run (so a
+ * padding condition that does not depend on it stays scalar), the
+ * innermost on ties. */
 static int choose_lane(const ts_stage *s)
 {
-	int best;
+	int64_t longest = 0;
+	double best_cost = 0;
+	int best = -1;
 
-	if (s->ndim == 0)
-		return -1;
-	best = s->ndim - 1;
-	if (s->axes[best]->extent >= 32)
-		return best;
 	for (int i = 0; i < s->ndim; i++)
-		if (s->axes[i]->extent > s->axes[best]->extent)
+		longest = TS_MAX(longest, s->axes[i]->extent);
+	for (int i = s->ndim - 1; i >= 0; i--) {
+		double cost = 0;
+		if (s->axes[i]->extent < TS_MIN(longest, 32))
+			continue;
+		lane_cost(s->body, s->axes[i], 1, &cost);
+		if (best < 0 || cost < best_cost) {
 			best = i;
+			best_cost = cost;
+		}
+	}
 	return best;
 }
 
@@ -663,6 +805,7 @@ static struct prog *prog_new(ts_ctx *ctx, const ts_stage *s, int n,
 	const ts_tensor **tensors, const ts_array **arrays)
 {
 	struct prog *p = ts_new(struct prog);
+	int nloops;
 
 	p->ctx = ctx;
 	p->s = s;
@@ -679,9 +822,17 @@ static struct prog *prog_new(ts_ctx *ctx, const ts_stage *s, int n,
 	for (int i = 0; i < p->nslots; i++)
 		p->slot_extent[i] = p->slot_axis[i]->extent;
 	p->lane = choose_lane(s);
-	p->scopes = ts_new_atomic(int, count_reduce_depth(s->body) + 1);
+	nloops = count_reduce_axes(s->body) + 1;
+	p->scopes = ts_new_atomic(int, nloops);
+	p->slot_level = ts_new_atomic(int, p->nslots + 1);
+	p->depth_slot = ts_new_atomic(int, nloops);
+	p->bufs = ts_new_array(struct codebuf, nloops);
 	p->result = compile(p, s->body, -1);
-	return p->result < 0 ? NULL : p;
+	if (p->result < 0)
+		return NULL;
+	p->code = p->bufs[0].code;
+	p->ncode = p->bufs[0].n;
+	return p;
 }
 
 /* The state of one run: register file, axis values and strip length. */
@@ -903,21 +1054,25 @@ static void gather(ts_dtype t, const void *data, const int64_t *off,
 static ts_status load_affine_masked(struct vm *vm, const struct insn *in,
 	int64_t n, uint64_t *dst)
 {
+	const struct prog *p = vm->p;
 	const struct load *ld = in->ld;
 	const ts_tensor *t = ld->t;
-	int64_t *off = vm->scratch;
+	int64_t *off = vm->scratch, base[TS_MAX_DIMS], step[TS_MAX_DIMS];
+	bool all = in->vary || any_on(vm, in);
 
-	memset(off, 0, sizeof(int64_t) * (size_t)n);
+	for (int d = 0; d < t->ndim; d++) {
+		const struct affine *aff = &ld->aff[d];
+		base[d] = aff->c0;
+		for (int s = 0; s < p->nslots; s++)
+			base[d] += aff->coef[s] * vm->iv[s];
+		step[d] = p->lane >= 0 ? aff->coef[p->lane] : 0;
+	}
 	for (int64_t l = 0; l < n; l++) {
-		if (in->vary ? !lane_on(vm, in, l) : !any_on(vm, in))
+		off[l] = 0;
+		if (in->vary ? !lane_on(vm, in, l) : !all)
 			continue;
 		for (int d = 0; d < t->ndim; d++) {
-			const struct affine *aff = &ld->aff[d];
-			int64_t v = aff->c0;
-			for (int s = 0; s < vm->p->nslots; s++)
-				v += aff->coef[s] * vm->iv[s];
-			if (vm->p->lane >= 0)
-				v += aff->coef[vm->p->lane] * l;
+			int64_t v = base[d] + step[d] * l;
 			if (v < 0 || v >= t->shape[d])
 				return oob_error(vm, in, d, v);
 			off[l] += v * ld->stride[d];
@@ -1179,7 +1334,7 @@ static ts_status vm_run(struct vm *vm)
 		case VM_LOOP_BEGIN: vm->iv[in->slot] = 0; break;
 		case VM_LOOP_END:
 			if (++vm->iv[in->slot] < in->extent)
-				pc = in->target - 1;
+				pc -= in->body + 1;
 			break;
 		default:
 			if (!run_float(vm, in))

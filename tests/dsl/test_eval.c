@@ -454,6 +454,51 @@ static void test_eval_select_padding__skips_masked_loads(void **state)
 		want, 0, "pad");
 }
 
+/* Branches that only contain a padded load or a division deeper down are
+ * masked too: select(i >= 1, 2 * X[i - 1] + 1, 0) and
+ * select(d != 0, x // d, -1). */
+static void test_eval_select_compound_branches__masked(void **state)
+{
+	ts_ctx *ctx = *state;
+	int64_t shape[1] = { 3 };
+	static const double x[3] = { 5, 6, 7 }, want[3] = { 0, 11, 13 };
+	static const double n[3] = { 7, -7, 9 }, d[3] = { 2, 0, -4 };
+	static const double want_div[3] = { 3, -1, -3 };
+	static const double want_index_div[3] = { -10, -1, 10 };
+	ts_tensor *X = ts_placeholder(ctx, "X", TS_F32, 1, shape), *P, *Q, *R;
+	ts_tensor *N = ts_placeholder(ctx, "N", TS_I32, 1, shape);
+	ts_tensor *D = ts_placeholder(ctx, "D", TS_I32, 1, shape);
+	ts_axis *i = ts_axis_new(ctx, "i", 3);
+	ts_expr *vi = ts_var(ctx, i), *dv = ts_at(ctx, D, 1, vi);
+	ts_array *in[2];
+
+	P = ts_compute(ctx, "P", 1, &i, ts_select(ctx,
+		ts_binary(ctx, TS_OP_GE, vi, ts_int(ctx, 1)),
+		ts_add(ctx, ts_mul(ctx, ts_float(ctx, 2), ts_at(ctx, X, 1,
+			ts_sub(ctx, vi, ts_int(ctx, 1)))), ts_float(ctx, 1)),
+		ts_float(ctx, 0)));
+	assert_non_null(P);
+	in[0] = array_of(ctx, TS_F32, 1, shape, x);
+	check_values(eval1(ctx, ts_dag_new(ctx, 0, NULL, 1, &P), in), 3,
+		want, 0, "compound pad");
+	Q = ts_compute(ctx, "Q", 1, &i, ts_select(ctx,
+		ts_binary(ctx, TS_OP_NE, dv, ts_int(ctx, 0)),
+		ts_floordiv(ctx, ts_at(ctx, N, 1, vi), dv), ts_int(ctx, -1)));
+	assert_non_null(Q);
+	in[0] = array_of(ctx, TS_I32, 1, shape, n);
+	in[1] = array_of(ctx, TS_I32, 1, shape, d);
+	check_values(eval1(ctx, ts_dag_new(ctx, 2, (ts_tensor *[]){ N, D }, 1,
+		&Q), in), 3, want_div, 0, "guarded division");
+	/* No load at all in the branch: select(i != 1, 10 // (i - 1), -1). */
+	R = ts_compute(ctx, "R", 1, &i, ts_select(ctx,
+		ts_binary(ctx, TS_OP_NE, vi, ts_int(ctx, 1)),
+		ts_floordiv(ctx, ts_int(ctx, 10), ts_sub(ctx, vi, ts_int(ctx, 1))),
+		ts_int(ctx, -1)));
+	assert_non_null(R);
+	check_values(eval1(ctx, ts_dag_new(ctx, 0, NULL, 1, &R), NULL), 3,
+		want_index_div, 0, "guarded index division");
+}
+
 /* A load that does not vary along the strip, under a mask that does:
  * O[i, j] = j < i ? X[i - 1] : -1 (row 0 never reads X[-1]). */
 static void test_eval_uniform_load__under_varying_mask(void **state)
@@ -831,6 +876,7 @@ int main(void)
 		TS_TEST(test_eval_reduce_f16__rounds_once),
 		TS_TEST(test_eval_two_reductions__are_independent),
 		TS_TEST(test_eval_select_padding__skips_masked_loads),
+		TS_TEST(test_eval_select_compound_branches__masked),
 		TS_TEST(test_eval_uniform_load__under_varying_mask),
 		TS_TEST(test_eval_conv2d_pad1_stride2__matches_hand_values),
 		TS_TEST(test_eval_gather__reads_data_dependent_index),
