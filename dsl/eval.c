@@ -1031,6 +1031,7 @@ static ts_status oob_error(struct vm *vm, const struct insn *in, int d,
 } while (0)
 
 #define CONV_ID(x) (x)
+#define CONV_BOOL(x) ((x) != 0)
 #define CONV_HALF(x) ((double)ts_f16_to_f32(x))
 
 /* Read "n" elements of dtype "t" from "data" into "dst", at the offsets
@@ -1039,7 +1040,8 @@ static void gather(ts_dtype t, const void *data, const int64_t *off,
 	int64_t off0, int64_t step, int64_t n, uint64_t *dst)
 {
 	switch (t) {
-	case TS_BOOL: case TS_U8: GATHER(uint8_t, int64_t, CONV_ID); break;
+	case TS_BOOL: GATHER(uint8_t, int64_t, CONV_BOOL); break;
+	case TS_U8: GATHER(uint8_t, int64_t, CONV_ID); break;
 	case TS_I8: GATHER(int8_t, int64_t, CONV_ID); break;
 	case TS_I32: GATHER(int32_t, int64_t, CONV_ID); break;
 	case TS_I64: GATHER(int64_t, int64_t, CONV_ID); break;
