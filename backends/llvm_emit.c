@@ -1110,7 +1110,12 @@ static void emit_for(emitter *e, const ts_stmt *s)
 			(long long)s->var->extent);
 		return;
 	}
-	if (s->var->extent == 1 && s->loop != TS_LOOP_BOUND) {
+	if (s->loop == TS_LOOP_BOUND && s->bind != TS_BIND_VTHREAD) {
+		emit_error(e, "loop '%s' is bound to %s: only the CUDA backend "
+			"runs bound loops", s->var->name, ts_bind_name(s->bind));
+		return;
+	}
+	if (s->var->extent == 1) {
 		env_push(&e->vars, s->var, LLVMConstInt(e->i64, 0, 0));
 		emit_stmt(e, s->body);
 		e->vars.n--;
@@ -1119,6 +1124,7 @@ static void emit_for(emitter *e, const ts_stmt *s)
 	switch (s->loop) {
 	case TS_LOOP_PARALLEL: emit_parallel(e, s); break;
 	case TS_LOOP_VECTORIZED: emit_vectorized(e, s); break;
+	case TS_LOOP_BOUND:	/* a virtual thread: an unrolled loop */
 	case TS_LOOP_UNROLLED:
 		if (s->var->extent <= TS_MAX_UNROLL) {
 			emit_unrolled(e, s);
@@ -1127,8 +1133,8 @@ static void emit_for(emitter *e, const ts_stmt *s)
 		/* fall through */
 	case TS_LOOP_SERIAL: emit_serial(e, s); break;
 	default:
-		emit_error(e, "loop '%s' is bound to %s: only the CUDA backend "
-			"runs bound loops", s->var->name, ts_bind_name(s->bind));
+		emit_error(e, "loop '%s' has the unknown kind %d", s->var->name,
+			(int)s->loop);
 	}
 }
 

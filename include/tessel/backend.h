@@ -15,8 +15,10 @@
  * runtime libtessel_rt.a (installed next to libtessel) and OpenMP, so it
  * does not need libtessel at run time.
  *
- * Modules hold LLVM resources: free them with ts_module_free, or they are
- * freed with their context.
+ * Modules hold LLVM resources: free them with ts_module_free before their
+ * context is freed, or leave them to be freed with it (and then do not
+ * call ts_module_free).  Bound loops are for the CUDA backend, except
+ * virtual threads, which run unrolled.
  */
 #ifndef TESSEL_BACKEND_H
 #define TESSEL_BACKEND_H

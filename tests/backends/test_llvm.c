@@ -283,13 +283,18 @@ static void test_llvm_casts__match_eval_between_every_dtype(void **state)
 		check_case(ctx, &id, (ts_dtype)t, make_select, 0, true);
 }
 
-static void test_llvm_unrolled__matches_eval(void **state)
+static void test_llvm_unrolled_and_vthread__match_eval(void **state)
 {
 	ts_ctx *ctx = *state;
 	ts_dag *dag = ew_dag(ctx, 2000, TS_F32, 13, make_op, TS_OP_MUL);
 
-	check_func(ctx, elementwise(ctx, dag, UNROLLED, 1), NULL, 0,
-		"unrolled");
+	ts_func *f = elementwise(ctx, dag, UNROLLED, 1);
+
+	check_func(ctx, f, NULL, 0, "unrolled");
+	/* A virtual thread runs as an unrolled loop on the CPU. */
+	f->body->loop = TS_LOOP_BOUND;
+	f->body->bind = TS_BIND_VTHREAD;
+	check_func(ctx, f, NULL, 0, "vthread");
 }
 
 /* C = A B with A "m" x "k" and B "k" x "n" (f32), named after "id". */
@@ -783,7 +788,7 @@ int main(void)
 		TS_TEST(test_llvm_matmul_naive__matches_eval),
 		TS_TEST(test_llvm_ops__match_eval_for_every_dtype),
 		TS_TEST(test_llvm_casts__match_eval_between_every_dtype),
-		TS_TEST(test_llvm_unrolled__matches_eval),
+		TS_TEST(test_llvm_unrolled_and_vthread__match_eval),
 		TS_TEST(test_llvm_parallel__same_results_on_1_and_2_threads),
 		TS_TEST(test_llvm_tile_asm__fma_on_ymm_without_spills),
 		TS_TEST(test_llvm_ir__has_noalias_arguments),
