@@ -186,7 +186,8 @@ ts_tensor *ts_compute_typed(ts_ctx *ctx, const char *name, ts_dtype t,
 	s->name = ts_strdup(name);
 	s->ndim = ndim;
 	s->axes = ts_new_array(ts_axis *, ndim ? ndim : 1);
-	memcpy(s->axes, axes, sizeof(ts_axis *) * ndim);
+	if (ndim > 0)
+		memcpy(s->axes, axes, sizeof(ts_axis *) * ndim);
 	s->body = body;
 	bc.stage = s;
 	if (check_body(&bc, body) < 0)

@@ -1,3 +1,3 @@
 # metatemplates/: knob spaces, configurations and the meta-templates.
 libtessel_la_SOURCES += metatemplates/space.c metatemplates/template.c
-tesselinclude_HEADERS += include/tessel/space.h include/tessel/metatemplate.h
+tesselinclude_HEADERS += include/tessel/space.h

@@ -10,6 +10,9 @@
 #include <tessel/lower.h>
 #include <tessel/target.h>
 #include <tessel/cuda.h>
+#include <tessel/space.h>
+#include <tessel/metatemplate.h>
+#include <tessel/search.h>
 
 #define TESSEL_VERSION "0.1.0"
 

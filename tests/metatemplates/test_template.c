@@ -1,0 +1,142 @@
+/* Meta-templates on every catalogue operator: every configuration of the
+ * space applies to a valid schedule, and compiled kernels of sampled
+ * configurations match the reference interpreter. */
+#include "tests/common.h"
+
+#include <tessel/tessel.h>
+
+#include "examples/catalogue.h"
+
+/* The template of catalogue entry "e" at the tiny size, in "ctx". */
+static ts_template *template_of(ts_ctx *ctx,
+	const struct ts_catalogue_entry *e, ts_dag **dag)
+{
+	ts_dag_info *info;
+	ts_target *tg = ts_target_lookup(ctx, "zen3");
+
+	*dag = e->build(ctx, TS_SIZE_TINY);
+	assert_non_null(*dag);
+	info = ts_analyze_dag(ctx, *dag);
+	assert_non_null(info);
+	assert_non_null(tg);
+	return ts_template_new(ctx, *dag, info, tg);
+}
+
+/* Run "sch" on "dag" and compare with the interpreter's "want". */
+static void check_schedule(ts_ctx *ctx, const char *name, const ts_dag *dag,
+	const ts_schedule *sch, ts_array **in, ts_array **want,
+	const ts_config *cfg)
+{
+	ts_array *args[32];
+	ts_func *f = ts_lower(ctx, dag, sch);
+	ts_module *m;
+	int n = 0;
+
+	if (!f)
+		fail_msg("%s: lowering %s: %s", name, ts_config_to_json(cfg),
+			ts_ctx_error(ctx));
+	m = ts_module_compile(ctx, f, NULL);
+	if (!m)
+		fail_msg("%s: compiling: %s", name, ts_ctx_error(ctx));
+	for (int i = 0; i < dag->ninputs; i++)
+		args[n++] = in[i];
+	for (int i = 0; i < dag->noutputs; i++)
+		args[n++] = ts_array_for_tensor(ctx, dag->outputs[i]);
+	assert_int_equal(ts_module_run(m, args), TS_OK);
+	for (int i = 0; i < dag->noutputs; i++) {
+		double err;
+		if (!ts_array_close(args[dag->ninputs + i], want[i], &err))
+			fail_msg("%s: output %s differs by %g under %s", name,
+				dag->outputs[i]->name, err,
+				ts_config_to_json(cfg));
+	}
+	ts_module_free(m);
+}
+
+static void test_template_apply__every_sample_is_valid(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	for (int e = 0; e < ts_catalogue_count; e++) {
+		ts_dag *dag;
+		ts_template *tp = template_of(ctx, &ts_catalogue[e], &dag);
+		assert_non_null(tp);
+		for (int i = 0; i < 100; i++) {
+			ts_config *c = i ? ts_space_sample(tp->space, ctx)
+				: ts_template_default(tp);
+			ts_schedule *sch = ts_template_apply(tp, c);
+			if (!sch)
+				fail_msg("%s: %s: %s", ts_catalogue[e].name,
+					ts_config_to_json(c), ts_ctx_error(ctx));
+			assert_int_equal(ts_schedule_check(sch), TS_OK);
+		}
+	}
+}
+
+static void test_template_kernels__match_interpreter(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	for (int e = 0; e < ts_catalogue_count; e++) {
+		ts_dag *dag;
+		ts_template *tp = template_of(ctx, &ts_catalogue[e], &dag);
+		ts_array **in = ts_dag_random_inputs(ctx, dag, 5);
+		ts_array *want[16];
+
+		assert_true(dag->noutputs <= 16);
+		assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+		for (int i = 0; i < 6; i++) {
+			ts_config *c = i ? ts_space_sample(tp->space, ctx)
+				: ts_template_default(tp);
+			ts_schedule *sch = ts_template_apply(tp, c);
+			assert_non_null(sch);
+			check_schedule(ctx, ts_catalogue[e].name, dag, sch, in,
+				want, c);
+		}
+	}
+}
+
+static void test_template_rules__follow_the_classes(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag;
+	ts_template *tp;
+
+	/* A complex reduction gets the SSRSRS structure and, when padding
+	 * feeds it, the padding stage becomes a location knob. */
+	tp = template_of(ctx, ts_catalogue_find("conv2d_nchw_s1"), &dag);
+	for (int s = 0; s < dag->nstages; s++) {
+		const ts_stage_plan *p = &tp->plans[s];
+		if (p->klass == TS_CLASS_COMPLEX_REDUCTION) {
+			assert_int_equal(p->rule, TS_RULE_TILE);
+			assert_string_equal(p->structure, "SSRSRS");
+		}
+		if (p->klass == TS_CLASS_LOCATION_TUNABLE)
+			assert_int_equal(p->rule, TS_RULE_LOCATION);
+	}
+	/* An elementwise epilogue after a complex reduction is a fusion
+	 * knob of the reduction. */
+	tp = template_of(ctx, ts_catalogue_find("dense_bias_relu"), &dag);
+	{
+		bool fusable = false;
+		for (int s = 0; s < dag->nstages; s++)
+			fusable |= tp->plans[s].knob_fuse >= 0;
+		assert_true(fusable);
+	}
+	/* Inlinable direct stages are inlined; softmax's stages are
+	 * reductions and an elementwise stage. */
+	tp = template_of(ctx, ts_catalogue_find("softmax"), &dag);
+	for (int s = 0; s < dag->nstages; s++)
+		assert_int_not_equal(tp->plans[s].rule, TS_RULE_FUSED);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TS_TEST(test_template_apply__every_sample_is_valid),
+		TS_TEST(test_template_kernels__match_interpreter),
+		TS_TEST(test_template_rules__follow_the_classes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
