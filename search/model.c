@@ -61,8 +61,10 @@ static double vector_efficiency(const ts_stage_info *si, const ts_nest *n,
 		lanes));
 	for (int k = 0; k < si->naccesses; k++) {
 		int64_t st = si->accesses[k].stride[n->vec_axis];
+		/* A gather or scatter costs about a scalar access per
+		 * lane. */
 		if (st != 0 && st != 1)
-			eff *= si->accesses[k].write ? 0.25 : 0.4;
+			eff *= 1.5 / lanes;
 	}
 	return eff;
 }
