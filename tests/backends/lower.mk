@@ -1,1 +1,16 @@
-# tests/backends: files are listed here as they are added.
+# tests/backends: schedules, lowering, and random schedules run against
+# the reference interpreter.
+check_PROGRAMS += tests/backends/test_schedule tests/backends/test_lower \
+	tests/backends/test_random_schedules
+TESTS += tests/backends/test_schedule tests/backends/test_lower \
+	tests/backends/test_random_schedules
+tests_backends_test_schedule_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_backends_test_schedule_LDADD = $(TEST_LIBS)
+tests_backends_test_lower_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_backends_test_lower_LDADD = $(TEST_LIBS)
+tests_backends_test_random_schedules_SOURCES = \
+	tests/backends/test_random_schedules.c \
+	tests/backends/random_schedule.c tests/backends/random_schedule.h
+tests_backends_test_random_schedules_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_backends_test_random_schedules_LDADD = examples/libcatalogue.la \
+	$(TEST_LIBS)

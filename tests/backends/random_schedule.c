@@ -154,14 +154,16 @@ static void random_caches(struct rng *r, ts_schedule *sch, const char *name)
 }
 
 /* Annotations of stage "name": parallel outermost, vectorize innermost,
- * unroll a short loop. */
+ * unroll one short loop that holds few iterations (so that compiling
+ * stays quick). */
 static void random_annotations(struct rng *r, ts_schedule *sch,
 	const char *name)
 {
 	char names[MAX_LOOPS][NAME_MAX_LEN];
 	const ts_sched_stage *ss = ts_schedule_find_stage(sch, name);
-	int n = live_loops(sch, name, names);
+	int n = live_loops(sch, name, names), p;
 	const ts_sched_loop *l;
+	int64_t inside = 1;
 
 	if (!n)
 		return;
@@ -170,12 +172,12 @@ static void random_annotations(struct rng *r, ts_schedule *sch,
 	l = loop_of(sch, name, names[n - 1]);
 	if (l->extent <= 64 && chance(r, 50))
 		ts_schedule_vectorize(sch, name, names[n - 1]);
-	for (int p = 0; p < n; p++) {
-		l = loop_of(sch, name, names[p]);
-		if (l->kind == TS_LOOP_SERIAL && l->extent <= 8 &&
-		    chance(r, 15))
-			ts_schedule_unroll(sch, name, names[p]);
-	}
+	p = (int)below(r, n);
+	for (int q = p; q < n; q++)
+		inside *= loop_of(sch, name, names[q])->extent;
+	l = loop_of(sch, name, names[p]);
+	if (l->kind == TS_LOOP_SERIAL && inside <= 64 && chance(r, 25))
+		ts_schedule_unroll(sch, name, names[p]);
 	ts_ctx_clear_error(sch->ctx);
 }
 

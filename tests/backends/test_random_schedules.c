@@ -14,17 +14,22 @@
 /* Lower "dag" under "sch", compile, run on "in" and compare with "want";
  * fail with the schedule and the IR on a mismatch. */
 static void check_schedule(ts_ctx *ctx, const char *op, const ts_dag *dag,
-	const ts_schedule *sch, ts_array **in, ts_array **want)
+	const ts_schedule *sch, ts_array **in, ts_array **want, bool optimise)
 {
+	ts_compile_options opt = ts_compile_options_default();
 	ts_array *args[64];
 	ts_func *f = ts_lower(ctx, dag, sch);
 	ts_module *m;
 	int nargs = dag->ninputs + dag->noutputs;
 
+	/* Most schedules compile without LLVM's optimisations: the test is
+	 * about the lowering, and -O0 compiles ten times faster. */
+	if (!optimise)
+		opt.opt_level = 0;
 	if (!f)
 		fail_msg("%s: lowering failed: %s\nschedule:\n%s", op,
 			ts_ctx_error(ctx), ts_schedule_to_string(sch));
-	m = ts_module_compile(ctx, f, NULL);
+	m = ts_module_compile(ctx, f, &opt);
 	if (!m)
 		fail_msg("%s: compiling failed: %s\nschedule:\n%s%s", op,
 			ts_ctx_error(ctx), ts_schedule_to_string(sch),
@@ -47,8 +52,27 @@ static void check_schedule(ts_ctx *ctx, const char *op, const ts_dag *dag,
 	ts_module_free(m);
 }
 
+/* How often each step kind (and a partitioned split, counted at
+ * TS_STEP_KIND_COUNT) was generated. */
+struct coverage {
+	int count[TS_STEP_KIND_COUNT + 1];
+	int fallbacks;
+};
+
+/* Count the steps of "sch" into "cov". */
+static void count_steps(struct coverage *cov, const ts_schedule *sch)
+{
+	for (int i = 0; i < sch->nsteps; i++) {
+		cov->count[sch->steps[i].kind]++;
+		if (sch->steps[i].kind == TS_STEP_SPLIT &&
+		    sch->steps[i].tail == TS_TAIL_PARTITION)
+			cov->count[TS_STEP_KIND_COUNT]++;
+	}
+}
+
 /* The naive schedule and NRANDOM random ones of catalogue entry "e". */
-static void check_entry(const struct ts_catalogue_entry *e)
+static void check_entry(const struct ts_catalogue_entry *e,
+	struct coverage *cov)
 {
 	ts_ctx *ctx = ts_ctx_alloc();
 	ts_dag *dag;
@@ -63,17 +87,20 @@ static void check_entry(const struct ts_catalogue_entry *e)
 	assert_non_null(in);
 	assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
 	check_schedule(ctx, e->name, dag, ts_schedule_naive(ctx, dag), in,
-		want);
+		want, true);
 	for (int k = 0; k < NRANDOM; k++) {
+		int tries = 0;
 		ts_schedule *sch = ts_random_schedule(ctx, dag,
-			1000u * (uint64_t)k + 7, NULL);
+			1000u * (uint64_t)k + 7, &tries);
+		count_steps(cov, sch);
+		cov->fallbacks += sch->nsteps == 0 && tries == 50;
 		/* A round trip through JSON must give the same schedule. */
 		ts_schedule *back = ts_schedule_from_json(ctx, dag,
 			ts_schedule_to_json(sch));
 		assert_non_null(back);
 		assert_string_equal(ts_schedule_to_string(back),
 			ts_schedule_to_string(sch));
-		check_schedule(ctx, e->name, dag, sch, in, want);
+		check_schedule(ctx, e->name, dag, sch, in, want, k < 4);
 	}
 	ts_ctx_free(ctx);
 }
@@ -81,10 +108,23 @@ static void check_entry(const struct ts_catalogue_entry *e)
 static void test_random_schedules__match_eval(void **state)
 {
 	const char *only = getenv("TS_RANDOM_ONLY");
+	struct coverage cov = { { 0 } };
 
 	for (int i = 0; i < ts_catalogue_count; i++)
 		if (!only || strcmp(only, ts_catalogue[i].name) == 0)
-			check_entry(&ts_catalogue[i]);
+			check_entry(&ts_catalogue[i], &cov);
+	if (only)
+		return;
+	/* Every step kind but bind (an annotation the CPU backend does
+	 * not run) was exercised, partitioned tails too. */
+	for (int k = 0; k <= TS_STEP_KIND_COUNT; k++) {
+		printf("# %-15s %d\n", k < TS_STEP_KIND_COUNT ?
+			ts_step_kind_name(k) : "partition", cov.count[k]);
+		if (k != TS_STEP_BIND && k != TS_STEP_COMPUTE_ROOT)
+			assert_true(cov.count[k] >= 10);
+	}
+	printf("# fallbacks to naive: %d\n", cov.fallbacks);
+	assert_true(cov.fallbacks <= ts_catalogue_count * NRANDOM / 10);
 }
 
 /* The generator is reproducible: one seed, one schedule. */

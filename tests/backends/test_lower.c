@@ -1,0 +1,454 @@
+/* Lowering: the structure of the loop IR for naive and hand-written
+ * schedules (loops, kinds, extents, guards, buffers), index
+ * simplification, errors; every lowered program is also compiled and
+ * compared with the reference interpreter. */
+#include <config.h>
+
+#include "tests/common.h"
+
+/* P = 2 * A, C = P x B (10 x 6 x 12), M[i] = (sum_k A[i, k]) / 6. */
+static ts_dag *build(ts_ctx *ctx)
+{
+	int64_t sa[2] = { 10, 6 }, sb[2] = { 6, 12 };
+	ts_tensor *A = ts_placeholder(ctx, "A", TS_F32, 2, sa);
+	ts_tensor *B = ts_placeholder(ctx, "B", TS_F32, 2, sb);
+	ts_axis *i = ts_axis_new(ctx, "i", 10), *j = ts_axis_new(ctx, "j", 12);
+	ts_axis *k = ts_reduce_axis(ctx, "k", 6);
+	ts_axis *pi = ts_axis_new(ctx, "i", 10), *pk = ts_axis_new(ctx, "k", 6);
+	ts_axis *mi = ts_axis_new(ctx, "i", 10);
+	ts_axis *mk = ts_reduce_axis(ctx, "k", 6);
+	ts_axis *ij[2] = { i, j }, *pik[2] = { pi, pk };
+	ts_tensor *P, *C, *M, *in[2] = { A, B }, *out[2];
+
+	P = ts_compute(ctx, "P", 2, pik, ts_mul(ctx, ts_at(ctx, A, 2,
+		ts_var(ctx, pi), ts_var(ctx, pk)), ts_float(ctx, 2.0)));
+	C = ts_compute(ctx, "C", 2, ij, ts_sum(ctx, 1, &k, ts_mul(ctx,
+		ts_at(ctx, P, 2, ts_var(ctx, i), ts_var(ctx, k)),
+		ts_at(ctx, B, 2, ts_var(ctx, k), ts_var(ctx, j)))));
+	M = ts_compute(ctx, "M", 1, &mi, ts_div(ctx, ts_sum(ctx, 1, &mk,
+		ts_at(ctx, A, 2, ts_var(ctx, mi), ts_var(ctx, mk))),
+		ts_float(ctx, 6.0)));
+	out[0] = C;
+	out[1] = M;
+	return ts_dag_new(ctx, 2, in, 2, out);
+}
+
+/* What a walk of the IR found. */
+struct census {
+	int loops[TS_LOOP_KIND_COUNT];
+	int ifs, stores;
+	int allocs[TS_SCOPE_COUNT];
+	int64_t extents[64];	/* of loops named "name", in order */
+	int nextents;
+	const char *name;
+	const ts_stmt *alloc;	/* the allocation of buffer "buffer" */
+	const char *buffer;
+	int vec_not_innermost;	/* vectorized loops holding a loop */
+};
+
+/* Whether "s" holds a loop that is not unrolled. */
+static bool has_loop(const ts_stmt *s)
+{
+	if (!s)
+		return false;
+	switch (s->kind) {
+	case TS_STMT_FOR:
+		return s->loop != TS_LOOP_UNROLLED || has_loop(s->body);
+	case TS_STMT_BLOCK:
+		for (int i = 0; i < s->nstmts; i++)
+			if (has_loop(s->stmts[i]))
+				return true;
+		return false;
+	case TS_STMT_IF:
+	case TS_STMT_ALLOC:
+		return has_loop(s->body) || has_loop(s->orelse);
+	default:
+		return false;
+	}
+}
+
+static void walk(struct census *c, const ts_stmt *s)
+{
+	if (!s)
+		return;
+	switch (s->kind) {
+	case TS_STMT_FOR:
+		c->loops[s->loop]++;
+		if (c->name && strcmp(s->var->name, c->name) == 0 &&
+		    c->nextents < 64)
+			c->extents[c->nextents++] = s->var->extent;
+		if (s->loop == TS_LOOP_VECTORIZED && has_loop(s->body))
+			c->vec_not_innermost++;
+		walk(c, s->body);
+		return;
+	case TS_STMT_BLOCK:
+		for (int i = 0; i < s->nstmts; i++)
+			walk(c, s->stmts[i]);
+		return;
+	case TS_STMT_IF:
+		c->ifs++;
+		walk(c, s->body);
+		walk(c, s->orelse);
+		return;
+	case TS_STMT_STORE:
+		c->stores++;
+		return;
+	case TS_STMT_ALLOC:
+		c->allocs[s->scope]++;
+		if (c->buffer && strcmp(s->buffer->name, c->buffer) == 0)
+			c->alloc = s;
+		walk(c, s->body);
+		return;
+	default:
+		return;
+	}
+}
+
+/* Count what "f" holds; extents of loops "name", allocation "buffer". */
+static struct census census(const ts_func *f, const char *name,
+	const char *buffer)
+{
+	struct census c = { .name = name, .buffer = buffer };
+
+	walk(&c, f->body);
+	return c;
+}
+
+static int nloops(const struct census *c)
+{
+	int n = 0;
+
+	for (int k = 0; k < TS_LOOP_KIND_COUNT; k++)
+		n += c->loops[k];
+	return n;
+}
+
+/* Compile "f", run it on random inputs and compare with ts_eval. */
+static void check_numeric(ts_ctx *ctx, const ts_func *f)
+{
+	const ts_dag *dag = f->dag;
+	ts_array **in = ts_dag_random_inputs(ctx, dag, 3), *want[4], *args[8];
+	ts_module *m = ts_module_compile(ctx, f, NULL);
+
+	if (!m)
+		fail_msg("compiling failed: %s\n%s", ts_ctx_error(ctx),
+			ts_func_to_string(f));
+	assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+	for (int i = 0; i < dag->ninputs; i++)
+		args[i] = in[i];
+	for (int i = 0; i < dag->noutputs; i++)
+		args[dag->ninputs + i] = ts_array_for_tensor(ctx,
+			dag->outputs[i]);
+	assert_int_equal(ts_module_run(m, args), TS_OK);
+	for (int i = 0; i < dag->noutputs; i++) {
+		double err;
+		if (!ts_array_close(args[dag->ninputs + i], want[i], &err))
+			fail_msg("output '%s' differs by %g\n%s",
+				dag->outputs[i]->name, err,
+				ts_func_to_string(f));
+	}
+	ts_module_free(m);
+}
+
+/* Lower "sch" of "dag" and check it numerically. */
+static ts_func *lower_ok(ts_ctx *ctx, ts_dag *dag, ts_schedule *sch)
+{
+	ts_func *f = ts_lower(ctx, dag, sch);
+
+	if (!f)
+		fail_msg("lowering failed: %s", ts_ctx_error(ctx));
+	check_numeric(ctx, f);
+	return f;
+}
+
+static void test_lower_naive__loops_and_buffers(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = build(ctx);
+	ts_func *f = lower_ok(ctx, dag, NULL);
+	struct census c = census(f, NULL, "P");
+	char *text = ts_func_to_string(f);
+
+	/* P: i, k; C: i, j, k; M: i and the loop of its accumulator. */
+	assert_int_equal(nloops(&c), 7);
+	assert_int_equal(c.loops[TS_LOOP_SERIAL], 7);
+	assert_int_equal(c.ifs, 0);
+	/* P is an intermediate at root: one global buffer of its shape. */
+	assert_int_equal(c.allocs[TS_SCOPE_GLOBAL], 1);
+	assert_non_null(c.alloc);
+	assert_int_equal(c.alloc->buffer->shape[0], 10);
+	/* M's nested reduction runs on a local scalar accumulator. */
+	assert_int_equal(c.allocs[TS_SCOPE_LOCAL], 1);
+	assert_int_equal(f->nargs, 4);
+	assert_int_equal(f->ninputs, 2);
+	assert_non_null(strstr(text, "C[i, j] = 0.0\n"));
+	assert_non_null(strstr(text, "C[i, j] = C[i, j] + P[i, k] * B[k, j]"));
+	assert_non_null(strstr(text, "M[i] = M.acc0[] / 6.0"));
+}
+
+/* The matmul tiling used below: split i by 4, j by 8, reorder. */
+static ts_schedule *tiled(ts_ctx *ctx, ts_dag *dag, ts_tail tail)
+{
+	ts_schedule *sch = ts_schedule_new(ctx, dag);
+	const char *order[] = { "i.o", "j.o", "k", "i.i", "j.i" };
+
+	assert_int_equal(ts_schedule_split(sch, "C", "i", 4, tail), TS_OK);
+	assert_int_equal(ts_schedule_split(sch, "C", "j", 8, TS_TAIL_GUARD),
+		TS_OK);
+	assert_int_equal(ts_schedule_reorder(sch, "C", 5, order), TS_OK);
+	assert_int_equal(ts_schedule_vectorize(sch, "C", "j.i"), TS_OK);
+	assert_int_equal(ts_schedule_parallel(sch, "C", "i.o"), TS_OK);
+	return sch;
+}
+
+static void test_lower_split_guard__extents_and_guards(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = build(ctx);
+	ts_func *f = lower_ok(ctx, dag, tiled(ctx, dag, TS_TAIL_GUARD));
+	struct census c = census(f, "i.o", NULL);
+	char *text = ts_func_to_string(f);
+
+	assert_int_equal(c.nextents, 1);
+	assert_int_equal(c.extents[0], 3);	/* ceil(10 / 4) */
+	assert_int_equal(c.loops[TS_LOOP_PARALLEL], 1);
+	/* Init and update nests each vectorize j.i. */
+	assert_int_equal(c.loops[TS_LOOP_VECTORIZED], 2);
+	assert_int_equal(c.vec_not_innermost, 0);
+	/* Guards for i (10 % 4) and j (12 % 8), in the init and the update
+	 * nests. */
+	assert_int_equal(c.ifs, 4);
+	assert_non_null(strstr(text, "parallel for i.o in 0..3:"));
+	assert_non_null(strstr(text, "vectorized for j.i in 0..8:"));
+	assert_non_null(strstr(text, "if (i.o * 4 + i.i < 10):"));
+	assert_non_null(strstr(text, "if (j.o * 8 + j.i < 12):"));
+	assert_non_null(strstr(text, "C[i.o * 4 + i.i, j.o * 8 + j.i] = "
+		"C[i.o * 4 + i.i, j.o * 8 + j.i] + P[i.o * 4 + i.i, k] * "
+		"B[k, j.o * 8 + j.i]"));
+}
+
+static void test_lower_split_partition__main_and_tail(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = build(ctx);
+	ts_func *f = lower_ok(ctx, dag, tiled(ctx, dag, TS_TAIL_PARTITION));
+	struct census o = census(f, "i.o", NULL), in = census(f, "i.i", NULL);
+	char *text = ts_func_to_string(f);
+
+	/* Two whole tiles of 4, then a tail of 2 with i.o fixed. */
+	assert_int_equal(o.nextents, 1);
+	assert_int_equal(o.extents[0], 2);
+	assert_int_equal(in.nextents, 4);
+	assert_int_equal(in.extents[0], 4);
+	assert_int_equal(in.extents[2], 2);
+	/* Only j keeps guards. */
+	assert_int_equal(o.ifs, 4);
+	assert_null(strstr(text, "< 10"));
+	assert_non_null(strstr(text, "C[i.i + 8, j.o * 8 + j.i]"));
+}
+
+static void test_lower_compute_at__region_buffer(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = build(ctx);
+	ts_schedule *sch = tiled(ctx, dag, TS_TAIL_GUARD);
+	ts_func *f;
+	struct census c;
+
+	assert_int_equal(ts_schedule_compute_at(sch, "P", "C", "j.o"), TS_OK);
+	f = lower_ok(ctx, dag, sch);
+	c = census(f, NULL, "P.local");
+	/* The tile of C under j.o reads P[i.o*4 .. +4, 0 .. 6]. */
+	assert_non_null(c.alloc);
+	assert_int_equal(c.alloc->scope, TS_SCOPE_LOCAL);
+	assert_int_equal(c.alloc->buffer->ndim, 2);
+	assert_int_equal(c.alloc->buffer->shape[0], 4);
+	assert_int_equal(c.alloc->buffer->shape[1], 6);
+	assert_int_equal(c.allocs[TS_SCOPE_GLOBAL], 0);
+	assert_non_null(strstr(ts_func_to_string(f),
+		"P.local[i, k] = A[i.o * 4 + i, k] * 2.0"));
+	assert_non_null(strstr(ts_func_to_string(f), "P.local[i.i, k]"));
+}
+
+static void test_lower_compute_inline__substituted(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = build(ctx);
+	ts_schedule *sch = ts_schedule_new(ctx, dag);
+	ts_func *f;
+	struct census c;
+
+	assert_int_equal(ts_schedule_compute_inline(sch, "P"), TS_OK);
+	f = lower_ok(ctx, dag, sch);
+	c = census(f, NULL, NULL);
+	assert_int_equal(c.allocs[TS_SCOPE_GLOBAL], 0);
+	assert_non_null(strstr(ts_func_to_string(f),
+		"C[i, j] = C[i, j] + A[i, k] * 2.0 * B[k, j]"));
+}
+
+static void test_lower_cache_write_read__local_tiles(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = build(ctx);
+	ts_schedule *sch = tiled(ctx, dag, TS_TAIL_GUARD);
+	const int perm[2] = { 1, 0 };
+	ts_func *f;
+	struct census c, r;
+	char *text;
+
+	assert_int_equal(ts_schedule_cache_write(sch, "C", "j.o"), TS_OK);
+	assert_int_equal(ts_schedule_cache_read(sch, "C", "B", "j.o", 2, perm),
+		TS_OK);
+	f = lower_ok(ctx, dag, sch);
+	text = ts_func_to_string(f);
+	c = census(f, NULL, "C.local");
+	r = census(f, NULL, "B.C.local");
+	assert_non_null(c.alloc);
+	assert_int_equal(c.alloc->buffer->shape[0], 4);
+	assert_int_equal(c.alloc->buffer->shape[1], 8);
+	/* The panel of B is stored transposed: [j tile, k]. */
+	assert_non_null(r.alloc);
+	assert_int_equal(r.alloc->buffer->shape[0], 8);
+	assert_int_equal(r.alloc->buffer->shape[1], 6);
+	assert_non_null(strstr(text, "C.local[i.i, j.i] = C.local[i.i, j.i] + "
+		"P[i.o * 4 + i.i, k] * B.C.local[j.i, k]"));
+	assert_non_null(strstr(text, "C[i.o * 4 + i.i, j.o * 8 + j.i] = "
+		"C.local[i.i, j.i]"));
+	assert_non_null(strstr(text, "alloc C.local: f32[4, 8] (local)"));
+}
+
+static void test_lower_rfactor__partial_buffer(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = build(ctx);
+	ts_schedule *sch = ts_schedule_new(ctx, dag);
+	const char *order[] = { "k.i", "i", "j", "k.o" };
+	ts_func *f;
+	struct census c;
+
+	assert_int_equal(ts_schedule_split(sch, "C", "k", 4, TS_TAIL_GUARD),
+		TS_OK);
+	assert_int_equal(ts_schedule_rfactor(sch, "C", "k.i"), TS_OK);
+	assert_int_equal(ts_schedule_reorder(sch, "C", 4, order), TS_OK);
+	/* The partial results are independent over k.i. */
+	assert_int_equal(ts_schedule_parallel(sch, "C", "k.i"), TS_OK);
+	f = lower_ok(ctx, dag, sch);
+	c = census(f, NULL, "C.rf");
+	assert_non_null(c.alloc);
+	assert_int_equal(c.alloc->scope, TS_SCOPE_GLOBAL);
+	assert_int_equal(c.alloc->buffer->ndim, 3);
+	assert_int_equal(c.alloc->buffer->shape[0], 4);
+	assert_int_equal(c.loops[TS_LOOP_PARALLEL], 1);
+	assert_non_null(strstr(ts_func_to_string(f),
+		"C[i, j] = C[i, j] + C.rf[k.i, i, j]"));
+}
+
+static void test_lower_fuse__div_mod(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = build(ctx);
+	ts_schedule *sch = ts_schedule_new(ctx, dag);
+	ts_func *f;
+	struct census c;
+
+	assert_int_equal(ts_schedule_fuse(sch, "C", "i", "j"), TS_OK);
+	assert_int_equal(ts_schedule_parallel(sch, "C", "i@j"), TS_OK);
+	assert_int_equal(ts_schedule_compute_at(sch, "P", "C", "i@j"), TS_OK);
+	f = lower_ok(ctx, dag, sch);
+	c = census(f, "i@j", "P.local");
+	assert_int_equal(c.nextents, 1);
+	assert_int_equal(c.extents[0], 120);
+	/* One row of P per point of the fused loop. */
+	assert_non_null(c.alloc);
+	assert_int_equal(c.alloc->buffer->shape[0], 1);
+	assert_int_equal(c.alloc->buffer->shape[1], 6);
+	assert_non_null(strstr(ts_func_to_string(f), "i@j // 12"));
+}
+
+static void test_lower_errors(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_ctx *ctx2 = ts_ctx_alloc();
+	ts_dag *dag = build(ctx), *other = build(ctx2);
+	ts_schedule *sch = ts_schedule_new(ctx, dag);
+
+	assert_null(ts_lower(ctx, other, sch));
+	assert_error_contains(ctx, "the schedule is for another DAG");
+	assert_int_equal(ts_schedule_compute_at(sch, "P", "C", "j"), TS_OK);
+	assert_int_equal(ts_schedule_split(sch, "C", "j", 4, TS_TAIL_GUARD),
+		TS_OK);
+	assert_null(ts_lower(ctx, dag, sch));
+	assert_error_contains(ctx, "compute_at loop 'j' of 'C' no longer "
+		"exists");
+	ts_ctx_free(ctx2);
+}
+
+static void test_index_simplify(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_expr *a = ts_var(ctx, ts_loop_var(ctx, "a", 4));
+	ts_expr *b = ts_var(ctx, ts_loop_var(ctx, "b", 8));
+	ts_expr *e8 = ts_const(ctx, TS_I64, 8);
+	ts_expr *e;
+
+	e = ts_sub(ctx, ts_add(ctx, ts_mul(ctx, a, e8), b), ts_mul(ctx, a, e8));
+	assert_string_equal(ts_expr_to_string(ts_index_simplify(ctx, e)), "b");
+	e = ts_add(ctx, ts_mul(ctx, b, ts_const(ctx, TS_I64, 1)),
+		ts_const(ctx, TS_I64, 0));
+	assert_string_equal(ts_expr_to_string(ts_index_simplify(ctx, e)), "b");
+	e = ts_add(ctx, ts_mul(ctx, ts_add(ctx, a, ts_const(ctx, TS_I64, 2)),
+		e8), ts_sub(ctx, b, ts_const(ctx, TS_I64, 16)));
+	assert_string_equal(ts_expr_to_string(ts_index_simplify(ctx, e)),
+		"a * 8 + b");
+	e = ts_floordiv(ctx, ts_const(ctx, TS_I64, 17), e8);
+	assert_string_equal(ts_expr_to_string(ts_index_simplify(ctx, e)), "2");
+}
+
+static void test_loop_print__constructs(void **state)
+{
+	ts_ctx *ctx = *state;
+	int64_t shape[2] = { 4, 16 };
+	ts_tensor *buf = ts_buffer_new(ctx, "T", TS_F32, 2, shape);
+	ts_axis *i = ts_loop_var(ctx, "i", 4);
+	ts_expr *idx[2] = { ts_var(ctx, i), ts_const(ctx, TS_I64, 0) };
+	ts_stmt *st = ts_stmt_store(buf, 2, idx, ts_float(ctx, 1.0));
+	ts_stmt *s = ts_stmt_alloc(buf, TS_SCOPE_LOCAL, ts_stmt_for(i,
+		TS_LOOP_UNROLLED, ts_stmt_if(ts_binary(ctx, TS_OP_LT, idx[0],
+		ts_const(ctx, TS_I64, 3)), st, ts_stmt_sync())));
+	ts_func f = { .name = "k", .body = s };
+	char *text = ts_func_to_string(&f);
+
+	assert_string_equal(text, "func k():\n"
+		"  alloc T: f32[4, 16] (local)\n"
+		"    unrolled for i in 0..4:\n"
+		"      if (i < 3):\n"
+		"        T[i, 0] = 1.0\n"
+		"      else:\n"
+		"        sync\n");
+	assert_null(ts_buffer_new(ctx, "bad", TS_F32, 2,
+		(int64_t[]){ 4, 0 }));
+	assert_error_contains(ctx, "buffer 'bad': dimension 1 has extent 0");
+	assert_string_equal(ts_scope_name(TS_SCOPE_SHARED), "shared");
+	assert_string_equal(ts_loop_kind_name(TS_LOOP_VECTORIZED),
+		"vectorized");
+	assert_string_equal(ts_bind_name(TS_BIND_BLOCK_X), "blockIdx.x");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TS_TEST(test_lower_naive__loops_and_buffers),
+		TS_TEST(test_lower_split_guard__extents_and_guards),
+		TS_TEST(test_lower_split_partition__main_and_tail),
+		TS_TEST(test_lower_compute_at__region_buffer),
+		TS_TEST(test_lower_compute_inline__substituted),
+		TS_TEST(test_lower_cache_write_read__local_tiles),
+		TS_TEST(test_lower_rfactor__partial_buffer),
+		TS_TEST(test_lower_fuse__div_mod),
+		TS_TEST(test_lower_errors),
+		TS_TEST(test_index_simplify),
+		TS_TEST(test_loop_print__constructs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
