@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gc.h>
+
 #include "tests/common.h"
 
 /* "x" with the variable "v" replaced by "by". */
@@ -41,12 +43,12 @@ static ts_expr *subst(ts_ctx *ctx, ts_expr *x, ts_axis *v, ts_expr *by)
 /* A function of "dag" (inputs, then outputs) with body "body". */
 static ts_func *func_of(ts_dag *dag, const char *name, ts_stmt *body)
 {
-	ts_func *f = calloc(1, sizeof(*f));
+	ts_func *f = GC_MALLOC(sizeof(*f));
 	int n = dag->ninputs + dag->noutputs;
 
 	f->name = name;
 	f->nargs = n;
-	f->args = calloc((size_t)n, sizeof(ts_tensor *));
+	f->args = GC_MALLOC((size_t)n * sizeof(ts_tensor *));
 	for (int i = 0; i < dag->ninputs; i++)
 		f->args[i] = dag->inputs[i];
 	for (int i = 0; i < dag->noutputs; i++)
@@ -61,7 +63,7 @@ static ts_func *func_of(ts_dag *dag, const char *name, ts_stmt *body)
 static ts_array **make_args(ts_ctx *ctx, const ts_func *f)
 {
 	ts_array **in = ts_dag_random_inputs(ctx, f->dag, 7);
-	ts_array **args = calloc((size_t)f->nargs, sizeof(ts_array *));
+	ts_array **args = GC_MALLOC((size_t)f->nargs * sizeof(ts_array *));
 
 	assert_non_null(in);
 	for (int i = 0; i < f->nargs; i++)
@@ -75,7 +77,7 @@ static void check_outputs(ts_ctx *ctx, const ts_func *f, ts_array **args,
 	const char *what)
 {
 	int no = f->nargs - f->ninputs;
-	ts_array **want = calloc((size_t)no, sizeof(ts_array *));
+	ts_array **want = GC_MALLOC((size_t)no * sizeof(ts_array *));
 	double err;
 
 	if (ts_eval(ctx, f->dag, args, want) < 0)
@@ -84,7 +86,6 @@ static void check_outputs(ts_ctx *ctx, const ts_func *f, ts_array **args,
 		if (!ts_array_close(args[f->ninputs + i], want[i], &err))
 			fail_msg("%s: output '%s' differs from ts_eval by %g",
 				what, f->args[f->ninputs + i]->name, err);
-	free(want);
 }
 
 /* Compile "f" with "opt", run it on "threads" threads, and check it
@@ -560,6 +561,7 @@ static void test_llvm_aot__shared_library_matches_eval(void **state)
 	check_outputs(ctx, f, args, "AOT matmul");
 	dlclose(so);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	free(dir);
 	assert_int_equal(system(cmd), 0);
 }
 
@@ -607,6 +609,7 @@ static void test_llvm_aot__cross_objects_for_other_cpus(void **state)
 		unlink(path);
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	free(dir);
 	assert_int_equal(system(cmd), 0);
 }
 

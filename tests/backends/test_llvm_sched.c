@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 
+#include <gc.h>
+
 #include "tests/common.h"
 
 static const char *matmul_src =
@@ -71,11 +73,11 @@ static void check_schedule(ts_ctx *ctx, ts_dag *dag, ts_schedule *sch,
 	if (!m)
 		fail_msg("%s: compile: %s", what, ts_ctx_error(ctx));
 	in = ts_dag_random_inputs(ctx, dag, 3);
-	want = calloc((size_t)dag->noutputs, sizeof(*want));
+	want = GC_MALLOC((size_t)dag->noutputs * sizeof(*want));
 	ok(ctx, ts_eval(ctx, dag, in, want), "eval");
 	n = dag->ninputs + dag->noutputs;
 	for (int t = 0; t < 2; t++) {
-		ts_array **args = calloc((size_t)n, sizeof(*args));
+		ts_array **args = GC_MALLOC((size_t)n * sizeof(*args));
 		for (int i = 0; i < n; i++)
 			args[i] = i < dag->ninputs ? in[i] : ts_array_for_tensor(
 				ctx, dag->outputs[i - dag->ninputs]);
@@ -85,11 +87,9 @@ static void check_schedule(ts_ctx *ctx, ts_dag *dag, ts_schedule *sch,
 			fail_msg("%s, %d thread(s): differs from ts_eval by %g",
 				what, t + 1, err);
 		got[t] = args[dag->ninputs];
-		free(args);
 	}
 	assert_memory_equal(got[0]->data, got[1]->data,
 		(size_t)got[0]->size * ts_dtype_size(got[0]->dtype));
-	free(want);
 	ts_module_free(m);
 }
 
