@@ -18,6 +18,7 @@ struct build_opts {
 	const char *cpu;
 	const char *features;
 	bool fast_math;
+	bool emit_text;		/* also <name>.ll and <name>.s */
 };
 
 /* One option: its name, whether it takes a value, and where it goes. */
@@ -70,6 +71,13 @@ static bool set_fast_math(struct build_opts *o, const char *v)
 	return true;
 }
 
+/* Ask "o" for the LLVM IR and assembly as text too ("v" unused). */
+static bool set_emit_text(struct build_opts *o, const char *v)
+{
+	o->emit_text = true;
+	return true;
+}
+
 /* The options of tessel build; add a row to add one. */
 static const struct build_option build_options[] = {
 	{ "-o", true, set_out, "the output folder (created if missing)" },
@@ -83,6 +91,8 @@ static const struct build_option build_options[] = {
 	  "LLVM target features, e.g. +avx2,-avx512f" },
 	{ "--fast-math", false, set_fast_math,
 	  "allow reassociation and approximate functions" },
+	{ "--emit-text", false, set_emit_text,
+	  "also write DIR/<name>.ll (LLVM IR) and DIR/<name>.s (assembly)" },
 };
 
 enum { N_BUILD_OPTIONS = sizeof(build_options) / sizeof(build_options[0]) };
@@ -168,6 +178,31 @@ static int parse_args(int argc, char **argv, struct build_opts *o)
 	return -1;
 }
 
+/* Write the LLVM IR ("assembly": the assembly) of "f" under "opt" to
+ * "dir"/"sym".ll (.s) and print its path. */
+static ts_status write_text(ts_ctx *ctx, const ts_func *f,
+	const ts_compile_options *opt, const char *dir, const char *sym,
+	bool assembly)
+{
+	char path[4096], *text = NULL;
+	FILE *fp;
+	bool ok;
+
+	if ((assembly ? ts_module_emit_asm(ctx, f, opt, &text)
+	     : ts_module_emit_llvm_ir(ctx, f, opt, &text)) < 0)
+		return TS_ERROR;
+	snprintf(path, sizeof(path), "%s/%s.%s", dir, sym, assembly ? "s"
+		: "ll");
+	fp = fopen(path, "w");
+	ok = fp && fputs(text, fp) >= 0;
+	if (fp)
+		ok = fclose(fp) == 0 && ok;
+	if (!ok)
+		return ts_ctx_set_error(ctx, "cannot write '%s'", path);
+	printf("%s\n", path);
+	return TS_OK;
+}
+
 /* Lower and compile the program of "o" in "ctx"; return the exit code. */
 static int build_program(ts_ctx *ctx, const struct build_opts *o)
 {
@@ -191,6 +226,11 @@ static int build_program(ts_ctx *ctx, const struct build_opts *o)
 	}
 	ts_tool_warnings(ctx);
 	sym = ts_func_symbol(f);
+	if (o->emit_text && (write_text(ctx, f, &opt, o->out, sym, false) < 0 ||
+	    write_text(ctx, f, &opt, o->out, sym, true) < 0)) {
+		ts_tool_report(ctx);
+		return TS_EXIT_FAIL;
+	}
 	printf("%s/%s.h\n%s/%s.o\n", o->out, sym, o->out, sym);
 	snprintf(so, sizeof(so), "%s/lib%s.so", o->out, sym);
 	if (access(so, F_OK) == 0)

@@ -145,6 +145,12 @@ static void test_cli_build__host_and_cross(void **state)
 	assert_true(exists_in(dir, "axpy.h"));
 	assert_true(exists_in(dir, "libaxpy.so"));
 	assert_has(out, "libaxpy.so");
+	snprintf(args, sizeof(args), "build '%s' -o '%s' --emit-text --cpu "
+		"haswell", c->tsl, dir);
+	assert_int_equal(run_tool(c, args, out, err, sizeof(out)), 0);
+	assert_true(exists_in(dir, "axpy.ll"));
+	assert_true(exists_in(dir, "axpy.s"));
+	assert_has(out, "axpy.s");
 	snprintf(dir, sizeof(dir), "%s/arm", c->dir);
 	snprintf(args, sizeof(args), "build '%s' -o '%s' --target-triple "
 		"aarch64-linux-gnu --cpu neoverse-n1", c->tsl, dir);
