@@ -66,7 +66,7 @@ static const ts_sched_loop *loop_of(const ts_schedule *sch, const char *name,
  * again, by random factors (dividing or not). */
 static void random_splits(struct rng *r, ts_schedule *sch, const char *name)
 {
-	char names[MAX_LOOPS][NAME_MAX_LEN], in[NAME_MAX_LEN];
+	char names[MAX_LOOPS][NAME_MAX_LEN], in[NAME_MAX_LEN + 2];
 	int n = live_loops(sch, name, names);
 	const ts_sched_loop *l;
 
@@ -76,7 +76,7 @@ static void random_splits(struct rng *r, ts_schedule *sch, const char *name)
 			continue;
 		ts_schedule_split(sch, name, names[p], 1 + below(r, l->extent),
 			chance(r, 25) ? TS_TAIL_PARTITION : TS_TAIL_GUARD);
-		snprintf(in, sizeof(in), "%s.i", names[p]);
+		snprintf(in, sizeof(in), "%.*s.i", NAME_MAX_LEN - 1, names[p]);
 		l = loop_of(sch, name, in);
 		if (l && l->extent > 1 && chance(r, 30))
 			ts_schedule_split(sch, name, in, 1 + below(r, l->extent),

@@ -100,6 +100,9 @@ static void check_entry(const struct ts_catalogue_entry *e,
 		assert_non_null(back);
 		assert_string_equal(ts_schedule_to_string(back),
 			ts_schedule_to_string(sch));
+		/* ... and replaying it, the same program. */
+		assert_string_equal(ts_func_to_string(ts_lower(ctx, dag, back)),
+			ts_func_to_string(ts_lower(ctx, dag, sch)));
 		check_schedule(ctx, e->name, dag, sch, in, want, k < 4);
 	}
 	ts_ctx_free(ctx);
