@@ -10,6 +10,8 @@
 
 #include <gc.h>
 
+#include <tessel/search.h>
+
 #include "tools/commands.h"
 
 /* The command line of one run. */
@@ -224,6 +226,9 @@ ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule)
 
 	if (!schedule || !strcmp(schedule, "naive")) {
 		sch = ts_schedule_naive(ctx, dag);
+	} else if (!strcmp(schedule, "static")) {
+		ts_target *tg = ts_target_host(ctx);
+		sch = tg ? ts_static_schedule(ctx, dag, tg) : NULL;
 	} else {
 		text = read_text(ctx, schedule);
 		sch = text ? ts_schedule_from_json(ctx, dag, text) : NULL;
