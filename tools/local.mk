@@ -9,3 +9,4 @@ tools_tessel_SOURCES += tools/cmd_analyze.c
 tools_tessel_LDADD += $(JANSSON_LIBS)
 tools_tessel_SOURCES += tools/cmd_run.c
 tools_tessel_SOURCES += tools/cmd_build.c
+tools_tessel_SOURCES += tools/cmd_schedule.c

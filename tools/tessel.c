@@ -10,6 +10,7 @@
 static const struct ts_command commands[] = {
 	{ "eval", "run a .tsl file in the reference interpreter", ts_cmd_eval },
 	{ "analyze", "print the class, accesses, reuse and counts of each stage", ts_cmd_analyze },
+	{ "schedule", "choose a schedule statically from the hardware description", ts_cmd_schedule },
 	{ "hw", "print the hardware description used for static scheduling", ts_cmd_hw },
 	{ "run", "compile a .tsl file for this CPU, check and time it", ts_cmd_run },
 	{ "build", "compile a .tsl file ahead of time (object, .so, header)", ts_cmd_build },
