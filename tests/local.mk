@@ -10,3 +10,4 @@ include $(srcdir)/tests/backends/lower.mk
 include $(srcdir)/tests/backends/llvm.mk
 include $(srcdir)/tests/e2e/local.mk
 include $(srcdir)/tests/backends/cuda.mk
+include $(srcdir)/tests/search/static.mk

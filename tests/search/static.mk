@@ -1,0 +1,5 @@
+# tests/search: static filling.
+check_PROGRAMS += tests/search/test_static
+TESTS += tests/search/test_static
+tests_search_test_static_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_search_test_static_LDADD = examples/libcatalogue.la $(TEST_LIBS)

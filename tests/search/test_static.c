@@ -1,0 +1,189 @@
+/* Static filling: for every catalogue operator and every shipped CPU
+ * description, the chosen schedule is valid, lowers, and (on the
+ * descriptions this machine can run) matches the reference interpreter;
+ * the others are cross-compiled to objects.  The model's ranking is
+ * checked on cases where the better configuration is known. */
+#include <config.h>
+
+#include "tests/common.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include <tessel/tessel.h>
+
+#include "examples/catalogue.h"
+
+/* Whether code for "tg" can run on this machine: same architecture and
+ * no instruction set extension the host lacks. */
+static bool runs_here(ts_ctx *ctx, const ts_target *tg)
+{
+	ts_target *host = ts_target_host(ctx);
+
+	return host && !strcmp(host->cpu.arch, tg->cpu.arch) &&
+		tg->cpu.simd_bytes <= host->cpu.simd_bytes;
+}
+
+/* Compile "f" for "tg" and compare with the interpreter. */
+static void run_and_check(ts_ctx *ctx, const char *what, const ts_dag *dag,
+	const ts_func *f, const ts_target *tg)
+{
+	ts_compile_options o = ts_compile_options_default();
+	ts_array **in = ts_dag_random_inputs(ctx, dag, 11);
+	ts_array *want[16], *args[32];
+	ts_module *m;
+	int n = 0;
+
+	o.cpu = tg->cpu.llvm_cpu;
+	o.features = tg->cpu.llvm_features;
+	m = ts_module_compile(ctx, f, &o);
+	if (!m)
+		fail_msg("%s: %s", what, ts_ctx_error(ctx));
+	assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+	for (int i = 0; i < dag->ninputs; i++)
+		args[n++] = in[i];
+	for (int i = 0; i < dag->noutputs; i++)
+		args[n++] = ts_array_for_tensor(ctx, dag->outputs[i]);
+	assert_int_equal(ts_module_run(m, args), TS_OK);
+	for (int i = 0; i < dag->noutputs; i++) {
+		double err;
+		if (!ts_array_close(args[dag->ninputs + i], want[i], &err))
+			fail_msg("%s: output %s differs by %g", what,
+				dag->outputs[i]->name, err);
+	}
+	ts_module_free(m);
+}
+
+/* Cross-compile "f" for "tg" into a temporary folder: the object must
+ * exist. */
+static void cross_compile(ts_ctx *ctx, const char *what, const ts_func *f,
+	const ts_target *tg)
+{
+	ts_compile_options o = ts_compile_options_default();
+	char dir[] = "/tmp/tessel-static-XXXXXX", path[512];
+	FILE *obj;
+
+	assert_non_null(mkdtemp(dir));
+	o.triple = tg->cpu.triple;
+	o.cpu = tg->cpu.llvm_cpu;
+	o.features = tg->cpu.llvm_features;
+	if (ts_build_aot(ctx, f, dir, &o) < 0)
+		fail_msg("%s: %s", what, ts_ctx_error(ctx));
+	snprintf(path, sizeof(path), "%s/%s.o", dir, ts_func_symbol(f));
+	obj = fopen(path, "rb");
+	if (!obj)
+		fail_msg("%s: no object %s", what, path);
+	fclose(obj);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	assert_int_equal(system(path), 0);
+}
+
+static void test_static_every_operator__valid_for_every_target(void **state)
+{
+	static const char *const targets[] = {
+		"zen3", "skylake-sp", "neoverse-n1", "apple-m1",
+	};
+	ts_ctx *ctx = *state;
+
+	for (size_t t = 0; t < sizeof(targets) / sizeof(targets[0]); t++) {
+		ts_target *tg = ts_target_lookup(ctx, targets[t]);
+		bool here;
+		assert_non_null(tg);
+		here = runs_here(ctx, tg);
+		for (int e = 0; e < ts_catalogue_count; e++) {
+			const char *name = ts_catalogue[e].name;
+			char what[128];
+			ts_dag *dag = ts_catalogue[e].build(ctx, TS_SIZE_TINY);
+			ts_schedule *sch = ts_static_schedule(ctx, dag, tg);
+			ts_func *f;
+			snprintf(what, sizeof(what), "%s on %s", name, targets[t]);
+			if (!sch)
+				fail_msg("%s: %s", what, ts_ctx_error(ctx));
+			f = ts_lower(ctx, dag, sch);
+			if (!f)
+				fail_msg("%s: %s", what, ts_ctx_error(ctx));
+			if (here)
+				run_and_check(ctx, what, dag, f, tg);
+			else if (e % 8 == 0)
+				cross_compile(ctx, what, f, tg);
+		}
+	}
+}
+
+static void test_static_topk__is_ranked_and_reproducible(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_target *tg = ts_target_lookup(ctx, "zen3");
+	ts_dag *dag = ts_catalogue_find("matmul")->build(ctx, TS_SIZE_REAL);
+	ts_static_result *a, *b;
+
+	ts_ctx_set_seed(ctx, 5);
+	a = ts_static_fill(ctx, dag, tg, 10);
+	ts_ctx_set_seed(ctx, 5);
+	b = ts_static_fill(ctx, dag, tg, 10);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(a->k, 10);
+	for (int i = 0; i < a->k; i++) {
+		assert_true(ts_config_equal(a->topk[i], b->topk[i]));
+		if (i)
+			assert_true(a->topk_cost[i - 1] <= a->topk_cost[i]);
+		for (int j = 0; j < i; j++)
+			assert_false(ts_config_equal(a->topk[i], a->topk[j]));
+	}
+}
+
+static void test_static_model__prefers_what_the_target_needs(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_target *tg = ts_target_lookup(ctx, "zen3");
+	ts_dag *dag = ts_catalogue_find("matmul")->build(ctx, TS_SIZE_REAL);
+	ts_static_result *r = ts_static_fill(ctx, dag, tg, 1);
+	const ts_template *tp;
+	ts_config *c, *flat;
+	int k;
+
+	assert_non_null(r);
+	tp = r->tp;
+	/* The static choice vectorizes the contiguous axis (j) with a
+	 * register tile that is a multiple of the vector width. */
+	k = ts_space_find(tp->space, "C.vec");
+	assert_true(k >= 0);
+	assert_string_equal(tp->space->knobs[k]->choices[
+		ts_config_get(r->best, k, 0)], "j");
+	k = ts_space_find(tp->space, "C.j");
+	assert_int_equal(ts_config_get(r->best, k, 3) % 8, 0);
+	/* Without vectorization the estimate is worse. */
+	c = ts_config_copy(r->best);
+	ts_config_set(c, ts_space_find(tp->space, "C.vec"), 0,
+		tp->space->knobs[ts_space_find(tp->space, "C.vec")]->nchoices - 1);
+	assert_true(ts_model_estimate(tp, c, NULL) >
+		ts_model_estimate(tp, r->best, NULL));
+	/* Nor is an untiled nest (every factor in the outer level) good. */
+	flat = ts_template_default(tp);
+	assert_true(ts_model_estimate(tp, flat, NULL) >
+		2 * ts_model_estimate(tp, r->best, NULL));
+}
+
+static void test_static_fill__rejects_gpu_targets(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_target *tg = ts_target_lookup(ctx, "h100");
+	ts_dag *dag = ts_catalogue_find("matmul")->build(ctx, TS_SIZE_TINY);
+
+	assert_non_null(tg);
+	assert_null(ts_static_fill(ctx, dag, tg, 1));
+	assert_error_contains(ctx, "target 'h100' is a gpu");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TS_TEST(test_static_every_operator__valid_for_every_target),
+		TS_TEST(test_static_topk__is_ranked_and_reproducible),
+		TS_TEST(test_static_model__prefers_what_the_target_needs),
+		TS_TEST(test_static_fill__rejects_gpu_targets),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
