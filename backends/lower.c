@@ -57,7 +57,6 @@ struct nest {
 	const ts_stage *st;
 	int si;
 	enum mode mode;
-	int start;		/* INIT, WRITEBACK: first position */
 	ts_expr *origin[MAX_AXES];	/* per axis; NULL: 0 */
 	int64_t dext[MAX_AXES];		/* per axis: extent of the domain */
 	int region[TS_MAX_DIMS];	/* spatial axis may leave the tensor:
@@ -598,7 +597,6 @@ static ts_stmt *emit_sub(struct nest *n, int p, enum mode mode)
 	struct nest *c = nest_clone(n);
 
 	c->mode = mode;
-	c->start = p;
 	c->first_reduce = -1;
 	return emit(c, p);
 }
@@ -714,9 +712,9 @@ static ts_stmt *copy_nest(struct lower *L, const ts_tensor *t, ts_tensor *buf,
 
 	for (int j = 0; j < t->ndim; j++) {
 		int d = rd->nperm ? rd->perm[j] : j;
-		vars[j] = ts_loop_var(ctx, ts_asprintf("%s.c%d", t->name, d),
-			ext[d]);
-		r[d] = ts_var(ctx, vars[j]);
+		vars[j] = ext[d] == 1 ? NULL : ts_loop_var(ctx,
+			ts_asprintf("%s.c%d", t->name, d), ext[d]);
+		r[d] = vars[j] ? ts_var(ctx, vars[j]) : ts_lower_int(ctx, 0);
 		bidx[j] = r[d];
 	}
 	for (int d = 0; d < t->ndim; d++) {
@@ -733,7 +731,8 @@ static ts_stmt *copy_nest(struct lower *L, const ts_tensor *t, ts_tensor *buf,
 	if (cond)
 		s = ts_stmt_if(cond, s, NULL);
 	for (int j = t->ndim - 1; j >= 0; j--)
-		s = ts_stmt_for(vars[j], TS_LOOP_SERIAL, s);
+		if (vars[j])
+			s = ts_stmt_for(vars[j], TS_LOOP_SERIAL, s);
 	return s;
 }
 
@@ -925,6 +924,13 @@ static ts_stmt *emit_loop(struct nest *n, int p)
 			n->val[l] = NULL;
 			return body;
 		}
+	if (n->ext[l] == 1 && lp->kind != TS_LOOP_BOUND) {
+		/* A loop of one iteration is its value 0. */
+		n->val[l] = ts_lower_int(ctx, 0);
+		body = emit_inner(n, p);
+		n->val[l] = NULL;
+		return body;
+	}
 	v = ts_loop_var(ctx, lp->name, n->ext[l]);
 	n->val[l] = ts_var(ctx, v);
 	body = emit_inner(n, p);
