@@ -1,1 +1,24 @@
-# bench/: files are listed here as they are added.
+# bench/: benchmark programs, Tessel side by side with libraries in one
+# run.  Built with the project (never run by make check); bench/run.sh
+# runs them and writes bench/results.md.
+BENCH_COMMON = bench/bench.c bench/bench.h
+BENCH_LIBS = libtessel.la $(GC_LIBS) -lm
+
+# Every example operator: naive against static schedule.
+noinst_PROGRAMS += bench/bench_ops
+bench_bench_ops_SOURCES = bench/bench_ops.c $(BENCH_COMMON)
+bench_bench_ops_LDADD = examples/libcatalogue.la $(BENCH_LIBS)
+
+if HAVE_OPENBLAS
+noinst_PROGRAMS += bench/bench_matmul
+bench_bench_matmul_SOURCES = bench/bench_matmul.c $(BENCH_COMMON)
+bench_bench_matmul_LDADD = $(BENCH_LIBS) $(BLAS_LIBS)
+endif
+
+if HAVE_DNNL
+noinst_PROGRAMS += bench/bench_conv
+bench_bench_conv_SOURCES = bench/bench_conv.c $(BENCH_COMMON)
+bench_bench_conv_LDADD = $(BENCH_LIBS) $(DNNL_LIBS)
+endif
+
+EXTRA_DIST += bench/run.sh bench/results.md

@@ -1,0 +1,189 @@
+/* Helpers shared by the benchmark programs: pipelines, arguments and
+ * interleaved timing. */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <gc.h>
+
+#include "bench/bench.h"
+
+/* Return the seconds of the monotonic clock. */
+double bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Order the doubles "a" and "b" for qsort. */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Return the median of the "n" values "v", sorting them. */
+double bench_median(double *v, int n)
+{
+	if (n <= 0)
+		return NAN;
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Print the error of "ctx" after "what" and exit with status 1. */
+void bench_die(ts_ctx *ctx, const char *what)
+{
+	const char *msg = ctx ? ts_ctx_error(ctx) : NULL;
+
+	fprintf(stderr, "bench: %s: %s\n", what, msg ? msg : "failed");
+	exit(1);
+}
+
+/* Return a copy of the host target of "ctx" with "threads" cores. */
+ts_target *bench_host_target(ts_ctx *ctx, int threads)
+{
+	ts_target *host = ts_target_host(ctx), *t;
+
+	if (!host || !(t = GC_MALLOC(sizeof(*t))))
+		return NULL;
+	*t = *host;
+	t->cpu.cores = threads;
+	t->cpu.peak_gflops_f32 = t->cpu.peak_gflops_f32_core * threads;
+	ts_target_finish(t);
+	return t;
+}
+
+/* Compile "f" in "ctx" at -O3 with "threads" threads. */
+ts_module *bench_compile_func(ts_ctx *ctx, const ts_func *f, int threads)
+{
+	ts_compile_options opt = ts_compile_options_default();
+
+	opt.threads = threads;
+	return f ? ts_module_compile(ctx, f, &opt) : NULL;
+}
+
+/* Schedule "dag" statically for "threads" host cores in "ctx", lower and
+ * compile it; store the static result in "res" when not NULL. */
+ts_module *bench_compile_static(ts_ctx *ctx, const ts_dag *dag, int threads,
+	ts_static_result **res)
+{
+	ts_target *tg = bench_host_target(ctx, threads);
+	ts_static_result *r = tg ? ts_static_fill(ctx, dag, tg, 1) : NULL;
+	ts_schedule *sch = r ? ts_template_apply(r->tp, r->best) : NULL;
+
+	if (res)
+		*res = r;
+	if (!sch)
+		return NULL;
+	return bench_compile_func(ctx, ts_lower(ctx, dag, sch), threads);
+}
+
+/* Lower "dag" naively in "ctx" and compile it with one thread. */
+ts_module *bench_compile_naive(ts_ctx *ctx, const ts_dag *dag)
+{
+	ts_schedule *sch = ts_schedule_naive(ctx, dag);
+
+	return sch ? bench_compile_func(ctx, ts_lower(ctx, dag, sch), 1)
+		: NULL;
+}
+
+/* Return the arguments of "dag" in "ctx": inputs from "seed", then
+ * outputs. */
+ts_array **bench_args(ts_ctx *ctx, const ts_dag *dag, uint64_t seed)
+{
+	ts_array **in = ts_dag_random_inputs(ctx, dag, seed);
+
+	return in ? bench_args_fresh_outputs(ctx, dag, in) : NULL;
+}
+
+/* Return the inputs of "args" followed by fresh outputs of "dag". */
+ts_array **bench_args_fresh_outputs(ts_ctx *ctx, const ts_dag *dag,
+	ts_array *const *args)
+{
+	int n = dag->ninputs + dag->noutputs;
+	ts_array **out = GC_MALLOC(sizeof(*out) * (size_t)(n + 1));
+
+	if (!out)
+		return NULL;
+	for (int i = 0; i < n; i++) {
+		out[i] = i < dag->ninputs ? args[i] : ts_array_for_tensor(ctx,
+			dag->outputs[i - dag->ninputs]);
+		if (!out[i])
+			return NULL;
+	}
+	return out;
+}
+
+/* Time one repetition of "r" and append it to its samples. */
+static void time_once(struct bench_runner *r)
+{
+	double t0 = bench_now();
+
+	r->run(r->arg);
+	r->samples[r->nsamples++] = bench_now() - t0;
+}
+
+/* Run the "n" runners "r" interleaved: one warm-up each, then rounds of
+ * one repetition each until "min_total" seconds and "min_reps" rounds, or
+ * "max_reps" rounds; fill the samples and medians. */
+void bench_interleave(struct bench_runner *r, int n, int min_reps,
+	int max_reps, double min_total)
+{
+	double start;
+	int round;
+
+	for (int i = 0; i < n; i++) {
+		r[i].samples = GC_MALLOC_ATOMIC(sizeof(double) *
+			(size_t)max_reps);
+		r[i].nsamples = 0;
+		r[i].run(r[i].arg);
+	}
+	start = bench_now();
+	for (round = 0; round < max_reps; round++) {
+		if (round >= min_reps && bench_now() - start >= min_total)
+			break;
+		for (int i = 0; i < n; i++)
+			time_once(&r[(i + round) % n]);
+	}
+	for (int i = 0; i < n; i++) {
+		double *copy = GC_MALLOC_ATOMIC(sizeof(double) *
+			(size_t)(r[i].nsamples + 1));
+		for (int k = 0; k < r[i].nsamples; k++)
+			copy[k] = r[i].samples[k];
+		r[i].median = bench_median(copy, r[i].nsamples);
+	}
+}
+
+/* Return the floating-point operations of "dag" from the analysis in
+ * "ctx" (stages that cannot be analysed count 0). */
+double bench_dag_flops(ts_ctx *ctx, const ts_dag *dag)
+{
+	double flops = 0;
+
+	for (int i = 0; i < dag->nstages; i++) {
+		ts_stage_info *si = ts_analyze_stage(ctx, dag->stages[i]);
+		if (!si) {
+			ts_ctx_clear_error(ctx);
+			continue;
+		}
+		flops += (double)si->counts.flops;
+	}
+	return flops;
+}
+
+/* Return the geometric mean of the "n" positive values "v". */
+double bench_geomean(const double *v, int n)
+{
+	double s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += log(v[i]);
+	return n > 0 ? exp(s / n) : NAN;
+}

@@ -1,0 +1,64 @@
+/* Helpers shared by the benchmark programs of bench/: the static and
+ * naive pipelines, arguments, and interleaved timing of several
+ * contenders in one run.  Not installed; the programs print, exit and
+ * use the process' clock, which the library itself never does. */
+#ifndef TESSEL_BENCH_H
+#define TESSEL_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <tessel/tessel.h>
+
+/* One contender of an interleaved measurement: "run"("arg") does one
+ * repetition; the timer fills "samples" (seconds) and "median". */
+struct bench_runner {
+	const char *name;
+	void (*run)(void *arg);
+	void *arg;
+	int nsamples;
+	double *samples;
+	double median;
+};
+
+/* Seconds on a monotonic clock. */
+double bench_now(void);
+/* The median of the "n" values "v" (reordered). */
+double bench_median(double *v, int n);
+/* Print the context's error with "what" to stderr and exit with 1. */
+void bench_die(ts_ctx *ctx, const char *what) __attribute__((noreturn));
+
+/* The host target with "threads" cores, for static scheduling with
+ * "threads" workers. */
+ts_target *bench_host_target(ts_ctx *ctx, int threads);
+/* Statically schedule "dag" for the host with "threads" cores, lower it
+ * and compile it with "threads" threads; "res" (may be NULL) receives the
+ * static result.  NULL with an error in "ctx". */
+ts_module *bench_compile_static(ts_ctx *ctx, const ts_dag *dag, int threads,
+	ts_static_result **res);
+/* Lower "dag" under the naive schedule and compile it with one thread. */
+ts_module *bench_compile_naive(ts_ctx *ctx, const ts_dag *dag);
+/* Compile the lowered "f" with "threads" threads at -O3. */
+ts_module *bench_compile_func(ts_ctx *ctx, const ts_func *f, int threads);
+
+/* The arguments of "dag": random inputs from "seed", then fresh
+ * outputs. */
+ts_array **bench_args(ts_ctx *ctx, const ts_dag *dag, uint64_t seed);
+/* The arguments "args" with the outputs replaced by fresh arrays (the
+ * inputs are shared). */
+ts_array **bench_args_fresh_outputs(ts_ctx *ctx, const ts_dag *dag,
+	ts_array *const *args);
+
+/* Run the "n" runners of "r" interleaved (r0 r1 ... r0 r1 ...), after one
+ * warm-up each, until "min_total" seconds have passed and every runner
+ * has at least "min_reps" samples, or "max_reps" rounds were done; fill
+ * each runner's samples and median. */
+void bench_interleave(struct bench_runner *r, int n, int min_reps,
+	int max_reps, double min_total);
+
+/* The floating-point operations of "dag" counted by the analysis. */
+double bench_dag_flops(ts_ctx *ctx, const ts_dag *dag);
+/* The geometric mean of the "n" positive values "v". */
+double bench_geomean(const double *v, int n);
+
+#endif
