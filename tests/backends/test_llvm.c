@@ -578,6 +578,35 @@ static void check_elf(const char *path, int machine)
 	assert_int_equal(h[18] | h[19] << 8, machine);
 }
 
+static void test_llvm_aot_errors__directory_and_linker(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul_dag(ctx, 10, 4, 4, 4);
+	ts_func *f = matmul_naive(ctx, dag);
+	char *dir = temp_dir(), cmd[600];
+	const char *cc = getenv("CC");
+	char *saved = cc ? strdup(cc) : NULL;
+	ts_status st;
+
+	assert_int_equal(ts_build_aot(ctx, f, "/proc/no/such/dir", NULL),
+		TS_ERROR);
+	assert_error_contains(ctx, "cannot create the directory "
+		"'/proc/no/such/dir'");
+	setenv("CC", "false", 1);
+	st = ts_build_aot(ctx, f, dir, NULL);
+	if (saved)
+		setenv("CC", saved, 1);
+	else
+		unsetenv("CC");
+	free(saved);
+	assert_int_equal(st, TS_ERROR);
+	assert_error_contains(ctx, "libmatmul_naive.so' with 'false' failed "
+		"(exit 1)");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	free(dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_llvm_aot__cross_objects_for_other_cpus(void **state)
 {
 	static const struct { const char *triple, *cpu; int machine; } t[] = {
@@ -799,6 +828,7 @@ int main(void)
 		TS_TEST(test_llvm_errors__unallocated_buffer_and_free_var),
 		TS_TEST(test_llvm_aot__shared_library_matches_eval),
 		TS_TEST(test_llvm_aot__cross_objects_for_other_cpus),
+		TS_TEST(test_llvm_aot_errors__directory_and_linker),
 		TS_TEST(test_llvm_time__median_of_samples),
 		TS_TEST(test_llvm_vector_gather_scatter__match_eval),
 		TS_TEST(test_llvm_vector_if_else__masks_both_branches),
