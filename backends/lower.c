@@ -740,6 +740,7 @@ static ts_stmt *copy_nest(struct lower *L, const ts_tensor *t, ts_tensor *buf,
  * it, and (for a cache tile) the statements that empty it. */
 struct scope_item {
 	ts_tensor *buf;
+	ts_scope scope;		/* LOCAL, or SHARED for a GPU block's copy */
 	ts_stmt *fill;
 	ts_stmt *drain;
 };
@@ -765,6 +766,7 @@ static void open_cache_write(struct nest *n, int p, ts_vec *items)
 	v->buf = ts_buffer_new(L->ctx, ts_asprintf("%s.local", st->name),
 		st->out->dtype, st->ndim, shape);
 	it->buf = v->buf;
+	it->scope = TS_SCOPE_LOCAL;
 	view_push(L, v);
 	it->drain = emit_sub(n, p + 1, MODE_WRITEBACK);
 	ts_vec_push(items, it);
@@ -798,20 +800,48 @@ static void open_attached(struct nest *n, int p, ts_vec *items)
 		view_push(L, v);
 		it = ts_new(struct scope_item);
 		it->buf = v->buf;
+		it->scope = TS_SCOPE_LOCAL;
 		it->fill = emit_attached(L, i, lo, ext);
 		ts_vec_push(items, it);
 	}
 }
 
-/* Open the cache_reads of "n" at loop "p". */
+/* The tile of "n" at position "p" as the threads of one GPU block see
+ * it: loops bound to threads or virtual threads at or outside "p" range
+ * over their whole extent.  Returns whether such a loop was found (the
+ * buffer is then shared by the block's threads). */
+static bool block_tile(struct nest *n, int p, ts_expr **o, int64_t *s)
+{
+	ts_expr **saved = ts_new_array(ts_expr *, n->ss->nloops + 1);
+	bool relaxed = false;
+
+	for (int q = 0; q <= p; q++) {
+		int l = n->ss->order[q];
+		ts_bind b = n->ss->loops[l].bind;
+		if (n->ss->loops[l].kind != TS_LOOP_BOUND ||
+		    b < TS_BIND_THREAD_X || b > TS_BIND_VTHREAD)
+			continue;
+		saved[l] = n->val[l];
+		n->val[l] = NULL;
+		relaxed = true;
+	}
+	tile(n, o, s);
+	for (int l = 0; l < n->ss->nloops; l++)
+		if (saved[l])
+			n->val[l] = saved[l];
+	return relaxed;
+}
+
+/* Open the cache_reads of "n" at loop "p"; under a thread-bound loop the
+ * copy covers the whole block's tile and lives in shared memory. */
 static void open_reads(struct nest *n, int p, ts_vec *items)
 {
 	struct lower *L = n->L;
 	const char *name = n->ss->loops[n->ss->order[p]].name;
 	ts_expr *o[MAX_AXES], *lo[TS_MAX_DIMS];
 	int64_t s[MAX_AXES], ext[TS_MAX_DIMS], shape[TS_MAX_DIMS];
+	bool shared = block_tile(n, p, o, s);
 
-	tile(n, o, s);
 	for (int i = 0; i < n->ss->nreads; i++) {
 		const ts_sched_read *rd = &n->ss->reads[i];
 		const ts_tensor *t = rd->tensor;
@@ -835,6 +865,7 @@ static void open_reads(struct nest *n, int p, ts_vec *items)
 			t->name, n->st->name), t->dtype, t->ndim, shape);
 		it = ts_new(struct scope_item);
 		it->buf = v->buf;
+		it->scope = shared ? TS_SCOPE_SHARED : TS_SCOPE_LOCAL;
 		it->fill = copy_nest(L, t, v->buf, lo, ext, rd, n->st);
 		view_push(L, v);
 		ts_vec_push(items, it);
@@ -898,7 +929,7 @@ static ts_stmt *emit_inner(struct nest *n, int p)
 		ts_stmt_block_append(b, it->fill);
 		ts_stmt_block_append(b, s);
 		ts_stmt_block_append(b, it->drain);
-		s = ts_stmt_alloc(it->buf, TS_SCOPE_LOCAL, b);
+		s = ts_stmt_alloc(it->buf, it->scope, b);
 	}
 	L->views.n = mark;
 	cond = guards_at(n, p);
