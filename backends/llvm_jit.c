@@ -115,6 +115,7 @@ static ts_status add_module(ts_module *mod, LLVMOrcThreadSafeContextRef tsc,
 	const char *sym = ts_func_symbol(mod->f);
 
 	tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);	/* takes "m" */
+	/* On success the JIT owns "tsm". */
 	err = LLVMOrcLLJITAddLLVMIRModule(mod->jit, jd, tsm);
 	if (err) {
 		/* On failure the module stays ours. */
@@ -177,6 +178,7 @@ ts_module *ts_module_compile(ts_ctx *ctx, const ts_func *f,
 		LLVMDisposeModule(m);
 	if (mod->jit && add_module(mod, tsc, m) < 0)
 		module_release(mod);
+	m = NULL;		/* owned by the JIT now, or disposed */
 	/* The thread-safe module keeps the context alive as long as needed. */
 	LLVMOrcDisposeThreadSafeContext(tsc);
 	if (!mod->jit)
