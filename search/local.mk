@@ -9,3 +9,4 @@ dist_targets_DATA = targets/zen3.json targets/skylake-sp.json \
 	targets/neoverse-n1.json targets/apple-m1.json \
 	targets/v100.json targets/a100.json targets/h100.json
 include $(srcdir)/search/static.mk
+include $(srcdir)/search/network.mk

@@ -13,6 +13,7 @@
 #include <tessel/space.h>
 #include <tessel/metatemplate.h>
 #include <tessel/search.h>
+#include <tessel/network.h>
 
 #define TESSEL_VERSION "0.1.0"
 

@@ -1,0 +1,2 @@
+# backends/: the network executor (modules per task, memory plan).
+libtessel_la_SOURCES += backends/executor.c

@@ -1,0 +1,191 @@
+/* Tessel: whole networks.
+ *
+ * A network is a DAG written with the same DSL.  It is run as a sequence
+ * of subgraphs, each anchored on a reduction together with the direct
+ * stages the meta-templates put into it (inlined producers, a fused
+ * elementwise epilogue, a padding computed at the anchor).  A subgraph
+ * becomes a DAG of its own whose inputs are placeholders for the tensors
+ * it reads from outside; subgraphs equal up to renaming (same canonical
+ * string) are one task, weighted by how many times it occurs.
+ *
+ * The executor compiles one module per task (occurrences share it) and
+ * runs the subgraphs in order over one arena of intermediate buffers,
+ * placed by liveness (first fit), so that buffers whose lifetimes do not
+ * overlap share memory.
+ *
+ * The layout pass chooses a data layout per node of a graph by dynamic
+ * programming over kernel and transformation costs, with a greedy solver
+ * with local improvement when the state of the DP grows too large.
+ */
+#ifndef TESSEL_NETWORK_H
+#define TESSEL_NETWORK_H
+
+#include <tessel/dsl.h>
+#include <tessel/analysis.h>
+#include <tessel/backend.h>
+#include <tessel/metatemplate.h>
+#include <tessel/target.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One distinct subgraph: what is scheduled, compiled and tuned once. */
+typedef struct ts_task {
+	int id;			/* index in the partition's task list */
+	ts_dag *dag;		/* the subgraph as a DAG of its own */
+	const char *hash;	/* ts_dag_hash of "dag" */
+	const char *name;	/* the anchor's name in its first occurrence */
+	int weight;		/* occurrences in the network */
+	ts_class klass;		/* class of the anchor */
+	int64_t flops;		/* of one occurrence */
+} ts_task;
+
+/* One occurrence of a task in the network, in execution order. */
+typedef struct ts_subgraph {
+	int task;		/* index into the partition's tasks */
+	int anchor;		/* network stage index of the anchor */
+	int nstages;		/* network stage indices, topological order */
+	int *stages;
+	int ninputs;		/* network tensors bound to task->dag->inputs */
+	ts_tensor **inputs;
+	int noutputs;		/* network tensors bound to task->dag->outputs */
+	ts_tensor **outputs;
+} ts_subgraph;
+
+typedef struct ts_partition {
+	const ts_dag *dag;	/* the network */
+	int nsubgraphs;
+	ts_subgraph *subgraphs;	/* execution order */
+	int ntasks;
+	ts_task **tasks;	/* in order of first occurrence */
+} ts_partition;
+
+/* Partition "dag" into subgraphs with the rules of the meta-templates of
+ * "target": a stage that gets its own loop nest anchors a subgraph; an
+ * epilogue fused into an anchor joins it; an inlined or location-tunable
+ * stage joins the subgraphs of its consumers (an inlined stage read by
+ * two subgraphs is recomputed in both).
+ * Requires: a DAG and a target.  Produces: subgraphs and tasks. */
+ts_partition *ts_partition_dag(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target);
+/* Print the tasks of "p": stages, classes, weights and flops. */
+void ts_partition_print(FILE *out, const ts_partition *p);
+/* Sum of weight x flops over the tasks of "p". */
+int64_t ts_partition_flops(const ts_partition *p);
+
+/* The memory plan of the intermediate tensors of a partition: the
+ * outputs of subgraphs that are not network outputs.  Buffer b lives
+ * from subgraph first[b] (its producer) to last[b] (its last reader),
+ * both inclusive, at "offset"[b] in one arena. */
+typedef struct ts_memory_plan {
+	int nbuffers;
+	const ts_tensor **tensors;
+	int *first, *last;
+	int64_t *offset;	/* bytes, aligned to 64 */
+	int64_t *bytes;		/* size rounded up to 64 */
+	int64_t arena_bytes;	/* peak: the arena size */
+	int64_t total_bytes;	/* without reuse: sum of "bytes" */
+} ts_memory_plan;
+
+/* Plan the buffers of "p" (largest first, each at the lowest offset that
+ * no buffer live at the same time overlaps). */
+ts_memory_plan *ts_memory_plan_new(ts_ctx *ctx, const ts_partition *p);
+/* Whether two buffers live at the same time overlap in "mp" (false for a
+ * correct plan). */
+bool ts_memory_plan_has_conflict(const ts_memory_plan *mp, int *b1, int *b2);
+
+/* A compiled network. */
+typedef struct ts_network ts_network;
+
+/* How to compile a network. */
+typedef struct ts_network_options {
+	int threads;		/* threads of parallel loops; 0: default */
+	int opt_level;		/* LLVM optimisation level (3) */
+	bool naive;		/* naive schedules instead of static ones */
+} ts_network_options;
+
+ts_network_options ts_network_options_default(void);
+
+/* Compile one module per task of "p" under "schedules" (one per task;
+ * NULL, or a NULL entry: the naive schedule) and plan the memory.  NULL
+ * with an error naming the task on failure.
+ * Requires: a partition and schedules.  Produces: a runnable network. */
+ts_network *ts_network_build(ts_ctx *ctx, const ts_partition *p,
+	ts_schedule *const *schedules, const ts_network_options *opt);
+/* Partition "dag", schedule each task statically for "target" (with
+ * target->cpu.cores set to opt->threads when that is set) and build the
+ * network (search/partition.c: the driver above the executor). */
+ts_network *ts_network_compile(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target, const ts_network_options *opt);
+/* The static schedule of each task of "p" for "target" (NULL entries
+ * where static filling failed, with a warning naming the task). */
+ts_schedule **ts_partition_static_schedules(ts_ctx *ctx,
+	const ts_partition *p, const ts_target *target);
+const ts_partition *ts_network_partition(const ts_network *net);
+const ts_memory_plan *ts_network_memory(const ts_network *net);
+/* Replace the schedule of task "task" by "sch" and recompile it. */
+ts_status ts_network_set_schedule(ts_network *net, int task,
+	const ts_schedule *sch);
+/* Run the network: "inputs" follow dag->inputs; "outputs" receives one
+ * new array per dag->outputs (or reuses the arrays already there when
+ * they are non-NULL). */
+ts_status ts_network_run(ts_network *net, ts_array *const *inputs,
+	ts_array **outputs);
+/* Time whole runs of the network (as ts_module_time). */
+ts_status ts_network_time(ts_network *net, ts_array *const *inputs,
+	double min_total_s, ts_timing *out);
+/* Time one occurrence of task "task" alone on arrays of its shapes. */
+ts_status ts_network_time_task(ts_network *net, int task,
+	double min_total_s, ts_timing *out);
+void ts_network_free(ts_network *net);
+
+/* Graph-level layout choice, as an abstract problem: node n has
+ * "ncands"[n] candidate layouts, candidate c costing cost[n][c] (its
+ * best kernel time); an edge (u, v) costs trans[e][cu * ncands[v] + cv]
+ * when u takes layout cu and v takes cv (the transformation between
+ * them, 0 when the layouts agree).  Nodes are in topological order
+ * (every edge has u < v).  Candidate 0 of each node is its default. */
+typedef struct ts_layout_problem {
+	int nnodes;
+	int *ncands;
+	double **cost;
+	const char ***names;	/* names[n][c], may be NULL */
+	int nedges;
+	int *eu, *ev;
+	double **trans;
+} ts_layout_problem;
+
+typedef struct ts_layout_solution {
+	int *choice;		/* candidate per node */
+	double total;		/* its cost */
+	double default_total;	/* every node at candidate 0 */
+	bool exact;		/* from the DP, not the approximate solver */
+	int64_t states;		/* largest DP frontier visited */
+} ts_layout_solution;
+
+ts_layout_problem *ts_layout_problem_new(ts_ctx *ctx, int nnodes,
+	const int *ncands);
+/* Add the edge "u" -> "v"; return its index (-1 with an error). */
+int ts_layout_problem_add_edge(ts_layout_problem *lp, ts_ctx *ctx, int u,
+	int v);
+/* The cost of "choice" in "lp". */
+double ts_layout_cost(const ts_layout_problem *lp, const int *choice);
+/* Exact DP over the topological order, the state being the layouts of
+ * the nodes whose consumers are not all decided yet; falls back to the
+ * approximate solver when a frontier exceeds "max_states". */
+ts_layout_solution *ts_layout_solve(ts_ctx *ctx, const ts_layout_problem *lp,
+	int64_t max_states);
+/* Greedy in topological order, then local improvement (one node at a
+ * time) until no change helps; never worse than the defaults. */
+ts_layout_solution *ts_layout_solve_approx(ts_ctx *ctx,
+	const ts_layout_problem *lp);
+/* Exhaustive search (for testing small problems). */
+ts_layout_solution *ts_layout_solve_exhaustive(ts_ctx *ctx,
+	const ts_layout_problem *lp);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,3 @@
+# search/: networks: partition into tasks, graph-level layout choice.
+libtessel_la_SOURCES += search/partition.c search/layout.c
+tesselinclude_HEADERS += include/tessel/network.h

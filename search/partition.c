@@ -1,0 +1,447 @@
+/* Partition of a network into subgraphs and distinct tasks.
+ *
+ * The meta-templates of the whole network decide what each stage becomes
+ * (its own nest, inlined, fused into an anchor, computed at a consumer);
+ * the partition only follows them: every stage with a nest of its own
+ * starts a subgraph, the rest join the subgraphs that read them.  Each
+ * subgraph is then rebuilt as a DAG whose inputs are placeholders named
+ * after the tensors it reads from outside, so that equal subgraphs print
+ * the same canonical string.
+ */
+#include <config.h>
+
+#include <inttypes.h>
+
+#include <tessel/network.h>
+#include <tessel/search.h>
+
+#include "dsl/internal.h"
+
+/* Tensors and axes of the network mapped to their copies in a subgraph. */
+struct clone_map {
+	ts_ctx *ctx;
+	ts_vec from, to;	/* tensors */
+	ts_vec afrom, ato;	/* axes */
+};
+
+/* The copy of "p" in "m" (a tensor or an axis), or NULL. */
+static void *map_find(const ts_vec *from, const ts_vec *to, const void *p)
+{
+	for (int i = 0; i < from->n; i++)
+		if (from->v[i] == p)
+			return to->v[i];
+	return NULL;
+}
+
+/* Return the copy of axis "a" in "m", creating it on first use. */
+static ts_axis *clone_axis(struct clone_map *m, ts_axis *a)
+{
+	ts_axis *c = map_find(&m->afrom, &m->ato, a);
+
+	if (c)
+		return c;
+	c = a->reduce ? ts_reduce_axis(m->ctx, a->name, a->extent)
+		: ts_axis_new(m->ctx, a->name, a->extent);
+	ts_vec_push(&m->afrom, a);
+	ts_vec_push(&m->ato, c);
+	return c;
+}
+
+static ts_expr *clone_expr(struct clone_map *m, const ts_expr *e);
+
+/* Copy the constant "e". */
+static ts_expr *clone_const(struct clone_map *m, const ts_expr *e)
+{
+	if (e->kind == TS_EXPR_INT)
+		return e->literal ? ts_int(m->ctx, e->ival)
+			: ts_const(m->ctx, e->dtype, (double)e->ival);
+	return e->literal ? ts_float(m->ctx, e->fval)
+		: ts_const(m->ctx, e->dtype, e->fval);
+}
+
+/* Copy the load "e" with its tensor mapped through "m". */
+static ts_expr *clone_load(struct clone_map *m, const ts_expr *e)
+{
+	ts_expr *idx[TS_MAX_DIMS];
+	ts_tensor *t = map_find(&m->from, &m->to, e->tensor);
+
+	for (int i = 0; i < e->nargs; i++)
+		idx[i] = clone_expr(m, e->args[i]);
+	return ts_load(m->ctx, t, e->nargs, idx);
+}
+
+/* Copy the reduction "e" over fresh reduction axes. */
+static ts_expr *clone_reduce(struct clone_map *m, const ts_expr *e)
+{
+	ts_axis **ax = ts_new_array(ts_axis *, e->nraxes);
+
+	for (int i = 0; i < e->nraxes; i++)
+		ax[i] = clone_axis(m, e->raxes[i]);
+	return ts_reduce(m->ctx, e->reducer, e->nraxes, ax,
+		clone_expr(m, e->a));
+}
+
+/* Copy expression "e", reading the tensors and axes mapped by "m". */
+static ts_expr *clone_expr(struct clone_map *m, const ts_expr *e)
+{
+	switch (e->kind) {
+	case TS_EXPR_INT:
+	case TS_EXPR_FLOAT:
+		return clone_const(m, e);
+	case TS_EXPR_VAR:
+		return ts_var(m->ctx, clone_axis(m, e->axis));
+	case TS_EXPR_LOAD:
+		return clone_load(m, e);
+	case TS_EXPR_UNARY:
+		return ts_unary(m->ctx, e->op, clone_expr(m, e->a));
+	case TS_EXPR_BINARY:
+		return ts_binary(m->ctx, e->op, clone_expr(m, e->a),
+			clone_expr(m, e->b));
+	case TS_EXPR_SELECT:
+		return ts_select(m->ctx, clone_expr(m, e->a),
+			clone_expr(m, e->b), clone_expr(m, e->c));
+	case TS_EXPR_CAST:
+		return ts_cast(m->ctx, e->dtype, clone_expr(m, e->a));
+	case TS_EXPR_REDUCE:
+		return clone_reduce(m, e);
+	default:
+		return NULL;
+	}
+}
+
+/* Copy stage "s" into "m" and map its output to the copy. */
+static ts_tensor *clone_stage(struct clone_map *m, const ts_stage *s)
+{
+	ts_axis *ax[TS_MAX_DIMS];
+	ts_tensor *t;
+
+	for (int i = 0; i < s->ndim; i++)
+		ax[i] = clone_axis(m, s->axes[i]);
+	t = ts_compute_typed(m->ctx, s->name, s->out->dtype, s->ndim, ax,
+		clone_expr(m, s->body));
+	if (t) {
+		t->stage->line = s->line;
+		ts_vec_push(&m->from, s->out);
+		ts_vec_push(&m->to, t);
+	}
+	return t;
+}
+
+/* Per stage: the subgraphs it belongs to (a bit set over subgraphs is
+ * too large for big networks; a short list is enough). */
+struct membership {
+	int n;
+	int *g;
+};
+
+/* Add subgraph "g" to "ms" unless it is there. */
+static void member_add(struct membership *ms, int g)
+{
+	for (int i = 0; i < ms->n; i++)
+		if (ms->g[i] == g)
+			return;
+	ms->g = ts_grow(ms->g, sizeof(int), ms->n, ms->n + 1);
+	ms->g[ms->n++] = g;
+}
+
+static bool member_has(const struct membership *ms, int g)
+{
+	for (int i = 0; i < ms->n; i++)
+		if (ms->g[i] == g)
+			return true;
+	return false;
+}
+
+/* Whether stage "s" under "tp" starts a subgraph of its own. */
+static bool is_anchor(const ts_template *tp, int s)
+{
+	const ts_stage_plan *p = &tp->plans[s];
+
+	return (p->rule == TS_RULE_TILE || p->rule == TS_RULE_PLAIN) &&
+		p->fused_into < 0;
+}
+
+/* Assign every stage of "tp"'s DAG to subgraphs in "ms"; return the
+ * number of subgraphs, numbered by their anchors' order. */
+static int assign(const ts_template *tp, struct membership *ms,
+	int *anchors)
+{
+	const ts_dag *dag = tp->dag;
+	int ng = 0;
+
+	for (int s = 0; s < dag->nstages; s++) {
+		const ts_stage_plan *p = &tp->plans[s];
+		if (is_anchor(tp, s)) {
+			anchors[ng] = s;
+			member_add(&ms[s], ng++);
+		} else if (p->rule == TS_RULE_TILE) {
+			for (int i = 0; i < ms[p->fused_into].n; i++)
+				member_add(&ms[s], ms[p->fused_into].g[i]);
+		}
+	}
+	/* Consumers come later in topological order: walk backwards. */
+	for (int s = dag->nstages - 1; s >= 0; s--) {
+		const ts_stage_plan *p = &tp->plans[s];
+		if (p->rule != TS_RULE_INLINE && p->rule != TS_RULE_LOCATION)
+			continue;
+		for (int c = 0; c < dag->nconsumers[s]; c++) {
+			const struct membership *mc = &ms[dag->consumers[s][c]];
+			for (int i = 0; i < mc->n; i++)
+				member_add(&ms[s], mc->g[i]);
+		}
+	}
+	return ng;
+}
+
+/* Whether tensor "t" is read by a stage of "dag" outside subgraph "g", or
+ * is an output of the network. */
+static bool read_outside(const ts_dag *dag, const struct membership *ms,
+	int s, int g)
+{
+	if (ts_dag_is_output(dag, dag->stages[s]->out))
+		return true;
+	for (int c = 0; c < dag->nconsumers[s]; c++)
+		if (!member_has(&ms[dag->consumers[s][c]], g))
+			return true;
+	return false;
+}
+
+/* Collect the stages of subgraph "g" and the tensors it reads from
+ * outside (in first-use order) and writes for outside. */
+static void collect(const ts_dag *dag, const struct membership *ms, int g,
+	ts_subgraph *sg)
+{
+	ts_vec st = { 0 }, in = { 0 }, out = { 0 };
+
+	for (int s = 0; s < dag->nstages; s++) {
+		const ts_stage *stage = dag->stages[s];
+		if (!member_has(&ms[s], g))
+			continue;
+		ts_vec_push(&st, (void *)(intptr_t)s);
+		for (int i = 0; i < stage->ninputs; i++) {
+			ts_tensor *t = stage->inputs[i];
+			int p = t->stage ? ts_dag_stage_index(dag, t->stage) : -1;
+			bool inside = p >= 0 && member_has(&ms[p], g);
+			bool seen = false;
+			for (int k = 0; k < in.n; k++)
+				seen |= in.v[k] == t;
+			if (!inside && !seen)
+				ts_vec_push(&in, t);
+		}
+		if (read_outside(dag, ms, s, g))
+			ts_vec_push(&out, stage->out);
+	}
+	sg->nstages = st.n;
+	sg->stages = ts_new_atomic(int, st.n);
+	for (int i = 0; i < st.n; i++)
+		sg->stages[i] = (int)(intptr_t)st.v[i];
+	sg->ninputs = in.n;
+	sg->inputs = (ts_tensor **)in.v;
+	sg->noutputs = out.n;
+	sg->outputs = (ts_tensor **)out.v;
+}
+
+/* Build the DAG of subgraph "sg" of "dag". */
+static ts_dag *subgraph_dag(ts_ctx *ctx, const ts_dag *dag,
+	const ts_subgraph *sg)
+{
+	struct clone_map m = { ctx };
+	ts_tensor **ins = ts_new_array(ts_tensor *, sg->ninputs + 1);
+	ts_tensor **outs = ts_new_array(ts_tensor *, sg->noutputs + 1);
+	ts_dag *sub;
+
+	for (int i = 0; i < sg->ninputs; i++) {
+		const ts_tensor *t = sg->inputs[i];
+		ins[i] = ts_placeholder(ctx, t->name, t->dtype, t->ndim,
+			t->shape);
+		ts_vec_push(&m.from, sg->inputs[i]);
+		ts_vec_push(&m.to, ins[i]);
+	}
+	for (int i = 0; i < sg->nstages; i++)
+		if (!clone_stage(&m, dag->stages[sg->stages[i]]))
+			return NULL;
+	for (int i = 0; i < sg->noutputs; i++)
+		outs[i] = map_find(&m.from, &m.to, sg->outputs[i]);
+	sub = ts_dag_new(ctx, sg->ninputs, ins, sg->noutputs, outs);
+	if (sub)
+		sub->name = ts_asprintf("%s:%s", dag->name ? dag->name : "dag",
+			dag->stages[sg->anchor]->name);
+	return sub;
+}
+
+/* Flops of one occurrence of "sub": the analysis' counts of its stages
+ * (an inlined stage counts once per element it stores, a fair proxy). */
+static int64_t task_flops(ts_ctx *ctx, const ts_dag *sub)
+{
+	ts_dag_info *info = ts_analyze_dag(ctx, sub);
+	int64_t f = 0;
+
+	if (!info)
+		return -1;
+	for (int s = 0; s < info->nstages; s++)
+		f += info->stages[s]->counts.flops;
+	return f;
+}
+
+/* The task of "sub" in "p": an existing one with the same canonical
+ * string, or a new one. */
+static int find_task(ts_ctx *ctx, ts_partition *p, ts_dag *sub,
+	const ts_dag *dag, const ts_subgraph *sg, const ts_dag_info *info)
+{
+	const char *canon = ts_dag_canonical_string(sub);
+	ts_task *t;
+
+	for (int i = 0; i < p->ntasks; i++)
+		if (!strcmp(ts_dag_canonical_string(p->tasks[i]->dag), canon)) {
+			p->tasks[i]->weight++;
+			return i;
+		}
+	t = ts_new(ts_task);
+	t->id = p->ntasks;
+	t->dag = sub;
+	t->hash = ts_dag_hash(sub);
+	t->name = dag->stages[sg->anchor]->name;
+	t->weight = 1;
+	t->klass = info->stages[sg->anchor]->klass;
+	t->flops = task_flops(ctx, sub);
+	if (t->flops < 0)
+		return -1;
+	p->tasks = ts_grow(p->tasks, sizeof(ts_task *), p->ntasks,
+		p->ntasks + 1);
+	p->tasks[p->ntasks++] = t;
+	return t->id;
+}
+
+/* Build subgraph "g" anchored at "anchor" into "p". */
+static ts_status build_subgraph(ts_ctx *ctx, ts_partition *p,
+	const struct membership *ms, int g, int anchor,
+	const ts_dag_info *info)
+{
+	ts_subgraph *sg = &p->subgraphs[g];
+	ts_dag *sub;
+
+	sg->anchor = anchor;
+	collect(p->dag, ms, g, sg);
+	sub = subgraph_dag(ctx, p->dag, sg);
+	if (!sub)
+		return ts_ctx_set_error(ctx, "network '%s': cannot build the "
+			"subgraph of stage '%s': %s", p->dag->name ?
+			p->dag->name : "dag", p->dag->stages[anchor]->name,
+			ts_ctx_error(ctx));
+	sg->task = find_task(ctx, p, sub, p->dag, sg, info);
+	return sg->task < 0 ? TS_ERROR : TS_OK;
+}
+
+ts_partition *ts_partition_dag(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target)
+{
+	ts_dag_info *info;
+	ts_template *tp;
+	struct membership *ms;
+	ts_partition *p;
+	int *anchors, ng;
+
+	if (!dag || !target)
+		return NULL;
+	info = ts_analyze_dag(ctx, dag);
+	tp = info ? ts_template_new(ctx, dag, info, target) : NULL;
+	if (!tp)
+		return NULL;
+	ms = ts_new_array(struct membership, dag->nstages);
+	anchors = ts_new_atomic(int, dag->nstages);
+	ng = assign(tp, ms, anchors);
+	p = ts_new(ts_partition);
+	p->dag = dag;
+	p->nsubgraphs = ng;
+	p->subgraphs = ts_new_array(ts_subgraph, ng ? ng : 1);
+	for (int g = 0; g < ng; g++)
+		if (build_subgraph(ctx, p, ms, g, anchors[g], info) < 0)
+			return NULL;
+	return p;
+}
+
+int64_t ts_partition_flops(const ts_partition *p)
+{
+	int64_t f = 0;
+
+	for (int i = 0; i < p->ntasks; i++)
+		f += p->tasks[i]->weight * p->tasks[i]->flops;
+	return f;
+}
+
+/* Print the stages of task "t" with their classes. */
+static void print_task_stages(FILE *out, const ts_task *t)
+{
+	ts_dag_info *info = ts_analyze_dag(t->dag->ctx, t->dag);
+
+	for (int s = 0; s < t->dag->nstages; s++)
+		fprintf(out, "%s%s (%s)", s ? ", " : "    stages: ",
+			t->dag->stages[s]->name, info ?
+			ts_class_name(info->stages[s]->klass) : "?");
+	fputc('\n', out);
+}
+
+void ts_partition_print(FILE *out, const ts_partition *p)
+{
+	fprintf(out, "%d subgraphs, %d tasks, %.3f GFLOP\n", p->nsubgraphs,
+		p->ntasks, (double)ts_partition_flops(p) * 1e-9);
+	for (int i = 0; i < p->ntasks; i++) {
+		const ts_task *t = p->tasks[i];
+		fprintf(out, "task %d  anchor %s  class %s  weight %d  "
+			"flops %" PRId64 "  hash %s\n", i, t->name,
+			ts_class_name(t->klass), t->weight, t->flops, t->hash);
+		print_task_stages(out, t);
+	}
+}
+
+ts_schedule **ts_partition_static_schedules(ts_ctx *ctx,
+	const ts_partition *p, const ts_target *target)
+{
+	ts_schedule **sch = ts_new_array(ts_schedule *, p->ntasks + 1);
+
+	for (int t = 0; t < p->ntasks; t++) {
+		ts_static_result *r = ts_static_fill(ctx, p->tasks[t]->dag,
+			target, 1);
+		sch[t] = r ? ts_template_apply(r->tp, r->best) : NULL;
+		if (!sch[t]) {
+			ts_ctx_warn(ctx, "task %d (anchor '%s'): no static "
+				"schedule (%s); running it naively\n", t,
+				p->tasks[t]->name, ts_ctx_error(ctx));
+			ts_ctx_clear_error(ctx);
+		}
+	}
+	return sch;
+}
+
+/* "target" with its cores set to "threads" (when positive). */
+static const ts_target *target_with_threads(const ts_target *target,
+	int threads)
+{
+	ts_target *t;
+
+	if (threads <= 0 || target->kind != TS_TARGET_CPU)
+		return target;
+	t = ts_new(ts_target);
+	*t = *target;
+	t->cpu.cores = threads;
+	t->cpu.peak_gflops_f32 = t->cpu.peak_gflops_f32_core * threads;
+	return t;
+}
+
+ts_network *ts_network_compile(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target, const ts_network_options *opt)
+{
+	ts_network_options o = opt ? *opt : ts_network_options_default();
+	ts_partition *p;
+	ts_schedule **sch = NULL;
+
+	if (!dag || !target)
+		return NULL;
+	target = target_with_threads(target, o.threads);
+	p = ts_partition_dag(ctx, dag, target);
+	if (!p)
+		return NULL;
+	if (!o.naive)
+		sch = ts_partition_static_schedules(ctx, p, target);
+	return ts_network_build(ctx, p, sch, &o);
+}
