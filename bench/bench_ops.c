@@ -1,0 +1,361 @@
+/* Every example operator at its real size: the naive schedule against the
+ * static one, both compiled with the LLVM backend, one thread each (the
+ * static schedule with two threads is shown too).  Outputs of the two are
+ * compared with each other, and with the reference interpreter where it
+ * is affordable.
+ *
+ * The verdict column applies two rules on the one-thread speedup, using
+ * the stage classes of ts_analyze_dag: an operator with a complex
+ * reduction (data reuse) must be at least 10x faster statically; any
+ * other must not be slower than naive (within TOLERANCE, for timing
+ * noise).  A naive run expected to take longer than NAIVE_LIMIT_S is not
+ * timed and the row says so.
+ *
+ *   usage: bench_ops [--only NAME]... [--min-time S]
+ */
+#include <config.h>
+
+#include <glob.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gc.h>
+
+#include "bench/bench.h"
+#include "examples/catalogue.h"
+
+#define SPEEDUP_REUSE 10.0	/* required with a complex reduction */
+#define TOLERANCE 0.9		/* "not slower": speedup above this */
+#define NAIVE_RATE 0.2e9	/* pessimistic naive FLOP/s for the limit */
+#define NAIVE_LIMIT_S 20.0	/* skip naive timing above this estimate */
+#define EVAL_LIMIT_FLOPS 5e8	/* check with ts_eval below this */
+
+/* The options of the program. */
+struct ops_opts {
+	int nonly;
+	const char *only[64];
+	double min_time;
+};
+
+/* One run of a compiled module. */
+struct ops_run {
+	ts_module *m;
+	ts_array **args;
+};
+
+/* Run the module of "arg" (a struct ops_run); exit on failure. */
+static void ops_run(void *arg)
+{
+	struct ops_run *p = arg;
+
+	if (ts_module_run(p->m, p->args) < 0) {
+		fprintf(stderr, "bench_ops: run failed\n");
+		exit(1);
+	}
+}
+
+/* Write the classes of the stages of "info" into "buf" of "size" bytes
+ * ("complex+direct") and return whether one is a complex reduction. */
+static bool ops_classes(const ts_dag_info *info, char *buf, size_t size)
+{
+	static const char *const short_name[TS_CLASS_COUNT] = {
+		[TS_CLASS_DIRECT] = "direct",
+		[TS_CLASS_SIMPLE_REDUCTION] = "simple",
+		[TS_CLASS_COMPLEX_REDUCTION] = "complex",
+		[TS_CLASS_LOCATION_TUNABLE] = "location",
+	};
+	bool seen[TS_CLASS_COUNT] = { false };
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < info->nstages; i++)
+		seen[info->stages[i]->klass] = true;
+	for (int c = TS_CLASS_COUNT - 1; c >= 0; c--)
+		if (seen[c] && len < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s",
+				len ? "+" : "", short_name[c]);
+	return seen[TS_CLASS_COMPLEX_REDUCTION];
+}
+
+/* The measurements of one operator. */
+struct ops_row {
+	const char *name;
+	char classes[64];
+	bool reuse;		/* a complex reduction */
+	double gflop;
+	double naive_s;		/* NAN: not timed */
+	double naive_est_s;	/* the estimate that decided */
+	double static1_s, static2_s;
+	const char *check;	/* what the outputs were compared with */
+	bool check_ok;
+};
+
+/* Compare the outputs of "got" with those of "want" for "dag". */
+static bool ops_same(const ts_dag *dag, ts_array *const *got,
+	ts_array *const *want)
+{
+	for (int i = 0; i < dag->noutputs; i++)
+		if (!ts_array_close(got[dag->ninputs + i],
+		    want[dag->ninputs + i], NULL))
+			return false;
+	return true;
+}
+
+/* Compare the outputs in "args" with the interpreter on "dag" in "ctx". */
+static bool ops_same_as_eval(ts_ctx *ctx, const ts_dag *dag,
+	ts_array *const *args)
+{
+	ts_array **want = GC_MALLOC(sizeof(*want) * (size_t)(dag->noutputs +
+		dag->ninputs + 1));
+
+	if (!want || ts_eval(ctx, dag, args, want + dag->ninputs) < 0)
+		bench_die(ctx, "interpreter");
+	return ops_same(dag, args, want);
+}
+
+/* Time the naive module "mn" on "an" with the static modules of "rs"
+ * interleaved (or alone when one naive run is long); fill "row". */
+static void ops_time(struct bench_runner *rs, struct ops_run *naive,
+	struct ops_row *row, double min_time)
+{
+	struct bench_runner all[3];
+	double t0 = bench_now();
+
+	ops_run(naive);
+	row->naive_s = bench_now() - t0;
+	if (row->naive_s > 0.5) {
+		bench_interleave(rs, 2, 3, 1000, min_time);
+	} else {
+		all[0] = (struct bench_runner){ .name = "naive",
+			.run = ops_run, .arg = naive };
+		all[1] = rs[0];
+		all[2] = rs[1];
+		bench_interleave(all, 3, 3, 1000, min_time);
+		row->naive_s = all[0].median;
+		rs[0] = all[1];
+		rs[1] = all[2];
+	}
+	row->static1_s = rs[0].median;
+	row->static2_s = rs[1].median;
+}
+
+/* Check the static outputs "a1" (one thread) against "a2" (two threads),
+ * the naive outputs "an" (NULL: not run) and the interpreter when
+ * affordable; record what was compared in "row". */
+static void ops_check(ts_ctx *ctx, const ts_dag *dag, struct ops_row *row,
+	ts_array *const *a1, ts_array *const *a2, ts_array *const *an)
+{
+	bool eval = row->gflop * 1e9 <= EVAL_LIMIT_FLOPS;
+
+	row->check_ok = ops_same(dag, a2, a1);
+	if (an)
+		row->check_ok &= ops_same(dag, a1, an);
+	if (eval)
+		row->check_ok &= ops_same_as_eval(ctx, dag, a1);
+	row->check = an && eval ? "2T, naive, eval" : an ? "2T, naive"
+		: eval ? "2T, eval" : "2T only";
+}
+
+/* Measure "dag" in "ctx" into "row": static with 1 and 2 threads, naive
+ * when affordable; check the outputs. */
+static void ops_measure(ts_ctx *ctx, const ts_dag *dag, struct ops_row *row,
+	double min_time)
+{
+	ts_dag_info *info = ts_analyze_dag(ctx, dag);
+	ts_module *s1, *s2, *mn = NULL;
+	ts_array **a1, **a2, **an;
+	struct ops_run r1, r2, rn;
+	struct bench_runner rs[2];
+
+	if (!info)
+		bench_die(ctx, row->name);
+	row->reuse = ops_classes(info, row->classes, sizeof(row->classes));
+	row->gflop = bench_dag_flops(ctx, dag) * 1e-9;
+	row->naive_est_s = row->gflop * 1e9 / NAIVE_RATE;
+	s1 = bench_compile_static(ctx, dag, 1, NULL);
+	s2 = s1 ? bench_compile_static(ctx, dag, 2, NULL) : NULL;
+	a1 = s2 ? bench_args(ctx, dag, 11) : NULL;
+	a2 = a1 ? bench_args_fresh_outputs(ctx, dag, a1) : NULL;
+	an = a2 ? bench_args_fresh_outputs(ctx, dag, a1) : NULL;
+	if (!an)
+		bench_die(ctx, row->name);
+	r1 = (struct ops_run){ s1, a1 };
+	r2 = (struct ops_run){ s2, a2 };
+	rs[0] = (struct bench_runner){ .name = "static1", .run = ops_run,
+		.arg = &r1 };
+	rs[1] = (struct bench_runner){ .name = "static2", .run = ops_run,
+		.arg = &r2 };
+	row->naive_s = NAN;
+	if (row->naive_est_s <= NAIVE_LIMIT_S &&
+	    !(mn = bench_compile_naive(ctx, dag)))
+		bench_die(ctx, row->name);
+	rn = (struct ops_run){ mn, an };
+	if (mn) {
+		ops_time(rs, &rn, row, min_time);
+	} else {
+		bench_interleave(rs, 2, 3, 1000, min_time);
+		row->static1_s = rs[0].median;
+		row->static2_s = rs[1].median;
+	}
+	ops_check(ctx, dag, row, a1, a2, mn ? an : NULL);
+	ts_module_free(s1);
+	ts_module_free(s2);
+	ts_module_free(mn);
+}
+
+/* The verdict of "row" under the rules of the file comment. */
+static const char *ops_verdict(const struct ops_row *row)
+{
+	double speedup = row->naive_s / row->static1_s;
+
+	if (!row->check_ok)
+		return "FAIL (wrong output)";
+	if (isnan(row->naive_s))
+		return "n/a (naive not timed)";
+	if (row->reuse)
+		return speedup >= SPEEDUP_REUSE ? "PASS" : "FAIL (< 10x)";
+	return speedup >= TOLERANCE ? "PASS" : "FAIL (slower)";
+}
+
+/* Print "row" as a table row. */
+static void ops_print(const struct ops_row *row)
+{
+	char naive[64];
+
+	if (isnan(row->naive_s))
+		snprintf(naive, sizeof(naive), "skipped (est. %.0f s)",
+			row->naive_est_s);
+	else
+		snprintf(naive, sizeof(naive), "%.3f", row->naive_s * 1e3);
+	printf("| %s | %s | %.4f | %s | %.3f | %.3f | ", row->name,
+		row->classes, row->gflop, naive, row->static1_s * 1e3,
+		row->static2_s * 1e3);
+	if (isnan(row->naive_s))
+		printf("- | ");
+	else
+		printf("%.1fx | ", row->naive_s / row->static1_s);
+	printf("%s | %s | %s |\n", row->reuse ? ">= 10x" : ">= 1x",
+		row->check, ops_verdict(row));
+	fflush(stdout);
+}
+
+/* Measure the DAG "build" makes (or "dag" already built in "ctx") under
+ * "name"; return whether its verdict is not FAIL. */
+static bool ops_one(ts_ctx *ctx, const ts_dag *dag, const char *name,
+	double min_time)
+{
+	struct ops_row row = { .name = name };
+
+	if (!dag)
+		bench_die(ctx, name);
+	ops_measure(ctx, dag, &row, min_time);
+	ops_print(&row);
+	return strncmp(ops_verdict(&row), "FAIL", 4) != 0;
+}
+
+/* Whether "name" was asked for by "o" (everything when nothing was). */
+static bool ops_wanted(const struct ops_opts *o, const char *name)
+{
+	for (int i = 0; i < o->nonly; i++)
+		if (!strcmp(o->only[i], name))
+			return true;
+	return o->nonly == 0;
+}
+
+/* The catalogue entry whose example file is "base" (no ".tsl"), or NULL. */
+static const struct ts_catalogue_entry *ops_entry_of(const char *base)
+{
+	for (int i = 0; i < ts_catalogue_count; i++)
+		if (ts_catalogue[i].example &&
+		    !strcmp(ts_catalogue[i].example, base))
+			return &ts_catalogue[i];
+	return NULL;
+}
+
+/* Check that examples/"path" declares what its catalogue entry does; one
+ * that has no entry is measured from the file.  Return false on a
+ * mismatch or a failed verdict. */
+static bool ops_example(const char *path, const struct ops_opts *o)
+{
+	const char *slash = strrchr(path, '/');
+	char base[256];
+	const struct ts_catalogue_entry *e;
+	ts_ctx *ctx = ts_ctx_alloc(), *ctx2;
+	ts_dag *file = ts_parse_file(ctx, path), *cat;
+	bool ok = true;
+
+	snprintf(base, sizeof(base), "%s", slash ? slash + 1 : path);
+	base[strcspn(base, ".")] = '\0';
+	if (!file)
+		bench_die(ctx, path);
+	if (!(e = ops_entry_of(base))) {
+		if (ops_wanted(o, base))
+			ok = ops_one(ctx, file, base, o->min_time);
+		ts_ctx_free(ctx);
+		return ok;
+	}
+	ctx2 = ts_ctx_alloc();
+	cat = e->build(ctx2, TS_SIZE_REAL);
+	if (!cat || strcmp(ts_dag_hash(cat), ts_dag_hash(file))) {
+		fprintf(stderr, "bench_ops: examples/%s.tsl differs from the "
+			"catalogue entry %s\n", base, e->name);
+		ok = false;
+	}
+	ts_ctx_free(ctx2);
+	ts_ctx_free(ctx);
+	return ok;
+}
+
+/* Parse "argv" into "o"; exit with 2 on bad usage. */
+static void ops_parse(int argc, char **argv, struct ops_opts *o)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--only") && i + 1 < argc &&
+		    o->nonly < 64) {
+			o->only[o->nonly++] = argv[++i];
+		} else if (!strcmp(argv[i], "--min-time") && i + 1 < argc) {
+			o->min_time = atof(argv[++i]);
+		} else {
+			fprintf(stderr, "usage: bench_ops [--only NAME]... "
+				"[--min-time S]\n");
+			exit(2);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct ops_opts o = { .min_time = 0.3 };
+	const char *srcdir = getenv("TS_SRCDIR");
+	char pattern[4096];
+	glob_t g;
+	int fails = 0;
+
+	ops_parse(argc, argv, &o);
+	printf("| operator | classes | GFLOP | naive ms | static 1T ms | "
+		"static 2T ms | speedup 1T | rule | checked against | "
+		"verdict |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|\n");
+	for (int i = 0; i < ts_catalogue_count; i++) {
+		ts_ctx *ctx;
+		if (!ops_wanted(&o, ts_catalogue[i].name))
+			continue;
+		ctx = ts_ctx_alloc();
+		fails += !ops_one(ctx, ts_catalogue[i].build(ctx,
+			TS_SIZE_REAL), ts_catalogue[i].name, o.min_time);
+		ts_ctx_free(ctx);
+	}
+	snprintf(pattern, sizeof(pattern), "%s/examples/*.tsl",
+		srcdir ? srcdir : TS_SRCDIR);
+	if (glob(pattern, 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			fails += !ops_example(g.gl_pathv[i], &o);
+		printf("\n%zu example files checked against the catalogue.\n",
+			g.gl_pathc);
+		globfree(&g);
+	}
+	printf("%d operator(s) failed the rules.\n", fails);
+	return fails ? 1 : 0;
+}
