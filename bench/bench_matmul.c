@@ -6,6 +6,11 @@
  * medians and the ratio OpenBLAS time / Tessel time (above 1: Tessel is
  * faster).
  *
+ * OpenBLAS picks its kernels when it is loaded from the CPU model; a
+ * model newer than the library falls back to old SSE kernels
+ * ("Prescott"), so the core it chose is printed and bench/run.sh sets
+ * OPENBLAS_CORETYPE when it is not set.
+ *
  *   usage: bench_matmul [--threads N]... [--min-time S] [--verbose]
  */
 #include <config.h>
@@ -16,6 +21,9 @@
 #include <string.h>
 
 #include <cblas.h>
+
+/* Declared by OpenBLAS's own cblas.h; repeated for other cblas.h. */
+char *openblas_get_corename(void);
 
 #include "bench/bench.h"
 
@@ -172,6 +180,9 @@ int main(int argc, char **argv)
 	bool ok = true;
 
 	mm_parse(argc, argv, &o);
+	printf("OpenBLAS kernels: %s%s\n\n", openblas_get_corename(),
+		strcmp(openblas_get_corename(), "Prescott") ? "" : " (SSE3 "
+		"fallback: set OPENBLAS_CORETYPE=SkylakeX on AVX-512 CPUs)");
 	printf("| M x N x K | threads | Tessel ms | Tessel GFLOP/s | "
 		"OpenBLAS ms | OpenBLAS GFLOP/s | OpenBLAS/Tessel | "
 		"model ms | max abs err |\n");

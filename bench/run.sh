@@ -1,0 +1,57 @@
+#!/bin/sh
+# Run every benchmark program of bench/ and write bench/results.md: the
+# date, the machine (tessel hw), its load, and the tables.
+#
+#   usage: bench/run.sh [BUILD_DIR]     (default: build)
+#
+# BUILD_DIR is a configured and built tree (make -j2).  The programs
+# comparing with libraries exist only when configure found OpenBLAS
+# (bench_matmul) and oneDNN (bench_conv).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(dirname "$here")
+build=$(cd "${1:-$src/build}" && pwd)
+out="$here/results.md"
+tmp="$out.tmp"
+
+# OpenBLAS 0.3.21 does not know recent Xeons and falls back to SSE3
+# kernels; its AVX-512 kernels are what a user of this machine would get
+# by setting the core type.
+if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -q avx512f /proc/cpuinfo; then
+	OPENBLAS_CORETYPE=SkylakeX
+	export OPENBLAS_CORETYPE
+fi
+TS_SRCDIR=$src
+export TS_SRCDIR
+
+# section TITLE PROGRAM ARGS...: run PROGRAM if it was built.
+section() {
+	title=$1
+	prog=$2
+	shift 2
+	printf '\n## %s\n\n' "$title" >> "$tmp"
+	if [ ! -x "$build/bench/$prog" ]; then
+		printf 'not built (library not found by configure)\n' >> "$tmp"
+		return 0
+	fi
+	printf 'load average before: %s\n\n' "$(cut -d' ' -f1-3 /proc/loadavg)" >> "$tmp"
+	"$build/bench/$prog" "$@" >> "$tmp" || \
+		printf '\n**%s exited with status %s**\n' "$prog" "$?" >> "$tmp"
+}
+
+{
+	printf '# Tessel benchmark results\n\n'
+	printf 'Measured %s by bench/run.sh (static schedules, no tuning).\n\n' \
+		"$(date -u '+%Y-%m-%d %H:%M UTC')"
+	printf 'Commit %s.  OPENBLAS_CORETYPE=%s.\n\n' \
+		"$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+		"${OPENBLAS_CORETYPE:-unset}"
+	printf '```\n'
+	"$build/tools/tessel" hw
+	printf '```\n'
+} > "$tmp"
+section "Matmul: Tessel static vs OpenBLAS" bench_matmul --verbose
+section "Conv2d (ResNet-18, batch 1): Tessel static vs oneDNN" bench_conv --verbose
+section "Every example operator: naive vs static" bench_ops
+mv "$tmp" "$out"
+echo "wrote $out"
