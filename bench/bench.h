@@ -8,7 +8,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <tessel/tessel.h>
+#include <tessel/backend.h>
+#include <tessel/lower.h>
+#include <tessel/search.h>
 
 /* One contender of an interleaved measurement: "run"("arg") does one
  * repetition; the timer fills "samples" (seconds) and "median". */

@@ -282,7 +282,9 @@ struct conv_opts {
 	int nthreads;
 	int threads[8];
 	double min_time;
-	bool verbose;
+	bool verbose;		/* print the chosen configurations */
+	int nnotes;
+	char *notes[32];	/* one line per case, printed after the table */
 };
 
 /* The tolerance of a sum of "terms" products of values in [-1, 1). */
@@ -319,7 +321,7 @@ static bool conv_check_small(const struct conv_layer *l, int threads)
  * the ratio oneDNN / Tessel in "ratio".  Return whether the outputs
  * agree. */
 static bool conv_case(const struct conv_layer *l, int threads,
-	const struct conv_opts *o, double *ratio)
+	struct conv_opts *o, double *ratio)
 {
 	ts_ctx *ctx = ts_ctx_alloc();
 	ts_dag *dag = conv_declare(ctx, l);
@@ -342,9 +344,10 @@ static bool conv_case(const struct conv_layer *l, int threads,
 	dnnl_copy(&d, d.dst, d.user_dst);
 	if (ts_array_compare(ctx, args[2], ref, &err, &rel) < 0)
 		bench_die(ctx, "comparing with oneDNN");
-	if (o->verbose)
-		fprintf(stderr, "# %s, %d threads: static config %s\n", l->name,
-			threads, ts_config_to_json(res->best));
+	if (o->verbose && o->nnotes < 32 && asprintf(&o->notes[o->nnotes],
+	    "- %s, %d threads: `%s`", l->name, threads,
+	    ts_config_to_json(res->best)) >= 0)
+		o->nnotes++;
 	r[0] = (struct bench_runner){ .name = "tessel", .run = tessel_run,
 		.arg = &tp };
 	r[1] = (struct bench_runner){ .name = "onednn", .run = dnnl_run,
@@ -389,7 +392,7 @@ static void conv_parse(int argc, char **argv, struct conv_opts *o)
 
 /* Measure every layer with "threads" threads and print the geometric
  * mean of the ratios; return whether every output agreed. */
-static bool conv_all(int threads, const struct conv_opts *o)
+static bool conv_all(int threads, struct conv_opts *o)
 {
 	enum { N = sizeof(conv_layers) / sizeof(conv_layers[0]) };
 	double ratio[N];
@@ -418,6 +421,10 @@ int main(int argc, char **argv)
 	printf("|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int t = 0; t < o.nthreads; t++)
 		ok &= conv_all(o.threads[t], &o);
+	if (o.nnotes)
+		printf("\nStatic configurations:\n\n");
+	for (int i = 0; i < o.nnotes; i++)
+		printf("%s\n", o.notes[i]);
 	if (!ok)
 		fprintf(stderr, "bench_conv: a check failed\n");
 	return ok ? 0 : 1;

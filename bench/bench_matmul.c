@@ -94,12 +94,14 @@ struct mm_opts {
 	int threads[8];
 	double min_time;	/* seconds of interleaved runs per case */
 	bool verbose;		/* print the chosen configurations */
+	int nnotes;
+	char *notes[32];	/* one line per case, printed after the table */
 };
 
 /* Measure shape "s" with "threads" threads in a fresh context; print one
  * table row.  Return false when the check fails. */
 static bool mm_case(const struct mm_shape *s, int threads,
-	const struct mm_opts *o)
+	struct mm_opts *o)
 {
 	ts_ctx *ctx = ts_ctx_alloc();
 	ts_dag *dag = mm_declare(ctx, s);
@@ -126,12 +128,12 @@ static bool mm_case(const struct mm_shape *s, int threads,
 	blas_run(&bp);
 	if (ts_array_compare(ctx, args[2], ref, &err, &rel) < 0)
 		bench_die(ctx, "comparing with cblas");
-	if (o->verbose)
-		fprintf(stderr, "# %lldx%lldx%lld, %d threads: static config "
-			"%s (estimate %.3f ms, chosen in %.2f s)\n",
-			(long long)s->m, (long long)s->n, (long long)s->k,
-			threads, ts_config_to_json(res->best),
-			res->best_cost * 1e3, t_static);
+	if (o->verbose && o->nnotes < 32 && asprintf(&o->notes[o->nnotes],
+	    "- %lld x %lld x %lld, %d threads: `%s` (model %.3f ms, chosen "
+	    "in %.2f s)", (long long)s->m, (long long)s->n, (long long)s->k,
+	    threads, ts_config_to_json(res->best), res->best_cost * 1e3,
+	    t_static) >= 0)
+		o->nnotes++;
 	r[0] = (struct bench_runner){ .name = "tessel", .run = tessel_run,
 		.arg = &tp };
 	r[1] = (struct bench_runner){ .name = "openblas", .run = blas_run,
@@ -194,5 +196,9 @@ int main(int argc, char **argv)
 					"cblas disagree\n");
 				ok = false;
 			}
+	if (o.nnotes)
+		printf("\nStatic configurations:\n\n");
+	for (int i = 0; i < o.nnotes; i++)
+		printf("%s\n", o.notes[i]);
 	return ok ? 0 : 1;
 }

@@ -241,8 +241,8 @@ static void ops_print(const struct ops_row *row)
 	fflush(stdout);
 }
 
-/* Measure the DAG "build" makes (or "dag" already built in "ctx") under
- * "name"; return whether its verdict is not FAIL. */
+/* Measure "dag", built in "ctx", under "name" and print its row; return
+ * whether its verdict is not FAIL. */
 static bool ops_one(ts_ctx *ctx, const ts_dag *dag, const char *name,
 	double min_time)
 {

@@ -22,3 +22,8 @@ bench_bench_conv_LDADD = $(BENCH_LIBS) $(DNNL_LIBS)
 endif
 
 EXTRA_DIST += bench/run.sh bench/results.md
+
+# A look inside one static schedule: estimate, nest, IR, assembly, time.
+noinst_PROGRAMS += bench/bench_probe
+bench_bench_probe_SOURCES = bench/bench_probe.c $(BENCH_COMMON)
+bench_bench_probe_LDADD = examples/libcatalogue.la $(BENCH_LIBS)

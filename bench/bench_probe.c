@@ -1,0 +1,167 @@
+/* Look inside one static schedule: the configuration chosen for a
+ * catalogue operator at its real size, the model's estimate with its
+ * parts per stage, the measured time, and on request the loop IR and the
+ * assembly.  A configuration given as JSON replaces the static choice, to
+ * measure what the model would have predicted for another point.
+ *
+ *   usage: bench_probe NAME [--threads N] [--config JSON] [--ir]
+ *                      [--asm FILE] [--min-time S]
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gc.h>
+
+#include "bench/bench.h"
+#include "examples/catalogue.h"
+
+/* The options of the program. */
+struct probe_opts {
+	const char *name;
+	int threads;
+	const char *config;	/* JSON, or NULL for the static choice */
+	bool ir;
+	const char *asm_path;
+	double min_time;
+};
+
+/* Print the model's estimate of every stage of "est" for "tp". */
+static void probe_estimate(const ts_template *tp, const ts_estimate *est)
+{
+	for (int i = 0; i < tp->dag->nstages; i++) {
+		const ts_estimate *e = &est[i];
+		if (e->total <= 0)
+			continue;
+		printf("  stage %-6s %-9s total %.3f ms: compute %.3f, L1 %.3f, "
+			"L2 %.3f, L3 %.3f, DRAM %.3f, overhead %.3f ms; "
+			"efficiency %.2f, %d threads\n",
+			tp->dag->stages[i]->name,
+			ts_rule_name(tp->plans[i].rule), e->total * 1e3,
+			e->compute * 1e3, e->memory[0] * 1e3,
+			e->memory[1] * 1e3, e->memory[2] * 1e3,
+			e->memory[3] * 1e3, e->overhead * 1e3, e->efficiency,
+			e->threads);
+	}
+}
+
+/* Print the nest of every stage of "tp" under "cfg": trip counts, kinds,
+ * vector and register tile. */
+static void probe_nests(const ts_template *tp, const ts_config *cfg)
+{
+	for (int i = 0; i < tp->dag->nstages; i++) {
+		ts_nest n;
+		if (!ts_template_nest(tp, cfg, i, &n))
+			continue;
+		printf("  nest %s:", tp->dag->stages[i]->name);
+		for (int l = 0; l < n.nloops; l++)
+			printf(" %s%d:%lld(%s)", n.loops[l].axis <
+				tp->dag->stages[i]->ndim ? "s" : "r",
+				n.loops[l].axis, (long long)n.loops[l].trip,
+				ts_loop_kind_name(n.loops[l].kind));
+		printf("\n    vector width %lld, unrolled %lld, padded/useful "
+			"%.3f\n", (long long)n.vec_width, (long long)n.unrolled,
+			(double)n.padded / (double)n.useful);
+	}
+}
+
+/* Write the assembly of "f" compiled for "o" to o->asm_path. */
+static ts_status probe_asm(ts_ctx *ctx, const ts_func *f,
+	const struct probe_opts *o)
+{
+	ts_compile_options opt = ts_compile_options_default();
+	char *text;
+	FILE *fp;
+
+	opt.threads = o->threads;
+	if (ts_module_emit_asm(ctx, f, &opt, &text) < 0)
+		return TS_ERROR;
+	if (!(fp = fopen(o->asm_path, "w")))
+		return ts_ctx_set_error(ctx, "cannot write '%s'", o->asm_path);
+	fputs(text, fp);
+	fclose(fp);
+	return TS_OK;
+}
+
+/* Probe the operator of "o" in "ctx"; return the exit code. */
+static int probe_run(ts_ctx *ctx, const struct probe_opts *o)
+{
+	const struct ts_catalogue_entry *e = ts_catalogue_find(o->name);
+	ts_dag *dag = e ? e->build(ctx, TS_SIZE_REAL) : NULL;
+	ts_target *tg = dag ? bench_host_target(ctx, o->threads) : NULL;
+	ts_static_result *r = tg ? ts_static_fill(ctx, dag, tg, 1) : NULL;
+	ts_config *cfg = r ? r->best : NULL;
+	ts_estimate *est;
+	ts_func *f;
+	ts_module *m;
+	ts_array **args;
+	ts_timing t;
+
+	if (!e)
+		fprintf(stderr, "bench_probe: no operator '%s'\n", o->name);
+	if (r && o->config)
+		cfg = ts_config_from_json(ctx, r->tp->space, o->config);
+	if (!cfg)
+		bench_die(ctx, o->name);
+	est = GC_MALLOC_ATOMIC(sizeof(*est) * (size_t)dag->nstages);
+	printf("%s, %d threads: %s\nmodel %.3f ms\n", o->name, o->threads,
+		ts_config_to_json(cfg), ts_model_estimate(r->tp, cfg, est) * 1e3);
+	probe_estimate(r->tp, est);
+	probe_nests(r->tp, cfg);
+	f = ts_lower(ctx, dag, ts_template_apply(r->tp, cfg));
+	if (f && o->ir)
+		ts_func_print(stdout, f);
+	if (f && o->asm_path && probe_asm(ctx, f, o) < 0)
+		bench_die(ctx, "assembly");
+	m = bench_compile_func(ctx, f, o->threads);
+	if (!m || !(args = bench_args(ctx, dag, 1)) ||
+	    ts_module_time(m, args, o->min_time, &t) < 0)
+		bench_die(ctx, o->name);
+	printf("measured median %.3f ms (min %.3f ms, %d runs), %.1f "
+		"GFLOP/s\n", t.median_s * 1e3, t.min_s * 1e3, t.nsamples,
+		bench_dag_flops(ctx, dag) / t.median_s * 1e-9);
+	ts_module_free(m);
+	return 0;
+}
+
+/* Parse "argv" into "o"; exit with 2 on bad usage. */
+static void probe_parse(int argc, char **argv, struct probe_opts *o)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--threads") && i + 1 < argc &&
+		    atoi(argv[i + 1]) > 0)
+			o->threads = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--config") && i + 1 < argc)
+			o->config = argv[++i];
+		else if (!strcmp(argv[i], "--asm") && i + 1 < argc)
+			o->asm_path = argv[++i];
+		else if (!strcmp(argv[i], "--min-time") && i + 1 < argc)
+			o->min_time = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--ir"))
+			o->ir = true;
+		else if (argv[i][0] != '-' && !o->name)
+			o->name = argv[i];
+		else
+			o->name = NULL, i = argc;
+	}
+	if (!o->name) {
+		fprintf(stderr, "usage: bench_probe NAME [--threads N] "
+			"[--config JSON] [--ir] [--asm FILE] [--min-time S]\n");
+		exit(2);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct probe_opts o = { .threads = 1, .min_time = 0.5 };
+	ts_ctx *ctx;
+	int code;
+
+	probe_parse(argc, argv, &o);
+	ctx = ts_ctx_alloc();
+	code = probe_run(ctx, &o);
+	ts_ctx_free(ctx);
+	return code;
+}
