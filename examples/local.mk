@@ -22,3 +22,4 @@ EXTRA_DIST += \
 	examples/max_pool.tsl \
 	examples/mlp.tsl \
 	examples/softmax.tsl
+include $(srcdir)/examples/networks.mk

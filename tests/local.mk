@@ -11,3 +11,6 @@ include $(srcdir)/tests/backends/llvm.mk
 include $(srcdir)/tests/e2e/local.mk
 include $(srcdir)/tests/backends/cuda.mk
 include $(srcdir)/tests/search/static.mk
+include $(srcdir)/tests/search/tuner.mk
+include $(srcdir)/tests/search/tune.mk
+include $(srcdir)/tests/networks/local.mk

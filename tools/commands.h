@@ -28,6 +28,9 @@ int ts_cmd_build(int argc, char **argv);
 /* Lower "dag" under "schedule" ("naive", NULL, or a JSON file). */
 ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule);
 int ts_cmd_analyze(int argc, char **argv);
+int ts_cmd_tune(int argc, char **argv);
+int ts_cmd_measure_worker(int argc, char **argv);
+int ts_cmd_tasks(int argc, char **argv);
 int ts_cmd_schedule(int argc, char **argv);
 /* The target named "name": "host", a shipped name, or a JSON file. */
 ts_target *ts_tool_target(ts_ctx *ctx, const char *name);

@@ -10,3 +10,6 @@ tools_tessel_LDADD += $(JANSSON_LIBS)
 tools_tessel_SOURCES += tools/cmd_run.c
 tools_tessel_SOURCES += tools/cmd_build.c
 tools_tessel_SOURCES += tools/cmd_schedule.c
+tools_tessel_SOURCES += tools/cmd_tasks.c
+tools_tessel_SOURCES += tools/cmd_measure_worker.c
+tools_tessel_SOURCES += tools/cmd_tune.c

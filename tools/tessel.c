@@ -14,6 +14,9 @@ static const struct ts_command commands[] = {
 	{ "hw", "print the hardware description used for static scheduling", ts_cmd_hw },
 	{ "run", "compile a .tsl file for this CPU, check and time it", ts_cmd_run },
 	{ "build", "compile a .tsl file ahead of time (object, .so, header)", ts_cmd_build },
+	{ "tune", "tune a .tsl file by measurement (cost model, evolution, top-k)", ts_cmd_tune },
+	{ "tasks", "partition a network into tasks; --run compiles and runs it", ts_cmd_tasks },
+	{ "measure-worker", NULL, ts_cmd_measure_worker },
 	{ NULL, NULL, NULL },
 };
 
@@ -40,7 +43,8 @@ static void usage(FILE *out)
 		"Tessel schedules tensor programs declared with compute only.\n\n"
 		"commands:\n");
 	for (const struct ts_command *c = commands; c->name; c++)
-		fprintf(out, "  %-10s %s\n", c->name, c->summary);
+		if (c->summary)	/* hidden verbs have none */
+			fprintf(out, "  %-10s %s\n", c->name, c->summary);
 	fprintf(out, "\n  tessel <command> --help   options of a command\n"
 		"  tessel --version          the version\n"
 		"\nexit codes: 0 success, 1 the job failed, 2 bad usage or input\n");

@@ -1,0 +1,11 @@
+# tests/networks: partition, executor and memory plan, layout choice.
+check_PROGRAMS += tests/networks/test_partition tests/networks/test_executor \
+	tests/networks/test_layout
+TESTS += tests/networks/test_partition tests/networks/test_executor \
+	tests/networks/test_layout
+tests_networks_test_partition_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_networks_test_partition_LDADD = examples/libnetworks.la $(TEST_LIBS)
+tests_networks_test_executor_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_networks_test_executor_LDADD = examples/libnetworks.la $(TEST_LIBS)
+tests_networks_test_layout_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_networks_test_layout_LDADD = $(TEST_LIBS)

@@ -1,0 +1,220 @@
+/* The network executor: memory plans and whole networks against the
+ * reference interpreter. */
+#include <config.h>
+
+#include "tests/common.h"
+#include "examples/networks.h"
+
+/* The host target, failing the test when it cannot be detected. */
+static ts_target *host(ts_ctx *ctx)
+{
+	ts_target *t = ts_target_host(ctx);
+
+	if (!t)
+		fail_msg("host: %s", ts_ctx_error(ctx));
+	return t;
+}
+
+/* Check that no two buffers of "mp" that live at the same time overlap,
+ * by walking every subgraph and every byte range. */
+static void check_plan(const ts_partition *p, const ts_memory_plan *mp)
+{
+	int a, b;
+
+	assert_false(ts_memory_plan_has_conflict(mp, &a, &b));
+	for (int g = 0; g < p->nsubgraphs; g++)
+		for (a = 0; a < mp->nbuffers; a++)
+			for (b = a + 1; b < mp->nbuffers; b++) {
+				bool live = mp->first[a] <= g && g <= mp->last[a]
+					&& mp->first[b] <= g && g <= mp->last[b];
+				if (live && mp->offset[a] < mp->offset[b] +
+				    mp->bytes[b] && mp->offset[b] <
+				    mp->offset[a] + mp->bytes[a])
+					fail_msg("subgraph %d: %s and %s overlap",
+						g, mp->tensors[a]->name,
+						mp->tensors[b]->name);
+			}
+	for (a = 0; a < mp->nbuffers; a++) {
+		assert_int_equal(mp->offset[a] % 64, 0);
+		assert_true(mp->offset[a] + mp->bytes[a] <= mp->arena_bytes);
+		assert_true(mp->first[a] <= mp->last[a]);
+	}
+	assert_true(mp->arena_bytes <= mp->total_bytes);
+}
+
+static void test_memory_plan_chain__two_buffers_suffice(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "chain",
+		"input X: f32[64]\n"
+		"A[i: 64] = sum(k: 64) X[k] * X[i]\n"
+		"B[i: 64] = sum(k: 64) A[k] * A[i]\n"
+		"C[i: 64] = sum(k: 64) B[k] * B[i]\n"
+		"D[i: 64] = sum(k: 64) C[k] * C[i]\n"
+		"output E[i: 64] = sum(k: 64) D[k] * D[i]\n");
+	ts_partition *p = ts_partition_dag(ctx, dag, host(ctx));
+	ts_memory_plan *mp = ts_memory_plan_new(ctx, p);
+
+	assert_non_null(mp);
+	assert_int_equal(p->nsubgraphs, 5);
+	assert_int_equal(mp->nbuffers, 4);
+	check_plan(p, mp);
+	assert_int_equal(mp->total_bytes, 4 * 256);
+	/* A and B meet in B's subgraph, then A is dead: two slots. */
+	assert_int_equal(mp->arena_bytes, 2 * 256);
+}
+
+static void test_memory_plan_residual__skip_stays_live(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "skip",
+		"input X: f32[64]\n"
+		"A[i: 64] = sum(k: 64) X[k] * X[i]\n"
+		"B[i: 64] = sum(k: 64) A[k] * A[i]\n"
+		"C[i: 64] = sum(k: 64) B[k] * B[i]\n"
+		"output E[i: 64] = sum(k: 64) C[k] * A[i]\n");
+	ts_partition *p = ts_partition_dag(ctx, dag, host(ctx));
+	ts_memory_plan *mp = ts_memory_plan_new(ctx, p);
+
+	check_plan(p, mp);
+	assert_int_equal(mp->nbuffers, 3);
+	/* A lives to the end and B meets C in C's subgraph: three slots. */
+	assert_int_equal(mp->arena_bytes, 3 * 256);
+	assert_string_equal(mp->tensors[0]->name, "A");
+	assert_int_equal(mp->last[0], 3);
+}
+
+static void test_memory_plan_null_partition__error(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	assert_null(ts_memory_plan_new(ctx, NULL));
+	assert_error_contains(ctx, "no partition");
+}
+
+/* Compile "dag" (static schedules unless "naive"), run it on seeded
+ * inputs and compare every output with ts_eval. */
+static void run_and_compare(ts_ctx *ctx, const ts_dag *dag, bool naive,
+	int threads)
+{
+	ts_network_options o = ts_network_options_default();
+	ts_array **in, *want[4] = { 0 }, *got[4] = { 0 };
+	ts_network *net;
+
+	if (!dag)
+		fail_msg("build: %s", ts_ctx_error(ctx));
+	o.naive = naive;
+	o.threads = threads;
+	net = ts_network_compile(ctx, dag, host(ctx), &o);
+	if (!net)
+		fail_msg("%s: %s", dag->name, ts_ctx_error(ctx));
+	check_plan(ts_network_partition(net), ts_network_memory(net));
+	in = ts_dag_random_inputs(ctx, dag, 3);
+	assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+	if (ts_network_run(net, in, got) != TS_OK)
+		fail_msg("%s: %s", dag->name, ts_ctx_error(ctx));
+	for (int o2 = 0; o2 < dag->noutputs; o2++) {
+		double err;
+		if (!ts_array_close(got[o2], want[o2], &err))
+			fail_msg("%s: output %s differs by %g", dag->name,
+				dag->outputs[o2]->name, err);
+	}
+	/* A second run over the same arena gives the same result. */
+	assert_int_equal(ts_network_run(net, in, got), TS_OK);
+	for (int o2 = 0; o2 < dag->noutputs; o2++)
+		assert_true(ts_array_close(got[o2], want[o2], NULL));
+	ts_network_free(net);
+}
+
+static void test_executor_lenet__matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	run_and_compare(ctx, ts_network_lenet(ctx, 2), false, 2);
+}
+
+static void test_executor_lenet_naive__matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	run_and_compare(ctx, ts_network_lenet(ctx, 1), true, 1);
+}
+
+static void test_executor_mlp__matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	run_and_compare(ctx, ts_network_mlp(ctx, 3), false, 2);
+}
+
+static void test_executor_resnet18_reduced__matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	run_and_compare(ctx, ts_network_resnet18(ctx, 1, 32, 4, 10), false, 2);
+}
+
+static void test_executor_transformer_reduced__matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	run_and_compare(ctx, ts_network_transformer(ctx, 8, 16, 2, 32), false,
+		2);
+}
+
+static void test_executor_bad_input__names_it(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_network_mlp(ctx, 1);
+	ts_network *net = ts_network_compile(ctx, dag, host(ctx), NULL);
+	ts_array **in = ts_dag_random_inputs(ctx, dag, 1);
+	ts_array *out[1] = { 0 };
+
+	assert_non_null(net);
+	in[1] = ts_array_alloc(ctx, TS_F32, 1, (int64_t[]){ 3 });
+	assert_int_equal(ts_network_run(net, in, out), TS_ERROR);
+	assert_error_contains(ctx, "input 'W1'");
+	assert_int_equal(ts_network_set_schedule(net, 99, NULL), TS_ERROR);
+	assert_error_contains(ctx, "no task 99");
+	ts_network_free(net);
+}
+
+static void test_executor_set_schedule__naive_task_still_matches(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_network_mlp(ctx, 2);
+	ts_network *net = ts_network_compile(ctx, dag, host(ctx), NULL);
+	ts_array **in = ts_dag_random_inputs(ctx, dag, 5);
+	ts_array *want[1] = { 0 }, *got[1] = { 0 };
+	ts_timing t;
+
+	assert_non_null(net);
+	assert_int_equal(ts_network_set_schedule(net, 0, NULL), TS_OK);
+	assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+	assert_int_equal(ts_network_run(net, in, got), TS_OK);
+	assert_true(ts_array_close(got[0], want[0], NULL));
+	assert_int_equal(ts_network_time_task(net, 0, 0.0, &t), TS_OK);
+	assert_true(t.nsamples >= 3 && t.median_s > 0);
+	assert_int_equal(ts_network_time(net, in, 0.0, &t), TS_OK);
+	assert_true(t.nsamples >= 3 && t.median_s > 0);
+	ts_network_free(net);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TS_TEST(test_memory_plan_chain__two_buffers_suffice),
+		TS_TEST(test_memory_plan_residual__skip_stays_live),
+		TS_TEST(test_memory_plan_null_partition__error),
+		TS_TEST(test_executor_lenet__matches_eval),
+		TS_TEST(test_executor_lenet_naive__matches_eval),
+		TS_TEST(test_executor_mlp__matches_eval),
+		TS_TEST(test_executor_resnet18_reduced__matches_eval),
+		TS_TEST(test_executor_transformer_reduced__matches_eval),
+		TS_TEST(test_executor_bad_input__names_it),
+		TS_TEST(test_executor_set_schedule__naive_task_still_matches),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

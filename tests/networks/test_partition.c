@@ -1,0 +1,223 @@
+/* Partition of networks into subgraphs and deduplicated tasks. */
+#include <config.h>
+
+#include "tests/common.h"
+#include "examples/networks.h"
+
+/* The host target, failing the test when it cannot be detected. */
+static ts_target *host(ts_ctx *ctx)
+{
+	ts_target *t = ts_target_host(ctx);
+
+	if (!t)
+		fail_msg("host: %s", ts_ctx_error(ctx));
+	return t;
+}
+
+/* Partition "dag", failing the test on error. */
+static ts_partition *partition(ts_ctx *ctx, const ts_dag *dag)
+{
+	ts_partition *p;
+
+	if (!dag)
+		fail_msg("build: %s", ts_ctx_error(ctx));
+	p = ts_partition_dag(ctx, dag, host(ctx));
+	if (!p)
+		fail_msg("partition: %s", ts_ctx_error(ctx));
+	return p;
+}
+
+/* Check the structural facts every partition of "dag" must have. */
+static void check_partition(const ts_dag *dag, const ts_partition *p)
+{
+	int weights = 0;
+	int *covered = calloc((size_t)dag->nstages, sizeof(int));
+
+	for (int t = 0; t < p->ntasks; t++) {
+		weights += p->tasks[t]->weight;
+		assert_true(p->tasks[t]->flops >= 0);
+	}
+	assert_int_equal(weights, p->nsubgraphs);
+	for (int g = 0; g < p->nsubgraphs; g++) {
+		const ts_subgraph *sg = &p->subgraphs[g];
+		const ts_dag *sub = p->tasks[sg->task]->dag;
+		assert_int_equal(sub->ninputs, sg->ninputs);
+		assert_int_equal(sub->noutputs, sg->noutputs);
+		for (int i = 0; i < sg->ninputs; i++) {
+			assert_int_equal(sub->inputs[i]->ndim,
+				sg->inputs[i]->ndim);
+			assert_int_equal(ts_tensor_size(sub->inputs[i]),
+				ts_tensor_size(sg->inputs[i]));
+		}
+		for (int i = 0; i < sg->nstages; i++)
+			covered[sg->stages[i]]++;
+		/* Everything a subgraph reads is computed before it. */
+		for (int i = 0; i < sg->ninputs; i++) {
+			bool earlier = !sg->inputs[i]->stage;
+			for (int h = 0; h < g && !earlier; h++)
+				for (int o = 0; o < p->subgraphs[h].noutputs; o++)
+					earlier |= p->subgraphs[h].outputs[o] ==
+						sg->inputs[i];
+			assert_true(earlier);
+		}
+	}
+	for (int s = 0; s < dag->nstages; s++)
+		if (!covered[s])
+			fail_msg("stage '%s' is in no subgraph",
+				dag->stages[s]->name);
+	free(covered);
+}
+
+static void test_partition_lenet__anchors_are_reductions(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_network_lenet(ctx, 1);
+	ts_partition *p = partition(ctx, dag);
+
+	check_partition(dag, p);
+	/* Convolutions, pools, dense layers and the softmax reductions. */
+	assert_true(p->nsubgraphs >= 8);
+	for (int t = 0; t < p->ntasks; t++)
+		assert_true(p->tasks[t]->klass != TS_CLASS_LOCATION_TUNABLE);
+	assert_int_equal(p->subgraphs[0].anchor,
+		ts_dag_stage_index(dag, ts_dag_find_stage(dag, "C1")));
+}
+
+static void test_partition_equal_layers__one_task_weight_two(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "twice",
+		"input X: f32[4, 32]\ninput W1: f32[32, 32]\n"
+		"input W2: f32[32, 32]\n"
+		"A[i: 4, o: 32] = sum(k: 32) X[i, k] * W1[o, k]\n"
+		"RA[i: 4, o: 32] = max(A[i, o], 0.0)\n"
+		"B[i: 4, o: 32] = sum(k: 32) RA[i, k] * W2[o, k]\n"
+		"output RB[i: 4, o: 32] = max(B[i, o], 0.0)\n");
+	ts_partition *p = partition(ctx, dag);
+
+	check_partition(dag, p);
+	assert_int_equal(p->nsubgraphs, 2);
+	assert_int_equal(p->ntasks, 1);
+	assert_int_equal(p->tasks[0]->weight, 2);
+	assert_int_equal(p->subgraphs[0].task, p->subgraphs[1].task);
+	/* 4 x 32 x 32 multiply-adds and 4 x 32 maxima per layer. */
+	assert_int_equal(p->tasks[0]->flops, 2 * 4 * 32 * 32 + 4 * 32);
+	assert_int_equal(ts_partition_flops(p), 2 * p->tasks[0]->flops);
+}
+
+static void test_partition_int8_conv_requantise__one_task_int8_out(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "q",
+		"input X: i8[1, 8, 10, 10]\ninput W: i8[16, 8, 3, 3]\n"
+		"C[n: 1, k: 16, h: 8, w: 8]: i32 = sum(rc: 8, r: 3, s: 3) "
+		"i32(X[n, rc, h + r, w + s]) * i32(W[k, rc, r, s])\n"
+		"output Q[n: 1, k: 16, h: 8, w: 8]: i8 = "
+		"clamp(round(f32(C[n, k, h, w]) * 0.05), -128.0, 127.0)\n");
+	ts_partition *p = partition(ctx, dag);
+	const ts_subgraph *sg;
+
+	check_partition(dag, p);
+	assert_int_equal(p->nsubgraphs, 1);
+	sg = &p->subgraphs[0];
+	assert_int_equal(sg->nstages, 2);
+	assert_int_equal(sg->noutputs, 1);
+	assert_string_equal(sg->outputs[0]->name, "Q");
+	assert_int_equal(sg->outputs[0]->dtype, TS_I8);
+	assert_int_equal(p->tasks[0]->klass, TS_CLASS_COMPLEX_REDUCTION);
+}
+
+static void test_partition_resnet18_reduced__blocks_deduplicated(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_network_resnet18(ctx, 1, 32, 4, 10);
+	ts_partition *p = partition(ctx, dag);
+	int heavy = 0;
+
+	check_partition(dag, p);
+	assert_true(p->ntasks < p->nsubgraphs);
+	for (int t = 0; t < p->ntasks; t++)
+		heavy += p->tasks[t]->weight > 1;
+	assert_true(heavy >= 1);
+	/* Each task is a DAG of its own that prints canonically apart from
+	 * every other task. */
+	for (int a = 0; a < p->ntasks; a++)
+		for (int b = a + 1; b < p->ntasks; b++)
+			assert_string_not_equal(
+				ts_dag_canonical_string(p->tasks[a]->dag),
+				ts_dag_canonical_string(p->tasks[b]->dag));
+}
+
+static void test_partition_transformer_reduced__covers_all(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_network_transformer(ctx, 8, 16, 2, 32);
+	ts_partition *p = partition(ctx, dag);
+
+	check_partition(dag, p);
+	assert_true(p->nsubgraphs >= 10);
+}
+
+static void test_partition_out_of_bounds__names_stage(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_tensor *x = ts_placeholder(ctx, "X", TS_F32, 1, (int64_t[]){ 8 });
+	ts_axis *i = ts_axis_new(ctx, "i", 8);
+	ts_tensor *y = ts_compute(ctx, "Bad", 1, &i, ts_at(ctx, x, 1,
+		ts_add(ctx, ts_var(ctx, i), ts_int(ctx, 1))));
+	ts_dag *dag = ts_dag_new(ctx, 1, &x, 1, &y);
+
+	assert_non_null(dag);
+	assert_null(ts_partition_dag(ctx, dag, host(ctx)));
+	assert_error_contains(ctx, "Bad");
+}
+
+static void test_network_sources__tsl_files_are_real_size(void **state)
+{
+	static const char *names[] = { "resnet18", "transformer" };
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		ts_ctx *ctx = ts_ctx_alloc();
+		char path[4096];
+		ts_dag *file, *built;
+		snprintf(path, sizeof(path), "%s/examples/%s.tsl",
+			ts_test_srcdir(), names[i]);
+		file = ts_parse_file(ctx, path);
+		built = i == 0 ? ts_network_resnet18(ctx, 1, 224, 64, 1000)
+			: ts_network_transformer(ctx, 128, 768, 12, 3072);
+		if (!file || !built)
+			fail_msg("%s: %s", names[i], ts_ctx_error(ctx));
+		assert_string_equal(ts_dag_canonical_string(file),
+			ts_dag_canonical_string(built));
+		ts_ctx_free(ctx);
+	}
+}
+
+static void test_network_builders__bad_sizes__error(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	assert_null(ts_network_resnet18(ctx, 1, 33, 4, 10));
+	assert_error_contains(ctx, "resnet18: bad sizes");
+	assert_null(ts_network_transformer(ctx, 8, 16, 3, 32));
+	assert_error_contains(ctx, "transformer: bad sizes");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TS_TEST(test_partition_lenet__anchors_are_reductions),
+		TS_TEST(test_partition_equal_layers__one_task_weight_two),
+		TS_TEST(test_partition_int8_conv_requantise__one_task_int8_out),
+		TS_TEST(test_partition_resnet18_reduced__blocks_deduplicated),
+		TS_TEST(test_partition_transformer_reduced__covers_all),
+		TS_TEST(test_partition_out_of_bounds__names_stage),
+		TS_TEST(test_network_sources__tsl_files_are_real_size),
+		TS_TEST(test_network_builders__bad_sizes__error),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,225 @@
+/* tessel tasks: partition a network (.tsl) into tasks and list them;
+ * with --run, compile the whole network (static schedules), run it on
+ * seeded or .npy inputs through the executor, check it against the
+ * interpreter and time it. */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tessel/network.h>
+
+#include "tools/commands.h"
+
+/* The command line. */
+struct tasks_opts {
+	const char *file;
+	const char *target;	/* NULL: the host */
+	const char *weights;	/* directory of <input>.npy, or NULL */
+	int threads;
+	bool run, check, naive;
+	double min_time;	/* seconds of timed runs; 0: no timing */
+	uint64_t seed;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: tessel tasks [options] FILE.tsl\n\n"
+		"List the tasks of a network: the subgraphs anchored on a\n"
+		"reduction, deduplicated, with stages, classes, weights and flops.\n\n"
+		"  --target NAME   hardware description (default: this machine)\n"
+		"  --run           compile and run the network (static schedules)\n"
+		"  --naive         with --run: naive schedules\n"
+		"  --check         with --run: compare with the interpreter\n"
+		"  --time SECONDS  with --run: time whole runs\n"
+		"  --threads N     threads of parallel loops\n"
+		"  --weights DIR   read input X from DIR/X.npy when it exists\n"
+		"  --seed N        seed of generated inputs (default 1)\n");
+}
+
+/* Parse the integer "s" in ["lo", "hi"] into "*v". */
+static bool parse_long(const char *s, long long lo, long long hi,
+	long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(s, &end, 0);
+	return *s && !*end && !errno && *v >= lo && *v <= hi;
+}
+
+/* Take the value option "name" = "v" into "o"; false when bad. */
+static bool set_value(struct tasks_opts *o, const char *name, const char *v)
+{
+	long long n;
+
+	if (!strcmp(name, "--target"))
+		o->target = v;
+	else if (!strcmp(name, "--weights"))
+		o->weights = v;
+	else if (!strcmp(name, "--threads") && parse_long(v, 1, 4096, &n))
+		o->threads = (int)n;
+	else if (!strcmp(name, "--seed") && parse_long(v, 0, INT64_MAX, &n))
+		o->seed = (uint64_t)n;
+	else if (!strcmp(name, "--time"))
+		return (o->min_time = strtod(v, NULL)) > 0;
+	else
+		return false;
+	return true;
+}
+
+/* Parse "argv" into "o"; return -1 on success or an exit code. */
+static int parse_args(int argc, char **argv, struct tasks_opts *o)
+{
+	static const char *const with_value[] = { "--target", "--weights",
+		"--threads", "--seed", "--time", NULL };
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool valued = false;
+		for (int k = 0; with_value[k]; k++)
+			valued |= !strcmp(a, with_value[k]);
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return TS_EXIT_OK;
+		} else if (!strcmp(a, "--run") || !strcmp(a, "--check") ||
+			   !strcmp(a, "--naive")) {
+			o->run = true;
+			o->check |= !strcmp(a, "--check");
+			o->naive |= !strcmp(a, "--naive");
+		} else if (valued) {
+			if (i + 1 >= argc || !set_value(o, a, argv[i + 1])) {
+				fprintf(stderr, "tessel tasks: bad or missing "
+					"value for %s\n", a);
+				return TS_EXIT_USAGE;
+			}
+			i++;
+		} else if (a[0] == '-' || o->file) {
+			fprintf(stderr, "tessel tasks: unexpected argument "
+				"'%s'\n", a);
+			return TS_EXIT_USAGE;
+		} else {
+			o->file = a;
+		}
+	}
+	if (!o->file) {
+		usage(stderr);
+		return TS_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* The inputs of "dag": DIR/<name>.npy where present, else seeded. */
+static ts_array **load_inputs(ts_ctx *ctx, const ts_dag *dag,
+	const struct tasks_opts *o)
+{
+	ts_array **in = ts_dag_random_inputs(ctx, dag, o->seed);
+
+	for (int i = 0; in && o->weights && i < dag->ninputs; i++) {
+		char path[4096];
+		FILE *f;
+		snprintf(path, sizeof(path), "%s/%s.npy", o->weights,
+			dag->inputs[i]->name);
+		f = fopen(path, "rb");
+		if (!f)
+			continue;
+		fclose(f);
+		in[i] = ts_npy_read(ctx, path);
+		if (!in[i])
+			return NULL;
+	}
+	return in;
+}
+
+/* Compare the network's outputs "got" with the interpreter's. */
+static int check_outputs(ts_ctx *ctx, const ts_dag *dag, ts_array **in,
+	ts_array **got)
+{
+	ts_array **want = calloc((size_t)dag->noutputs, sizeof(*want));
+	int rc = TS_EXIT_OK;
+
+	if (ts_eval(ctx, dag, in, want) < 0) {
+		free(want);
+		ts_tool_report(ctx);
+		return TS_EXIT_FAIL;
+	}
+	for (int o = 0; o < dag->noutputs; o++) {
+		double err = 0;
+		bool ok = ts_array_close(got[o], want[o], &err);
+		printf("check %s: %s (max abs error %.3g)\n",
+			dag->outputs[o]->name, ok ? "ok" : "MISMATCH", err);
+		if (!ok)
+			rc = TS_EXIT_FAIL;
+	}
+	free(want);
+	return rc;
+}
+
+/* Compile, run, check and time the network "dag". */
+static int run_network(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
+	const struct tasks_opts *o)
+{
+	ts_network_options no = ts_network_options_default();
+	ts_array **in, **out;
+	const ts_memory_plan *mp;
+	ts_network *net;
+	int rc = TS_EXIT_OK;
+
+	no.threads = o->threads;
+	no.naive = o->naive;
+	net = ts_network_compile(ctx, dag, tg, &no);
+	in = net ? load_inputs(ctx, dag, o) : NULL;
+	out = calloc((size_t)dag->noutputs + 1, sizeof(*out));
+	if (!in || ts_network_run(net, in, out) < 0) {
+		free(out);
+		ts_tool_report(ctx);
+		return TS_EXIT_FAIL;
+	}
+	ts_tool_warnings(ctx);
+	mp = ts_network_memory(net);
+	printf("memory: %d intermediate buffers, arena %.3f MiB "
+		"(%.3f MiB without reuse)\n", mp->nbuffers,
+		mp->arena_bytes / 1048576.0, mp->total_bytes / 1048576.0);
+	if (o->check)
+		rc = check_outputs(ctx, dag, in, out);
+	if (o->min_time > 0) {
+		ts_timing t;
+		if (ts_network_time(net, in, o->min_time, &t) < 0) {
+			ts_tool_report(ctx);
+			rc = TS_EXIT_FAIL;
+		} else {
+			printf("time: median %.4f ms (min %.4f, %d runs)\n",
+				t.median_s * 1e3, t.min_s * 1e3, t.nsamples);
+		}
+	}
+	free(out);
+	ts_network_free(net);
+	return rc;
+}
+
+int ts_cmd_tasks(int argc, char **argv)
+{
+	struct tasks_opts o = { .seed = 1 };
+	int rc = parse_args(argc, argv, &o);
+	ts_ctx *ctx;
+	ts_dag *dag;
+	ts_target *tg;
+	ts_partition *p;
+
+	if (rc >= 0)
+		return rc;
+	ctx = ts_ctx_alloc();
+	dag = ts_parse_file(ctx, o.file);
+	tg = dag ? ts_tool_target(ctx, o.target ? o.target : "host") : NULL;
+	p = tg ? ts_partition_dag(ctx, dag, tg) : NULL;
+	if (!p) {
+		ts_tool_report(ctx);
+		ts_ctx_free(ctx);
+		return TS_EXIT_USAGE;
+	}
+	ts_partition_print(stdout, p);
+	rc = o.run ? run_network(ctx, dag, tg, &o) : TS_EXIT_OK;
+	ts_ctx_free(ctx);
+	return rc;
+}
