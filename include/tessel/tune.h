@@ -1,0 +1,221 @@
+/* Tessel: tuning by measurement.
+ *
+ * The tuner measures candidate schedules of one task (a DAG) on this
+ * machine and keeps the fastest.  Candidates come from an evolutionary
+ * search over the meta-template's knob space, seeded with the static
+ * model's top-k and random samples, and ranked by a cost model (XGBoost
+ * gradient boosted trees) trained online on the measurements.  A cheaper
+ * mode, hardware-guided top-k, measures only the k best configurations of
+ * the static model.
+ *
+ * Candidates are featurised from their lowered loop IR: a fixed-length
+ * vector of counts (arithmetic by kind, loop annotations and extents,
+ * memory accesses, footprints, strides), summed over the program's store
+ * statements and compressed with log2(1 + x).
+ *
+ * Every measurement is appended to a records log when one is given; a
+ * tuner started on an existing log first reads the records of its
+ * workload and target: those configurations are never measured again and
+ * the cost model is trained on them before the first new batch.
+ *
+ * Every random choice comes from the context's stream: the same seed and
+ * the same log give the same sequence of candidates.
+ */
+#ifndef TESSEL_TUNE_H
+#define TESSEL_TUNE_H
+
+#include <tessel/dsl.h>
+#include <tessel/loop.h>
+#include <tessel/measure.h>
+#include <tessel/metatemplate.h>
+#include <tessel/target.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The slots of a feature vector.  Counts are dynamic (each statement
+ * weighted by how many times it runs) unless said otherwise; the vector
+ * holds log2(1 + count) of each. */
+enum ts_feature {
+	TS_FEAT_STORES,		/* stores executed */
+	TS_FEAT_STORE_STMTS,	/* store statements in the program (static) */
+	TS_FEAT_FLOAT_ADDSUB,	/* float add and sub */
+	TS_FEAT_FLOAT_MUL,	/* float mul */
+	TS_FEAT_FLOAT_FMA,	/* float mul feeding an add: FMA candidates */
+	TS_FEAT_FLOAT_DIV,	/* float div, floordiv, mod */
+	TS_FEAT_FLOAT_SPECIAL,	/* exp, log, sqrt, tanh, pow, ... */
+	TS_FEAT_FLOAT_CMP,	/* float min, max, compares, selects */
+	TS_FEAT_INT_ARITH,	/* integer add, sub, mul in values */
+	TS_FEAT_INT_DIV,	/* integer div and mod in values */
+	TS_FEAT_CASTS,		/* casts */
+	TS_FEAT_LOADS,		/* loads executed */
+	TS_FEAT_VEC_OPS,	/* arithmetic inside a vectorized loop */
+	TS_FEAT_PAR_LOOPS,	/* parallel loops around a store (static) */
+	TS_FEAT_PAR_EXTENT,	/* product of their extents */
+	TS_FEAT_VEC_LOOPS,	/* vectorized loops around a store (static) */
+	TS_FEAT_VEC_WIDTH,	/* extent of the vectorized loop */
+	TS_FEAT_UNROLL_LOOPS,	/* unrolled loops around a store (static) */
+	TS_FEAT_UNROLL_EXTENT,	/* product of their extents */
+	TS_FEAT_LOOP_DEPTH,	/* loops around a store (static) */
+	TS_FEAT_INNER_EXTENT,	/* extent of the innermost loop */
+	TS_FEAT_OUTER_EXTENT,	/* product of the extents of the others */
+	TS_FEAT_GUARDS,		/* conditions around a store (static) */
+	TS_FEAT_BYTES,		/* bytes read and written */
+	TS_FEAT_UNIQUE_BYTES,	/* bytes in the box of the indices */
+	TS_FEAT_LINES,		/* cache lines of those boxes */
+	TS_FEAT_REUSE,		/* accesses per unique element */
+	TS_FEAT_REUSE_DIST,	/* bytes touched between two uses */
+	TS_FEAT_STRIDE0,	/* accesses invariant in the innermost loop */
+	TS_FEAT_STRIDE1,	/* accesses contiguous in the innermost loop */
+	TS_FEAT_STRIDED,	/* accesses with a larger or unknown stride */
+	TS_FEAT_STRIDE,		/* sum of innermost strides in elements */
+	TS_FEAT_LOCAL_BYTES,	/* bytes accessed in local buffers */
+	TS_FEAT_ARG_BYTES,	/* bytes accessed in arguments and globals */
+	TS_FEAT_ALLOC_BYTES,	/* bytes allocated by ALLOC statements */
+	TS_FEAT_PAR_WORK,	/* stores per parallel iteration */
+	TS_FEAT_COUNT
+};
+
+/* The name of feature slot "i" ("stores", ...), or NULL. */
+const char *ts_feature_name(int i);
+/* Fill "out" (TS_FEAT_COUNT floats) with the features of "f"; "line"
+ * is the cache line size in bytes (0: 64).  Deterministic. */
+ts_status ts_func_features(ts_ctx *ctx, const ts_func *f, int line,
+	float *out);
+
+/* The learned cost model: gradient boosted trees predicting a score
+ * (higher is faster) from a feature vector.  It owns XGBoost handles:
+ * free it with ts_cost_model_free, or leave it to its context. */
+typedef struct ts_cost_model ts_cost_model;
+
+ts_cost_model *ts_cost_model_new(ts_ctx *ctx, int nfeatures, uint64_t seed);
+/* Add one training sample: features "x", target "y". */
+ts_status ts_cost_model_add(ts_cost_model *m, const float *x, double y);
+/* Forget every sample (the booster stays until the next training). */
+void ts_cost_model_clear(ts_cost_model *m);
+/* Number of samples added. */
+int ts_cost_model_size(const ts_cost_model *m);
+/* Train from scratch on every sample added, for "rounds" boosting
+ * rounds (0: a default). */
+ts_status ts_cost_model_train(ts_cost_model *m, int rounds);
+bool ts_cost_model_trained(const ts_cost_model *m);
+/* Predict the scores of "n" samples "x" (n * nfeatures floats) into
+ * "out". */
+ts_status ts_cost_model_predict(ts_cost_model *m, int n, const float *x,
+	double *out);
+void ts_cost_model_free(ts_cost_model *m);
+
+/* The evolutionary search over one template's space.  It remembers the
+ * configurations measured and never proposes one of them again. */
+typedef struct ts_evolve ts_evolve;
+
+/* Scores of "n" configurations "cfgs" into "out" (higher is better); a
+ * candidate that cannot be rated gets -INFINITY. */
+typedef ts_status (*ts_score_fn)(void *data, int n, ts_config *const *cfgs,
+	double *out);
+
+typedef struct ts_evolve_options {
+	int population;		/* candidates per generation (128) */
+	int generations;	/* generations per batch (4) */
+	double mutation;	/* probability of a mutation, else a crossover
+				 * (0.85) */
+	double eps;		/* share of a batch drawn at random (0.1) */
+} ts_evolve_options;
+
+ts_evolve_options ts_evolve_options_default(void);
+ts_evolve *ts_evolve_new(ts_ctx *ctx, const ts_space *sp,
+	const ts_evolve_options *opt);
+/* Make the "n" configurations "cfgs" the seeds of every later initial
+ * population (the static top-k, the best measured so far). */
+void ts_evolve_seed(ts_evolve *e, int n, ts_config *const *cfgs);
+/* Remember that "c" was measured. */
+void ts_evolve_mark(ts_evolve *e, const ts_config *c);
+bool ts_evolve_is_marked(const ts_evolve *e, const ts_config *c);
+int ts_evolve_marked(const ts_evolve *e);
+/* The next "n" configurations to measure: never marked, distinct,
+ * ranked by "score" (NULL: random order), with a share "eps" drawn at
+ * random.  They are marked.  Returns the number found in "*out" (fewer
+ * than "n" when the space is exhausted), or -1 on error. */
+int ts_evolve_next(ts_evolve *e, int n, ts_score_fn score, void *data,
+	ts_config **out);
+/* Crossover: each knob of the child from "a" or "b". */
+ts_config *ts_config_crossover(const ts_config *a, const ts_config *b,
+	ts_ctx *ctx);
+
+/* Options of a tuning run.  Start from ts_tune_options_default(). */
+typedef struct ts_tune_options {
+	int trials;		/* measurements at most (200) */
+	int batch;		/* measured per round (16) */
+	int topk;		/* > 0: hardware-guided: measure only the k
+				 * best static configurations */
+	int static_k;		/* static candidates seeding the search (32) */
+	uint64_t seed;		/* 0: the context's seed */
+	int threads;		/* threads of the kernels (1) */
+	const char *log;	/* records log (JSON lines), or NULL */
+	ts_measure_options measure;
+	ts_evolve_options evolve;
+	/* How to measure, for tests and for other measurers (NULL: ts_measure
+	 * with "measure"): fill "out"[0..n) for "sch"[0..n). */
+	ts_status (*measure_fn)(void *data, int n,
+		const ts_schedule *const *sch, ts_measure_result *out);
+	void *measure_data;
+} ts_tune_options;
+
+ts_tune_options ts_tune_options_default(void);
+
+/* What the progress callback sees after each batch. */
+typedef struct ts_tune_progress {
+	const char *task;	/* the DAG's name */
+	int trials;		/* measured so far in this run */
+	int total;		/* trials planned */
+	int resumed;		/* records reused from the log */
+	double best_s;		/* best median time so far (INFINITY: none) */
+	double elapsed_s;
+	double trials_per_s;
+	int errors;		/* failed measurements so far */
+} ts_tune_progress;
+
+typedef struct ts_tuner ts_tuner;
+typedef void (*ts_tune_progress_fn)(const ts_tune_progress *p, void *data);
+
+/* Prepare tuning "dag" on "target" (a CPU) with "opt" (NULL: defaults):
+ * static filling, the template, and the records of the log. */
+ts_tuner *ts_tuner_new(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target, const ts_tune_options *opt);
+/* Measure up to opt->trials candidates (or the top-k), calling
+ * "progress" (may be NULL) after each batch. */
+ts_status ts_tuner_run(ts_tuner *t, ts_tune_progress_fn progress,
+	void *data);
+/* The fastest valid candidate (NULL and INFINITY before any). */
+const ts_schedule *ts_tuner_best_schedule(const ts_tuner *t);
+const ts_config *ts_tuner_best_config(const ts_tuner *t);
+double ts_tuner_best_time(const ts_tuner *t);
+/* The measured time of the static model's choice (INFINITY if not
+ * measured or failed). */
+double ts_tuner_static_time(const ts_tuner *t);
+/* Best time after each trial of this run: "*best" gets an array of the
+ * returned length (INFINITY before the first valid one). */
+int ts_tuner_history(const ts_tuner *t, const double **best);
+/* Measurements made by this run, and records reused from the log. */
+int ts_tuner_trials(const ts_tuner *t);
+int ts_tuner_resumed(const ts_tuner *t);
+/* Failed measurements of this run with error "code". */
+int ts_tuner_errors(const ts_tuner *t, ts_error_code code);
+const ts_template *ts_tuner_template(const ts_tuner *t);
+/* Release the cost model's handles (also done when the context is
+ * freed). */
+void ts_tuner_free(ts_tuner *t);
+
+/* The tuning curve (best time against trials): CSV with a header
+ * "trial,best_s", and an SVG picture with axes, labels and a polyline. */
+ts_status ts_tune_curve_write_csv(ts_ctx *ctx, const char *path, int n,
+	const double *best);
+ts_status ts_tune_curve_write_svg(ts_ctx *ctx, const char *path,
+	const char *title, int n, const double *best);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

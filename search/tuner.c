@@ -1,0 +1,519 @@
+/* The tuner: static filling, then batches of measured candidates chosen
+ * by evolutionary search under a learned cost model.
+ *
+ * Requires: a DAG and a CPU target.  Produces: the fastest measured
+ * schedule, the history of best times, error counts, and records.
+ *
+ * One round: ask the search for a batch of unmeasured configurations
+ * (random ranking until the model has two batches of samples), turn each
+ * into a schedule, measure the batch, keep the history and the best,
+ * append records, retrain the model on every sample (target: best time /
+ * time, 0 for a failure), and seed the next search with the static top-k
+ * and the best measured configurations.
+ */
+#include <config.h>
+
+#include <math.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tessel/lower.h>
+#include <tessel/records.h>
+#include <tessel/search.h>
+#include <tessel/tune.h>
+
+#include "dsl/internal.h"
+
+#define ELITE 16
+
+struct ts_tuner {
+	ts_ctx *ctx;
+	const ts_dag *dag;
+	const ts_target *target;	/* cores = the threads of the options */
+	ts_tune_options opt;
+	ts_static_result *st;
+	const ts_template *tp;
+	ts_evolve *evo;
+	ts_cost_model *model;	/* owns XGBoost handles */
+	ts_measurer *measurer;	/* made at the first measurement */
+	int nsamples, cap;	/* training samples: features and times */
+	float *feat;
+	double *time;		/* INFINITY: failed */
+	int nelite;		/* best measured, fastest first */
+	ts_config *elite[ELITE];
+	double elite_s[ELITE];
+	int topk_next;		/* top-k mode: next static candidate */
+	int planned;		/* trials of this run */
+	int trials;		/* measured in this run */
+	int resumed;		/* records reused from the log */
+	double *history;	/* best time after each trial */
+	double best_s, static_s;
+	ts_config *best_cfg;
+	const ts_schedule *best_sch;
+	int errors[TS_ERR_COUNT];
+};
+
+static ts_status log_load(ts_tuner *t);
+static ts_status log_append(ts_tuner *t, const ts_config *c,
+	const ts_schedule *sch, const ts_measure_result *r);
+
+ts_tune_options ts_tune_options_default(void)
+{
+	ts_tune_options o = {
+		.trials = 200,
+		.batch = 16,
+		.topk = 0,
+		.static_k = 32,
+		.threads = 1,
+	};
+	o.measure = ts_measure_options_default();
+	o.evolve = ts_evolve_options_default();
+	return o;
+}
+
+/* Seconds of the monotonic clock. */
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Check the options "o" of a tuner of "ctx". */
+static ts_status check_options(ts_ctx *ctx, const ts_tune_options *o)
+{
+	if (o->trials < 0 || o->batch < 1 || o->topk < 0 || o->threads < 1 ||
+	    o->static_k < 1)
+		return ts_ctx_set_error(ctx, "tune: bad options: trials %d, "
+			"batch %d, topk %d, static_k %d, threads %d (trials "
+			"and topk >= 0, the others >= 1)", o->trials, o->batch,
+			o->topk, o->static_k, o->threads);
+	return TS_OK;
+}
+
+/* Release the handles of "data" (a ts_tuner). */
+static void tuner_release(void *data)
+{
+	ts_tuner *t = data;
+
+	ts_cost_model_free(t->model);
+}
+
+ts_tuner *ts_tuner_new(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target, const ts_tune_options *opt)
+{
+	ts_tuner *t = ts_new(ts_tuner);
+	ts_target *tg;
+
+	t->opt = opt ? *opt : ts_tune_options_default();
+	if (!dag || !target || check_options(ctx, &t->opt) < 0)
+		return NULL;
+	if (t->opt.seed)
+		ts_ctx_set_seed(ctx, t->opt.seed);
+	t->ctx = ctx;
+	t->dag = dag;
+	tg = ts_new(ts_target);
+	*tg = *target;
+	if (tg->kind == TS_TARGET_CPU)
+		tg->cpu.cores = t->opt.threads;
+	t->target = tg;
+	t->opt.measure.threads = t->opt.threads;
+	t->st = ts_static_fill(ctx, dag, tg, TS_MAX(t->opt.static_k,
+		t->opt.topk));
+	if (!t->st)
+		return NULL;
+	t->tp = t->st->tp;
+	t->evo = ts_evolve_new(ctx, t->tp->space, &t->opt.evolve);
+	t->model = ts_cost_model_new(ctx, TS_FEAT_COUNT, ts_ctx_get_seed(ctx));
+	if (!t->model)
+		return NULL;
+	ts_ctx_on_free(ctx, tuner_release, t);
+	t->best_s = t->static_s = INFINITY;
+	ts_evolve_seed(t->evo, t->st->k, t->st->topk);
+	if (log_load(t) < 0)
+		return NULL;
+	return t;
+}
+
+/* Append "x" (features) and "time" (INFINITY: failed) to the samples of
+ * "t". */
+static void sample_add(ts_tuner *t, const float *x, double time)
+{
+	if (t->nsamples == t->cap) {
+		int cap = t->cap ? 2 * t->cap : 64;
+		float *nx = ts_new_atomic(float, (size_t)cap * TS_FEAT_COUNT);
+		double *nt = ts_new_atomic(double, cap);
+		if (t->nsamples) {
+			memcpy(nx, t->feat, sizeof(float) * t->nsamples *
+				TS_FEAT_COUNT);
+			memcpy(nt, t->time, sizeof(double) * t->nsamples);
+		}
+		t->feat = nx;
+		t->time = nt;
+		t->cap = cap;
+	}
+	memcpy(t->feat + (size_t)t->nsamples * TS_FEAT_COUNT, x,
+		sizeof(float) * TS_FEAT_COUNT);
+	t->time[t->nsamples++] = time;
+}
+
+/* Keep "c" of time "time" among the best measured configurations of
+ * "t". */
+static void elite_add(ts_tuner *t, ts_config *c, double time)
+{
+	int i;
+
+	if (!isfinite(time) || (t->nelite == ELITE &&
+	    time >= t->elite_s[ELITE - 1]))
+		return;
+	i = t->nelite < ELITE ? t->nelite++ : ELITE - 1;
+	while (i > 0 && t->elite_s[i - 1] > time) {
+		t->elite[i] = t->elite[i - 1];
+		t->elite_s[i] = t->elite_s[i - 1];
+		i--;
+	}
+	t->elite[i] = c;
+	t->elite_s[i] = time;
+}
+
+/* Seed the search of "t" with the best measured configurations and the
+ * static top-k. */
+static void reseed(ts_tuner *t)
+{
+	int n = 0;
+	ts_config **s = ts_new_array(ts_config *, ELITE + t->st->k);
+
+	for (int i = 0; i < t->nelite; i++)
+		s[n++] = t->elite[i];
+	for (int i = 0; i < t->st->k; i++)
+		s[n++] = t->st->topk[i];
+	ts_evolve_seed(t->evo, n, s);
+}
+
+/* Features of configuration "c" of "t" into "x"; TS_ERROR (context error
+ * cleared by the caller) when it does not apply or lower. */
+static ts_status config_features(ts_tuner *t, const ts_config *c, float *x)
+{
+	ts_schedule *sch = ts_template_apply(t->tp, c);
+	ts_func *f = sch ? ts_lower(t->ctx, t->dag, sch) : NULL;
+
+	if (!f)
+		return TS_ERROR;
+	return ts_func_features(t->ctx, f, t->target->cpu.line_bytes, x);
+}
+
+/* Retrain the model of "t" on its samples, once there are enough. */
+static ts_status retrain(ts_tuner *t)
+{
+	double best = INFINITY;
+
+	if (t->nsamples < 2 * t->opt.batch)
+		return TS_OK;
+	for (int i = 0; i < t->nsamples; i++)
+		best = fmin(best, t->time[i]);
+	if (!isfinite(best))
+		return TS_OK;
+	ts_cost_model_clear(t->model);
+	for (int i = 0; i < t->nsamples; i++) {
+		double y = isfinite(t->time[i]) ? best / t->time[i] : 0;
+		if (ts_cost_model_add(t->model, t->feat + (size_t)i *
+		    TS_FEAT_COUNT, y) < 0)
+			return TS_ERROR;
+	}
+	return ts_cost_model_train(t->model, 0);
+}
+
+/* The scoring function of the search: the model's prediction for each
+ * of "n" configurations "cfgs" of the tuner "data", -INFINITY when one
+ * does not lower. */
+static ts_status score(void *data, int n, ts_config *const *cfgs,
+	double *out)
+{
+	ts_tuner *t = data;
+	float *x = ts_new_atomic(float, (size_t)n * TS_FEAT_COUNT);
+	bool *ok = ts_new_atomic(bool, n);
+
+	for (int i = 0; i < n; i++) {
+		ok[i] = config_features(t, cfgs[i], x + (size_t)i *
+			TS_FEAT_COUNT) == TS_OK;
+		if (!ok[i])
+			ts_ctx_clear_error(t->ctx);
+	}
+	if (ts_cost_model_predict(t->model, n, x, out) < 0)
+		return TS_ERROR;
+	for (int i = 0; i < n; i++)
+		if (!ok[i])
+			out[i] = -INFINITY;
+	return TS_OK;
+}
+
+/* Measure the "n" schedules "sch" of "t" into "res" with its measurer or
+ * the measuring function of its options. */
+static ts_status measure(ts_tuner *t, int n, const ts_schedule *const *sch,
+	ts_measure_result *res)
+{
+	if (t->opt.measure_fn)
+		return t->opt.measure_fn(t->opt.measure_data, n, sch, res);
+	if (!t->measurer)
+		t->measurer = ts_measurer_new(t->ctx, t->dag, &t->opt.measure,
+			ts_ctx_get_seed(t->ctx));
+	if (!t->measurer)
+		return TS_ERROR;
+	return ts_measure_batch(t->measurer, n, sch, res);
+}
+
+/* Account for the measurement "r" of "c" (schedule "sch", may be NULL)
+ * in "t": history, best, errors, samples, log. */
+static ts_status account(ts_tuner *t, ts_config *c, const ts_schedule *sch,
+	const ts_measure_result *r)
+{
+	float x[TS_FEAT_COUNT];
+	bool ok = r->error == TS_ERR_NONE && r->median_s > 0;
+	double time = ok ? r->median_s : INFINITY;
+
+	t->errors[r->error < TS_ERR_COUNT ? r->error : TS_ERR_RUNTIME] +=
+		!ok;
+	if (ok && time < t->best_s) {
+		t->best_s = time;
+		t->best_cfg = c;
+		t->best_sch = sch;
+	}
+	if (ts_config_equal(c, t->st->best))
+		t->static_s = time;
+	t->history[t->trials++] = t->best_s;
+	if (config_features(t, c, x) == TS_OK)
+		sample_add(t, x, time);
+	else
+		ts_ctx_clear_error(t->ctx);
+	elite_add(t, c, time);
+	return log_append(t, c, sch, r);
+}
+
+/* Measure the "n" configurations "cfgs" in "t"; a configuration that
+ * does not apply counts as an invalid schedule without a measurement. */
+static ts_status measure_configs(ts_tuner *t, int n, ts_config **cfgs)
+{
+	const ts_schedule **sch = ts_new_array(const ts_schedule *, n);
+	ts_measure_result *res = ts_new_array(ts_measure_result, n);
+	ts_config **ok = ts_new_array(ts_config *, n);
+	int m = 0;
+
+	for (int i = 0; i < n; i++) {
+		ts_schedule *s = ts_template_apply(t->tp, cfgs[i]);
+		ts_measure_result bad = { .error = TS_ERR_INVALID_SCHEDULE };
+		if (s) {
+			ok[m] = cfgs[i];
+			sch[m++] = s;
+			continue;
+		}
+		bad.message = ts_strdup(ts_ctx_error(t->ctx));
+		ts_ctx_clear_error(t->ctx);
+		if (account(t, cfgs[i], NULL, &bad) < 0)
+			return TS_ERROR;
+	}
+	if (m && measure(t, m, sch, res) < 0)
+		return TS_ERROR;
+	for (int j = 0; j < m; j++)
+		if (account(t, ok[j], sch[j], &res[j]) < 0)
+			return TS_ERROR;
+	return TS_OK;
+}
+
+/* Report progress of "t" to "fn"("data"). */
+static void report(const ts_tuner *t, double t0, ts_tune_progress_fn fn,
+	void *data)
+{
+	ts_tune_progress p = { 0 };
+	double el = now_s() - t0;
+
+	if (!fn)
+		return;
+	p.task = t->dag->name ? t->dag->name : "dag";
+	p.trials = t->trials;
+	p.total = t->planned;
+	p.resumed = t->resumed;
+	p.best_s = t->best_s;
+	p.elapsed_s = el;
+	p.trials_per_s = el > 0 ? t->trials / el : 0;
+	for (int i = 1; i < TS_ERR_COUNT; i++)
+		p.errors += t->errors[i];
+	fn(&p, data);
+}
+
+/* The next batch of at most "n" configurations of "t" into "out". */
+static int next_batch(ts_tuner *t, int n, ts_config **out)
+{
+	if (t->opt.topk) {
+		int k = 0;
+		while (k < n && t->topk_next < t->st->k) {
+			ts_config *c = t->st->topk[t->topk_next++];
+			if (!ts_evolve_is_marked(t->evo, c)) {
+				ts_evolve_mark(t->evo, c);
+				out[k++] = c;
+			}
+		}
+		return k;
+	}
+	if (!ts_evolve_is_marked(t->evo, t->st->best)) {
+		ts_evolve_mark(t->evo, t->st->best);
+		out[0] = t->st->best;
+		return 1 + TS_MAX(0, ts_evolve_next(t->evo, n - 1, NULL, NULL,
+			out + 1));
+	}
+	return ts_evolve_next(t->evo, n, ts_cost_model_trained(t->model) ?
+		score : NULL, t, out);
+}
+
+ts_status ts_tuner_run(ts_tuner *t, ts_tune_progress_fn progress,
+	void *data)
+{
+	double t0 = now_s();
+	ts_config **cfgs = ts_new_array(ts_config *, t->opt.batch);
+
+	t->planned = t->opt.topk ? TS_MIN(t->opt.topk, t->st->k) :
+		t->opt.trials;
+	t->history = ts_new_atomic(double, t->trials + t->planned + 1);
+	if (retrain(t) < 0)
+		return TS_ERROR;
+	while (t->trials < t->planned) {
+		int n = next_batch(t, TS_MIN(t->opt.batch,
+			t->planned - t->trials), cfgs);
+		if (n < 0)
+			return TS_ERROR;
+		if (n == 0)
+			break;
+		if (measure_configs(t, n, cfgs) < 0 || retrain(t) < 0)
+			return TS_ERROR;
+		reseed(t);
+		report(t, t0, progress, data);
+	}
+	return TS_OK;
+}
+
+const ts_schedule *ts_tuner_best_schedule(const ts_tuner *t)
+{
+	return t->best_sch;
+}
+
+const ts_config *ts_tuner_best_config(const ts_tuner *t)
+{
+	return t->best_cfg;
+}
+
+double ts_tuner_best_time(const ts_tuner *t)
+{
+	return t->best_s;
+}
+
+double ts_tuner_static_time(const ts_tuner *t)
+{
+	return t->static_s;
+}
+
+int ts_tuner_history(const ts_tuner *t, const double **best)
+{
+	*best = t->history;
+	return t->trials;
+}
+
+int ts_tuner_trials(const ts_tuner *t)
+{
+	return t->trials;
+}
+
+int ts_tuner_resumed(const ts_tuner *t)
+{
+	return t->resumed;
+}
+
+int ts_tuner_errors(const ts_tuner *t, ts_error_code code)
+{
+	return code < TS_ERR_COUNT ? t->errors[code] : 0;
+}
+
+const ts_template *ts_tuner_template(const ts_tuner *t)
+{
+	return t->tp;
+}
+
+void ts_tuner_free(ts_tuner *t)
+{
+	if (!t)
+		return;
+	tuner_release(t);
+	if (t->measurer)
+		ts_measurer_free(t->measurer);
+	t->measurer = NULL;
+}
+
+/* Take the record "rec" of the log of "t" as a measurement of this run's
+ * past: mark its configuration, keep its sample and the best. */
+static void resume_record(ts_tuner *t, const ts_record *rec)
+{
+	ts_config *c = ts_config_from_json(t->ctx, t->tp->space, rec->config);
+	double time = rec->error == TS_ERR_NONE ? rec->median_s : INFINITY;
+	float x[TS_FEAT_COUNT];
+
+	if (!c || ts_evolve_is_marked(t->evo, c)) {
+		if (!c)
+			ts_ctx_warn(t->ctx, "%s:%d: configuration does not fit "
+				"the space of '%s'; record skipped\n",
+				t->opt.log, rec->line, t->tp->space->name);
+		ts_ctx_clear_error(t->ctx);
+		return;
+	}
+	ts_evolve_mark(t->evo, c);
+	t->resumed++;
+	if (config_features(t, c, x) == TS_OK)
+		sample_add(t, x, time);
+	ts_ctx_clear_error(t->ctx);
+	elite_add(t, c, time);
+	if (ts_config_equal(c, t->st->best))
+		t->static_s = time;
+	if (isfinite(time) && time < t->best_s) {
+		t->best_s = time;
+		t->best_cfg = c;
+		t->best_sch = ts_template_apply(t->tp, c);
+	}
+}
+
+/* Read the records of the log of "t" that match its workload and
+ * target: mark their configurations measured and keep their samples. */
+static ts_status log_load(ts_tuner *t)
+{
+	const char *workload = ts_dag_hash(t->dag);
+	const char *key = ts_target_key(t->target);
+	ts_record **recs;
+	int n = 0;
+
+	if (!t->opt.log || access(t->opt.log, F_OK) != 0)
+		return TS_OK;
+	recs = ts_records_load(t->ctx, t->opt.log, &n);
+	if (!recs)
+		return TS_ERROR;
+	for (int i = 0; i < n; i++)
+		if (recs[i]->config && !strcmp(recs[i]->workload, workload) &&
+		    !strcmp(recs[i]->target, key))
+			resume_record(t, recs[i]);
+	reseed(t);
+	return TS_OK;
+}
+
+/* Append the measurement "r" of "c" (schedule "sch"; NULL when the
+ * configuration did not apply) to the log of "t". */
+static ts_status log_append(ts_tuner *t, const ts_config *c,
+	const ts_schedule *sch, const ts_measure_result *r)
+{
+	ts_record *rec;
+
+	if (!t->opt.log)
+		return TS_OK;
+	if (!sch)
+		sch = ts_schedule_new(t->ctx, t->dag);
+	rec = ts_record_new(t->ctx, t->dag, t->target, c, sch, r,
+		ts_ctx_get_seed(t->ctx));
+	if (!rec)
+		return TS_ERROR;
+	return ts_record_append(t->ctx, t->opt.log, rec);
+}

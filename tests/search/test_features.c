@@ -1,0 +1,201 @@
+/* Features of lowered programs: slots move the way the schedule says. */
+#include <config.h>
+
+#include <math.h>
+
+#include "tests/common.h"
+
+#include <tessel/tune.h>
+
+static const char *matmul_src =
+	"input A: f32[64, 48]\n"
+	"input B: f32[48, 40]\n"
+	"output C[i: 64, j: 40] = sum(k: 48) A[i, k] * B[k, j]\n";
+
+/* The raw count behind slot value "v" (the inverse of log2(1 + x)). */
+static double raw(float v)
+{
+	return exp2(v) - 1;
+}
+
+/* The features of "dag" lowered under "sch" (NULL: naive) into "f". */
+static void features_of(ts_ctx *ctx, ts_dag *dag, ts_schedule *sch, float *f)
+{
+	ts_func *fn = ts_lower(ctx, dag, sch);
+
+	assert_non_null(fn);
+	assert_int_equal(ts_func_features(ctx, fn, 64, f), TS_OK);
+}
+
+/* A schedule of the matmul with the "j" loop split by 8, its inner part
+ * innermost and vectorized when "vec", the "i" loop parallel when
+ * "par". */
+static ts_schedule *inner_j(ts_ctx *ctx, ts_dag *dag, bool vec, bool par)
+{
+	ts_schedule *s = ts_schedule_new(ctx, dag);
+	const char *order[] = { "i", "j.o", "k", "j.i" };
+
+	assert_int_equal(ts_schedule_split(s, "C", "j", 8, TS_TAIL_GUARD),
+		TS_OK);
+	assert_int_equal(ts_schedule_reorder(s, "C", 4, order), TS_OK);
+	if (vec)
+		assert_int_equal(ts_schedule_vectorize(s, "C", "j.i"), TS_OK);
+	if (par)
+		assert_int_equal(ts_schedule_parallel(s, "C", "i"), TS_OK);
+	return s;
+}
+
+static void test_features_names__distinct_and_complete(void **state)
+{
+	for (int i = 0; i < TS_FEAT_COUNT; i++) {
+		assert_non_null(ts_feature_name(i));
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(ts_feature_name(i),
+				ts_feature_name(j));
+	}
+	assert_null(ts_feature_name(TS_FEAT_COUNT));
+	assert_null(ts_feature_name(-1));
+}
+
+static void test_features_naive__counts_match_the_loop_nest(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "mm.tsl", matmul_src);
+	float f[TS_FEAT_COUNT];
+
+	assert_non_null(dag);
+	features_of(ctx, dag, NULL, f);
+	/* an init store (64*40) and an update store (64*40*48) */
+	assert_float_equal(raw(f[TS_FEAT_STORE_STMTS]), 2, 1e-3);
+	assert_float_equal(raw(f[TS_FEAT_STORES]), 64 * 40 * 49, 1);
+	/* one multiply feeding one add per update */
+	assert_float_equal(raw(f[TS_FEAT_FLOAT_MUL]), 64 * 40 * 48, 1);
+	assert_float_equal(raw(f[TS_FEAT_FLOAT_FMA]), 64 * 40 * 48, 1);
+	assert_float_equal(raw(f[TS_FEAT_FLOAT_ADDSUB]), 64 * 40 * 48, 1);
+	assert_float_equal(raw(f[TS_FEAT_FLOAT_SPECIAL]), 0, 1e-6);
+	/* loads of C, A and B in the update */
+	assert_float_equal(raw(f[TS_FEAT_LOADS]), 3 * 64 * 40 * 48, 4);
+	assert_float_equal(raw(f[TS_FEAT_VEC_LOOPS]), 0, 1e-6);
+	assert_float_equal(raw(f[TS_FEAT_PAR_LOOPS]), 0, 1e-6);
+	/* the update touches all of A, B and C (twice: read and written),
+	 * the init all of C: unique bytes are the boxes of the indices */
+	assert_float_equal(raw(f[TS_FEAT_UNIQUE_BYTES]),
+		4.0 * (64 * 48 + 48 * 40 + 3 * 64 * 40), 8);
+}
+
+static void test_features_vectorized__differs_in_vector_slots(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "mm.tsl", matmul_src);
+	float s[TS_FEAT_COUNT], v[TS_FEAT_COUNT];
+
+	assert_non_null(dag);
+	features_of(ctx, dag, inner_j(ctx, dag, false, false), s);
+	features_of(ctx, dag, inner_j(ctx, dag, true, false), v);
+	assert_float_equal(raw(s[TS_FEAT_VEC_LOOPS]), 0, 1e-6);
+	assert_float_equal(raw(v[TS_FEAT_VEC_LOOPS]), 2, 1e-3);
+	assert_float_equal(raw(s[TS_FEAT_VEC_WIDTH]), 0, 1e-6);
+	assert_float_equal(raw(v[TS_FEAT_VEC_WIDTH]), 16, 1e-3);
+	assert_float_equal(raw(s[TS_FEAT_VEC_OPS]), 0, 1e-6);
+	assert_true(raw(v[TS_FEAT_VEC_OPS]) >= 2.0 * 64 * 40 * 48 - 1);
+	/* the same work and the same memory either way */
+	for (int i = TS_FEAT_STORES; i <= TS_FEAT_LOADS; i++)
+		assert_float_equal(s[i], v[i], 1e-6);
+	assert_float_equal(s[TS_FEAT_BYTES], v[TS_FEAT_BYTES], 1e-6);
+	assert_float_equal(s[TS_FEAT_STRIDE1], v[TS_FEAT_STRIDE1], 1e-6);
+	assert_float_equal(s[TS_FEAT_PAR_LOOPS], v[TS_FEAT_PAR_LOOPS], 1e-6);
+}
+
+static void test_features_loop_order__changes_strides(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "mm.tsl", matmul_src);
+	float n[TS_FEAT_COUNT], j[TS_FEAT_COUNT];
+
+	assert_non_null(dag);
+	features_of(ctx, dag, NULL, n);
+	features_of(ctx, dag, inner_j(ctx, dag, false, false), j);
+	/* naive, k innermost: init C[i, j] along j is contiguous; the
+	 * update reads A along k (stride 1), B along k (stride 40), C and
+	 * its store invariant (stride 0) */
+	assert_float_equal(raw(n[TS_FEAT_STRIDE0]), 2, 1e-3);
+	assert_float_equal(raw(n[TS_FEAT_STRIDE1]), 2, 1e-3);
+	assert_float_equal(raw(n[TS_FEAT_STRIDED]), 1, 1e-3);
+	assert_float_equal(raw(n[TS_FEAT_STRIDE]), 40 + 2, 1e-3);
+	/* j.i innermost: A invariant; B, C read and stored contiguous */
+	assert_float_equal(raw(j[TS_FEAT_STRIDE0]), 1, 1e-3);
+	assert_float_equal(raw(j[TS_FEAT_STRIDE1]), 4, 1e-3);
+	assert_float_equal(raw(j[TS_FEAT_STRIDED]), 0, 1e-6);
+	/* 8 divides 40: no guard */
+	assert_float_equal(raw(j[TS_FEAT_GUARDS]), 0, 1e-6);
+	/* reuse of A in the update is carried by j.i: a short distance */
+	assert_true(raw(j[TS_FEAT_REUSE_DIST]) < raw(n[TS_FEAT_REUSE_DIST]));
+}
+
+static void test_features_parallel__counts_parallel_extent(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "mm.tsl", matmul_src);
+	float s[TS_FEAT_COUNT], p[TS_FEAT_COUNT];
+
+	assert_non_null(dag);
+	features_of(ctx, dag, inner_j(ctx, dag, true, false), s);
+	features_of(ctx, dag, inner_j(ctx, dag, true, true), p);
+	assert_float_equal(raw(s[TS_FEAT_PAR_LOOPS]), 0, 1e-6);
+	assert_float_equal(raw(p[TS_FEAT_PAR_LOOPS]), 2, 1e-3);
+	assert_float_equal(raw(p[TS_FEAT_PAR_EXTENT]), 2 * 64, 1e-2);
+	assert_true(p[TS_FEAT_PAR_WORK] < s[TS_FEAT_PAR_WORK]);
+}
+
+static void test_features_guarded_tail__counts_guards(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "mm.tsl", matmul_src);
+	ts_schedule *s = ts_schedule_new(ctx, dag);
+	float f[TS_FEAT_COUNT];
+
+	assert_non_null(dag);
+	assert_int_equal(ts_schedule_split(s, "C", "j", 16, TS_TAIL_GUARD),
+		TS_OK);
+	features_of(ctx, dag, s, f);
+	assert_true(raw(f[TS_FEAT_GUARDS]) >= 1 - 1e-3);
+	/* 40 padded to 48 iterations of j */
+	assert_true(raw(f[TS_FEAT_STORES]) > 64 * 40 * 49);
+}
+
+static void test_features_same_program__same_vector(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "mm.tsl", matmul_src);
+	float a[TS_FEAT_COUNT], b[TS_FEAT_COUNT];
+
+	assert_non_null(dag);
+	features_of(ctx, dag, inner_j(ctx, dag, true, true), a);
+	features_of(ctx, dag, inner_j(ctx, dag, true, true), b);
+	assert_memory_equal(a, b, sizeof(a));
+}
+
+static void test_features_no_function__is_an_error(void **state)
+{
+	ts_ctx *ctx = *state;
+	float f[TS_FEAT_COUNT];
+
+	assert_int_equal(ts_func_features(ctx, NULL, 64, f), TS_ERROR);
+	assert_error_contains(ctx, "features: no lowered function");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TS_TEST(test_features_names__distinct_and_complete),
+		TS_TEST(test_features_naive__counts_match_the_loop_nest),
+		TS_TEST(test_features_vectorized__differs_in_vector_slots),
+		TS_TEST(test_features_loop_order__changes_strides),
+		TS_TEST(test_features_parallel__counts_parallel_extent),
+		TS_TEST(test_features_guarded_tail__counts_guards),
+		TS_TEST(test_features_same_program__same_vector),
+		TS_TEST(test_features_no_function__is_an_error),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,540 @@
+/* The learned cost model, the evolutionary search and the tuner. */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "tests/common.h"
+
+#include <tessel/records.h>
+#include <tessel/tune.h>
+
+static const char *tiny_matmul =
+	"input A: f32[32, 24]\n"
+	"input B: f32[24, 40]\n"
+	"output C[i: 32, j: 40] = sum(k: 24) A[i, k] * B[k, j]\n";
+
+/* A uniform number in [0, 1) from the stream of "ctx". */
+static double uniform(ts_ctx *ctx)
+{
+	return (double)(ts_ctx_random(ctx) >> 11) * 0x1.0p-53;
+}
+
+/* Ranks of "v" ("n"), ties broken by position. */
+static void ranks(int n, const double *v, double *r)
+{
+	for (int i = 0; i < n; i++) {
+		int below = 0;
+		for (int j = 0; j < n; j++)
+			below += v[j] < v[i] || (v[j] == v[i] && j < i);
+		r[i] = below;
+	}
+}
+
+/* Spearman's rank correlation of "a" and "b" ("n"). */
+static double spearman(int n, const double *a, const double *b)
+{
+	double *ra = malloc(sizeof(double) * n), *rb = malloc(sizeof(double) * n);
+	double d2 = 0;
+
+	ranks(n, a, ra);
+	ranks(n, b, rb);
+	for (int i = 0; i < n; i++)
+		d2 += (ra[i] - rb[i]) * (ra[i] - rb[i]);
+	free(ra);
+	free(rb);
+	return 1 - 6 * d2 / ((double)n * ((double)n * n - 1));
+}
+
+static void test_costmodel_monotone__ranks_held_out_data(void **state)
+{
+	ts_ctx *ctx = *state;
+	enum { NF = 8, NTRAIN = 300, NTEST = 100 };
+	ts_cost_model *m = ts_cost_model_new(ctx, NF, 7);
+	float x[NTEST * NF];
+	double want[NTEST], got[NTEST];
+
+	assert_non_null(m);
+	for (int i = 0; i < NTRAIN + NTEST; i++) {
+		float *row = i < NTRAIN ? (float[NF]){ 0 } : x + (i - NTRAIN) * NF;
+		double y;
+		for (int f = 0; f < NF; f++)
+			row[f] = (float)uniform(ctx);
+		y = 3 * row[0] + row[1] * row[1] + 0.5 * exp(row[2]);
+		if (i < NTRAIN)
+			assert_int_equal(ts_cost_model_add(m, row, y), TS_OK);
+		else
+			want[i - NTRAIN] = y;
+	}
+	assert_int_equal(ts_cost_model_size(m), NTRAIN);
+	assert_int_equal(ts_cost_model_train(m, 0), TS_OK);
+	assert_true(ts_cost_model_trained(m));
+	assert_int_equal(ts_cost_model_predict(m, NTEST, x, got), TS_OK);
+	assert_true(spearman(NTEST, want, got) > 0.8);
+	ts_cost_model_free(m);
+}
+
+static void test_costmodel_errors__name_the_problem(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_cost_model *m = ts_cost_model_new(ctx, 2, 1);
+	float x[2] = { 1, 2 };
+	double out;
+
+	assert_null(ts_cost_model_new(ctx, 0, 1));
+	assert_error_contains(ctx, "cost model: 0 features");
+	assert_int_equal(ts_cost_model_predict(m, 1, x, &out), TS_ERROR);
+	assert_error_contains(ctx, "predict before training");
+	assert_int_equal(ts_cost_model_add(m, x, NAN), TS_ERROR);
+	assert_error_contains(ctx, "sample 0 has a target that is not finite");
+	assert_int_equal(ts_cost_model_add(m, x, 1.0), TS_OK);
+	assert_int_equal(ts_cost_model_train(m, 0), TS_ERROR);
+	assert_error_contains(ctx, "1 samples are too few");
+}
+
+/* The template of the tiny matmul for the host, 1 core. */
+static const ts_template *tiny_template(ts_ctx *ctx, const ts_dag **dagp)
+{
+	ts_dag *dag = ts_parse_string(ctx, "tiny.tsl", tiny_matmul);
+	ts_target *t = ts_target_host(ctx);
+	ts_static_result *r;
+
+	assert_non_null(dag);
+	assert_non_null(t);
+	t->cpu.cores = 1;
+	r = ts_static_fill(ctx, dag, t, 8);
+	assert_non_null(r);
+	if (dagp)
+		*dagp = dag;
+	return r->tp;
+}
+
+/* A score that depends on every knob value: rewards large inner
+ * factors. */
+static ts_status fake_score(void *data, int n, ts_config *const *cfgs,
+	double *out)
+{
+	for (int i = 0; i < n; i++) {
+		uint64_t h = ts_config_hash(cfgs[i]);
+		out[i] = (double)(h % 1000) / 1000;
+	}
+	return TS_OK;
+}
+
+/* Draw "nbatch" batches of 16 from a fresh search in a context seeded
+ * with "seed"; return the JSON of every proposal, one per line. */
+static char *proposals(uint64_t seed, int nbatch, ts_score_fn score)
+{
+	ts_ctx *ctx = ts_ctx_alloc();
+	const ts_template *tp;
+	ts_evolve_options o = ts_evolve_options_default();
+	ts_evolve *e;
+	size_t len = 0, cap = 1 << 16;
+	char *all = malloc(cap);
+
+	ts_ctx_set_seed(ctx, seed);
+	tp = tiny_template(ctx, NULL);
+	o.population = 32;
+	o.generations = 2;
+	e = ts_evolve_new(ctx, tp->space, &o);
+	*all = '\0';
+	for (int b = 0; b < nbatch; b++) {
+		ts_config *out[16];
+		int k = ts_evolve_next(e, 16, score, NULL, out);
+		assert_int_equal(k, 16);
+		for (int i = 0; i < k; i++) {
+			const char *j = ts_config_to_json(out[i]);
+			assert_true(ts_evolve_is_marked(e, out[i]));
+			if (len + strlen(j) + 2 > cap)
+				all = realloc(all, cap *= 2);
+			len += sprintf(all + len, "%s\n", j);
+		}
+	}
+	assert_int_equal(ts_evolve_marked(e), 16 * nbatch);
+	ts_ctx_free(ctx);
+	return all;
+}
+
+/* Whether the lines of "s" are distinct. */
+static bool lines_distinct(const char *s)
+{
+	for (const char *a = s; *a; a = strchr(a, '\n') + 1) {
+		size_t n = strchr(a, '\n') - a;
+		for (const char *b = strchr(a, '\n') + 1; *b;
+		     b = strchr(b, '\n') + 1)
+			if ((size_t)(strchr(b, '\n') - b) == n &&
+			    !strncmp(a, b, n))
+				return false;
+	}
+	return true;
+}
+
+static void test_evolve_batches__never_repeat_a_config(void **state)
+{
+	char *scored = proposals(3, 8, fake_score);
+	char *random = proposals(3, 8, NULL);
+
+	assert_true(lines_distinct(scored));
+	assert_true(lines_distinct(random));
+	free(scored);
+	free(random);
+}
+
+static void test_evolve_same_seed__same_candidates(void **state)
+{
+	char *a = proposals(11, 4, fake_score);
+	char *b = proposals(11, 4, fake_score);
+	char *c = proposals(12, 4, fake_score);
+
+	assert_string_equal(a, b);
+	assert_string_not_equal(a, c);
+	free(a);
+	free(b);
+	free(c);
+}
+
+static void test_evolve_marked__is_not_proposed(void **state)
+{
+	ts_ctx *ctx = *state;
+	const ts_template *tp = tiny_template(ctx, NULL);
+	ts_evolve_options o = ts_evolve_options_default();
+	ts_config *seed = ts_template_default(tp), *out[8];
+	ts_evolve *e;
+
+	o.population = 16;
+	o.generations = 1;
+	e = ts_evolve_new(ctx, tp->space, &o);
+	ts_evolve_seed(e, 1, &seed);
+	ts_evolve_mark(e, seed);
+	assert_true(ts_evolve_is_marked(e, seed));
+	assert_int_equal(ts_evolve_next(e, 8, NULL, NULL, out), 8);
+	for (int i = 0; i < 8; i++)
+		assert_false(ts_config_equal(out[i], seed));
+}
+
+static void test_crossover__takes_each_knob_from_a_parent(void **state)
+{
+	ts_ctx *ctx = *state;
+	const ts_template *tp = tiny_template(ctx, NULL);
+	const ts_space *sp = tp->space;
+
+	for (int r = 0; r < 20; r++) {
+		ts_config *a = ts_space_sample(sp, ctx);
+		ts_config *b = ts_space_sample(sp, ctx);
+		ts_config *c = ts_config_crossover(a, b, ctx);
+		for (int k = 0; k < sp->nknobs; k++) {
+			const ts_knob *kn = sp->knobs[k];
+			int len = kn->kind == TS_KNOB_SPLIT ? kn->nparts : 1;
+			size_t bytes = sizeof(int64_t) * len;
+			assert_true(!memcmp(c->v + kn->offset, a->v + kn->offset,
+				bytes) || !memcmp(c->v + kn->offset,
+				b->v + kn->offset, bytes));
+		}
+		assert_true(ts_config_is_valid(c));
+	}
+}
+
+/* A measurer for tests: counts calls, remembers every schedule measured
+ * and makes up a time from the schedule's text; one in ten is a wrong
+ * answer. */
+struct fake {
+	int calls;
+	int n;
+	char *seen[512];
+	double min_s;
+};
+
+/* FNV-1a of "s". */
+static uint64_t text_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+static ts_status fake_measure(void *data, int n,
+	const ts_schedule *const *sch, ts_measure_result *out)
+{
+	struct fake *f = data;
+
+	f->calls++;
+	for (int i = 0; i < n; i++) {
+		char *j = ts_schedule_to_json(sch[i]);
+		uint64_t h = text_hash(j);
+		memset(&out[i], 0, sizeof(out[i]));
+		assert_true(f->n < 512);
+		f->seen[f->n++] = strdup(j);
+		if (h % 10 == 0) {
+			out[i].error = TS_ERR_WRONG_ANSWER;
+			out[i].message = "made up";
+			continue;
+		}
+		out[i].median_s = 1e-3 * (1 + (double)(h % 997) / 997);
+		out[i].nsamples = 1;
+		out[i].samples = &out[i].median_s;
+		f->min_s = fmin(f->min_s, out[i].median_s);
+	}
+	return TS_OK;
+}
+
+/* Free what "f" remembers. */
+static void fake_free(struct fake *f)
+{
+	for (int i = 0; i < f->n; i++)
+		free(f->seen[i]);
+}
+
+/* Options for a short tuning run measured by "f". */
+static ts_tune_options fake_options(struct fake *f, int trials,
+	const char *log)
+{
+	ts_tune_options o = ts_tune_options_default();
+
+	o.trials = trials;
+	o.batch = 8;
+	o.log = log;
+	o.evolve.population = 32;
+	o.evolve.generations = 2;
+	o.measure_fn = fake_measure;
+	o.measure_data = f;
+	f->min_s = INFINITY;
+	return o;
+}
+
+/* The host target of "ctx". */
+static ts_target *host(ts_ctx *ctx)
+{
+	ts_target *t = ts_target_host(ctx);
+
+	assert_non_null(t);
+	return t;
+}
+
+static void test_tuner_fake__measures_distinct_and_keeps_best(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "tiny.tsl", tiny_matmul);
+	struct fake f = { 0 };
+	ts_tune_options o = fake_options(&f, 40, NULL);
+	ts_tuner *t = ts_tuner_new(ctx, dag, host(ctx), &o);
+	const double *hist;
+	int n, errors = 0;
+
+	assert_non_null(t);
+	assert_int_equal(ts_tuner_run(t, NULL, NULL), TS_OK);
+	assert_int_equal(ts_tuner_trials(t), 40);
+	assert_int_equal(f.n, 40);
+	assert_int_equal(f.calls, 5);
+	for (int i = 0; i < f.n; i++)
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(f.seen[i], f.seen[j]);
+	assert_float_equal(ts_tuner_best_time(t), f.min_s, 0);
+	assert_non_null(ts_tuner_best_schedule(t));
+	assert_non_null(ts_tuner_best_config(t));
+	assert_true(isfinite(ts_tuner_static_time(t)) ||
+		ts_tuner_errors(t, TS_ERR_WRONG_ANSWER) > 0);
+	n = ts_tuner_history(t, &hist);
+	assert_int_equal(n, 40);
+	for (int i = 1; i < n; i++)
+		assert_true(hist[i] <= hist[i - 1] || isinf(hist[i - 1]));
+	assert_float_equal(hist[n - 1], f.min_s, 0);
+	for (int c = 0; c < TS_ERR_COUNT; c++)
+		errors += ts_tuner_errors(t, c);
+	assert_int_equal(errors, ts_tuner_errors(t, TS_ERR_WRONG_ANSWER));
+	ts_tuner_free(t);
+	fake_free(&f);
+}
+
+/* Tune the tiny matmul in a fresh context seeded "seed" with "trials"
+ * trials, the log "log", measured by "f"; return the tuner's resumed
+ * count. */
+static int tune_fresh(uint64_t seed, int trials, const char *log,
+	struct fake *f)
+{
+	ts_ctx *ctx = ts_ctx_alloc();
+	ts_dag *dag = ts_parse_string(ctx, "tiny.tsl", tiny_matmul);
+	ts_tune_options o = fake_options(f, trials, log);
+	ts_tuner *t;
+	int resumed;
+
+	ts_ctx_set_seed(ctx, seed);
+	t = ts_tuner_new(ctx, dag, host(ctx), &o);
+	assert_non_null(t);
+	assert_int_equal(ts_tuner_run(t, NULL, NULL), TS_OK);
+	assert_int_equal(ts_tuner_trials(t), trials);
+	resumed = ts_tuner_resumed(t);
+	ts_ctx_free(ctx);
+	return resumed;
+}
+
+static void test_tuner_resume__skips_measured_configs(void **state)
+{
+	char log[] = "/tmp/ts_tune_logXXXXXX";
+	int fd = mkstemp(log);
+	struct fake a = { 0 }, b = { 0 };
+	ts_ctx *ctx = *state;
+	ts_record **recs;
+	int n;
+
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(log);
+	assert_int_equal(tune_fresh(5, 24, log, &a), 0);
+	assert_int_equal(a.n, 24);
+	/* the same seed again: without the log it would propose the same
+	 * candidates; with it, every one is new */
+	assert_int_equal(tune_fresh(5, 16, log, &b), 24);
+	assert_int_equal(b.n, 16);
+	for (int i = 0; i < b.n; i++)
+		for (int j = 0; j < a.n; j++)
+			assert_string_not_equal(b.seen[i], a.seen[j]);
+	recs = ts_records_load(ctx, log, &n);
+	assert_non_null(recs);
+	assert_int_equal(n, 40);
+	unlink(log);
+	fake_free(&a);
+	fake_free(&b);
+}
+
+static void test_tuner_topk__measures_the_static_top_k(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "tiny.tsl", tiny_matmul);
+	struct fake f = { 0 };
+	ts_tune_options o = fake_options(&f, 100, NULL);
+	ts_tuner *t;
+
+	o.topk = 5;
+	o.batch = 3;
+	t = ts_tuner_new(ctx, dag, host(ctx), &o);
+	assert_non_null(t);
+	assert_int_equal(ts_tuner_run(t, NULL, NULL), TS_OK);
+	assert_int_equal(ts_tuner_trials(t), 5);
+	assert_int_equal(f.n, 5);
+	assert_int_equal(f.calls, 2);
+	fake_free(&f);
+}
+
+static void test_tuner_bad_options__is_an_error(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "tiny.tsl", tiny_matmul);
+	ts_tune_options o = ts_tune_options_default();
+
+	o.batch = 0;
+	assert_null(ts_tuner_new(ctx, dag, host(ctx), &o));
+	assert_error_contains(ctx, "tune: bad options: trials 200, batch 0");
+}
+
+/* Count progress reports into "data" (an int). */
+static void count_progress(const ts_tune_progress *p, void *data)
+{
+	(*(int *)data)++;
+	assert_true(p->trials <= p->total);
+}
+
+static void test_tuner_real__best_schedule_matches_interpreter(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "tiny.tsl", tiny_matmul);
+	ts_tune_options o = ts_tune_options_default();
+	ts_array **in, *out[1], *args[3];
+	ts_tuner *t;
+	ts_module *m;
+	ts_func *f;
+	int reports = 0;
+	double err;
+
+	o.trials = 8;
+	o.batch = 4;
+	o.evolve.population = 32;
+	o.evolve.generations = 2;
+	o.measure.min_repeat_s = 0.005;
+	t = ts_tuner_new(ctx, dag, host(ctx), &o);
+	assert_non_null(t);
+	if (ts_tuner_run(t, count_progress, &reports) < 0)
+		fail_msg("tuning failed: %s", ts_ctx_error(ctx));
+	assert_int_equal(reports, 2);
+	assert_true(isfinite(ts_tuner_best_time(t)));
+	f = ts_lower(ctx, dag, ts_tuner_best_schedule(t));
+	assert_non_null(f);
+	m = ts_module_compile(ctx, f, NULL);
+	assert_non_null(m);
+	in = ts_dag_random_inputs(ctx, dag, 9);
+	assert_int_equal(ts_eval(ctx, dag, in, out), TS_OK);
+	args[0] = in[0];
+	args[1] = in[1];
+	args[2] = ts_array_for_tensor(ctx, dag->outputs[0]);
+	assert_int_equal(ts_module_run(m, args), TS_OK);
+	assert_true(ts_array_close(args[2], out[0], &err));
+	ts_module_free(m);
+	ts_tuner_free(t);
+}
+
+static void test_curve__csv_and_svg(void **state)
+{
+	ts_ctx *ctx = *state;
+	double best[] = { INFINITY, 2e-3, 1.5e-3, 1.5e-3, 1e-3 };
+	char csv[] = "/tmp/ts_curveXXXXXX";
+	char svg[64], text[4096];
+	int fd = mkstemp(csv);
+	FILE *f;
+	size_t n;
+
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(svg, sizeof(svg), "%s.svg", csv);
+	assert_int_equal(ts_tune_curve_write_csv(ctx, csv, 5, best), TS_OK);
+	f = fopen(csv, "r");
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	assert_string_equal(text, "trial,best_s\n1,\n2,0.002\n3,0.0015\n"
+		"4,0.0015\n5,0.001\n");
+	assert_int_equal(ts_tune_curve_write_svg(ctx, svg, "C <tiny>", 5, best),
+		TS_OK);
+	f = fopen(svg, "r");
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	assert_non_null(strstr(text, "<svg "));
+	assert_non_null(strstr(text, "C &lt;tiny&gt;"));
+	assert_non_null(strstr(text, "<polyline"));
+	assert_non_null(strstr(text, ">trials</text>"));
+	/* four finite points: the first trial has none */
+	{
+		const char *p = strstr(text, "points=\"") + 8;
+		int commas = 0;
+		for (; *p != '"'; p++)
+			commas += *p == ',';
+		assert_int_equal(commas, 4);
+	}
+	unlink(csv);
+	unlink(svg);
+	assert_int_equal(ts_tune_curve_write_csv(ctx, "/nonexistent/dir/c.csv",
+		5, best), TS_ERROR);
+	assert_error_contains(ctx, "cannot write '/nonexistent/dir/c.csv'");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TS_TEST(test_costmodel_monotone__ranks_held_out_data),
+		TS_TEST(test_costmodel_errors__name_the_problem),
+		TS_TEST(test_evolve_batches__never_repeat_a_config),
+		TS_TEST(test_evolve_same_seed__same_candidates),
+		TS_TEST(test_evolve_marked__is_not_proposed),
+		TS_TEST(test_crossover__takes_each_knob_from_a_parent),
+		TS_TEST(test_tuner_fake__measures_distinct_and_keeps_best),
+		TS_TEST(test_tuner_resume__skips_measured_configs),
+		TS_TEST(test_tuner_topk__measures_the_static_top_k),
+		TS_TEST(test_tuner_bad_options__is_an_error),
+		TS_TEST(test_tuner_real__best_schedule_matches_interpreter),
+		TS_TEST(test_curve__csv_and_svg),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

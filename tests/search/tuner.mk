@@ -1,0 +1,11 @@
+# tests/search: features, cost model, search and the tuner.
+
+check_PROGRAMS += tests/search/test_features
+TESTS += tests/search/test_features
+tests_search_test_features_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_search_test_features_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += tests/search/test_tuner
+TESTS += tests/search/test_tuner
+tests_search_test_tuner_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_search_test_tuner_LDADD = $(TEST_LIBS)

@@ -1,0 +1,427 @@
+/* tessel tune: tune every task of a .tsl program by measurement, with a
+ * progress bar on stderr, a summary table on stdout, and the tuning
+ * curve (CSV and SVG) next to the records log.  For now the whole DAG is
+ * one task. */
+#include <config.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gc.h>
+
+#include <tessel/measure.h>
+#include <tessel/tune.h>
+
+#include "tools/commands.h"
+
+/* The command line of one tuning run. */
+struct tune_opts {
+	const char *file;	/* the .tsl program */
+	const char *target;	/* "host", a shipped name or a JSON file */
+	const char *log;	/* records log, or NULL */
+	int trials;
+	int topk;		/* > 0: hardware-guided top-k only */
+	int batch;
+	int threads;
+	uint64_t seed;
+	bool quiet;		/* no progress bar */
+};
+
+/* One option: its name, whether it takes a value, and what it does with
+ * it (return false when the value is bad). */
+struct tune_option {
+	const char *name;
+	bool has_value;
+	bool (*set)(struct tune_opts *o, const char *v);
+	const char *help;
+};
+
+/* Parse the integer "s" in ["lo", "hi"] into "*v". */
+static bool parse_int(const char *s, long long lo, long long hi,
+	long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(s, &end, 0);
+	return *s && !*end && !errno && *v >= lo && *v <= hi;
+}
+
+/* Take "v" as the trials of "o". */
+static bool set_trials(struct tune_opts *o, const char *v)
+{
+	long long n;
+
+	if (!parse_int(v, 1, 1000000, &n))
+		return false;
+	o->trials = (int)n;
+	return true;
+}
+
+/* Take "v" as the top-k of "o". */
+static bool set_topk(struct tune_opts *o, const char *v)
+{
+	long long n;
+
+	if (!parse_int(v, 1, 10000, &n))
+		return false;
+	o->topk = (int)n;
+	return true;
+}
+
+/* Take "v" as the batch size of "o". */
+static bool set_batch(struct tune_opts *o, const char *v)
+{
+	long long n;
+
+	if (!parse_int(v, 1, 4096, &n))
+		return false;
+	o->batch = (int)n;
+	return true;
+}
+
+/* Take "v" as the records log of "o". */
+static bool set_log(struct tune_opts *o, const char *v)
+{
+	o->log = v;
+	return *v != '\0';
+}
+
+/* Take "v" as the seed of "o". */
+static bool set_seed(struct tune_opts *o, const char *v)
+{
+	long long n;
+
+	if (!parse_int(v, 1, INT64_MAX, &n))
+		return false;
+	o->seed = (uint64_t)n;
+	return true;
+}
+
+/* Take "v" as the threads of "o". */
+static bool set_threads(struct tune_opts *o, const char *v)
+{
+	long long n;
+
+	if (!parse_int(v, 1, 4096, &n))
+		return false;
+	o->threads = (int)n;
+	return true;
+}
+
+/* Take "v" as the target of "o". */
+static bool set_target(struct tune_opts *o, const char *v)
+{
+	o->target = v;
+	return *v != '\0';
+}
+
+/* Silence the progress bar of "o" ("v" unused). */
+static bool set_quiet(struct tune_opts *o, const char *v)
+{
+	o->quiet = true;
+	return true;
+}
+
+/* The options of tessel tune; add a row to add one. */
+static const struct tune_option tune_options[] = {
+	{ "--trials", true, set_trials, "measurements per task (default 200)" },
+	{ "--topk", true, set_topk, "measure only the K best configurations "
+	  "of the static model" },
+	{ "--batch", true, set_batch, "candidates measured per round "
+	  "(default 16)" },
+	{ "--log", true, set_log, "records log (JSON lines): resumed from, "
+	  "appended to; the curve goes next to it" },
+	{ "--seed", true, set_seed, "seed of the search and the inputs "
+	  "(default 1)" },
+	{ "--threads", true, set_threads, "threads of the kernels (default 1)" },
+	{ "--target", true, set_target, "host (default), a shipped name or "
+	  "FILE.json" },
+	{ "--quiet", false, set_quiet, "no progress bar" },
+};
+
+enum { N_TUNE_OPTIONS = sizeof(tune_options) / sizeof(tune_options[0]) };
+
+/* Print the usage of the verb to "out". */
+static void tune_usage(FILE *out)
+{
+	fprintf(out, "usage: tessel tune FILE.tsl [options]\n\n"
+		"Tune every task of FILE.tsl by measuring candidate schedules "
+		"on this machine\n(evolutionary search guided by a learned "
+		"cost model, or the static model's\ntop-k), then print naive, "
+		"static and tuned times per task.  With --log, every\n"
+		"measurement is appended to the log, a later run resumes from "
+		"it, and the\ntuning curve is written as LOG.csv and LOG.svg "
+		"(LOG without its extension).\n\n");
+	for (int i = 0; i < N_TUNE_OPTIONS; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "%s%s", tune_options[i].name,
+			tune_options[i].has_value ? " V" : "");
+		fprintf(out, "  %-18s %s\n", name, tune_options[i].help);
+	}
+	fprintf(out, "  %-18s %s\n\nexit codes: 0 success, 1 tuning failed, "
+		"2 bad usage or input\n", "--help", "this text");
+}
+
+/* Apply the option at "argv"["*i"] (as "--name V" or "--name=V") to "o".
+ * Return -1 when it was applied, else the exit code. */
+static int apply_option(int argc, char **argv, int *i, struct tune_opts *o)
+{
+	for (int k = 0; k < N_TUNE_OPTIONS; k++) {
+		const struct tune_option *op = &tune_options[k];
+		size_t n = strlen(op->name);
+		const char *v = NULL;
+		if (strncmp(argv[*i], op->name, n) ||
+		    (argv[*i][n] && argv[*i][n] != '='))
+			continue;
+		if (op->has_value && argv[*i][n] == '=')
+			v = argv[*i] + n + 1;
+		else if (op->has_value && *i + 1 < argc)
+			v = argv[++*i];
+		if (op->has_value && !v) {
+			fprintf(stderr, "tessel tune: %s needs a value\n",
+				op->name);
+			return TS_EXIT_USAGE;
+		}
+		if (!op->set(o, v)) {
+			fprintf(stderr, "tessel tune: bad value '%s' for %s\n",
+				v ? v : "", op->name);
+			return TS_EXIT_USAGE;
+		}
+		return -1;
+	}
+	fprintf(stderr, "tessel tune: unknown option '%s' (see tessel tune "
+		"--help)\n", argv[*i]);
+	return TS_EXIT_USAGE;
+}
+
+/* Fill "o" from "argc" and "argv"; return -1 to go on, or the exit
+ * code. */
+static int parse_args(int argc, char **argv, struct tune_opts *o)
+{
+	int code;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			tune_usage(stdout);
+			return TS_EXIT_OK;
+		}
+		if (argv[i][0] == '-' && argv[i][1]) {
+			if ((code = apply_option(argc, argv, &i, o)) >= 0)
+				return code;
+		} else if (o->file) {
+			fprintf(stderr, "tessel tune: one program at a time "
+				"('%s' and '%s')\n", o->file, argv[i]);
+			return TS_EXIT_USAGE;
+		} else {
+			o->file = argv[i];
+		}
+	}
+	if (!o->file) {
+		tune_usage(stderr);
+		return TS_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* Draw the progress bar of "p" on stderr ("data" unused). */
+static void progress_bar(const ts_tune_progress *p, void *data)
+{
+	enum { WIDTH = 30 };
+	int fill = p->total ? WIDTH * p->trials / p->total : WIDTH;
+	char bar[WIDTH + 1];
+
+	for (int i = 0; i < WIDTH; i++)
+		bar[i] = i < fill ? '#' : '.';
+	bar[WIDTH] = '\0';
+	fprintf(stderr, "\r%s [%s] %d/%d", p->task, bar, p->trials, p->total);
+	if (isfinite(p->best_s))
+		fprintf(stderr, "  best %.4f ms", p->best_s * 1e3);
+	fprintf(stderr, "  %.1f trials/s  %d errors  ", p->trials_per_s,
+		p->errors);
+	fflush(stderr);
+}
+
+/* What one task's tuning produced, for the summary. */
+struct task_result {
+	const char *name;
+	double naive_s, static_s, tuned_s;
+	int trials, resumed;
+	int errors[TS_ERR_COUNT];
+	double elapsed_s;
+};
+
+/* Measure the naive schedule of "dag" with "mo" into "*out" (INFINITY
+ * when it fails). */
+static ts_status measure_naive(ts_ctx *ctx, const ts_dag *dag,
+	const ts_measure_options *mo, uint64_t seed, double *out)
+{
+	ts_measurer *m = ts_measurer_new(ctx, dag, mo, seed);
+	ts_measure_result r;
+	const ts_schedule *naive = ts_schedule_naive(ctx, dag);
+
+	*out = INFINITY;
+	if (!m || ts_measure(m, naive, &r) < 0)
+		return TS_ERROR;
+	if (r.error == TS_ERR_NONE)
+		*out = r.median_s;
+	ts_measurer_free(m);
+	return TS_OK;
+}
+
+/* "path" without its extension, followed by "ext" (GC-allocated). */
+static char *replace_ext(const char *path, const char *ext)
+{
+	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+	size_t n = dot && (!slash || dot > slash) ? (size_t)(dot - path)
+		: strlen(path);
+	char *s = GC_MALLOC_ATOMIC(n + strlen(ext) + 1);
+
+	memcpy(s, path, n);
+	strcpy(s + n, ext);
+	return s;
+}
+
+/* Write the curve of "t" next to the log of "o". */
+static ts_status write_curve(ts_ctx *ctx, const struct tune_opts *o,
+	const ts_tuner *t, const char *title)
+{
+	const double *best;
+	int n = ts_tuner_history(t, &best);
+	char *csv = replace_ext(o->log, ".csv"), *svg = replace_ext(o->log,
+		".svg");
+
+	if (ts_tune_curve_write_csv(ctx, csv, n, best) < 0 ||
+	    ts_tune_curve_write_svg(ctx, svg, title, n, best) < 0)
+		return TS_ERROR;
+	fprintf(stderr, "tessel tune: curve in %s and %s\n", csv, svg);
+	return TS_OK;
+}
+
+/* Tune the task "dag" of "o" on "target" into "r". */
+static ts_status tune_task(ts_ctx *ctx, const struct tune_opts *o,
+	const ts_dag *dag, const ts_target *target, struct task_result *r)
+{
+	ts_tune_options to = ts_tune_options_default();
+	ts_tuner *t;
+
+	to.trials = o->trials;
+	to.topk = o->topk;
+	to.batch = o->batch;
+	to.seed = o->seed;
+	to.threads = o->threads;
+	to.log = o->log;
+	to.measure.threads = o->threads;
+	r->name = dag->name ? dag->name : o->file;
+	if (measure_naive(ctx, dag, &to.measure, o->seed, &r->naive_s) < 0 ||
+	    !(t = ts_tuner_new(ctx, dag, target, &to)))
+		return TS_ERROR;
+	ts_tool_warnings(ctx);
+	if (ts_tuner_run(t, o->quiet ? NULL : progress_bar, NULL) < 0) {
+		ts_tuner_free(t);
+		return TS_ERROR;
+	}
+	if (!o->quiet)
+		fputc('\n', stderr);
+	r->static_s = ts_tuner_static_time(t);
+	r->tuned_s = ts_tuner_best_time(t);
+	r->trials = ts_tuner_trials(t);
+	r->resumed = ts_tuner_resumed(t);
+	for (int c = 0; c < TS_ERR_COUNT; c++)
+		r->errors[c] = ts_tuner_errors(t, c);
+	if (o->log && write_curve(ctx, o, t, r->name) < 0) {
+		ts_tuner_free(t);
+		return TS_ERROR;
+	}
+	ts_tuner_free(t);
+	return TS_OK;
+}
+
+/* Print "v" seconds as milliseconds in a column of "w", or "-". */
+static void print_ms(double v, int w)
+{
+	if (isfinite(v))
+		printf(" %*.4f", w, v * 1e3);
+	else
+		printf(" %*s", w, "-");
+}
+
+/* Print the summary table of the "n" tasks "r". */
+static void print_summary(int n, const struct task_result *r)
+{
+	printf("%-16s %10s %10s %10s %8s %8s %7s  %s\n", "task", "naive ms",
+		"static ms", "tuned ms", "speedup", "vs stat", "trials",
+		"errors");
+	for (int i = 0; i < n; i++) {
+		bool any = false;
+		printf("%-16.16s", r[i].name);
+		print_ms(r[i].naive_s, 10);
+		print_ms(r[i].static_s, 10);
+		print_ms(r[i].tuned_s, 10);
+		printf(" %7.2fx %7.2fx %7d ", r[i].naive_s / r[i].tuned_s,
+			r[i].static_s / r[i].tuned_s, r[i].trials);
+		for (int c = 1; c < TS_ERR_COUNT; c++)
+			if (r[i].errors[c]) {
+				printf(" %s:%d", ts_error_code_name(c),
+					r[i].errors[c]);
+				any = true;
+			}
+		printf("%s\n", any ? "" : " -");
+		if (r[i].resumed)
+			printf("%-16s (%d records resumed from the log)\n", "",
+				r[i].resumed);
+	}
+}
+
+/* Tune the program of "o" in "ctx"; return the exit code. */
+static int tune_program(ts_ctx *ctx, const struct tune_opts *o)
+{
+	ts_dag *dag = ts_parse_file(ctx, o->file);
+	ts_target *target = dag ? ts_tool_target(ctx, o->target) : NULL;
+	struct task_result r = { 0 };
+
+	if (!dag || !target) {
+		ts_tool_report(ctx);
+		return TS_EXIT_USAGE;
+	}
+	if (target->kind != TS_TARGET_CPU) {
+		fprintf(stderr, "tessel tune: target '%s' is a %s; tuning "
+			"measures on this CPU\n", target->name,
+			ts_target_kind_name(target->kind));
+		return TS_EXIT_USAGE;
+	}
+	ts_ctx_set_seed(ctx, o->seed);
+	if (tune_task(ctx, o, dag, target, &r) < 0) {
+		if (!o->quiet)
+			fputc('\n', stderr);
+		ts_tool_report(ctx);
+		return TS_EXIT_FAIL;
+	}
+	ts_tool_warnings(ctx);
+	print_summary(1, &r);
+	return isfinite(r.tuned_s) ? TS_EXIT_OK : TS_EXIT_FAIL;
+}
+
+/* Run "tessel tune" with the "argc" arguments "argv" (argv[0] is
+ * "tune"). */
+int ts_cmd_tune(int argc, char **argv)
+{
+	struct tune_opts o = { .target = "host", .trials = 200, .batch = 16,
+		.threads = 1, .seed = 1 };
+	ts_ctx *ctx;
+	int code = parse_args(argc, argv, &o);
+
+	if (code >= 0)
+		return code;
+	ctx = ts_ctx_alloc();
+	if (!ctx) {
+		fprintf(stderr, "tessel tune: out of memory\n");
+		return TS_EXIT_FAIL;
+	}
+	code = tune_program(ctx, &o);
+	ts_ctx_free(ctx);
+	return code;
+}
