@@ -13,6 +13,8 @@
 #include <tessel/space.h>
 #include <tessel/metatemplate.h>
 #include <tessel/search.h>
+#include <tessel/measure.h>
+#include <tessel/records.h>
 #include <tessel/network.h>
 
 #define TESSEL_VERSION "0.1.0"

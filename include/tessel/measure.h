@@ -1,0 +1,130 @@
+/* Tessel: measuring candidate schedules, isolated from the caller.
+ *
+ * A measurer holds one DAG, its inputs (from a seed) and its reference
+ * outputs, computed once by the interpreter.  Each candidate schedule is
+ * lowered, compiled, run, compared with the reference and timed in a
+ * separate process: a candidate that crashes, hangs, is too slow to build
+ * or computes wrong values comes back with an error code, and the caller
+ * goes on with the next one.
+ *
+ * Processes.  The caller may hold OpenMP threads (a cost model trains in
+ * parallel) and collector threads, and a forked copy of such a process
+ * cannot safely start OpenMP again.  So the measurer starts a fresh
+ * worker program (the hidden verb "tessel measure-worker"), which reads
+ * the DAG, the inputs and the reference from a private temporary folder
+ * and never runs generated code itself: for every candidate it forks a
+ * child that does the work, so a candidate sees the same pristine inputs
+ * and can corrupt nothing but itself.  The caller enforces the build and
+ * run timeouts and kills the child when one passes; a worker that dies is
+ * started again.  The worker program is found in $TS_MEASURE_WORKER, or
+ * is the running program when that is the tessel tool, or tools/tessel of
+ * the build tree, or "tessel" on the PATH.
+ */
+#ifndef TESSEL_MEASURE_H
+#define TESSEL_MEASURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <tessel/dsl.h>
+#include <tessel/schedule.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What went wrong with a candidate. */
+typedef enum ts_error_code {
+	TS_ERR_NONE,
+	TS_ERR_INVALID_SCHEDULE,	/* the schedule does not check or lower */
+	TS_ERR_COMPILE,		/* the backend failed or crashed building */
+	TS_ERR_RUNTIME,		/* the kernel failed or crashed running */
+	TS_ERR_WRONG_ANSWER,	/* outputs differ from the reference */
+	TS_ERR_BUILD_TIMEOUT,	/* lowering and compiling took too long */
+	TS_ERR_RUN_TIMEOUT,	/* checking and timing took too long */
+	TS_ERR_COUNT
+} ts_error_code;
+
+/* "none", "invalid_schedule", "compile_error", "runtime_error",
+ * "wrong_answer", "build_timeout", "run_timeout". */
+const char *ts_error_code_name(ts_error_code code);
+/* Parse one of those names; return TS_ERROR (no message) when unknown. */
+ts_status ts_error_code_from_name(const char *name, ts_error_code *out);
+
+/* How to measure.  Start from ts_measure_options_default(). */
+typedef struct ts_measure_options {
+	double build_timeout_s;	/* lowering and compiling (20) */
+	double run_timeout_s;	/* check, warm-up and timed runs (10) */
+	double min_repeat_s;	/* timed runs add up to this at least (0.1) */
+	bool flush_cache;	/* write a buffer larger than the last-level
+				 * cache before every timed run (false) */
+	int threads;		/* threads of parallel loops, the same for
+				 * every candidate (1) */
+	double eval_limit;	/* innermost iterations the interpreter may
+				 * compute for the reference; above it the
+				 * naive schedule compiled computes it
+				 * (0: 2e9) */
+} ts_measure_options;
+
+ts_measure_options ts_measure_options_default(void);
+
+/* The outcome of one candidate. */
+typedef struct ts_measure_result {
+	ts_error_code error;
+	double median_s;	/* median of samples; 0 unless error NONE */
+	int nsamples;
+	double *samples;	/* seconds per run, in order (GC-allocated) */
+	double max_abs_err;	/* vs the reference; NAN when not compared */
+	const char *message;	/* what went wrong, or NULL */
+	double build_s;		/* lowering and compiling, 0 if unknown */
+} ts_measure_result;
+
+typedef struct ts_measurer ts_measurer;
+
+/* Prepare measuring candidates of "dag" with "opt" (NULL: defaults):
+ * inputs from "seed", reference outputs computed once by ts_eval (for a
+ * DAG too large for the interpreter, see eval_limit, by the naive
+ * schedule compiled, with a warning), and a worker process.  Return NULL
+ * with a message in "ctx" on failure. */
+ts_measurer *ts_measurer_new(ts_ctx *ctx, const ts_dag *dag,
+	const ts_measure_options *opt, uint64_t seed);
+/* Stop the worker and remove the temporary files of "m".  Done by
+ * ts_ctx_free too; calling it twice is harmless. */
+void ts_measurer_free(ts_measurer *m);
+
+/* Measure the schedule "sch" of the measurer's DAG into "out": lower,
+ * compile, run, compare, time, isolated from the caller.  The
+ * candidate's failure is out->error, not a failure of this call: it
+ * returns TS_ERROR only when the measurer itself cannot work (no worker
+ * program), with a message in the context. */
+ts_status ts_measure(ts_measurer *m, const ts_schedule *sch,
+	ts_measure_result *out);
+/* Measure the "n" schedules "sch" into "out"[0..n) with one worker. */
+ts_status ts_measure_batch(ts_measurer *m, int n,
+	const ts_schedule *const *sch, ts_measure_result *out);
+
+/* Candidates measured and workers started so far (a new worker after
+ * each one that died). */
+int ts_measurer_count(const ts_measurer *m);
+int ts_measurer_workers_started(const ts_measurer *m);
+
+/* For tests only: make the child of every later candidate misbehave.
+ * "fault" is "crash" (SIGSEGV while running), "abort" (abort() while
+ * building), "hang" (never returns from running), "slow-build" (sleeps
+ * while building), "corrupt" (changes one output value), or NULL for
+ * none.  The environment variable TS_MEASURE_FAULT sets the same at
+ * ts_measurer_new.  Returns TS_ERROR with a message for an unknown
+ * fault. */
+ts_status ts_measurer_set_fault(ts_measurer *m, const char *fault);
+
+/* The worker program's entry point, for "tessel measure-worker": serve
+ * requests on standard input and output for the files in "dir", or,
+ * with "reference" true, write the reference outputs computed by the
+ * naive schedule and exit.  Returns the exit code. */
+int ts_measure_worker_main(const char *dir, bool reference);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

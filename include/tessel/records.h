@@ -1,0 +1,94 @@
+/* Tessel: tuning records.
+ *
+ * Every measurement is one line of JSON appended to a log (doc/records.md
+ * describes the format).  A line is written with a single write(2) on a
+ * file opened with O_APPEND, so processes appending to the same log never
+ * interleave, and a tuner killed mid-way leaves at most one partial last
+ * line, which readers skip.  Nothing is ever rewritten in place.
+ *
+ * A record names its workload by ts_dag_hash and its machine by
+ * ts_target_key, so that a later build picks the best schedule measured
+ * for the same computation on the same target.  Records are GC-allocated.
+ */
+#ifndef TESSEL_RECORDS_H
+#define TESSEL_RECORDS_H
+
+#include <stdint.h>
+
+#include <tessel/dsl.h>
+#include <tessel/measure.h>
+#include <tessel/schedule.h>
+#include <tessel/space.h>
+#include <tessel/target.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TS_RECORD_VERSION 1
+
+/* One measurement. */
+typedef struct ts_record {
+	int version;		/* TS_RECORD_VERSION */
+	const char *workload;	/* ts_dag_hash of the DAG */
+	const char *dag;	/* the DAG's name, for people */
+	const char *target;	/* ts_target_key of the machine */
+	const char *config;	/* configuration as JSON text, or NULL */
+	const char *schedule;	/* ts_schedule_to_json text */
+	int ntimes;
+	double *times;		/* seconds per run */
+	double median_s;	/* INFINITY when the candidate failed */
+	ts_error_code error;
+	double max_abs_err;	/* NAN when not compared */
+	const char *message;	/* what went wrong, or NULL */
+	double build_s;		/* 0 when unknown */
+	const char *timestamp;	/* ISO 8601, UTC */
+	uint64_t seed;		/* of the inputs and of the search */
+	int line;		/* line in the log it was read from, or 0 */
+} ts_record;
+
+/* "<name>-<16 hex digits of a hash of ts_target_to_json>", e.g.
+ * "host-3f2a...": two targets share a key when all their fields agree. */
+const char *ts_target_key(const ts_target *target);
+
+/* A record of measuring "sch" (from "cfg", which may be NULL) of "dag"
+ * on "target" with result "res", stamped with the current time. */
+ts_record *ts_record_new(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target, const ts_config *cfg,
+	const ts_schedule *sch, const ts_measure_result *res, uint64_t seed);
+/* The record as one line of JSON, without the newline (GC-allocated). */
+char *ts_record_to_json(const ts_record *rec);
+/* Read one line of JSON; NULL with a message in "ctx" when it is not a
+ * record of this version. */
+ts_record *ts_record_from_json(ts_ctx *ctx, const char *text);
+
+/* Append "rec" to the log "path" (created when missing) with a single
+ * write of the whole line.  When the log ends in a partial line, the new
+ * line starts on a line of its own. */
+ts_status ts_record_append(ts_ctx *ctx, const char *path,
+	const ts_record *rec);
+/* Read every record of the log "path" into a GC array, "*n" of them.  A
+ * line that is not JSON, a partial last line, a line of another version
+ * or without the required fields is skipped with a warning in "ctx"
+ * naming the file and line.  NULL with a message when the file cannot be
+ * read (a missing file too). */
+ts_record **ts_records_load(ts_ctx *ctx, const char *path, int *n);
+/* The valid record (error "none") with the lowest median among the "n"
+ * records "recs" for "workload" and "target" (NULL: any), or NULL. */
+const ts_record *ts_records_best(ts_record *const *recs, int n,
+	const char *workload, const char *target);
+/* Replay the schedule stored in "rec" on "dag".  NULL with a message
+ * when it was recorded for another workload or does not apply. */
+ts_schedule *ts_record_schedule(ts_ctx *ctx, const ts_dag *dag,
+	const ts_record *rec);
+/* The schedule of the best valid record of the log "path" for "dag" on
+ * "target" into "*out", or NULL in "*out" when there is none.  TS_ERROR
+ * when the log cannot be read or the record does not replay. */
+ts_status ts_records_best_schedule(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target, const char *path, ts_schedule **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,53 @@
+/* The protocol between a measurer (search/measure.c) and its worker
+ * process (search/measure_worker.c).  Not installed.
+ *
+ * The measurer writes the DAG as .tsl text, the inputs and the reference
+ * outputs as .npy files, and the options into a private folder, then
+ * talks to the worker over one socket, one line per message:
+ *
+ *	measurer -> worker	"measure <fault> <n>\n" and n bytes of
+ *				schedule JSON
+ *	worker -> measurer	"ready <protocol> <dag hash>"	once
+ *				"start <pid>"	a child took the candidate
+ *				"built <seconds>"	lowered and compiled
+ *				"message <text>"	'\n' as "\n", '\\' as "\\"
+ *				"result <code> <max abs err> <build s> <n>
+ *				 <s1> ... <sn>"
+ *				"exit <wait status>"	the child is gone
+ *
+ * "start" and "exit" come from the worker, the rest from the child.
+ */
+#ifndef TESSEL_SEARCH_MEASURE_INTERNAL_H
+#define TESSEL_SEARCH_MEASURE_INTERNAL_H
+
+#include <tessel/measure.h>
+
+#define TS_MEASURE_PROTOCOL 1
+
+/* Misbehaviours a test can ask of a candidate's child. */
+enum ts_fault {
+	TS_FAULT_NONE,
+	TS_FAULT_CRASH,
+	TS_FAULT_ABORT,
+	TS_FAULT_HANG,
+	TS_FAULT_SLOW_BUILD,
+	TS_FAULT_CORRUPT,
+	TS_FAULT_COUNT
+};
+
+/* The fault called "name", or -1. */
+int ts_fault_from_name(const char *name);
+const char *ts_fault_name(int fault);
+
+/* The files of the folder "dir": the DAG, the options, input and
+ * reference "i", and the child's standard error (GC-allocated paths). */
+char *ts_measure_file(const char *dir, const char *what, int i);
+
+/* Read the whole file "path" (GC-allocated, NUL-terminated), or NULL. */
+char *ts_measure_read_text(const char *path);
+/* Write all "n" bytes of "s" to "fd"; return false on failure. */
+bool ts_measure_write_all(int fd, const char *s, size_t n);
+/* The monotonic clock in seconds. */
+double ts_measure_now(void);
+
+#endif

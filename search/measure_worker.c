@@ -1,0 +1,514 @@
+/* The worker process of a measurer: "tessel measure-worker DIR".
+ *
+ * It is started fresh by exec, so it inherits no OpenMP team, no JIT and
+ * no collector threads from the tuning process.  It reads the DAG, the
+ * options, the inputs and the reference outputs once, and then never
+ * runs generated code itself: for each candidate it forks a child that
+ * lowers, compiles, checks and times it and reports on the socket.  The
+ * worker only reports the child's end, so whatever a candidate does to
+ * its own memory dies with it and the next child starts from the same
+ * pristine inputs.  The collector is told to handle fork before it starts,
+ * so that children may allocate and collect.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include <tessel/backend.h>
+#include <tessel/lower.h>
+#include <tessel/measure.h>
+#include <tessel/schedule.h>
+
+#include "dsl/internal.h"
+#include "search/measure_internal.h"
+
+/* What the worker holds for all its children. */
+struct worker {
+	ts_ctx *ctx;
+	const char *dir;
+	ts_dag *dag;
+	ts_array **inputs;	/* dag->ninputs */
+	ts_array **refs;	/* dag->noutputs */
+	int threads;
+	bool flush;
+	double min_repeat_s;
+	char *flush_buf;	/* larger than the last-level cache */
+	size_t flush_size;
+	char in[4096];		/* unread request bytes */
+	size_t nin;
+};
+
+static const char *const fault_names[TS_FAULT_COUNT] = {
+	[TS_FAULT_NONE] = "none",
+	[TS_FAULT_CRASH] = "crash",
+	[TS_FAULT_ABORT] = "abort",
+	[TS_FAULT_HANG] = "hang",
+	[TS_FAULT_SLOW_BUILD] = "slow-build",
+	[TS_FAULT_CORRUPT] = "corrupt",
+};
+
+/* Return the fault called "name", or -1. */
+int ts_fault_from_name(const char *name)
+{
+	for (int i = 0; name && i < TS_FAULT_COUNT; i++)
+		if (!strcmp(name, fault_names[i]))
+			return i;
+	return -1;
+}
+
+/* Return the name of "fault". */
+const char *ts_fault_name(int fault)
+{
+	return fault >= 0 && fault < TS_FAULT_COUNT ? fault_names[fault]
+		: "none";
+}
+
+/* Return the path of file "what" (number "i" when >= 0) in "dir". */
+char *ts_measure_file(const char *dir, const char *what, int i)
+{
+	if (i < 0)
+		return ts_asprintf("%s/%s", dir, what);
+	return ts_asprintf("%s/%s%d.npy", dir, what, i);
+}
+
+/* Return the contents of "path", or NULL. */
+char *ts_measure_read_text(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ts_buf b;
+	char chunk[4096];
+	ssize_t k;
+
+	if (fd < 0)
+		return NULL;
+	ts_buf_init(&b);
+	ts_buf_puts(&b, "");
+	while ((k = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			close(fd);
+			return NULL;
+		}
+		ts_buf_puts(&b, ts_strndup(chunk, (size_t)k));
+	}
+	close(fd);
+	return b.s;
+}
+
+/* Write the "n" bytes at "s" to "fd", however many calls it takes. */
+bool ts_measure_write_all(int fd, const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t k = write(fd, s, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		s += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+/* Return the monotonic clock in seconds. */
+double ts_measure_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Send the line "fmt" to the measurer (standard output). */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = ts_vasprintf(fmt, ap);
+	va_end(ap);
+	ts_measure_write_all(1, s, strlen(s));
+}
+
+/* Send "text" as a "message" line, escaping newlines and backslashes. */
+static void say_message(const char *text)
+{
+	ts_buf b;
+
+	ts_buf_init(&b);
+	ts_buf_puts(&b, "message ");
+	for (const char *p = text ? text : "failed"; *p; p++) {
+		if (*p == '\n')
+			ts_buf_puts(&b, "\\n");
+		else if (*p == '\\')
+			ts_buf_puts(&b, "\\\\");
+		else
+			ts_buf_putc(&b, *p);
+	}
+	ts_buf_putc(&b, '\n');
+	ts_measure_write_all(1, b.s, b.len);
+}
+
+/* Report the failure "code" of a candidate with the context's message
+ * and leave the child. */
+static void fail(struct worker *w, ts_error_code code, double build_s)
+{
+	say_message(ts_ctx_error(w->ctx));
+	say("result %d nan %.9g 0\n", (int)code, build_s);
+	_exit(0);
+}
+
+/* Read the options and the arrays of the folder into "w". */
+static ts_status worker_load(struct worker *w, bool reference)
+{
+	const char *text = ts_measure_read_text(ts_measure_file(w->dir,
+		"options", -1));
+	int flush = 0;
+	const ts_dag *d;
+
+	if (!text || sscanf(text, "%d %d %lf", &w->threads, &flush,
+	    &w->min_repeat_s) != 3)
+		return ts_ctx_set_error(w->ctx, "measure-worker: no options "
+			"in '%s'", w->dir);
+	w->flush = flush;
+	text = ts_measure_read_text(ts_measure_file(w->dir, "dag.tsl", -1));
+	w->dag = text ? ts_parse_string(w->ctx, "measured.tsl", text) : NULL;
+	if (!w->dag)
+		return ts_ctx_set_error(w->ctx, "measure-worker: no DAG in "
+			"'%s'", w->dir);
+	d = w->dag;
+	w->inputs = ts_new_array(ts_array *, d->ninputs + 1);
+	w->refs = ts_new_array(ts_array *, d->noutputs + 1);
+	for (int i = 0; i < d->ninputs; i++)
+		if (!(w->inputs[i] = ts_npy_read(w->ctx,
+		    ts_measure_file(w->dir, "in", i))))
+			return TS_ERROR;
+	for (int i = 0; !reference && i < d->noutputs; i++)
+		if (!(w->refs[i] = ts_npy_read(w->ctx,
+		    ts_measure_file(w->dir, "ref", i))))
+			return TS_ERROR;
+	return TS_OK;
+}
+
+/* The arguments of a run: the inputs, then fresh outputs filled with
+ * values from "seed", so that an output a kernel forgets to write cannot
+ * match the reference by luck. */
+static ts_array **worker_args(struct worker *w, uint64_t seed)
+{
+	const ts_dag *d = w->dag;
+	ts_array **args = ts_new_array(ts_array *, d->ninputs + d->noutputs);
+
+	for (int i = 0; i < d->ninputs; i++)
+		args[i] = w->inputs[i];
+	for (int i = 0; i < d->noutputs; i++) {
+		ts_array *a = ts_array_for_tensor(w->ctx, d->outputs[i]);
+		if (!a)
+			return NULL;
+		ts_array_fill_random(a, seed + (uint64_t)i);
+		args[d->ninputs + i] = a;
+	}
+	return args;
+}
+
+/* Write the reference outputs computed by the naive schedule compiled,
+ * for DAGs too large for the interpreter; return the exit code. */
+static int worker_reference(struct worker *w)
+{
+	ts_compile_options opt = ts_compile_options_default();
+	ts_func *f = ts_lower(w->ctx, w->dag, NULL);
+	ts_module *m;
+	ts_array **args = worker_args(w, 7);
+
+	opt.threads = w->threads;
+	if (!f || !args || !(m = ts_module_compile(w->ctx, f, &opt)))
+		return 1;
+	ts_runtime_set_threads(w->threads);
+	if (ts_module_run(m, args) < 0)
+		return 1;
+	for (int i = 0; i < w->dag->noutputs; i++)
+		if (ts_npy_write(w->ctx, ts_measure_file(w->dir, "ref", i),
+		    args[w->dag->ninputs + i]) < 0)
+			return 1;
+	ts_module_free(m);
+	return 0;
+}
+
+/* Evict the caches by touching every line of the flush buffer of "w". */
+static void flush_caches(struct worker *w)
+{
+	volatile char *p = w->flush_buf;
+
+	for (size_t i = 0; i < w->flush_size; i += 64)
+		p[i] = (char)(p[i] + 1);
+}
+
+/* Allocate the flush buffer of "w": twice the last-level cache. */
+static void flush_init(struct worker *w)
+{
+	long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+
+	if (llc <= 0)
+		llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+	w->flush_size = llc > 0 ? 2 * (size_t)llc : (size_t)64 << 20;
+	if (w->flush_size < ((size_t)8 << 20))
+		w->flush_size = (size_t)8 << 20;
+	w->flush_buf = ts_new_atomic(char, w->flush_size);
+}
+
+/* Change one output value of "args" so that the check must fail. */
+static void corrupt_output(struct worker *w, ts_array **args)
+{
+	ts_array *a = args[w->dag->ninputs];
+	double v = ts_array_get(a, 0);
+
+	ts_array_set(a, 0, a->dtype == TS_BOOL ? !v : v + 1 + fabs(v));
+}
+
+/* Compare the outputs in "args" with the references of "w"; set
+ * "*max_err" to the worst absolute difference. */
+static bool outputs_match(struct worker *w, ts_array **args,
+	double *max_err)
+{
+	bool ok = true;
+
+	*max_err = 0;
+	for (int i = 0; i < w->dag->noutputs; i++) {
+		double err = 0;
+		if (!ts_array_close(args[w->dag->ninputs + i], w->refs[i],
+		    &err)) {
+			if (ok)
+				ts_ctx_set_error(w->ctx, "output '%s' differs "
+					"from the reference: max abs error %g",
+					w->dag->outputs[i]->name, err);
+			ok = false;
+		}
+		*max_err = fmax(*max_err, isnan(err) ? INFINITY : err);
+	}
+	return ok;
+}
+
+/* Time "m" on "args" after the check run that took "first" seconds:
+ * samples until they add up to min_repeat_s (at least 3), each the mean
+ * of enough runs to be well above the clock's resolution (one run after
+ * a cache flush when flushing); send the result line. */
+static void time_runs(struct worker *w, ts_module *m, ts_array **args,
+	double first, double max_err, double build_s)
+{
+	int reps = 1, n = 0, cap = 1000;
+	double *s = ts_new_atomic(double, cap), total = 0;
+	ts_buf b;
+
+	if (!w->flush && first < w->min_repeat_s / 20)
+		reps = (int)TS_MIN(1e6, w->min_repeat_s / 20 /
+			fmax(first, 1e-8));
+	while (n < 3 || (total < w->min_repeat_s && n < cap)) {
+		double t0;
+		if (w->flush)
+			flush_caches(w);
+		t0 = ts_measure_now();
+		for (int r = 0; r < reps; r++)
+			if (ts_module_run(m, args) < 0)
+				fail(w, TS_ERR_RUNTIME, build_s);
+		s[n] = (ts_measure_now() - t0) / reps;
+		total += s[n++] * reps;
+	}
+	ts_buf_init(&b);
+	ts_buf_printf(&b, "result 0 %.9g %.9g %d", max_err, build_s, n);
+	for (int i = 0; i < n; i++)
+		ts_buf_printf(&b, " %.9g", s[i]);
+	ts_buf_putc(&b, '\n');
+	ts_measure_write_all(1, b.s, b.len);
+}
+
+/* In a forked child: lower, compile, check and time the schedule in
+ * "json", misbehaving as "fault" asks; report and exit. */
+static void run_candidate(struct worker *w, const char *json, int fault)
+{
+	ts_compile_options opt = ts_compile_options_default();
+	double t0 = ts_measure_now(), build_s, first, err;
+	ts_schedule *sch;
+	ts_func *f;
+	ts_module *m;
+	ts_array **args;
+
+	if (fault == TS_FAULT_SLOW_BUILD)
+		for (;;)
+			sleep(1);
+	if (fault == TS_FAULT_ABORT)
+		abort();
+	if (!(sch = ts_schedule_from_json(w->ctx, w->dag, json)) ||
+	    !(f = ts_lower(w->ctx, w->dag, sch)))
+		fail(w, TS_ERR_INVALID_SCHEDULE, 0);
+	opt.threads = w->threads;
+	if (!(m = ts_module_compile(w->ctx, f, &opt)))
+		fail(w, TS_ERR_COMPILE, ts_measure_now() - t0);
+	build_s = ts_measure_now() - t0;
+	say("built %.9g\n", build_s);
+	ts_runtime_set_threads(w->threads);
+	if (!(args = worker_args(w, 99)))
+		fail(w, TS_ERR_RUNTIME, build_s);
+	t0 = ts_measure_now();
+	if (ts_module_run(m, args) < 0)
+		fail(w, TS_ERR_RUNTIME, build_s);
+	first = ts_measure_now() - t0;
+	if (fault == TS_FAULT_CRASH) {
+		volatile uintptr_t bad = 8;	/* a store to page zero */
+		*(volatile int *)bad = 1;
+	}
+	if (fault == TS_FAULT_HANG)
+		for (;;)
+			pause();
+	if (fault == TS_FAULT_CORRUPT)
+		corrupt_output(w, args);
+	if (!outputs_match(w, args, &err)) {
+		say_message(ts_ctx_error(w->ctx));
+		say("result %d %.9g %.9g 0\n", (int)TS_ERR_WRONG_ANSWER, err,
+			build_s);
+		_exit(0);
+	}
+	time_runs(w, m, args, first, err, build_s);
+	_exit(0);
+}
+
+/* Start the child of one candidate: it dies with the worker, and its
+ * standard error goes to a file the measurer reads after a crash. */
+static void child_start(struct worker *w, const char *json, int fault)
+{
+	int fd;
+
+#ifdef __linux__
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+	fd = open(ts_measure_file(w->dir, "child.err", -1),
+		O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		dup2(fd, 2);
+		close(fd);
+	}
+	run_candidate(w, json, fault);
+	_exit(0);
+}
+
+/* Read one request line from standard input into "line" (at most
+ * "size" bytes); return false at the end of input. */
+static bool read_line(struct worker *w, char *line, size_t size)
+{
+	for (;;) {
+		char *nl = memchr(w->in, '\n', w->nin);
+		ssize_t k;
+		if (nl) {
+			size_t len = (size_t)(nl - w->in);
+			if (len >= size)
+				return false;
+			memcpy(line, w->in, len);
+			line[len] = '\0';
+			memmove(w->in, nl + 1, w->nin - len - 1);
+			w->nin -= len + 1;
+			return true;
+		}
+		if (w->nin == sizeof(w->in))
+			return false;
+		k = read(0, w->in + w->nin, sizeof(w->in) - w->nin);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		w->nin += (size_t)k;
+	}
+}
+
+/* Read exactly "n" bytes of standard input (after what is buffered). */
+static char *read_bytes(struct worker *w, size_t n)
+{
+	char *s = ts_new_atomic(char, n + 1);
+	size_t have = TS_MIN(n, w->nin);
+
+	memcpy(s, w->in, have);
+	memmove(w->in, w->in + have, w->nin - have);
+	w->nin -= have;
+	while (have < n) {
+		ssize_t k = read(0, s + have, n - have);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return NULL;
+		have += (size_t)k;
+	}
+	s[n] = '\0';
+	return s;
+}
+
+/* Serve requests until standard input ends: fork a child per candidate
+ * and report its end. */
+static int worker_serve(struct worker *w)
+{
+	char line[256], fault[32];
+	size_t n;
+
+	say("ready %d %s\n", TS_MEASURE_PROTOCOL, ts_dag_hash(w->dag));
+	while (read_line(w, line, sizeof(line))) {
+		char *json;
+		pid_t pid;
+		int status = 0;
+		if (sscanf(line, "measure %31s %zu", fault, &n) != 2 ||
+		    !(json = read_bytes(w, n)))
+			return 2;
+		pid = fork();
+		if (pid == 0)
+			child_start(w, json, ts_fault_from_name(fault));
+		if (pid < 0) {
+			say("exit -1\n");
+			continue;
+		}
+		say("start %ld\n", (long)pid);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		say("exit %d\n", status);
+	}
+	return 0;
+}
+
+/* Serve the measurer of the folder "dir", or write its reference
+ * outputs when "reference"; return the exit code. */
+int ts_measure_worker_main(const char *dir, bool reference)
+{
+	struct worker w = { .dir = dir };
+
+	/* Before the collector starts: children of this process allocate. */
+	GC_set_handle_fork(1);
+	w.ctx = ts_ctx_alloc();
+	if (!w.ctx)
+		return 1;
+#ifdef __linux__
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+	if (worker_load(&w, reference) < 0) {
+		const char *e = ts_ctx_error(w.ctx);
+		int fd = open(ts_measure_file(dir, "worker.err", -1),
+			O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			ts_measure_write_all(fd, e, strlen(e));
+			close(fd);
+		}
+		return 2;
+	}
+	if (reference)
+		return worker_reference(&w);
+	if (w.flush)
+		flush_init(&w);
+	return worker_serve(&w);
+}

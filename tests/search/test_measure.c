@@ -1,0 +1,356 @@
+/* Measurement: good candidates are checked against the interpreter and
+ * timed; candidates that crash, abort, hang, build too slowly, compute
+ * wrong values or do not check are reported with their code, and the
+ * same measurer goes on to measure a good candidate right after. */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+
+
+#include "tests/common.h"
+
+static const char *matmul_src =
+	"input A: f32[24, 20]\n"
+	"input B: f32[20, 40]\n"
+	"output C[i: 24, j: 40] = sum(k: 20) A[i, k] * B[k, j]\n";
+
+/* Options that keep the suite fast: 1 s to run, a few s to build. */
+static ts_measure_options fast_options(void)
+{
+	ts_measure_options o = ts_measure_options_default();
+
+	o.build_timeout_s = 4;
+	o.run_timeout_s = 1;
+	o.min_repeat_s = 0.01;
+	return o;
+}
+
+/* The small matmul of these tests. */
+static ts_dag *matmul(ts_ctx *ctx)
+{
+	ts_dag *dag = ts_parse_string(ctx, "matmul.tsl", matmul_src);
+
+	assert_non_null(dag);
+	return dag;
+}
+
+/* A tiled, vectorised, parallel schedule of "dag" (every step checked). */
+static ts_schedule *tiled(ts_ctx *ctx, const ts_dag *dag)
+{
+	ts_schedule *sch = ts_schedule_new(ctx, dag);
+	const char *order[] = { "i.o", "j.o", "k", "i.i", "j.i" };
+
+	assert_int_equal(ts_schedule_split(sch, "C", "i", 8, TS_TAIL_GUARD),
+		TS_OK);
+	assert_int_equal(ts_schedule_split(sch, "C", "j", 16,
+		TS_TAIL_PARTITION), TS_OK);
+	assert_int_equal(ts_schedule_reorder(sch, "C", 5, order), TS_OK);
+	assert_int_equal(ts_schedule_vectorize(sch, "C", "j.i"), TS_OK);
+	assert_int_equal(ts_schedule_parallel(sch, "C", "i.o"), TS_OK);
+	assert_int_equal(ts_schedule_check(sch), TS_OK);
+	return sch;
+}
+
+/* Assert that "r" is a valid, checked and timed measurement. */
+static void assert_good(const ts_measure_result *r)
+{
+	if (r->error != TS_ERR_NONE)
+		fail_msg("expected a good measurement, got %s: %s",
+			ts_error_code_name(r->error),
+			r->message ? r->message : "");
+	assert_null(r->message);
+	assert_true(r->nsamples >= 3);
+	assert_true(r->median_s > 0);
+	assert_true(isfinite(r->max_abs_err));
+	assert_true(r->max_abs_err < 1e-3);
+	assert_true(r->build_s > 0);
+	for (int i = 0; i < r->nsamples; i++)
+		assert_true(r->samples[i] > 0);
+}
+
+/* Assert that "r" failed with "code" and a message containing "part". */
+static void assert_failed(const ts_measure_result *r, ts_error_code code,
+	const char *part)
+{
+	if (r->error != code)
+		fail_msg("expected %s, got %s: %s", ts_error_code_name(code),
+			ts_error_code_name(r->error),
+			r->message ? r->message : "");
+	if (!r->message || !strstr(r->message, part))
+		fail_msg("expected a message containing \"%s\", got \"%s\"",
+			part, r->message ? r->message : "(none)");
+	assert_int_equal(r->nsamples, 0);
+	assert_true(r->median_s == 0);
+}
+
+static void test_error_code_names__as_documented(void **state)
+{
+	static const char *names[TS_ERR_COUNT] = { "none",
+		"invalid_schedule", "compile_error", "runtime_error",
+		"wrong_answer", "build_timeout", "run_timeout" };
+	ts_error_code c;
+
+	(void)state;
+	for (int i = 0; i < TS_ERR_COUNT; i++) {
+		assert_string_equal(ts_error_code_name(i), names[i]);
+		assert_int_equal(ts_error_code_from_name(names[i], &c), TS_OK);
+		assert_int_equal(c, i);
+	}
+	assert_int_equal(ts_error_code_from_name("segfault", &c), TS_ERROR);
+}
+
+static void test_options_default__as_documented(void **state)
+{
+	ts_measure_options o = ts_measure_options_default();
+
+	(void)state;
+	assert_true(o.build_timeout_s == 20);
+	assert_true(o.run_timeout_s == 10);
+	assert_true(o.min_repeat_s == 0.1);
+	assert_false(o.flush_cache);
+	assert_int_equal(o.threads, 1);
+}
+
+static void test_measure_good__checked_and_timed(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul(ctx);
+	ts_measure_options o = fast_options();
+	ts_measurer *m = ts_measurer_new(ctx, dag, &o, 5);
+	ts_measure_result r;
+	double sorted[3];
+
+	assert_non_null(m);
+	assert_int_equal(ts_measure(m, tiled(ctx, dag), &r), TS_OK);
+	assert_good(&r);
+	if (r.nsamples == 3) {
+		memcpy(sorted, r.samples, sizeof(sorted));
+		for (int i = 0; i < 3; i++)
+			for (int j = i + 1; j < 3; j++)
+				if (sorted[j] < sorted[i]) {
+					double t = sorted[i];
+					sorted[i] = sorted[j];
+					sorted[j] = t;
+				}
+		assert_true(r.median_s == sorted[1]);
+	}
+	assert_int_equal(ts_measure(m, ts_schedule_naive(ctx, dag), &r),
+		TS_OK);
+	assert_good(&r);
+	assert_int_equal(ts_measurer_count(m), 2);
+	assert_int_equal(ts_measurer_workers_started(m), 1);
+	ts_measurer_free(m);
+	ts_measurer_free(m);
+}
+
+/* One misbehaviour and what it must give. */
+struct fault_case {
+	const char *fault;
+	ts_error_code code;
+	const char *message;
+};
+
+static const struct fault_case fault_cases[] = {
+	{ "crash", TS_ERR_RUNTIME, "signal 11" },
+	{ "abort", TS_ERR_COMPILE, "signal 6" },
+	{ "hang", TS_ERR_RUN_TIMEOUT, "more than 1 s to run" },
+	{ "slow-build", TS_ERR_BUILD_TIMEOUT, "more than 4 s to build" },
+	{ "corrupt", TS_ERR_WRONG_ANSWER, "output 'C' differs" },
+};
+
+static void test_measure_faults__reported_then_good_candidate(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul(ctx);
+	ts_measure_options o = fast_options();
+	ts_measurer *m = ts_measurer_new(ctx, dag, &o, 5);
+	ts_schedule *sch = tiled(ctx, dag);
+	ts_measure_result r;
+
+	assert_non_null(m);
+	for (size_t i = 0; i < sizeof(fault_cases) / sizeof(fault_cases[0]);
+	     i++) {
+		const struct fault_case *c = &fault_cases[i];
+		assert_int_equal(ts_measurer_set_fault(m, c->fault), TS_OK);
+		assert_int_equal(ts_measure(m, sch, &r), TS_OK);
+		assert_failed(&r, c->code, c->message);
+		if (c->code == TS_ERR_WRONG_ANSWER)
+			assert_true(r.max_abs_err > 1e-3);
+		assert_int_equal(ts_measurer_set_fault(m, NULL), TS_OK);
+		assert_int_equal(ts_measure(m, sch, &r), TS_OK);
+		assert_good(&r);
+	}
+	/* The worker outlived every candidate: only children died. */
+	assert_int_equal(ts_measurer_workers_started(m), 1);
+	assert_null(ts_ctx_error(ctx));
+}
+
+static void test_measure_set_fault__unknown_is_error(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_measure_options o = fast_options();
+	ts_measurer *m = ts_measurer_new(ctx, matmul(ctx), &o, 5);
+
+	assert_non_null(m);
+	assert_int_equal(ts_measurer_set_fault(m, "explode"), TS_ERROR);
+	assert_error_contains(ctx, "unknown fault 'explode'");
+}
+
+static void test_measure_fault_env__applies_to_candidates(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul(ctx);
+	ts_measure_options o = fast_options();
+	ts_measurer *m;
+	ts_measure_result r;
+
+	setenv("TS_MEASURE_FAULT", "corrupt", 1);
+	m = ts_measurer_new(ctx, dag, &o, 5);
+	unsetenv("TS_MEASURE_FAULT");
+	assert_non_null(m);
+	assert_int_equal(ts_measure(m, tiled(ctx, dag), &r), TS_OK);
+	assert_failed(&r, TS_ERR_WRONG_ANSWER, "differs from the reference");
+}
+
+/* A schedule whose vectorised loop is not innermost any more. */
+static ts_schedule *unchecked(ts_ctx *ctx, const ts_dag *dag)
+{
+	ts_schedule *sch = ts_schedule_new(ctx, dag);
+	const char *order[] = { "j", "i", "k" };
+
+	assert_int_equal(ts_schedule_vectorize(sch, "C", "k"), TS_OK);
+	assert_int_equal(ts_schedule_reorder(sch, "C", 3, order), TS_OK);
+	assert_int_equal(ts_schedule_split(sch, "C", "k", 4, TS_TAIL_GUARD),
+		TS_OK);
+	return sch;
+}
+
+static void test_measure_batch__invalid_and_foreign_schedules(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul(ctx);
+	ts_dag *other = ts_parse_string(ctx, "other.tsl",
+		"input X: f32[8]\noutput Y[i: 8] = X[i] * 2.0\n");
+	ts_measure_options o = fast_options();
+	ts_measurer *m = ts_measurer_new(ctx, dag, &o, 5);
+	const ts_schedule *sch[4];
+	ts_measure_result r[4];
+
+	assert_non_null(m);
+	assert_non_null(other);
+	sch[0] = ts_schedule_naive(ctx, dag);
+	sch[1] = ts_schedule_naive(ctx, other);
+	sch[2] = unchecked(ctx, dag);
+	sch[3] = tiled(ctx, dag);
+	ts_ctx_set_error(ctx, "earlier error");
+	assert_int_equal(ts_measure_batch(m, 4, sch, r), TS_OK);
+	assert_good(&r[0]);
+	assert_failed(&r[1], TS_ERR_INVALID_SCHEDULE,
+		"not one of the measured DAG 'matmul.tsl'");
+	if (r[2].error != TS_ERR_INVALID_SCHEDULE)
+		fail_msg("the unchecked schedule gave %s",
+			ts_error_code_name(r[2].error));
+	assert_non_null(r[2].message);
+	assert_good(&r[3]);
+	/* A candidate's problem does not replace the caller's error. */
+	assert_error_contains(ctx, "earlier error");
+}
+
+static void test_measure_threads_flush__after_openmp_in_caller(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul(ctx);
+	ts_measure_options o = fast_options();
+	ts_measurer *m;
+	ts_measure_result r;
+	ts_func *f = ts_lower(ctx, dag, tiled(ctx, dag));
+	ts_compile_options co = ts_compile_options_default();
+	ts_module *mod;
+	ts_array **in = ts_dag_random_inputs(ctx, dag, 3);
+	ts_array *args[3];
+
+	/* The caller runs an OpenMP team first, as a cost model would. */
+	co.threads = 2;
+	assert_non_null(f);
+	assert_non_null(mod = ts_module_compile(ctx, f, &co));
+	args[0] = in[0];
+	args[1] = in[1];
+	args[2] = ts_array_for_tensor(ctx, dag->outputs[0]);
+	assert_int_equal(ts_module_run(mod, args), TS_OK);
+	ts_module_free(mod);
+	o.threads = 2;
+	o.flush_cache = true;
+	m = ts_measurer_new(ctx, dag, &o, 5);
+	assert_non_null(m);
+	assert_int_equal(ts_measure(m, tiled(ctx, dag), &r), TS_OK);
+	assert_good(&r);
+}
+
+static void test_measure_eval_limit__reference_from_naive(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul(ctx);
+	ts_measure_options o = fast_options();
+	ts_measurer *m;
+	ts_measure_result r;
+
+	o.eval_limit = 1000;
+	m = ts_measurer_new(ctx, dag, &o, 5);
+	assert_non_null(m);
+	assert_non_null(ts_ctx_warnings(ctx));
+	assert_non_null(strstr(ts_ctx_warnings(ctx),
+		"come from the naive schedule compiled"));
+	assert_int_equal(ts_measure(m, tiled(ctx, dag), &r), TS_OK);
+	assert_good(&r);
+	assert_int_equal(ts_measurer_set_fault(m, "corrupt"), TS_OK);
+	assert_int_equal(ts_measure(m, tiled(ctx, dag), &r), TS_OK);
+	assert_failed(&r, TS_ERR_WRONG_ANSWER, "differs");
+}
+
+static void test_measurer_new__bad_options_are_errors(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul(ctx);
+	ts_measure_options o = fast_options();
+
+	o.threads = 0;
+	assert_null(ts_measurer_new(ctx, dag, &o, 1));
+	assert_error_contains(ctx, "threads 0");
+	o = fast_options();
+	o.run_timeout_s = -1;
+	assert_null(ts_measurer_new(ctx, dag, &o, 1));
+	assert_error_contains(ctx, "run_timeout_s must be positive");
+}
+
+static void test_measurer_new__missing_worker_is_error(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_measure_options o = fast_options();
+
+	setenv("TS_MEASURE_WORKER", "/nonexistent/tessel", 1);
+	assert_null(ts_measurer_new(ctx, matmul(ctx), &o, 1));
+	unsetenv("TS_MEASURE_WORKER");
+	assert_error_contains(ctx, "worker program '/nonexistent/tessel' "
+		"did not start for 'matmul.tsl'");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_error_code_names__as_documented),
+		cmocka_unit_test(test_options_default__as_documented),
+		TS_TEST(test_measure_good__checked_and_timed),
+		TS_TEST(test_measure_faults__reported_then_good_candidate),
+		TS_TEST(test_measure_set_fault__unknown_is_error),
+		TS_TEST(test_measure_fault_env__applies_to_candidates),
+		TS_TEST(test_measure_batch__invalid_and_foreign_schedules),
+		TS_TEST(test_measure_threads_flush__after_openmp_in_caller),
+		TS_TEST(test_measure_eval_limit__reference_from_naive),
+		TS_TEST(test_measurer_new__bad_options_are_errors),
+		TS_TEST(test_measurer_new__missing_worker_is_error),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
