@@ -8,3 +8,6 @@ else
 libtessel_la_SOURCES += backends/cuda_none.c
 EXTRA_DIST += backends/cuda_rt.c
 endif
+# CUDA C emission from the loop IR and running the emitted programs
+# (built either way: without CUDA, compiling and running fail cleanly).
+libtessel_la_SOURCES += backends/cuda_emit.c backends/cuda_program.c

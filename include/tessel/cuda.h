@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include <tessel/dsl.h>
+#include <tessel/loop.h>
 #include <tessel/target.h>
 
 #ifdef __cplusplus
@@ -88,6 +89,89 @@ ts_status ts_cuda_synchronize(ts_ctx *ctx);
 ts_status ts_cuda_time(ts_ctx *ctx, const ts_cuda_kernel *k,
 	const unsigned grid[3], const unsigned block[3], unsigned shared_bytes,
 	void **args, int runs, double *ms);
+
+
+/* CUDA C from the loop IR.
+ *
+ * ts_cuda_emit turns a lowered function into CUDA C and a host-side
+ * description.  Each statement at the top of the function (below the
+ * allocations of global temporaries) becomes one kernel, launched in
+ * order: loops bound to TS_BIND_BLOCK_* and TS_BIND_THREAD_* become
+ * blockIdx and threadIdx (the launch takes the largest extent bound to
+ * each; smaller extents are guarded), buffers allocated with
+ * TS_SCOPE_SHARED, or TS_SCOPE_LOCAL outside the thread loops, become
+ * __shared__ arrays, the others per-thread arrays.  A copy into shared
+ * memory is spread over the whole block between two barriers; a loop bound
+ * to threads whose body combines into one element that does not depend
+ * on it becomes a cross-thread reduction (warp shuffles, then shared
+ * memory); stores outside the thread loops are done by thread 0.  f16
+ * values are __half in memory and float in arithmetic.  Every kernel
+ * takes every buffer of the program, in the order of "buffers". */
+
+/* One buffer of a CUDA program: an argument of the function or a
+ * temporary in device memory. */
+typedef struct ts_cuda_buffer {
+	const ts_tensor *tensor;
+	const char *cname;	/* its name in the source */
+	int arg;		/* index in the function's arguments, or -1 */
+	size_t bytes;
+} ts_cuda_buffer;
+
+/* One kernel and how to launch it. */
+typedef struct ts_cuda_launch_desc {
+	const char *name;	/* extern "C" */
+	unsigned grid[3];
+	unsigned block[3];
+	unsigned shared_bytes;	/* static __shared__ memory */
+} ts_cuda_launch_desc;
+
+/* Options of ts_cuda_emit. */
+typedef struct ts_cuda_options {
+	bool fast_math;		/* __expf, __logf, ... instead of expf */
+	const ts_target *target;	/* GPU limits; NULL: the CUDA maxima */
+} ts_cuda_options;
+
+/* A CUDA program: the source, its kernels in launch order, its buffers
+ * and, once compiled, the image for one architecture. */
+typedef struct ts_cuda_program {
+	const ts_func *func;
+	const char *name;	/* C identifier prefix of the kernels */
+	const char *source;
+	int nbuffers;		/* the function's arguments, then temporaries */
+	ts_cuda_buffer *buffers;
+	int nkernels;
+	ts_cuda_launch_desc *kernels;
+	/* ts_cuda_program_compile */
+	const char *arch;
+	bool cubin;
+	char *image;
+	size_t image_size;
+} ts_cuda_program;
+
+/* Emit "f" as CUDA C ("opts" may be NULL).  NULL with an error naming the
+ * kernel and loop or buffer when "f" cannot run on a GPU as scheduled
+ * (a store outside a loop bound to a block index that the kernel uses, a
+ * barrier under a condition on the thread index, too much shared
+ * memory, ...). */
+ts_cuda_program *ts_cuda_emit(ts_ctx *ctx, const ts_func *f,
+	const ts_cuda_options *opts);
+/* Compile "p" with NVRTC for "arch" to PTX or a cubin. */
+ts_status ts_cuda_program_compile(ts_ctx *ctx, ts_cuda_program *p,
+	const char *arch, bool cubin);
+/* Run "p" on the device: "args" follow the function's arguments (inputs
+ * then outputs, host arrays); outputs are copied back.  Compiles for the
+ * device's architecture when "p" holds no cubin for it. */
+ts_status ts_cuda_program_run(ts_ctx *ctx, ts_cuda_program *p,
+	ts_array *const *args);
+/* Run "p" "runs" times after one warm-up run and store the mean time of
+ * one run (every kernel) in milliseconds, from CUDA events. */
+ts_status ts_cuda_program_time(ts_ctx *ctx, ts_cuda_program *p,
+	ts_array *const *args, int runs, double *ms);
+/* A C header describing "p" for a host program: kernel names, launch
+ * dimensions, shared memory and the buffer order (GC-allocated). */
+char *ts_cuda_program_header(const ts_cuda_program *p);
+/* Print the launch description of "p", one kernel a line. */
+void ts_cuda_program_print(FILE *out, const ts_cuda_program *p);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,1494 @@
+/* CUDA C from the loop IR: kernels, their launch description and the
+ * buffers they take (see the comment above ts_cuda_emit in
+ * <tessel/cuda.h>).
+ *
+ * Requires: a lowered function (ts_lower).  Produces: a ts_cuda_program
+ * whose source NVRTC compiles, one kernel per top-level statement. */
+#include <config.h>
+
+#include <inttypes.h>
+#include <math.h>
+
+#include <tessel/cuda.h>
+
+#include "backends/lower_internal.h"
+#include "dsl/internal.h"
+
+/* The CUDA maxima used when no target is given. */
+#define MAX_THREADS 1024
+#define MAX_SHARED (48 * 1024)
+
+/* A name given to an axis or a tensor in the source. */
+struct name {
+	const void *key;
+	const char *cname;
+};
+
+/* The kernel being emitted. */
+struct kern {
+	const char *name;
+	int64_t grid[3], block[3];
+	bool bused[3], tused[3];	/* some loop binds the dimension */
+	int64_t nthreads;
+	int64_t shared;
+	int nred;		/* cross-thread reductions so far */
+};
+
+struct emit {
+	ts_ctx *ctx;
+	const ts_func *f;
+	const ts_cuda_options *opts;
+	ts_cuda_program *p;
+	ts_vec names;
+	struct kern *k;
+	ts_buf *b;		/* where statements go */
+	bool failed;
+	bool uses_f16;
+	bool narrow;		/* in an index that fits in 32 bits */
+	int bdepth[3], tdepth[3];	/* loops entered, per dimension */
+	bool divergent;		/* under a condition on the thread index */
+	ts_vec thread_axes;	/* variables bound to threads in scope */
+	ts_vec shared_bufs;	/* buffers in shared memory in scope */
+	const ts_stmt *red_store;	/* the store a reduction replaces */
+	const char *red_var;
+};
+
+static void emit_stmt(struct emit *E, const ts_stmt *s, int ind);
+static void emit_expr(struct emit *E, ts_buf *b, const ts_expr *e);
+
+static const char *const dims = "xyz";
+
+/* Record a failure of "E" with a message; returns nothing useful. */
+static void fail(struct emit *E, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void fail(struct emit *E, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	if (E->failed)
+		return;
+	va_start(ap, fmt);
+	msg = ts_vasprintf(fmt, ap);
+	va_end(ap);
+	ts_ctx_set_error(E->ctx, "cuda: %s", msg);
+	E->failed = true;
+}
+
+/* Names the source must not use for a buffer or a variable. */
+static const char *const reserved[] = {
+	"auto", "bool", "break", "case", "char", "const", "continue",
+	"default", "do", "double", "else", "enum", "extern", "float", "for",
+	"goto", "if", "int", "long", "register", "return", "short",
+	"signed", "sizeof", "static", "struct", "switch", "typedef",
+	"union", "unsigned", "void", "volatile", "while", "half", "min",
+	"max", "abs", "exp", "log", "sqrt", "pow", "floor", "round", "erf",
+	"tanh", "rint", "new", "delete", "class", "this", "template",
+	"true", "false", "dim3", "blockIdx", "threadIdx", "blockDim",
+	"gridDim", "warpSize", "signbit", "isnan", "isinf", "fabs",
+	"ceil", "fmin", "fmax", "rsqrt", "try", "catch", "using",
+	"namespace", "operator", "private", "public", "virtual", NULL,
+};
+
+/* Whether "s" is already used by "E" or reserved. */
+static bool name_taken(struct emit *E, const char *s)
+{
+	for (int i = 0; reserved[i]; i++)
+		if (!strcmp(reserved[i], s))
+			return true;
+	if (!strncmp(s, "ts_", 3))
+		return true;
+	for (int i = 0; i < E->names.n; i++)
+		if (!strcmp(((struct name *)E->names.v[i])->cname, s))
+			return true;
+	return false;
+}
+
+/* The C name of "key" (an axis or a tensor called "base"), made on first
+ * use from "base": other characters than letters and digits become '_'. */
+static const char *cname(struct emit *E, const void *key, const char *base)
+{
+	struct name *n;
+	char *s;
+
+	for (int i = 0; i < E->names.n; i++)
+		if (((struct name *)E->names.v[i])->key == key)
+			return ((struct name *)E->names.v[i])->cname;
+	s = ts_strdup(base && *base ? base : "v");
+	for (char *c = s; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		    (*c >= '0' && *c <= '9') || *c == '_'))
+			*c = '_';
+	if (s[0] >= '0' && s[0] <= '9')
+		s = ts_asprintf("_%s", s);
+	if (name_taken(E, s)) {
+		char *t;
+		int k = 1;
+		do
+			t = ts_asprintf("%s_%d", s, k++);
+		while (name_taken(E, t));
+		s = t;
+	}
+	n = ts_new(struct name);
+	n->key = key;
+	n->cname = s;
+	ts_vec_push(&E->names, n);
+	return s;
+}
+
+/* The type of dtype "t" in memory. */
+static const char *ctype_mem(ts_dtype t)
+{
+	static const char *const n[TS_DTYPE_COUNT] = {
+		[TS_BOOL] = "unsigned char", [TS_I8] = "signed char",
+		[TS_U8] = "unsigned char", [TS_I32] = "int",
+		[TS_I64] = "long long", [TS_F16] = "__half",
+		[TS_F32] = "float", [TS_F64] = "double",
+	};
+	return n[t];
+}
+
+/* The type arithmetic on dtype "t" uses in "E". */
+static const char *ctype(struct emit *E, ts_dtype t)
+{
+	switch (t) {
+	case TS_BOOL: return "bool";
+	case TS_I8: case TS_U8: case TS_I32: return "int";
+	case TS_I64: return E->narrow ? "int" : "long long";
+	case TS_F16: case TS_F32: return "float";
+	default: return "double";
+	}
+}
+
+/* Whether float arithmetic of "t" is single precision. */
+static bool is_single(ts_dtype t)
+{
+	return t == TS_F16 || t == TS_F32;
+}
+
+/* Print the floating constant "v" of dtype "t". */
+static void emit_float(ts_buf *b, ts_dtype t, double v)
+{
+	char s[64];
+	bool single = is_single(t);
+
+	if (t == TS_F16)
+		v = ts_round_to_dtype(TS_F16, v);
+	if (isnan(v)) {
+		ts_buf_puts(b, single ? "__int_as_float(0x7fc00000)" :
+			"__longlong_as_double(0x7ff8000000000000LL)");
+		return;
+	}
+	if (isinf(v)) {
+		ts_buf_printf(b, "(%s%s)", v < 0 ? "-" : "", single ?
+			"__int_as_float(0x7f800000)" :
+			"__longlong_as_double(0x7ff0000000000000LL)");
+		return;
+	}
+	snprintf(s, sizeof(s), single ? "%.9g" : "%.17g", v);
+	if (!strpbrk(s, ".e"))
+		strcat(s, ".0");
+	ts_buf_printf(b, v < 0 ? "(%s%s)" : "%s%s", s, single ? "f" : "");
+}
+
+/* Print the integer constant "v" of dtype "t". */
+static void emit_int(struct emit *E, ts_buf *b, ts_dtype t, int64_t v)
+{
+	if (ts_dtype_is_float(t)) {
+		emit_float(b, t, (double)v);
+		return;
+	}
+	if (t == TS_BOOL) {
+		ts_buf_puts(b, v ? "true" : "false");
+		return;
+	}
+	if (t == TS_I64 && !(E->narrow && v > INT32_MIN && v <= INT32_MAX)) {
+		ts_buf_printf(b, v < 0 ? "(%" PRId64 "LL)" : "%" PRId64 "LL", v);
+		return;
+	}
+	ts_buf_printf(b, v < 0 ? "(%" PRId64 ")" : "%" PRId64, v);
+}
+
+/* Whether "e" is an integer that cannot be negative (loop variables,
+ * non-negative constants, and sums, products and divisions of them). */
+static bool nonneg(const ts_expr *e)
+{
+	switch (e->kind) {
+	case TS_EXPR_INT: return e->ival >= 0;
+	case TS_EXPR_VAR: return true;
+	case TS_EXPR_BINARY:
+		switch (e->op) {
+		case TS_OP_ADD: case TS_OP_MUL: case TS_OP_MIN:
+			return nonneg(e->a) && nonneg(e->b);
+		case TS_OP_MAX:
+			return nonneg(e->a) || nonneg(e->b);
+		case TS_OP_FLOORDIV: case TS_OP_MOD:
+			return nonneg(e->a) && e->b->kind == TS_EXPR_INT &&
+				e->b->ival > 0;
+		default: return false;
+		}
+	default: return false;
+	}
+}
+
+/* Print "e" converted to the arithmetic type of "t". */
+static void emit_as(struct emit *E, ts_buf *b, ts_dtype t, const ts_expr *e)
+{
+	ts_buf_printf(b, "(%s)(", ctype(E, t));
+	emit_expr(E, b, e);
+	ts_buf_puts(b, ")");
+}
+
+/* Print the flat offset of "idx" ("n" indices) into "t". */
+static void emit_offset(struct emit *E, ts_buf *b, const ts_tensor *t,
+	int n, ts_expr *const *idx)
+{
+	bool saved = E->narrow;
+
+	E->narrow = ts_tensor_size(t) < INT32_MAX;
+	if (n == 0)
+		ts_buf_puts(b, "0");
+	for (int d = 0; d < n; d++)
+		ts_buf_puts(b, "(");
+	for (int d = 0; d < n; d++) {
+		if (d > 0)
+			ts_buf_printf(b, " * %" PRId64 " + ", t->shape[d]);
+		emit_expr(E, b, idx[d]);
+		ts_buf_puts(b, ")");
+	}
+	E->narrow = saved;
+}
+
+/* The name of buffer "t" in the source. */
+static const char *buf_name(struct emit *E, const ts_tensor *t)
+{
+	return cname(E, t, t->name);
+}
+
+/* Print the load "e". */
+static void emit_load(struct emit *E, ts_buf *b, const ts_expr *e)
+{
+	const ts_tensor *t = e->tensor;
+
+	if (t->dtype == TS_F16)
+		ts_buf_puts(b, "__half2float(");
+	else if (t->dtype == TS_BOOL)
+		ts_buf_puts(b, "(");
+	ts_buf_printf(b, "%s[", buf_name(E, t));
+	emit_offset(E, b, t, e->nargs, e->args);
+	ts_buf_puts(b, "]");
+	if (t->dtype == TS_F16)
+		ts_buf_puts(b, ")");
+	else if (t->dtype == TS_BOOL)
+		ts_buf_puts(b, " != 0)");
+}
+
+/* The C function of the unary op "op" on floats of dtype "t". */
+static const char *float_fn(struct emit *E, ts_op op, ts_dtype t)
+{
+	bool s = is_single(t), fast = s && E->opts->fast_math;
+
+	switch (op) {
+	case TS_OP_EXP: return fast ? "__expf" : s ? "expf" : "exp";
+	case TS_OP_LOG: return fast ? "__logf" : s ? "logf" : "log";
+	case TS_OP_SQRT: return s ? "sqrtf" : "sqrt";
+	case TS_OP_RSQRT: return s ? "rsqrtf" : "rsqrt";
+	case TS_OP_TANH: return s ? "tanhf" : "tanh";
+	case TS_OP_ERF: return s ? "erff" : "erf";
+	case TS_OP_ABS: return s ? "fabsf" : "fabs";
+	case TS_OP_FLOOR: return s ? "floorf" : "floor";
+	case TS_OP_ROUND: return s ? "rintf" : "rint";
+	case TS_OP_POW: return fast ? "__powf" : s ? "powf" : "pow";
+	default: return NULL;
+	}
+}
+
+/* Print the unary expression "e". */
+static void emit_unary(struct emit *E, ts_buf *b, const ts_expr *e)
+{
+	ts_dtype t = e->dtype;
+	const char *fn;
+
+	switch (e->op) {
+	case TS_OP_NEG:
+		ts_buf_printf(b, "((%s)(-", ctype(E, t));
+		emit_expr(E, b, e->a);
+		ts_buf_puts(b, "))");
+		return;
+	case TS_OP_NOT:
+		ts_buf_puts(b, "(!");
+		emit_expr(E, b, e->a);
+		ts_buf_puts(b, ")");
+		return;
+	case TS_OP_SIGMOID:
+		ts_buf_printf(b, is_single(t) ? "(1.0f / (1.0f + %s(-" :
+			"(1.0 / (1.0 + %s(-", float_fn(E, TS_OP_EXP, t));
+		emit_expr(E, b, e->a);
+		ts_buf_puts(b, ")))");
+		return;
+	default:
+		break;
+	}
+	if (!ts_dtype_is_float(t)) {
+		if (e->op != TS_OP_ABS && e->op != TS_OP_FLOOR &&
+		    e->op != TS_OP_ROUND) {
+			fail(E, "operation '%s' on the integer type %s",
+				ts_op_name(e->op), ts_dtype_name(t));
+			return;
+		}
+		ts_buf_puts(b, e->op == TS_OP_ABS ? "ts_abs(" : "(");
+		emit_as(E, b, t, e->a);
+		ts_buf_puts(b, ")");
+		return;
+	}
+	fn = float_fn(E, e->op, t);
+	ts_buf_printf(b, "%s(", fn ? fn : "?");
+	emit_expr(E, b, e->a);
+	ts_buf_puts(b, ")");
+}
+
+/* Print the binary expression "e". */
+static void emit_binary(struct emit *E, ts_buf *b, const ts_expr *e)
+{
+	static const char *const infix[TS_OP_COUNT] = {
+		[TS_OP_ADD] = "+", [TS_OP_SUB] = "-", [TS_OP_MUL] = "*",
+		[TS_OP_DIV] = "/", [TS_OP_LT] = "<", [TS_OP_LE] = "<=",
+		[TS_OP_GT] = ">", [TS_OP_GE] = ">=", [TS_OP_EQ] = "==",
+		[TS_OP_NE] = "!=", [TS_OP_AND] = "&&", [TS_OP_OR] = "||",
+	};
+	ts_dtype t = e->a->dtype;
+	bool fl = ts_dtype_is_float(t);
+	const char *fn = NULL;
+
+	if (infix[e->op]) {
+		/* C's promotions give the arithmetic type, but for bools. */
+		bool cast = e->dtype == TS_BOOL && !ts_op_is_comparison(e->op)
+			&& e->op != TS_OP_AND && e->op != TS_OP_OR;
+		if (cast)
+			ts_buf_printf(b, "((%s)", ctype(E, e->dtype));
+		ts_buf_puts(b, "(");
+		emit_expr(E, b, e->a);
+		ts_buf_printf(b, " %s ", infix[e->op]);
+		emit_expr(E, b, e->b);
+		ts_buf_puts(b, cast ? "))" : ")");
+		return;
+	}
+	switch (e->op) {
+	case TS_OP_MIN: fn = "ts_min"; break;
+	case TS_OP_MAX: fn = "ts_max"; break;
+	case TS_OP_POW: fn = fl ? float_fn(E, TS_OP_POW, t) : "ts_ipow"; break;
+	case TS_OP_FLOORDIV:
+		if (!fl && nonneg(e->a) && e->b->kind == TS_EXPR_INT &&
+		    e->b->ival > 0) {
+			ts_buf_puts(b, "(");
+			emit_expr(E, b, e->a);
+			ts_buf_puts(b, " / ");
+			emit_expr(E, b, e->b);
+			ts_buf_puts(b, ")");
+			return;
+		}
+		fn = fl ? (is_single(t) ? "ts_floordivf" : "ts_floordivd")
+			: "ts_floordiv";
+		break;
+	case TS_OP_MOD:
+		if (!fl && nonneg(e->a) && e->b->kind == TS_EXPR_INT &&
+		    e->b->ival > 0) {
+			ts_buf_puts(b, "(");
+			emit_expr(E, b, e->a);
+			ts_buf_puts(b, " % ");
+			emit_expr(E, b, e->b);
+			ts_buf_puts(b, ")");
+			return;
+		}
+		fn = fl ? (is_single(t) ? "ts_modf" : "ts_modd") : "ts_mod";
+		break;
+	default:
+		fail(E, "unknown binary operation %d", (int)e->op);
+		return;
+	}
+	ts_buf_printf(b, "%s(", fn);
+	emit_as(E, b, t, e->a);
+	ts_buf_puts(b, ", ");
+	emit_as(E, b, t, e->b);
+	ts_buf_puts(b, ")");
+}
+
+/* Print the cast "e". */
+static void emit_cast(struct emit *E, ts_buf *b, const ts_expr *e)
+{
+	ts_dtype to = e->dtype, from = e->a->dtype;
+
+	if (to == TS_BOOL) {
+		ts_buf_puts(b, "(");
+		emit_expr(E, b, e->a);
+		ts_buf_puts(b, " != 0)");
+		return;
+	}
+	if (to == TS_F16) {
+		ts_buf_puts(b, "__half2float(__float2half_rn((float)(");
+		emit_expr(E, b, e->a);
+		ts_buf_puts(b, ")))");
+		return;
+	}
+	if (ts_dtype_is_float(from) && !ts_dtype_is_float(to)) {
+		/* Truncate toward zero, then wrap to the type. */
+		ts_buf_printf(b, "((%s)(%s)(long long)(", ctype(E, to),
+			ctype_mem(to));
+		emit_expr(E, b, e->a);
+		ts_buf_puts(b, "))");
+		return;
+	}
+	if (to == TS_I8 || to == TS_U8) {
+		ts_buf_printf(b, "((int)(%s)(", ctype_mem(to));
+		emit_expr(E, b, e->a);
+		ts_buf_puts(b, "))");
+		return;
+	}
+	emit_as(E, b, to, e->a);
+}
+
+/* Print the expression "e" in its arithmetic type. */
+static void emit_expr(struct emit *E, ts_buf *b, const ts_expr *e)
+{
+	if (E->failed)
+		return;
+	if (!e) {
+		fail(E, "missing expression");
+		return;
+	}
+	if (e->dtype == TS_F16)
+		E->uses_f16 = true;
+	switch (e->kind) {
+	case TS_EXPR_INT:
+		emit_int(E, b, e->dtype, e->ival);
+		return;
+	case TS_EXPR_FLOAT:
+		emit_float(b, e->dtype, e->fval);
+		return;
+	case TS_EXPR_VAR:
+		ts_buf_puts(b, cname(E, e->axis, e->axis->name));
+		return;
+	case TS_EXPR_LOAD:
+		emit_load(E, b, e);
+		return;
+	case TS_EXPR_UNARY:
+		emit_unary(E, b, e);
+		return;
+	case TS_EXPR_BINARY:
+		emit_binary(E, b, e);
+		return;
+	case TS_EXPR_SELECT:
+		ts_buf_printf(b, "((%s)(", ctype(E, e->dtype));
+		emit_expr(E, b, e->a);
+		ts_buf_puts(b, " ? ");
+		emit_as(E, b, e->dtype, e->b);
+		ts_buf_puts(b, " : ");
+		emit_as(E, b, e->dtype, e->c);
+		ts_buf_puts(b, "))");
+		return;
+	case TS_EXPR_CAST:
+		emit_cast(E, b, e);
+		return;
+	default:
+		fail(E, "a reduction is left in the lowered program");
+	}
+}
+
+/* Indent "b" by "ind" tabs. */
+static void indent(ts_buf *b, int ind)
+{
+	for (int i = 0; i < ind; i++)
+		ts_buf_putc(b, '\t');
+}
+
+/* Print the value "val" (C text in the arithmetic type) converted for a
+ * store into "t". */
+static char *store_value(const ts_tensor *t, const char *val)
+{
+	switch (t->dtype) {
+	case TS_F16: return ts_asprintf("__float2half_rn(%s)", val);
+	case TS_BOOL: return ts_asprintf("(unsigned char)((%s) != 0)", val);
+	case TS_I8: case TS_U8:
+		return ts_asprintf("(%s)(%s)", ctype_mem(t->dtype), val);
+	default: return (char *)val;
+	}
+}
+
+/* Whether the kernel uses thread dimensions that "E" has not entered. */
+static bool outside_threads(struct emit *E)
+{
+	for (int d = 0; d < 3; d++)
+		if (E->k->tused[d] && !E->tdepth[d])
+			return true;
+	return false;
+}
+
+/* The condition that only the first thread of each unentered thread
+ * dimension runs, or NULL. */
+static char *first_thread_cond(struct emit *E)
+{
+	ts_buf c;
+
+	ts_buf_init(&c);
+	for (int d = 0; d < 3; d++)
+		if (E->k->tused[d] && !E->tdepth[d])
+			ts_buf_printf(&c, "%sthreadIdx.%c == 0",
+				c.len ? " && " : "", dims[d]);
+	return c.len ? c.s : NULL;
+}
+
+/* Emit a store of the C text "val" into "t" at "idx". */
+static void emit_store_text(struct emit *E, const ts_tensor *t, int nidx,
+	ts_expr *const *idx, const char *val, int ind)
+{
+	ts_buf *b = E->b;
+	char *cond;
+
+	for (int d = 0; d < 3; d++)
+		if (E->k->bused[d] && !E->bdepth[d])
+			return fail(E, "kernel '%s': the store to '%s' is "
+				"outside the loop bound to blockIdx.%c",
+				E->k->name, t->name, dims[d]);
+	if (t->dtype == TS_F16)
+		E->uses_f16 = true;
+	cond = first_thread_cond(E);
+	indent(b, ind);
+	if (cond)
+		ts_buf_printf(b, "if (%s)\n", cond), indent(b, ind + 1);
+	ts_buf_printf(b, "%s[", buf_name(E, t));
+	emit_offset(E, b, t, nidx, idx);
+	ts_buf_printf(b, "] = %s;\n", store_value(t, val));
+}
+
+/* Emit the store "s". */
+static void emit_store(struct emit *E, const ts_stmt *s, int ind)
+{
+	ts_buf v;
+
+	ts_buf_init(&v);
+	if (s == E->red_store) {
+		/* The combine of a cross-thread reduction: into the
+		 * thread's partial result. */
+		const ts_expr *x = s->value;
+		indent(E->b, ind);
+		ts_buf_printf(E->b, "%s = ", E->red_var);
+		if (x->op == TS_OP_ADD || x->op == TS_OP_MUL) {
+			ts_buf_printf(E->b, "%s %s ", E->red_var,
+				x->op == TS_OP_ADD ? "+" : "*");
+			emit_expr(E, E->b, x->b);
+		} else {
+			ts_buf_printf(E->b, "%s(%s, ", x->op == TS_OP_MIN ?
+				"ts_min" : "ts_max", E->red_var);
+			emit_as(E, E->b, x->dtype, x->b);
+			ts_buf_puts(E->b, ")");
+		}
+		ts_buf_puts(E->b, ";\n");
+		return;
+	}
+	emit_expr(E, &v, s->value);
+	emit_store_text(E, s->buffer, s->nidx, s->idx, v.s ? v.s : "0", ind);
+}
+
+/* Whether "s" holds a store. */
+static bool has_store(const ts_stmt *s)
+{
+	if (!s)
+		return false;
+	switch (s->kind) {
+	case TS_STMT_STORE: return true;
+	case TS_STMT_BLOCK:
+		for (int i = 0; i < s->nstmts; i++)
+			if (has_store(s->stmts[i]))
+				return true;
+		return false;
+	case TS_STMT_IF: return has_store(s->body) || has_store(s->orelse);
+	case TS_STMT_FOR: case TS_STMT_ALLOC: return has_store(s->body);
+	default: return false;
+	}
+}
+
+/* Number of stores in "s"; "*last" receives one of them. */
+static int count_stores(const ts_stmt *s, const ts_stmt **last)
+{
+	int n = 0;
+
+	if (!s)
+		return 0;
+	switch (s->kind) {
+	case TS_STMT_STORE: *last = s; return 1;
+	case TS_STMT_BLOCK:
+		for (int i = 0; i < s->nstmts; i++)
+			n += count_stores(s->stmts[i], last);
+		return n;
+	case TS_STMT_IF:
+		return count_stores(s->body, last) +
+			count_stores(s->orelse, last);
+	case TS_STMT_FOR: case TS_STMT_ALLOC:
+		return count_stores(s->body, last);
+	default: return 0;
+	}
+}
+
+/* Whether "e" mentions the variable "v". */
+static bool mentions(const ts_expr *e, const ts_axis *v)
+{
+	if (!e)
+		return false;
+	if (e->kind == TS_EXPR_VAR)
+		return e->axis == v;
+	for (int i = 0; i < e->nargs; i++)
+		if (mentions(e->args[i], v))
+			return true;
+	return mentions(e->a, v) || mentions(e->b, v) || mentions(e->c, v);
+}
+
+/* Whether "e" mentions a variable of a loop inside "s". */
+static bool mentions_inner(const ts_expr *e, const ts_stmt *s)
+{
+	if (!s)
+		return false;
+	switch (s->kind) {
+	case TS_STMT_FOR:
+		return mentions(e, s->var) || mentions_inner(e, s->body);
+	case TS_STMT_BLOCK:
+		for (int i = 0; i < s->nstmts; i++)
+			if (mentions_inner(e, s->stmts[i]))
+				return true;
+		return false;
+	case TS_STMT_IF:
+		return mentions_inner(e, s->body) ||
+			mentions_inner(e, s->orelse);
+	case TS_STMT_ALLOC: return mentions_inner(e, s->body);
+	default: return false;
+	}
+}
+
+static bool reads(const ts_expr *e, const ts_tensor *t);
+
+/* Whether "e" loads "t". */
+static bool reads_buffer(const ts_expr *e, const ts_tensor *t)
+{
+	return reads(e, t);
+}
+
+/* The store of a cross-thread reduction over the thread loop "s": the
+ * only store of its body, "B[idx] = B[idx] op x" with "idx" free of "s"'s
+ * variable and of every inner loop's; NULL if "s" is not one. */
+static const ts_stmt *reduction_store(const ts_stmt *s)
+{
+	const ts_stmt *st = NULL;
+	const ts_expr *v;
+
+	if (count_stores(s->body, &st) != 1)
+		return NULL;
+	v = st->value;
+	if (v->kind != TS_EXPR_BINARY || (v->op != TS_OP_ADD &&
+	    v->op != TS_OP_MUL && v->op != TS_OP_MIN && v->op != TS_OP_MAX))
+		return NULL;
+	if (v->a->kind != TS_EXPR_LOAD || v->a->tensor != st->buffer ||
+	    v->a->nargs != st->nidx || reads_buffer(v->b, st->buffer))
+		return NULL;
+	for (int d = 0; d < st->nidx; d++)
+		if (!ts_expr_equal(v->a->args[d], st->idx[d]) ||
+		    mentions(st->idx[d], s->var) ||
+		    mentions_inner(st->idx[d], s->body))
+			return NULL;
+	return st;
+}
+
+/* The identity of "op" in the arithmetic type of "t" as C text. */
+static const char *identity(ts_op op, ts_dtype t)
+{
+	bool fl = ts_dtype_is_float(t), s = is_single(t);
+
+	switch (op) {
+	case TS_OP_ADD: return fl ? (s ? "0.0f" : "0.0") : "0";
+	case TS_OP_MUL: return fl ? (s ? "1.0f" : "1.0") : "1";
+	case TS_OP_MIN:
+		if (fl)
+			return s ? "__int_as_float(0x7f800000)" :
+				"__longlong_as_double(0x7ff0000000000000LL)";
+		return t == TS_I64 ? "9223372036854775807LL" : "2147483647";
+	default:
+		if (fl)
+			return s ? "(-__int_as_float(0x7f800000))" :
+				"(-__longlong_as_double(0x7ff0000000000000LL))";
+		return t == TS_I64 ? "(-9223372036854775807LL - 1)" :
+			"(-2147483647 - 1)";
+	}
+}
+
+/* "a op b" as C text. */
+static char *combine_text(ts_op op, const char *a, const char *b)
+{
+	switch (op) {
+	case TS_OP_ADD: return ts_asprintf("(%s + %s)", a, b);
+	case TS_OP_MUL: return ts_asprintf("(%s * %s)", a, b);
+	case TS_OP_MIN: return ts_asprintf("ts_min(%s, %s)", a, b);
+	default: return ts_asprintf("ts_max(%s, %s)", a, b);
+	}
+}
+
+/* Emit the reduction of "var" over thread dimension "d" of the block
+ * (every thread ends with the result of its row in "var"; thread 0 of the
+ * dimension is the one that uses it). */
+static void emit_block_reduce(struct emit *E, int d, ts_op op,
+	const char *T, const char *id, const char *var, int ind)
+{
+	struct kern *k = E->k;
+	ts_buf *b = E->b;
+	int64_t bd = k->block[d], stride = 1, p2 = 1;
+	int n = k->nred++;
+
+	for (int j = 0; j < d; j++)
+		stride *= k->block[j];
+	while (p2 < bd)
+		p2 *= 2;
+	if (d == 0 && bd % 32 == 0) {
+		/* Warp shuffles, then one value per warp through shared
+		 * memory. */
+		indent(b, ind);
+		ts_buf_printf(b, "for (int ts_o = 16; ts_o > 0; ts_o >>= 1)\n");
+		indent(b, ind + 1);
+		ts_buf_printf(b, "%s = %s;\n", var, combine_text(op, var,
+			ts_asprintf("__shfl_down_sync(0xffffffffu, %s, ts_o)",
+			var)));
+		if (bd == 32)
+			return;
+		indent(b, ind);
+		ts_buf_printf(b, "__shared__ %s ts_warp%d[%" PRId64 "];\n", T,
+			n, k->nthreads / 32);
+		k->shared += (int64_t)(k->nthreads / 32) * 8;
+		indent(b, ind);
+		ts_buf_printf(b, "if (threadIdx.x %% 32 == 0)\n");
+		indent(b, ind + 1);
+		ts_buf_printf(b, "ts_warp%d[ts_tid / 32] = %s;\n", n, var);
+		indent(b, ind);
+		ts_buf_puts(b, "__syncthreads();\n");
+		indent(b, ind);
+		ts_buf_printf(b, "if (threadIdx.x < 32) {\n");
+		indent(b, ind + 1);
+		ts_buf_printf(b, "%s = threadIdx.x < %" PRId64 " ? ts_warp%d[(ts_tid"
+			" - threadIdx.x) / 32 + threadIdx.x] : %s;\n", var,
+			bd / 32, n, id);
+		indent(b, ind + 1);
+		ts_buf_printf(b, "for (int ts_o = 16; ts_o > 0; ts_o >>= 1)\n");
+		indent(b, ind + 2);
+		ts_buf_printf(b, "%s = %s;\n", var, combine_text(op, var,
+			ts_asprintf("__shfl_down_sync(0xffffffffu, %s, ts_o)",
+			var)));
+		indent(b, ind);
+		ts_buf_puts(b, "}\n");
+		indent(b, ind);
+		ts_buf_puts(b, "__syncthreads();\n");
+		return;
+	}
+	/* A tree in shared memory. */
+	indent(b, ind);
+	ts_buf_printf(b, "__shared__ %s ts_red%d[%" PRId64 "];\n", T, n,
+		k->nthreads);
+	k->shared += k->nthreads * 8;
+	indent(b, ind);
+	ts_buf_printf(b, "ts_red%d[ts_tid] = %s;\n", n, var);
+	indent(b, ind);
+	ts_buf_puts(b, "__syncthreads();\n");
+	indent(b, ind);
+	ts_buf_printf(b, "for (int ts_s = %" PRId64 "; ts_s > 0; ts_s >>= 1) {\n",
+		p2 / 2);
+	indent(b, ind + 1);
+	ts_buf_printf(b, "if (threadIdx.%c < ts_s && threadIdx.%c + ts_s < "
+		"%" PRId64 ")\n", dims[d], dims[d], bd);
+	indent(b, ind + 2);
+	ts_buf_printf(b, "ts_red%d[ts_tid] = %s;\n", n, combine_text(op,
+		ts_asprintf("ts_red%d[ts_tid]", n), ts_asprintf("ts_red%d["
+		"ts_tid + ts_s * %" PRId64 "]", n, stride)));
+	indent(b, ind + 1);
+	ts_buf_puts(b, "__syncthreads();\n");
+	indent(b, ind);
+	ts_buf_puts(b, "}\n");
+	indent(b, ind);
+	ts_buf_printf(b, "%s = ts_red%d[ts_tid - threadIdx.%c * %" PRId64 "];\n",
+		var, n, dims[d], stride);
+	indent(b, ind);
+	ts_buf_puts(b, "__syncthreads();\n");
+}
+
+/* The C type of a loop variable over "extent". */
+static const char *var_type(int64_t extent)
+{
+	return extent <= INT32_MAX ? "int" : "long long";
+}
+
+/* Emit the body of a bound loop "s" with its variable set to "idx"
+ * (guarded when the extent is below the launch's "dim"). */
+static void emit_bound_body(struct emit *E, const ts_stmt *s,
+	const char *idx, int64_t dim, int ind)
+{
+	ts_buf *b = E->b;
+	const char *v = cname(E, s->var, s->var->name);
+
+	indent(b, ind);
+	ts_buf_printf(b, "{\n");
+	indent(b, ind + 1);
+	ts_buf_printf(b, "const %s %s = %s;\t/* %s */\n",
+		var_type(s->var->extent), v, idx, s->var->name);
+	if (s->var->extent < dim) {
+		indent(b, ind + 1);
+		ts_buf_printf(b, "if (%s < %" PRId64 ") {\n", v,
+			s->var->extent);
+		emit_stmt(E, s->body, ind + 2);
+		indent(b, ind + 1);
+		ts_buf_puts(b, "}\n");
+	} else {
+		emit_stmt(E, s->body, ind + 1);
+	}
+	indent(b, ind);
+	ts_buf_puts(b, "}\n");
+}
+
+/* Emit the loop "s" bound to thread dimension "d" as a cross-thread
+ * reduction into "st". */
+static void emit_thread_reduce(struct emit *E, const ts_stmt *s, int d,
+	const ts_stmt *st, int ind)
+{
+	ts_buf *b = E->b;
+	const ts_expr *x = st->value;
+	ts_dtype t = st->buffer->dtype;
+	const char *T = ctype(E, t), *id = identity(x->op, t);
+	char *var = ts_asprintf("ts_acc%d", E->k->nred), *cur;
+	ts_buf ld;
+	bool div = E->divergent;
+
+	if (E->divergent)
+		return fail(E, "kernel '%s': the reduction over threads of "
+			"loop '%s' is under a condition on the thread index",
+			E->k->name, s->var->name);
+	indent(b, ind);
+	ts_buf_printf(b, "{\t/* %s: reduction across threadIdx.%c */\n",
+		s->var->name, dims[d]);
+	indent(b, ind + 1);
+	ts_buf_printf(b, "%s %s = %s;\n", T, var, id);
+	E->red_store = st;
+	E->red_var = var;
+	E->tdepth[d]++;
+	ts_vec_push(&E->thread_axes, s->var);
+	E->divergent = s->var->extent < E->k->block[d];
+	emit_bound_body(E, s, ts_asprintf("threadIdx.%c", dims[d]),
+		E->k->block[d], ind + 1);
+	E->divergent = div;
+	E->thread_axes.n--;
+	E->tdepth[d]--;
+	E->red_store = NULL;
+	emit_block_reduce(E, d, x->op, T, id, var, ind + 1);
+	ts_buf_init(&ld);
+	emit_expr(E, &ld, x->a);
+	cur = ld.s ? ld.s : "0";
+	emit_store_text(E, st->buffer, st->nidx, st->idx,
+		combine_text(x->op, ts_asprintf("(%s)%s", T, cur), var), ind + 1);
+	indent(b, ind);
+	ts_buf_puts(b, "}\n");
+}
+
+/* Emit the loop "s" bound to a block or thread index. */
+static void emit_bound(struct emit *E, const ts_stmt *s, int ind)
+{
+	ts_bind bd = s->bind;
+	bool block = bd >= TS_BIND_BLOCK_X && bd <= TS_BIND_BLOCK_Z;
+	int d = block ? bd - TS_BIND_BLOCK_X : bd - TS_BIND_THREAD_X;
+	const ts_stmt *st;
+	bool div = E->divergent;
+
+	if (block) {
+		for (int j = 0; j < 3; j++)
+			if (E->tdepth[j])
+				return fail(E, "kernel '%s': loop '%s' bound "
+					"to blockIdx.%c is inside a loop bound "
+					"to threadIdx.%c", E->k->name,
+					s->var->name, dims[d], dims[j]);
+		E->bdepth[d]++;
+		emit_bound_body(E, s, ts_asprintf("blockIdx.%c", dims[d]),
+			E->k->grid[d], ind);
+		E->bdepth[d]--;
+		return;
+	}
+	if ((st = reduction_store(s)))
+		return emit_thread_reduce(E, s, d, st, ind);
+	E->tdepth[d]++;
+	ts_vec_push(&E->thread_axes, s->var);
+	if (s->var->extent < E->k->block[d])
+		E->divergent = true;
+	emit_bound_body(E, s, ts_asprintf("threadIdx.%c", dims[d]),
+		E->k->block[d], ind);
+	E->divergent = div;
+	E->thread_axes.n--;
+	E->tdepth[d]--;
+}
+
+/* Whether "e" mentions a variable bound to a thread in "E". */
+static bool mentions_thread(struct emit *E, const ts_expr *e)
+{
+	for (int i = 0; i < E->thread_axes.n; i++)
+		if (mentions(e, E->thread_axes.v[i]))
+			return true;
+	return false;
+}
+
+/* Whether "t" is in shared memory in "E". */
+static bool is_shared(struct emit *E, const ts_tensor *t)
+{
+	for (int i = 0; i < E->shared_bufs.n; i++)
+		if (E->shared_bufs.v[i] == t)
+			return true;
+	return false;
+}
+
+/* Whether the loads of "e" read "t". */
+static bool reads(const ts_expr *e, const ts_tensor *t)
+{
+	if (!e)
+		return false;
+	if (e->kind == TS_EXPR_LOAD && e->tensor == t)
+		return true;
+	for (int i = 0; i < e->nargs; i++)
+		if (reads(e->args[i], t))
+			return true;
+	return reads(e->a, t) || reads(e->b, t) || reads(e->c, t);
+}
+
+/* If "s" is a nest of plain loops copying into a shared buffer, each
+ * iteration writing its own element (the store's indices are the nest's
+ * variables, each once) with values that do not depend on the thread,
+ * return the loops (outermost first) in "loops" and their count; else 0. */
+static int copy_nest(struct emit *E, const ts_stmt *s, const ts_stmt **loops,
+	const ts_stmt **store)
+{
+	int n = 0;
+	const ts_stmt *st;
+
+	while (s && s->kind == TS_STMT_FOR && s->loop != TS_LOOP_BOUND &&
+	       n < TS_MAX_DIMS) {
+		loops[n++] = s;
+		s = s->body;
+	}
+	if (!n || !s)
+		return 0;
+	st = s;
+	if (st->kind == TS_STMT_IF && !st->orelse && !mentions_thread(E,
+	    st->cond))
+		st = st->body;
+	if (!st || st->kind != TS_STMT_STORE || !is_shared(E, st->buffer) ||
+	    st->nidx != n || reads(st->value, st->buffer) ||
+	    mentions_thread(E, st->value))
+		return 0;
+	for (int i = 0; i < n; i++) {
+		bool found = false;
+		for (int d = 0; d < st->nidx; d++)
+			found |= st->idx[d]->kind == TS_EXPR_VAR &&
+				st->idx[d]->axis == loops[i]->var;
+		if (!found)
+			return 0;
+	}
+	for (int d = 0; d < st->nidx; d++)
+		if (mentions_thread(E, st->idx[d]))
+			return 0;
+	*store = s;
+	return n;
+}
+
+/* Emit the copy nest "loops" (of "n" loops around "inner") spread over
+ * every thread of the block, between two barriers. */
+static void emit_coop_copy(struct emit *E, const ts_stmt **loops, int n,
+	const ts_stmt *inner, int ind)
+{
+	ts_buf *b = E->b;
+	int64_t total = 1, div = 1;
+	const ts_stmt *st = inner->kind == TS_STMT_IF ? inner->body : inner;
+
+	if (E->divergent)
+		return fail(E, "kernel '%s': shared buffer '%s' is filled under "
+			"a condition on the thread index", E->k->name,
+			st->buffer->name);
+	for (int i = 0; i < n; i++)
+		total *= loops[i]->var->extent;
+	indent(b, ind);
+	ts_buf_printf(b, "__syncthreads();\t/* %s: filled by the whole "
+		"block */\n", st->buffer->name);
+	indent(b, ind);
+	ts_buf_printf(b, "for (%s ts_f = ts_tid; ts_f < %" PRId64 "; ts_f += "
+		"%" PRId64 ") {\n", var_type(total), total, E->k->nthreads);
+	for (int i = n - 1; i >= 0; i--) {
+		const ts_axis *v = loops[i]->var;
+		indent(b, ind + 1);
+		ts_buf_printf(b, "const %s %s = ", var_type(v->extent),
+			cname(E, v, v->name));
+		if (i == 0)
+			ts_buf_printf(b, "ts_f / %" PRId64 ";\n", div);
+		else if (div == 1)
+			ts_buf_printf(b, "ts_f %% %" PRId64 ";\n", v->extent);
+		else
+			ts_buf_printf(b, "ts_f / %" PRId64 " %% %" PRId64 ";\n",
+				div, v->extent);
+		div *= v->extent;
+	}
+	emit_stmt(E, inner, ind + 1);
+	indent(b, ind);
+	ts_buf_puts(b, "}\n");
+	indent(b, ind);
+	ts_buf_puts(b, "__syncthreads();\n");
+}
+
+/* Emit the plain loop "s". */
+static void emit_for(struct emit *E, const ts_stmt *s, int ind)
+{
+	ts_buf *b = E->b, *saved = E->b, inner;
+	const ts_stmt *loops[TS_MAX_DIMS], *st = NULL;
+	const char *v = cname(E, s->var, s->var->name);
+	int n;
+
+	if (E->k->nthreads > 1 && (n = copy_nest(E, s, loops, &st)))
+		return emit_coop_copy(E, loops, n, st, ind);
+	if (s->loop == TS_LOOP_UNROLLED || (s->loop == TS_LOOP_BOUND &&
+	    s->bind == TS_BIND_VTHREAD) || s->loop == TS_LOOP_VECTORIZED) {
+		indent(b, ind);
+		ts_buf_puts(b, "#pragma unroll\n");
+	}
+	indent(b, ind);
+	ts_buf_printf(b, "for (%s %s = 0; %s < %" PRId64 "; %s++) {\n",
+		var_type(s->var->extent), v, v, s->var->extent, v);
+	ts_buf_init(&inner);
+	E->b = &inner;
+	emit_stmt(E, s->body, ind + 1);
+	E->b = saved;
+	if (inner.s)
+		ts_buf_puts(b, inner.s);
+	/* A barrier in the body: the next iteration must not overwrite
+	 * what threads of this one still read. */
+	if (inner.s && strstr(inner.s, "__syncthreads") && !E->divergent &&
+	    outside_threads(E)) {
+		indent(b, ind + 1);
+		ts_buf_puts(b, "__syncthreads();\n");
+	}
+	indent(b, ind);
+	ts_buf_puts(b, "}\n");
+}
+
+/* Emit the block "s": between two statements that run outside some
+ * thread loop, a barrier makes the first one's stores visible. */
+static void emit_block(struct emit *E, const ts_stmt *s, int ind)
+{
+	bool prev = false;
+
+	for (int i = 0; i < s->nstmts; i++) {
+		const ts_stmt *c = s->stmts[i];
+		if (!c)
+			continue;
+		if (prev && E->k->nthreads > 1 && outside_threads(E)) {
+			if (E->divergent)
+				return fail(E, "kernel '%s': a barrier is "
+					"needed under a condition on the "
+					"thread index", E->k->name);
+			indent(E->b, ind);
+			ts_buf_puts(E->b, "__syncthreads();\n");
+		}
+		emit_stmt(E, c, ind);
+		prev = has_store(c);
+	}
+}
+
+/* Emit the allocation "s". */
+static void emit_alloc(struct emit *E, const ts_stmt *s, int ind)
+{
+	ts_buf *b = E->b;
+	const ts_tensor *t = s->buffer;
+	int64_t n = ts_tensor_size(t);
+	bool shared = s->scope == TS_SCOPE_SHARED;
+	int mark = E->shared_bufs.n;
+
+	if (s->scope == TS_SCOPE_GLOBAL || s->scope == TS_SCOPE_ARG)
+		return fail(E, "kernel '%s': buffer '%s' in %s memory is "
+			"allocated inside a kernel", E->k->name, t->name,
+			ts_scope_name(s->scope));
+	if (!shared && E->k->nthreads > 1 && outside_threads(E)) {
+		for (int d = 0; d < 3; d++)
+			if (E->tdepth[d])
+				return fail(E, "kernel '%s': buffer '%s' is "
+					"allocated inside the loop bound to "
+					"threadIdx.%c but outside another "
+					"thread loop", E->k->name, t->name,
+					dims[d]);
+		shared = true;
+	}
+	if (t->dtype == TS_F16)
+		E->uses_f16 = true;
+	indent(b, ind);
+	ts_buf_puts(b, "{\n");
+	indent(b, ind + 1);
+	if (shared) {
+		ts_buf_printf(b, "__shared__ __align__(16) %s %s[%" PRId64 "];"
+			"\t/* %s */\n", ctype_mem(t->dtype), buf_name(E, t), n,
+			t->name);
+		E->k->shared += n * (int64_t)ts_dtype_size(t->dtype);
+		ts_vec_push(&E->shared_bufs, (void *)t);
+	} else {
+		ts_buf_printf(b, "%s %s[%" PRId64 "];\t/* %s, per thread */\n",
+			ctype_mem(t->dtype), buf_name(E, t), n, t->name);
+	}
+	emit_stmt(E, s->body, ind + 1);
+	E->shared_bufs.n = mark;
+	indent(b, ind);
+	ts_buf_puts(b, "}\n");
+}
+
+/* Whether "e" loads from memory. */
+static bool has_load(const ts_expr *e)
+{
+	if (!e)
+		return false;
+	if (e->kind == TS_EXPR_LOAD)
+		return true;
+	return has_load(e->a) || has_load(e->b) || has_load(e->c);
+}
+
+/* Emit the conditional "s" (a condition without loads is on indices:
+ * 32-bit arithmetic). */
+static void emit_if(struct emit *E, const ts_stmt *s, int ind)
+{
+	ts_buf *b = E->b;
+	bool div = E->divergent;
+
+	if (mentions_thread(E, s->cond))
+		E->divergent = true;
+	indent(b, ind);
+	ts_buf_puts(b, "if (");
+	E->narrow = !has_load(s->cond);
+	emit_expr(E, b, s->cond);
+	E->narrow = false;
+	ts_buf_puts(b, ") {\n");
+	emit_stmt(E, s->body, ind + 1);
+	if (s->orelse) {
+		indent(b, ind);
+		ts_buf_puts(b, "} else {\n");
+		emit_stmt(E, s->orelse, ind + 1);
+	}
+	indent(b, ind);
+	ts_buf_puts(b, "}\n");
+	E->divergent = div;
+}
+
+/* Emit the statement "s" at indentation "ind". */
+static void emit_stmt(struct emit *E, const ts_stmt *s, int ind)
+{
+	if (!s || E->failed)
+		return;
+	switch (s->kind) {
+	case TS_STMT_FOR:
+		if (s->loop == TS_LOOP_BOUND && s->bind != TS_BIND_VTHREAD &&
+		    s->bind != TS_BIND_NONE)
+			emit_bound(E, s, ind);
+		else
+			emit_for(E, s, ind);
+		return;
+	case TS_STMT_BLOCK:
+		emit_block(E, s, ind);
+		return;
+	case TS_STMT_IF:
+		emit_if(E, s, ind);
+		return;
+	case TS_STMT_STORE:
+		emit_store(E, s, ind);
+		return;
+	case TS_STMT_ALLOC:
+		emit_alloc(E, s, ind);
+		return;
+	case TS_STMT_SYNC:
+		if (E->divergent)
+			return fail(E, "kernel '%s': a barrier under a "
+				"condition on the thread index", E->k->name);
+		indent(E->b, ind);
+		ts_buf_puts(E->b, "__syncthreads();\n");
+		return;
+	default:
+		fail(E, "unknown statement kind %d", (int)s->kind);
+	}
+}
+
+/* Collect the launch extents of the bound loops of "s" into "k"; fail on
+ * a loop bound inside another loop bound to the same index. */
+static void scan_bound(struct emit *E, const ts_stmt *s, struct kern *k,
+	int *depth)
+{
+	if (!s || E->failed)
+		return;
+	switch (s->kind) {
+	case TS_STMT_FOR:
+		if (s->loop == TS_LOOP_BOUND && s->bind >= TS_BIND_BLOCK_X &&
+		    s->bind <= TS_BIND_THREAD_Z) {
+			int b = s->bind - TS_BIND_BLOCK_X;
+			int64_t *dim = b < 3 ? &k->grid[b] : &k->block[b - 3];
+			if (depth[b])
+				return fail(E, "kernel '%s': loop '%s' is bound "
+					"to %s inside another loop bound to it",
+					k->name, s->var->name,
+					ts_bind_name(s->bind));
+			*dim = TS_MAX(*dim, s->var->extent);
+			if (b < 3)
+				k->bused[b] = true;
+			else
+				k->tused[b - 3] = true;
+			depth[b]++;
+			scan_bound(E, s->body, k, depth);
+			depth[b]--;
+			return;
+		}
+		scan_bound(E, s->body, k, depth);
+		return;
+	case TS_STMT_BLOCK:
+		for (int i = 0; i < s->nstmts; i++)
+			scan_bound(E, s->stmts[i], k, depth);
+		return;
+	case TS_STMT_IF:
+		scan_bound(E, s->body, k, depth);
+		scan_bound(E, s->orelse, k, depth);
+		return;
+	case TS_STMT_ALLOC:
+		scan_bound(E, s->body, k, depth);
+		return;
+	default:
+		return;
+	}
+}
+
+/* Check the launch of "k" against the limits of "E"'s target. */
+static void check_launch(struct emit *E, struct kern *k)
+{
+	const ts_target *t = E->opts->target;
+	int64_t maxt = t && t->gpu.max_threads_per_block ?
+		t->gpu.max_threads_per_block : MAX_THREADS;
+	static const int64_t gmax[3] = { INT32_MAX, 65535, 65535 };
+	static const int64_t bmax[3] = { 1024, 1024, 64 };
+
+	for (int d = 0; d < 3; d++) {
+		if (k->grid[d] > gmax[d])
+			fail(E, "kernel '%s': %" PRId64 " blocks along %c "
+				"(at most %" PRId64 ")", k->name, k->grid[d],
+				dims[d], gmax[d]);
+		if (k->block[d] > bmax[d])
+			fail(E, "kernel '%s': %" PRId64 " threads along %c "
+				"(at most %" PRId64 ")", k->name, k->block[d],
+				dims[d], bmax[d]);
+	}
+	if (k->nthreads > maxt)
+		fail(E, "kernel '%s': %" PRId64 " threads per block (at most "
+			"%" PRId64 ")", k->name, k->nthreads, maxt);
+}
+
+/* The parameter list every kernel of "E" takes. */
+static char *params(struct emit *E)
+{
+	ts_buf b;
+
+	ts_buf_init(&b);
+	for (int i = 0; i < E->p->nbuffers; i++) {
+		const ts_cuda_buffer *cb = &E->p->buffers[i];
+		bool in = cb->arg >= 0 && cb->arg < E->f->ninputs;
+		ts_buf_printf(&b, "%s%s%s *__restrict__ %s", i ? ",\n\t" : "",
+			in ? "const " : "", ctype_mem(cb->tensor->dtype),
+			cb->cname);
+	}
+	return b.s ? b.s : (char *)"void";
+}
+
+/* Emit the kernel for the top-level statement "s" into "out". */
+static void emit_kernel(struct emit *E, const ts_stmt *s, ts_buf *out)
+{
+	struct kern *k = ts_new(struct kern);
+	int depth[6] = { 0 };
+	int64_t smax = E->opts->target && E->opts->target->gpu.shared_per_block
+		? E->opts->target->gpu.shared_per_block : MAX_SHARED;
+	ts_buf body;
+	ts_cuda_launch_desc *l;
+
+	k->name = ts_asprintf("%s_k%d", E->p->name, E->p->nkernels);
+	for (int d = 0; d < 3; d++)
+		k->grid[d] = k->block[d] = 1;
+	scan_bound(E, s, k, depth);
+	k->nthreads = k->block[0] * k->block[1] * k->block[2];
+	check_launch(E, k);
+	if (E->failed)
+		return;
+	E->k = k;
+	ts_buf_init(&body);
+	E->b = &body;
+	emit_stmt(E, s, 1);
+	if (E->failed)
+		return;
+	if (k->shared > smax)
+		return fail(E, "kernel '%s': %" PRId64 " bytes of shared memory "
+			"(at most %" PRId64 ")", k->name, k->shared, smax);
+	ts_buf_printf(out, "\n/* Kernel %d: grid (%" PRId64 ", %" PRId64 ", "
+		"%" PRId64 "), block (%" PRId64 ", %" PRId64 ", %" PRId64 "). */\n"
+		"extern \"C\" __global__ void __launch_bounds__(%" PRId64 ")\n"
+		"%s(%s)\n{\n", E->p->nkernels, k->grid[0], k->grid[1],
+		k->grid[2], k->block[0], k->block[1], k->block[2], k->nthreads,
+		k->name, params(E));
+	if (k->nthreads > 1)
+		ts_buf_printf(out, "\tconst int ts_tid = threadIdx.x + "
+			"%" PRId64 " * (threadIdx.y + %" PRId64 " * threadIdx.z);"
+			"\n", k->block[0], k->block[1]);
+	else
+		ts_buf_puts(out, "\tconst int ts_tid = 0;\n");
+	ts_buf_printf(out, "\t(void)ts_tid;\n%s}\n", body.s ? body.s : "");
+	E->p->kernels = ts_grow(E->p->kernels, sizeof(ts_cuda_launch_desc),
+		E->p->nkernels, E->p->nkernels + 1);
+	l = &E->p->kernels[E->p->nkernels++];
+	l->name = k->name;
+	for (int d = 0; d < 3; d++) {
+		l->grid[d] = (unsigned)k->grid[d];
+		l->block[d] = (unsigned)k->block[d];
+	}
+	l->shared_bytes = (unsigned)k->shared;
+}
+
+/* Add the buffer "t" (argument "arg", or -1) to the program of "E". */
+static void add_buffer(struct emit *E, const ts_tensor *t, int arg)
+{
+	ts_cuda_program *p = E->p;
+	ts_cuda_buffer *cb;
+
+	p->buffers = ts_grow(p->buffers, sizeof(ts_cuda_buffer), p->nbuffers,
+		p->nbuffers + 1);
+	cb = &p->buffers[p->nbuffers++];
+	cb->tensor = t;
+	cb->cname = buf_name(E, t);
+	cb->arg = arg;
+	cb->bytes = (size_t)ts_tensor_size(t) * ts_dtype_size(t->dtype);
+}
+
+/* Collect the global temporaries around the kernels of "s" and the
+ * kernels themselves, in order. */
+static void collect(struct emit *E, const ts_stmt *s, ts_vec *kernels)
+{
+	if (!s)
+		return;
+	if (s->kind == TS_STMT_ALLOC && s->scope == TS_SCOPE_GLOBAL) {
+		add_buffer(E, s->buffer, -1);
+		collect(E, s->body, kernels);
+	} else if (s->kind == TS_STMT_BLOCK) {
+		for (int i = 0; i < s->nstmts; i++)
+			collect(E, s->stmts[i], kernels);
+	} else {
+		ts_vec_push(kernels, (void *)s);
+	}
+}
+
+/* The helpers every program starts with. */
+static const char prelude[] =
+	"template <typename T> __device__ __forceinline__ T ts_min(T a, T b)\n"
+	"{\n\treturn b < a ? b : a;\n}\n"
+	"template <typename T> __device__ __forceinline__ T ts_max(T a, T b)\n"
+	"{\n\treturn b > a ? b : a;\n}\n"
+	"template <typename T> __device__ __forceinline__ T ts_abs(T a)\n"
+	"{\n\treturn a < 0 ? -a : a;\n}\n"
+	"/* Floor division and modulo of integers (Python's // and %). */\n"
+	"template <typename T> __device__ __forceinline__ T ts_floordiv(T a, T b)\n"
+	"{\n\tT q = a / b;\n\n\tif (a % b != 0 && ((a < 0) != (b < 0)))\n"
+	"\t\tq--;\n\treturn q;\n}\n"
+	"template <typename T> __device__ __forceinline__ T ts_mod(T a, T b)\n"
+	"{\n\tT r = a % b;\n\n\tif (r != 0 && ((r < 0) != (b < 0)))\n"
+	"\t\tr += b;\n\treturn r;\n}\n"
+	"template <typename T> __device__ __forceinline__ T ts_ipow(T a, T b)\n"
+	"{\n\treturn (T)pow((double)a, (double)b);\n}\n"
+	"__device__ __forceinline__ float ts_floordivf(float a, float b)\n"
+	"{\n\treturn floorf(a / b);\n}\n"
+	"__device__ __forceinline__ double ts_floordivd(double a, double b)\n"
+	"{\n\treturn floor(a / b);\n}\n"
+	"__device__ __forceinline__ float ts_modf(float a, float b)\n"
+	"{\n\treturn a - b * floorf(a / b);\n}\n"
+	"__device__ __forceinline__ double ts_modd(double a, double b)\n"
+	"{\n\treturn a - b * floor(a / b);\n}\n";
+
+ts_cuda_program *ts_cuda_emit(ts_ctx *ctx, const ts_func *f,
+	const ts_cuda_options *opts)
+{
+	static const ts_cuda_options none;
+	struct emit E = { ctx, f, opts ? opts : &none };
+	ts_cuda_program *p = ts_new(ts_cuda_program);
+	ts_vec kernels = { 0 };
+	ts_buf out, src;
+
+	if (!f)
+		return NULL;
+	E.p = p;
+	p->func = f;
+	p->name = cname(&E, p, f->name ? f->name : "kernel");
+	for (int i = 0; i < f->nargs; i++)
+		add_buffer(&E, f->args[i], i);
+	collect(&E, f->body, &kernels);
+	ts_buf_init(&out);
+	for (int i = 0; i < kernels.n && !E.failed; i++)
+		emit_kernel(&E, kernels.v[i], &out);
+	if (E.failed)
+		return NULL;
+	ts_buf_init(&src);
+	ts_buf_printf(&src, "/* CUDA C generated by Tessel for \"%s\": %d "
+		"kernel%s, launched in order. */\n", f->name ? f->name : "",
+		p->nkernels, p->nkernels == 1 ? "" : "s");
+	if (E.uses_f16)
+		ts_buf_puts(&src, "#include <cuda_fp16.h>\n");
+	ts_buf_puts(&src, prelude);
+	if (out.s)
+		ts_buf_puts(&src, out.s);
+	p->source = src.s;
+	return p;
+}
+
+void ts_cuda_program_print(FILE *out, const ts_cuda_program *p)
+{
+	for (int i = 0; i < p->nbuffers; i++) {
+		const ts_cuda_buffer *b = &p->buffers[i];
+		fprintf(out, "buffer %d %s: %s, %zu bytes, %s\n", i, b->cname,
+			ts_dtype_name(b->tensor->dtype), b->bytes, b->arg < 0 ?
+			"temporary" : b->arg < p->func->ninputs ? "input" :
+			"output");
+	}
+	for (int i = 0; i < p->nkernels; i++) {
+		const ts_cuda_launch_desc *l = &p->kernels[i];
+		fprintf(out, "kernel %s: grid (%u, %u, %u), block (%u, %u, %u), "
+			"%u bytes of shared memory\n", l->name, l->grid[0],
+			l->grid[1], l->grid[2], l->block[0], l->block[1],
+			l->block[2], l->shared_bytes);
+	}
+}
+
+char *ts_cuda_program_header(const ts_cuda_program *p)
+{
+	ts_buf b;
+
+	ts_buf_init(&b);
+	ts_buf_printf(&b, "/* Launch description of the CUDA program \"%s\" "
+		"generated by Tessel.\n * Every kernel takes every buffer, in "
+		"this order:\n", p->name);
+	for (int i = 0; i < p->nbuffers; i++)
+		ts_buf_printf(&b, " *\t%d %s: %s, %zu bytes, %s\n", i,
+			p->buffers[i].cname,
+			ts_dtype_name(p->buffers[i].tensor->dtype),
+			p->buffers[i].bytes, p->buffers[i].arg < 0 ?
+			"temporary (allocate it)" : p->buffers[i].arg <
+			p->func->ninputs ? "input" : "output");
+	ts_buf_printf(&b, " * Launch the kernels in order. */\n"
+		"#ifndef TS_CUDA_%s_H\n#define TS_CUDA_%s_H\n\n"
+		"#define %s_NBUFFERS %d\n#define %s_NKERNELS %d\n\n"
+		"static const struct {\n\tconst char *name;\n"
+		"\tunsigned grid[3], block[3];\n\tunsigned shared_bytes;\n"
+		"} %s_kernels[%d] = {\n", p->name, p->name, p->name,
+		p->nbuffers, p->name, p->nkernels, p->name,
+		p->nkernels ? p->nkernels : 1);
+	for (int i = 0; i < p->nkernels; i++) {
+		const ts_cuda_launch_desc *l = &p->kernels[i];
+		ts_buf_printf(&b, "\t{ \"%s\", { %u, %u, %u }, { %u, %u, %u }, "
+			"%u },\n", l->name, l->grid[0], l->grid[1], l->grid[2],
+			l->block[0], l->block[1], l->block[2], l->shared_bytes);
+	}
+	ts_buf_printf(&b, "};\n\n#endif\n");
+	return b.s;
+}
