@@ -10,4 +10,5 @@ dist_targets_DATA = targets/zen3.json targets/skylake-sp.json \
 	targets/v100.json targets/a100.json targets/h100.json
 include $(srcdir)/search/static.mk
 include $(srcdir)/search/network.mk
+include $(srcdir)/search/tuner.mk
 include $(srcdir)/search/tune.mk

@@ -16,6 +16,7 @@
 #include <tessel/measure.h>
 #include <tessel/records.h>
 #include <tessel/network.h>
+#include <tessel/tune.h>
 
 #define TESSEL_VERSION "0.1.0"
 
