@@ -332,7 +332,7 @@ ts_schedule *ts_schedule_from_json(ts_ctx *ctx, const ts_dag *dag,
 	const char *text)
 {
 	json_error_t jerr;
-	json_t *root, *steps;
+	json_t *root, *steps, *h;
 	ts_schedule *sch = NULL;
 
 	if (!dag || !text)
@@ -342,6 +342,15 @@ ts_schedule *ts_schedule_from_json(ts_ctx *ctx, const ts_dag *dag,
 		ts_ctx_set_error(ctx, "schedule JSON: line %d: %s", jerr.line,
 			jerr.text);
 		return NULL;
+	}
+	h = json_object_get(root, "dag");
+	if (h && (!json_is_string(h) ||
+	    strcmp(json_string_value(h), ts_dag_hash(dag)) != 0)) {
+		ts_ctx_set_error(ctx, "schedule JSON: written for the DAG %s, "
+			"not for '%s' (%s)", json_is_string(h) ?
+			json_string_value(h) : "?", dag->name ? dag->name : "",
+			ts_dag_hash(dag));
+		goto error;
 	}
 	steps = json_object_get(root, "steps");
 	if (!json_is_array(steps)) {

@@ -203,7 +203,8 @@ char *ts_schedule_to_string(const ts_schedule *sch);
 void ts_schedule_print(FILE *out, const ts_schedule *sch);
 
 /* JSON: {"dag": <hash>, "steps": [{"kind": "SP", ...}, ...]}.
- * ts_schedule_from_json replays the steps on "dag", validating each. */
+ * ts_schedule_from_json replays the steps on "dag", validating each;
+ * "dag", when present, must be ts_dag_hash of "dag". */
 char *ts_schedule_to_json(const ts_schedule *sch);
 ts_schedule *ts_schedule_from_json(ts_ctx *ctx, const ts_dag *dag,
 	const char *text);

@@ -384,6 +384,9 @@ static void test_schedule_json__errors(void **state)
 		"{\"steps\": [{\"kind\": \"SP\", \"stage\": \"C\", "
 		"\"loop\": \"i\"}]}"));
 	assert_error_contains(ctx, "split step needs an integer 'factor'");
+	assert_null(ts_schedule_from_json(ctx, dag,
+		"{\"dag\": \"0123456789abcdef\", \"steps\": []}"));
+	assert_error_contains(ctx, "written for the DAG 0123456789abcdef");
 	/* A replayed step is validated like any other. */
 	assert_null(ts_schedule_from_json(ctx, dag,
 		"{\"steps\": [{\"kind\": \"VE\", \"stage\": \"C\", "
