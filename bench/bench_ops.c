@@ -11,15 +11,22 @@
  * noise).  A naive run expected to take longer than NAIVE_LIMIT_S is not
  * timed and the row says so.
  *
- *   usage: bench_ops [--only NAME]... [--min-time S]
+ * Each operator runs in a child process with a time limit, so that one
+ * whose compilation runs away (or crashes) gets a FAIL row and the table
+ * goes on.
+ *
+ *   usage: bench_ops [--only NAME]... [--min-time S] [--timeout S]
  */
 #include <config.h>
 
 #include <glob.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <gc.h>
 
@@ -37,6 +44,7 @@ struct ops_opts {
 	int nonly;
 	const char *only[64];
 	double min_time;
+	int timeout;		/* seconds per operator, in its child */
 };
 
 /* One run of a compiled module. */
@@ -308,6 +316,41 @@ static bool ops_example(const char *path, const struct ops_opts *o)
 	return ok;
 }
 
+/* Measure catalogue entry "e" in a child process limited to o->timeout
+ * seconds; print a FAIL row for it when the child does not finish
+ * normally.  Return whether its verdict is not FAIL. */
+static bool ops_isolated(const struct ts_catalogue_entry *e,
+	const struct ops_opts *o)
+{
+	pid_t pid;
+	int status;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		ts_ctx *ctx = ts_ctx_alloc();
+		bool ok;
+		alarm((unsigned)o->timeout);
+		ok = ops_one(ctx, e->build(ctx, TS_SIZE_REAL), e->name,
+			o->min_time);
+		ts_ctx_free(ctx);
+		fflush(stdout);
+		_exit(ok ? 0 : 1);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+		perror("bench_ops: fork");
+		return false;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) <= 1)
+		return WEXITSTATUS(status) == 0;
+	printf("| %s | | | | | | | | | FAIL (%s) |\n", e->name,
+		WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM ?
+		"over the time limit: compilation or run" :
+		WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) :
+		"error, see stderr");
+	return false;
+}
+
 /* Parse "argv" into "o"; exit with 2 on bad usage. */
 static void ops_parse(int argc, char **argv, struct ops_opts *o)
 {
@@ -317,9 +360,12 @@ static void ops_parse(int argc, char **argv, struct ops_opts *o)
 			o->only[o->nonly++] = argv[++i];
 		} else if (!strcmp(argv[i], "--min-time") && i + 1 < argc) {
 			o->min_time = atof(argv[++i]);
+		} else if (!strcmp(argv[i], "--timeout") && i + 1 < argc &&
+		    atoi(argv[i + 1]) > 0) {
+			o->timeout = atoi(argv[++i]);
 		} else {
 			fprintf(stderr, "usage: bench_ops [--only NAME]... "
-				"[--min-time S]\n");
+				"[--min-time S] [--timeout S]\n");
 			exit(2);
 		}
 	}
@@ -327,7 +373,7 @@ static void ops_parse(int argc, char **argv, struct ops_opts *o)
 
 int main(int argc, char **argv)
 {
-	struct ops_opts o = { .min_time = 0.3 };
+	struct ops_opts o = { .min_time = 0.3, .timeout = 300 };
 	const char *srcdir = getenv("TS_SRCDIR");
 	char pattern[4096];
 	glob_t g;
@@ -338,15 +384,9 @@ int main(int argc, char **argv)
 		"static 2T ms | speedup 1T | rule | checked against | "
 		"verdict |\n");
 	printf("|---|---|---|---|---|---|---|---|---|---|\n");
-	for (int i = 0; i < ts_catalogue_count; i++) {
-		ts_ctx *ctx;
-		if (!ops_wanted(&o, ts_catalogue[i].name))
-			continue;
-		ctx = ts_ctx_alloc();
-		fails += !ops_one(ctx, ts_catalogue[i].build(ctx,
-			TS_SIZE_REAL), ts_catalogue[i].name, o.min_time);
-		ts_ctx_free(ctx);
-	}
+	for (int i = 0; i < ts_catalogue_count; i++)
+		if (ops_wanted(&o, ts_catalogue[i].name))
+			fails += !ops_isolated(&ts_catalogue[i], &o);
 	snprintf(pattern, sizeof(pattern), "%s/examples/*.tsl",
 		srcdir ? srcdir : TS_SRCDIR);
 	if (glob(pattern, 0, NULL, &g) == 0) {
