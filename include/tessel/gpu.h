@@ -1,0 +1,167 @@
+/* Tessel: GPU meta-templates and their static filling.
+ *
+ * As on CPUs (<tessel/metatemplate.h>) there is one meta-template per
+ * stage class, chosen by the analysis and never by an operator's name:
+ *
+ *	direct compute		spatial loops fused, split into blocks, an
+ *				unrolled loop of "vec" elements per thread
+ *				and threads (the thread index innermost, so
+ *				neighbouring threads touch neighbouring
+ *				elements)
+ *	simple reduction	one thread per output (as direct, the
+ *				reduction inside), or a cross-thread
+ *				reduction: one block per output, the fused
+ *				reduction split over "rthreads" threads
+ *	complex reduction	"SSRRS": spatial axes split into block,
+ *				thread and register levels, reduction axes
+ *				into an outer and an inner level; block and
+ *				thread levels fused and bound; the
+ *				accumulator tile in registers (cache_write
+ *				at the thread loop); inputs with reuse
+ *				optionally staged in shared memory at the
+ *				outer reduction loop (cooperative copies by
+ *				the block); an unroll knob for the inner
+ *				reduction loops; an elementwise consumer
+ *				optionally fused (the anchor computed into a
+ *				block tile in shared memory, the consumer
+ *				reading it)
+ *	location-tunable	inlined or at root: a knob
+ *	nested reductions	one thread per output
+ *
+ * Splits of complex reductions take divisors only, so no tile has a tail
+ * and every barrier is reached by every thread of the block.  Tensor
+ * cores are not used.
+ */
+#ifndef TESSEL_GPU_H
+#define TESSEL_GPU_H
+
+#include <tessel/analysis.h>
+#include <tessel/schedule.h>
+#include <tessel/search.h>
+#include <tessel/space.h>
+#include <tessel/target.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a stage becomes on a GPU. */
+typedef enum ts_gpu_rule {
+	TS_GPU_INLINE,		/* inlined into its consumers */
+	TS_GPU_DIRECT,		/* one thread per output element */
+	TS_GPU_REDUCE,		/* simple reduction: per thread or across */
+	TS_GPU_TILE,		/* complex reduction: SSRRS tiles */
+	TS_GPU_LOCATION,	/* inline or root: a knob */
+	TS_GPU_RULE_COUNT
+} ts_gpu_rule;
+
+/* The plan of one stage. */
+typedef struct ts_gpu_plan {
+	int stage;
+	ts_class klass;
+	ts_gpu_rule rule;
+	int knob_threads;	/* choice: threads per block (direct, reduce) */
+	int knob_vec;		/* choice: elements per thread (direct) */
+	int knob_cross;		/* bool: cross-thread reduction, or -1 */
+	int knob_rthreads;	/* choice: threads of a cross reduction */
+	int nspatial, nreduce;
+	int split[TS_MAX_AXES];	/* TILE: per axis (spatial: 3 levels,
+				 * reduction: 2) */
+	int knob_unroll;	/* TILE: bool */
+	int nshared;
+	int shared_input[TS_MAX_DIMS];	/* index in stage->inputs */
+	int knob_shared[TS_MAX_DIMS];	/* bool per staged input */
+	int knob_fuse;		/* TILE: bool, or -1 */
+	int epilogue;		/* the consumer it may fuse, or -1 */
+	int fused_into;		/* an epilogue: its anchor, or -1 */
+	int knob_at;		/* LOCATION: choice "root", "inline" */
+	/* TILE: the footprint of each input (stage->inputs order, the
+	 * first TS_MAX_DIMS), NULL where isl has none. */
+	ts_footprint *fp[TS_MAX_DIMS];
+} ts_gpu_plan;
+
+/* GPU meta-templates instantiated on a DAG and a GPU target. */
+typedef struct ts_gpu_template {
+	ts_ctx *ctx;
+	const ts_dag *dag;
+	const ts_dag_info *info;
+	const ts_target *target;
+	ts_space *space;
+	ts_gpu_plan *plans;	/* one per stage */
+} ts_gpu_template;
+
+/* How one stage runs under a configuration: what the model rates. */
+typedef struct ts_gpu_launch {
+	int stage;
+	bool kernel;		/* false: inlined or fused into another */
+	int64_t blocks;
+	int64_t threads;	/* per block */
+	int64_t per_thread;	/* outputs one thread computes */
+	int64_t shared_bytes;
+	int64_t registers;	/* estimated 32-bit registers per thread */
+	bool cross;		/* cross-thread reduction */
+	bool coalesced;		/* neighbouring threads, neighbouring
+				 * elements of every access along the
+				 * thread axis */
+} ts_gpu_launch;
+
+/* Build the knob space of "dag" for the GPU "target".
+ * Requires: an analysed DAG and a GPU target.  Produces: a space and a
+ * plan per stage. */
+ts_gpu_template *ts_gpu_template_new(ts_ctx *ctx, const ts_dag *dag,
+	const ts_dag_info *info, const ts_target *target);
+/* The schedule "cfg" stands for; NULL with an error if a step is
+ * refused. */
+ts_schedule *ts_gpu_template_apply(const ts_gpu_template *tp,
+	const ts_config *cfg);
+/* Every knob at a sensible default. */
+ts_config *ts_gpu_template_default(const ts_gpu_template *tp);
+/* How stage "stage" runs under "cfg". */
+void ts_gpu_template_launch(const ts_gpu_template *tp, const ts_config *cfg,
+	int stage, ts_gpu_launch *out);
+/* Whether anchor "stage" is fused with its epilogue under "cfg". */
+bool ts_gpu_template_fused(const ts_gpu_template *tp, const ts_config *cfg,
+	int stage);
+/* Global bytes the inputs of the tiled stage "stage" move under "cfg":
+ * every block reads the footprint of its tile once per outer reduction
+ * step. */
+double ts_gpu_template_tile_traffic(const ts_gpu_template *tp,
+	const ts_config *cfg, int stage);
+/* Whether every kernel of "cfg" fits the target: threads per block,
+ * shared memory and registers per block. */
+bool ts_gpu_template_fits(const ts_gpu_template *tp, const ts_config *cfg);
+void ts_gpu_template_print(FILE *out, const ts_gpu_template *tp);
+
+/* The result of GPU static filling. */
+typedef struct ts_gpu_static_result {
+	ts_gpu_template *tp;
+	ts_config *best;
+	double best_cost;	/* estimated seconds */
+	int k;
+	ts_config **topk;	/* best first */
+	double *topk_cost;
+	int rated;
+	double elapsed_ms;
+} ts_gpu_static_result;
+
+/* The model's estimate of "cfg" in seconds: per kernel, the larger of
+ * its arithmetic time (peak scaled by occupancy, register tiling and
+ * waves over the SMs) and its memory time (global traffic after shared
+ * staging, uncoalesced accesses costing a sector each), plus a launch
+ * overhead.  Configurations that do not fit cost INFINITY. */
+double ts_gpu_model_estimate(const ts_gpu_template *tp, const ts_config *cfg);
+
+/* Statically schedule "dag" for the GPU "target": defaults and structured
+ * seeds, random samples, then local search from the best; keep "k".
+ * Requires: a DAG and a GPU target.  Produces: ranked configurations. */
+ts_gpu_static_result *ts_gpu_static_fill(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target, int k);
+/* Shorthand: the schedule of the best static configuration. */
+ts_schedule *ts_gpu_static_schedule(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,741 @@
+/* GPU meta-templates: from the analysis of a DAG to a knob space, and
+ * from a configuration to a schedule with loops bound to blocks and
+ * threads (see <tessel/gpu.h> for the structures).
+ *
+ * Rules are tried in this order for each stage, the first that holds
+ * decides (as on CPUs, and for the same reasons: a stage that can be
+ * inlined must get no kernel; a complex reduction must be seen before the
+ * rule of its class):
+ *
+ *	1. nested reductions in the body	-> DIRECT, one thread per output
+ *	2. direct, cheap to inline, not an output -> INLINE
+ *	3. location-tunable, one consumer	-> LOCATION (inline or root)
+ *	4. complex reduction			-> TILE; an elementwise
+ *						   consumer gets a fusion knob
+ *	5. simple reduction			-> REDUCE
+ *	6. anything else			-> DIRECT
+ */
+#include <config.h>
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include <tessel/gpu.h>
+
+#include "dsl/internal.h"
+
+static const char *const thread_choices[] = {
+	"32", "64", "128", "256", "512", "1024",
+};
+static const char *const vec_choices[] = { "1", "2", "4" };
+static const char *const rthread_choices[] = {
+	"32", "64", "128", "256", "512",
+};
+static const char *const at_choices[] = { "root", "inline" };
+
+static const char *const rule_names[TS_GPU_RULE_COUNT] = {
+	[TS_GPU_INLINE] = "inline", [TS_GPU_DIRECT] = "direct",
+	[TS_GPU_REDUCE] = "reduce", [TS_GPU_TILE] = "tile",
+	[TS_GPU_LOCATION] = "location",
+};
+
+/* The number a choice knob "knob" of "tp" holds under "cfg". */
+static int64_t choice_num(const ts_gpu_template *tp, const ts_config *cfg,
+	int knob)
+{
+	const ts_knob *k = tp->space->knobs[knob];
+
+	return strtoll(k->choices[ts_config_get(cfg, knob, 0)], NULL, 10);
+}
+
+/* Whether the body "e" holds a reduction below its root ("top"). */
+static bool nested_reduce(const ts_expr *e, bool top)
+{
+	if (!e)
+		return false;
+	if (e->kind == TS_EXPR_REDUCE && !top)
+		return true;
+	for (int i = 0; i < e->nargs; i++)
+		if (nested_reduce(e->args[i], false))
+			return true;
+	return nested_reduce(e->a, false) || nested_reduce(e->b, false) ||
+		nested_reduce(e->c, false);
+}
+
+/* Whether every load of "t" in "e" reads it at the axes of "s" in
+ * order. */
+static bool loads_identity(const ts_expr *e, const ts_tensor *t,
+	const ts_stage *s)
+{
+	if (!e)
+		return true;
+	if (e->kind == TS_EXPR_LOAD && e->tensor == t) {
+		if (e->nargs != s->ndim)
+			return false;
+		for (int d = 0; d < e->nargs; d++)
+			if (e->args[d]->kind != TS_EXPR_VAR ||
+			    e->args[d]->axis != s->axes[d])
+				return false;
+	}
+	for (int i = 0; i < e->nargs; i++)
+		if (!loads_identity(e->args[i], t, s))
+			return false;
+	return loads_identity(e->a, t, s) && loads_identity(e->b, t, s) &&
+		loads_identity(e->c, t, s);
+}
+
+/* The one stage that consumes stage "s" element for element, seen
+ * through inlined stages, or -1. */
+static int effective_consumer(const ts_gpu_template *tp, int s)
+{
+	const ts_dag *dag = tp->dag;
+	const ts_tensor *t = dag->stages[s]->out;
+
+	for (;;) {
+		int c;
+		if (dag->nconsumers[s] != 1 || ts_dag_is_output(dag, t))
+			return -1;
+		c = dag->consumers[s][0];
+		if (dag->stages[c]->ndim != dag->stages[s]->ndim ||
+		    !loads_identity(dag->stages[c]->body, t, dag->stages[c]))
+			return -1;
+		if (tp->plans[c].rule != TS_GPU_INLINE)
+			return c;
+		s = c;
+		t = dag->stages[c]->out;
+	}
+}
+
+/* Choose the rule of stage "s" (in the order of the file comment). */
+static void choose_rule(ts_gpu_template *tp, int s)
+{
+	const ts_stage *st = tp->dag->stages[s];
+	const ts_stage_info *si = tp->info->stages[s];
+	ts_gpu_plan *p = &tp->plans[s];
+
+	p->stage = s;
+	p->klass = si->klass;
+	p->knob_threads = p->knob_vec = p->knob_cross = -1;
+	p->knob_rthreads = p->knob_unroll = p->knob_fuse = p->knob_at = -1;
+	p->epilogue = p->fused_into = -1;
+	p->nspatial = st->ndim;
+	p->nreduce = st->nraxes;
+	if (nested_reduce(st->body, true)) {
+		p->rule = TS_GPU_DIRECT;
+		p->nreduce = 0;
+	} else if (si->klass == TS_CLASS_DIRECT && si->inlinable &&
+		   !ts_dag_is_output(tp->dag, st->out) &&
+		   tp->dag->nconsumers[s] > 0) {
+		p->rule = TS_GPU_INLINE;
+	} else if (si->klass == TS_CLASS_LOCATION_TUNABLE &&
+		   tp->dag->nconsumers[s] == 1) {
+		p->rule = TS_GPU_LOCATION;
+	} else if (si->klass == TS_CLASS_COMPLEX_REDUCTION) {
+		p->rule = TS_GPU_TILE;
+	} else if (si->klass == TS_CLASS_SIMPLE_REDUCTION) {
+		p->rule = TS_GPU_REDUCE;
+	} else {
+		p->rule = TS_GPU_DIRECT;
+		p->nreduce = 0;
+	}
+}
+
+/* Add the knobs of one thread per output element to "p". */
+static void add_direct_knobs(ts_gpu_template *tp, ts_gpu_plan *p)
+{
+	const char *n = tp->dag->stages[p->stage]->name;
+
+	p->knob_threads = ts_space_add_choice(tp->space, ts_asprintf(
+		"%s.threads", n), 6, thread_choices);
+	p->knob_vec = ts_space_add_choice(tp->space, ts_asprintf("%s.vec", n),
+		3, vec_choices);
+}
+
+/* Add the knobs of a complex reduction "p": tiles, staging, unroll. */
+static ts_status add_tile_knobs(ts_gpu_template *tp, ts_gpu_plan *p)
+{
+	const ts_stage *s = tp->dag->stages[p->stage];
+	const ts_stage_info *si = tp->info->stages[p->stage];
+
+	for (int a = 0; a < s->ndim + s->nraxes; a++) {
+		const ts_axis *ax = a < s->ndim ? s->axes[a]
+			: s->raxes[a - s->ndim];
+		p->split[a] = ts_space_add_split(tp->space, ts_asprintf("%s.%s",
+			s->name, ax->name), ax->extent, a < s->ndim ? 3 : 2,
+			true);
+		if (p->split[a] < 0)
+			return TS_ERROR;
+	}
+	p->knob_unroll = ts_space_add_bool(tp->space,
+		ts_asprintf("%s.unroll", s->name));
+	for (int i = 0; i < s->ninputs && i < TS_MAX_DIMS; i++) {
+		p->fp[i] = ts_stage_footprint(tp->ctx, s, s->inputs[i]);
+		ts_ctx_clear_error(tp->ctx);
+	}
+	for (int i = 0; i < s->ninputs && p->nshared < TS_MAX_DIMS; i++) {
+		bool reuse = false, affine = true;
+		for (int k = 0; k < si->naccesses; k++) {
+			const ts_access_info *ac = &si->accesses[k];
+			if (ac->write || ac->tensor != s->inputs[i])
+				continue;
+			affine &= ac->affine && !ac->guarded;
+			for (int a = 0; a < s->ndim; a++)
+				reuse |= ac->reuse[a];
+		}
+		if (!reuse || !affine)
+			continue;
+		p->shared_input[p->nshared] = i;
+		p->knob_shared[p->nshared++] = ts_space_add_bool(tp->space,
+			ts_asprintf("%s.shared.%s", s->name,
+			s->inputs[i]->name));
+	}
+	return TS_OK;
+}
+
+ts_gpu_template *ts_gpu_template_new(ts_ctx *ctx, const ts_dag *dag,
+	const ts_dag_info *info, const ts_target *target)
+{
+	ts_gpu_template *tp = ts_new(ts_gpu_template);
+	int n = dag->nstages;
+
+	if (!target || target->kind != TS_TARGET_GPU)
+		return ts_ctx_set_error(ctx, "GPU templates: target '%s' is "
+			"not a GPU", target ? target->name : "(none)"), NULL;
+	tp->ctx = ctx;
+	tp->dag = dag;
+	tp->info = info;
+	tp->target = target;
+	tp->space = ts_space_new(ctx, dag->name);
+	tp->plans = ts_new_array(ts_gpu_plan, n + 1);
+	/* Producers last: inlining decisions feed effective consumers. */
+	for (int s = n - 1; s >= 0; s--)
+		choose_rule(tp, s);
+	for (int s = 0; s < n; s++) {
+		ts_gpu_plan *p = &tp->plans[s];
+		const char *name = dag->stages[s]->name;
+		int c;
+		switch (p->rule) {
+		case TS_GPU_LOCATION:
+			p->knob_at = ts_space_add_choice(tp->space,
+				ts_asprintf("%s.at", name), 2, at_choices);
+			add_direct_knobs(tp, p);
+			break;
+		case TS_GPU_DIRECT:
+			add_direct_knobs(tp, p);
+			break;
+		case TS_GPU_REDUCE:
+			add_direct_knobs(tp, p);
+			p->knob_cross = ts_space_add_bool(tp->space,
+				ts_asprintf("%s.cross", name));
+			p->knob_rthreads = ts_space_add_choice(tp->space,
+				ts_asprintf("%s.rthreads", name), 5,
+				rthread_choices);
+			break;
+		case TS_GPU_TILE:
+			if (add_tile_knobs(tp, p) < 0)
+				return NULL;
+			c = effective_consumer(tp, s);
+			if (c >= 0 && tp->plans[c].rule == TS_GPU_DIRECT &&
+			    tp->plans[c].nreduce == 0 &&
+			    tp->plans[c].fused_into < 0 &&
+			    dag->stages[c]->nraxes == 0) {
+				p->epilogue = c;
+				tp->plans[c].fused_into = s;
+				p->knob_fuse = ts_space_add_bool(tp->space,
+					ts_asprintf("%s.fuse", name));
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	return tp;
+}
+
+ts_config *ts_gpu_template_default(const ts_gpu_template *tp)
+{
+	ts_config *c = ts_config_new(tp->space);
+
+	for (int s = 0; s < tp->dag->nstages; s++) {
+		const ts_gpu_plan *p = &tp->plans[s];
+		const ts_stage_info *si = tp->info->stages[s];
+		if (p->knob_threads >= 0)
+			ts_config_set(c, p->knob_threads, 0, 3);	/* 256 */
+		if (p->knob_cross >= 0)
+			ts_config_set(c, p->knob_cross, 0,
+				si->reduce_extent >= 128);
+		if (p->knob_rthreads >= 0)
+			ts_config_set(c, p->knob_rthreads, 0, 2);	/* 128 */
+		if (p->knob_unroll >= 0)
+			ts_config_set(c, p->knob_unroll, 0, 1);
+		for (int k = 0; k < p->nshared; k++)
+			ts_config_set(c, p->knob_shared[k], 0, 1);
+		if (p->knob_fuse >= 0)
+			ts_config_set(c, p->knob_fuse, 0, 1);
+		if (p->knob_at >= 0)
+			ts_config_set(c, p->knob_at, 0, 1);	/* inline */
+	}
+	return c;
+}
+
+/* Whether anchor "p" is fused with its epilogue under "cfg". */
+static bool fused(const ts_gpu_plan *p, const ts_config *cfg)
+{
+	return p->knob_fuse >= 0 && ts_config_get(cfg, p->knob_fuse, 0);
+}
+
+/* Fuse the "n" adjacent loops "names" of "stage" into one; its name goes
+ * to "*out". */
+static ts_status fuse_all(ts_schedule *sch, const char *stage, int n,
+	const char *const *names, const char **out)
+{
+	const char *name = names[0];
+
+	for (int k = 1; k < n; k++) {
+		if (ts_schedule_fuse(sch, stage, name, names[k]) < 0)
+			return TS_ERROR;
+		name = ts_asprintf("%s@%s", name, names[k]);
+	}
+	*out = name;
+	return TS_OK;
+}
+
+/* The spatial loop names of stage "s" as declared. */
+static void axis_names(const ts_stage *s, const char **names)
+{
+	for (int a = 0; a < s->ndim; a++)
+		names[a] = s->axes[a]->name;
+}
+
+/* One thread per output element of stage "s": spatial loops fused, split
+ * into blocks, "vec" elements per thread (unrolled) and "threads"
+ * threads, innermost. */
+static ts_status apply_direct(ts_schedule *sch, const ts_stage *s,
+	int64_t threads, int64_t vec)
+{
+	const char *names[TS_MAX_DIMS] = { 0 }, *f;
+	int64_t e = 1;
+
+	if (s->ndim == 0)
+		return TS_OK;
+	axis_names(s, names);
+	for (int a = 0; a < s->ndim; a++)
+		e *= s->axes[a]->extent;
+	if (fuse_all(sch, s->name, s->ndim, names, &f) < 0)
+		return TS_ERROR;
+	threads = TS_MIN(threads, e);
+	if (ts_schedule_split(sch, s->name, f, threads, TS_TAIL_GUARD) < 0 ||
+	    ts_schedule_bind(sch, s->name, ts_asprintf("%s.i", f),
+	    TS_BIND_THREAD_X) < 0)
+		return TS_ERROR;
+	f = ts_asprintf("%s.o", f);
+	if (vec > 1 && (e + threads - 1) / threads > vec) {
+		if (ts_schedule_split(sch, s->name, f, vec, TS_TAIL_GUARD) < 0 ||
+		    ts_schedule_unroll(sch, s->name, ts_asprintf("%s.i", f)) < 0)
+			return TS_ERROR;
+		f = ts_asprintf("%s.o", f);
+	}
+	return ts_schedule_bind(sch, s->name, f, TS_BIND_BLOCK_X);
+}
+
+/* A cross-thread reduction of stage "s": spatial loops fused into the
+ * block index, reduction loops fused and split over "threads" threads. */
+static ts_status apply_cross(ts_schedule *sch, const ts_stage *s,
+	int64_t threads)
+{
+	const char *names[TS_MAX_AXES] = { 0 }, *f, *r;
+	int64_t k = 1;
+
+	axis_names(s, names);
+	if (s->ndim && (fuse_all(sch, s->name, s->ndim, names, &f) < 0 ||
+	    ts_schedule_bind(sch, s->name, f, TS_BIND_BLOCK_X) < 0))
+		return TS_ERROR;
+	for (int a = 0; a < s->nraxes; a++) {
+		names[a] = s->raxes[a]->name;
+		k *= s->raxes[a]->extent;
+	}
+	if (fuse_all(sch, s->name, s->nraxes, names, &r) < 0)
+		return TS_ERROR;
+	threads = TS_MIN(threads, k);
+	if (ts_schedule_split(sch, s->name, r, threads, TS_TAIL_GUARD) < 0)
+		return TS_ERROR;
+	names[0] = ts_asprintf("%s.i", r);
+	names[1] = ts_asprintf("%s.o", r);
+	if (ts_schedule_reorder(sch, s->name, 2, names) < 0)
+		return TS_ERROR;
+	return ts_schedule_bind(sch, s->name, names[0], TS_BIND_THREAD_X);
+}
+
+/* Factors of axis "a" of "p" under "cfg", outermost level first. */
+static void factors(const ts_gpu_template *tp, const ts_gpu_plan *p,
+	const ts_config *cfg, int a, int64_t *f)
+{
+	const ts_knob *k = tp->space->knobs[p->split[a]];
+
+	for (int l = 0; l < k->nparts; l++)
+		f[l] = ts_config_get(cfg, p->split[a], l);
+}
+
+/* Split "name" of "stage" into "n" levels of trips "f" (outermost
+ * first); the level names go to "out". */
+static ts_status split_levels(ts_schedule *sch, const char *stage,
+	const char *name, int n, const int64_t *f, const char **out)
+{
+	for (int l = 0; l < n - 1; l++) {
+		int64_t inner = 1;
+		for (int m = l + 1; m < n; m++)
+			inner *= f[m];
+		if (ts_schedule_split(sch, stage, name, inner, TS_TAIL_GUARD) < 0)
+			return TS_ERROR;
+		out[l] = ts_asprintf("%s.o", name);
+		name = ts_asprintf("%s.i", name);
+	}
+	out[n - 1] = name;
+	return TS_OK;
+}
+
+/* The loops of a tiled stage, by level. */
+struct tiled {
+	const char *s[3][TS_MAX_AXES];	/* spatial levels */
+	const char *r[2][TS_MAX_AXES];	/* reduction levels */
+	int ns, nr;			/* spatial levels used */
+};
+
+/* Tile stage "s" of plan "p": spatial axes over the levels "first".."2"
+ * of their split (3 levels at root, the last 2 in a block), reduction
+ * axes over 2; order, fuse and bind, accumulate in registers, stage
+ * inputs in shared memory and unroll as "cfg" says. */
+static ts_status apply_tile(const ts_gpu_template *tp, const ts_gpu_plan *p,
+	const ts_config *cfg, ts_schedule *sch, int first)
+{
+	const ts_stage *s = tp->dag->stages[p->stage];
+	const char *order[TS_MAX_AXES * 5], *blk = NULL, *thr;
+	int64_t f[TS_MAX_LEVELS];
+	struct tiled t;
+	int n = 0;
+
+	memset(&t, 0, sizeof(t));
+	for (int a = 0; a < s->ndim; a++) {
+		const char *lv[3];
+		factors(tp, p, cfg, a, f);
+		if (split_levels(sch, s->name, s->axes[a]->name, 3 - first,
+		    f + first, lv) < 0)
+			return TS_ERROR;
+		for (int l = first; l < 3; l++)
+			t.s[l][a] = lv[l - first];
+	}
+	for (int a = 0; a < s->nraxes; a++) {
+		const char *lv[2];
+		factors(tp, p, cfg, s->ndim + a, f);
+		if (split_levels(sch, s->name, s->raxes[a]->name, 2, f, lv) < 0)
+			return TS_ERROR;
+		t.r[0][a] = lv[0];
+		t.r[1][a] = lv[1];
+	}
+	for (int l = first; l < 2; l++)
+		for (int a = 0; a < s->ndim; a++)
+			order[n++] = t.s[l][a];
+	for (int l = 0; l < 2; l++)
+		for (int a = 0; a < s->nraxes; a++)
+			order[n++] = t.r[l][a];
+	for (int a = 0; a < s->ndim; a++)
+		order[n++] = t.s[2][a];
+	if (ts_schedule_reorder(sch, s->name, n, order) < 0)
+		return TS_ERROR;
+	if (first == 0 && (fuse_all(sch, s->name, s->ndim, t.s[0], &blk) < 0
+	    || ts_schedule_bind(sch, s->name, blk, TS_BIND_BLOCK_X) < 0))
+		return TS_ERROR;
+	if (fuse_all(sch, s->name, s->ndim, t.s[1], &thr) < 0 ||
+	    ts_schedule_bind(sch, s->name, thr, TS_BIND_THREAD_X) < 0 ||
+	    ts_schedule_cache_write(sch, s->name, thr) < 0)
+		return TS_ERROR;
+	for (int k = 0; k < p->nshared; k++)
+		if (ts_config_get(cfg, p->knob_shared[k], 0) &&
+		    ts_schedule_cache_read(sch, s->name,
+		    s->inputs[p->shared_input[k]]->name,
+		    t.r[0][s->nraxes - 1], 0, NULL) < 0)
+			return TS_ERROR;
+	for (int a = 0; a < s->ndim; a++)
+		if (ts_schedule_unroll(sch, s->name, t.s[2][a]) < 0)
+			return TS_ERROR;
+	for (int a = 0; ts_config_get(cfg, p->knob_unroll, 0) &&
+	     a < s->nraxes; a++)
+		if (ts_schedule_unroll(sch, s->name, t.r[1][a]) < 0)
+			return TS_ERROR;
+	return TS_OK;
+}
+
+/* Schedule anchor "p" with its epilogue: the epilogue takes the block,
+ * thread and register levels; the anchor is computed at its block loop
+ * into a block tile, with its own thread loop. */
+static ts_status apply_fused(const ts_gpu_template *tp, const ts_gpu_plan *p,
+	const ts_config *cfg, ts_schedule *sch)
+{
+	const ts_stage *s = tp->dag->stages[p->stage];
+	const ts_stage *c = tp->dag->stages[p->epilogue];
+	const char *lv[TS_MAX_DIMS][3], *order[TS_MAX_DIMS * 3], *blk, *thr;
+	const char *lvl[TS_MAX_DIMS] = { 0 };
+	int64_t f[TS_MAX_LEVELS];
+	int n = 0;
+
+	for (int a = 0; a < c->ndim; a++) {
+		factors(tp, p, cfg, a, f);
+		if (split_levels(sch, c->name, c->axes[a]->name, 3, f,
+		    lv[a]) < 0)
+			return TS_ERROR;
+	}
+	for (int l = 0; l < 3; l++)
+		for (int a = 0; a < c->ndim; a++)
+			order[n++] = lv[a][l];
+	if (ts_schedule_reorder(sch, c->name, n, order) < 0)
+		return TS_ERROR;
+	for (int l = 0; l < 2; l++) {
+		for (int a = 0; a < c->ndim; a++)
+			lvl[a] = lv[a][l];
+		if (fuse_all(sch, c->name, c->ndim, lvl, l ? &thr : &blk) < 0 ||
+		    ts_schedule_bind(sch, c->name, l ? thr : blk,
+		    l ? TS_BIND_THREAD_X : TS_BIND_BLOCK_X) < 0)
+			return TS_ERROR;
+	}
+	for (int a = 0; a < c->ndim; a++)
+		if (ts_schedule_unroll(sch, c->name, lv[a][2]) < 0)
+			return TS_ERROR;
+	if (ts_schedule_compute_at(sch, s->name, c->name, blk) < 0)
+		return TS_ERROR;
+	return apply_tile(tp, p, cfg, sch, 1);
+}
+
+ts_schedule *ts_gpu_template_apply(const ts_gpu_template *tp,
+	const ts_config *cfg)
+{
+	const ts_dag *dag = tp->dag;
+	ts_schedule *sch = ts_schedule_new(tp->ctx, dag);
+
+	/* Consumers before producers: compute_at needs the consumer's
+	 * loops. */
+	for (int i = dag->nstages - 1; i >= 0; i--) {
+		const ts_gpu_plan *p = &tp->plans[i];
+		const ts_stage *s = dag->stages[i];
+		ts_status st = TS_OK;
+		int64_t thr = p->knob_threads >= 0 ?
+			choice_num(tp, cfg, p->knob_threads) : 0;
+		int64_t vec = p->knob_vec >= 0 ?
+			choice_num(tp, cfg, p->knob_vec) : 1;
+		switch (p->rule) {
+		case TS_GPU_INLINE:
+			st = ts_schedule_compute_inline(sch, s->name);
+			break;
+		case TS_GPU_LOCATION:
+			if (ts_config_get(cfg, p->knob_at, 0) == 1)
+				st = ts_schedule_compute_inline(sch, s->name);
+			else
+				st = apply_direct(sch, s, thr, vec);
+			break;
+		case TS_GPU_DIRECT:
+			if (p->fused_into >= 0 &&
+			    fused(&tp->plans[p->fused_into], cfg))
+				break;	/* scheduled with its anchor */
+			st = apply_direct(sch, s, thr, vec);
+			break;
+		case TS_GPU_REDUCE:
+			if (ts_config_get(cfg, p->knob_cross, 0))
+				st = apply_cross(sch, s, choice_num(tp, cfg,
+					p->knob_rthreads));
+			else
+				st = apply_direct(sch, s, thr, vec);
+			break;
+		case TS_GPU_TILE:
+			st = fused(p, cfg) ? apply_fused(tp, p, cfg, sch) :
+				apply_tile(tp, p, cfg, sch, 0);
+			break;
+		default:
+			break;
+		}
+		if (st < 0)
+			return NULL;
+	}
+	if (ts_schedule_check(sch) < 0)
+		return NULL;
+	return sch;
+}
+
+/* Whether every access of "si" moves by 0 or 1 element along axis "a"
+ * (neighbouring threads on "a" touch neighbouring elements). */
+static bool coalesced_on(const ts_stage_info *si, int a)
+{
+	if (a < 0)
+		return true;
+	for (int k = 0; k < si->naccesses; k++) {
+		int64_t st = si->accesses[k].stride[a];
+		if (st != 0 && st != 1)
+			return false;
+	}
+	return true;
+}
+
+/* The block tile of "p" under "cfg": per axis, the block's spatial
+ * extent and the inner reduction extent ("size"); the outer reduction
+ * steps go to "*steps". */
+static void block_tile(const ts_gpu_template *tp, const ts_gpu_plan *p,
+	const ts_config *cfg, int64_t *size, int64_t *steps)
+{
+	const ts_stage *s = tp->dag->stages[p->stage];
+	int64_t f[TS_MAX_LEVELS];
+
+	*steps = 1;
+	for (int a = 0; a < s->ndim + s->nraxes; a++) {
+		factors(tp, p, cfg, a, f);
+		size[a] = a < s->ndim ? f[1] * f[2] : f[1];
+		if (a >= s->ndim)
+			*steps *= f[0];
+	}
+}
+
+/* Bytes of shared memory the staged inputs of tile "p" take under "cfg"
+ * (a block tile times the inner reduction tile). */
+static int64_t tile_shared(const ts_gpu_template *tp, const ts_gpu_plan *p,
+	const ts_config *cfg)
+{
+	const ts_stage *s = tp->dag->stages[p->stage];
+	int64_t size[TS_MAX_AXES], steps, bytes = 0;
+
+	block_tile(tp, p, cfg, size, &steps);
+	for (int k = 0; k < p->nshared; k++) {
+		int i = p->shared_input[k];
+		if (!ts_config_get(cfg, p->knob_shared[k], 0) ||
+		    i >= TS_MAX_DIMS || !p->fp[i])
+			continue;
+		bytes += ts_footprint_volume(p->fp[i], size) *
+			(int64_t)ts_dtype_size(s->inputs[i]->dtype);
+	}
+	return bytes;
+}
+
+double ts_gpu_template_tile_traffic(const ts_gpu_template *tp,
+	const ts_config *cfg, int stage)
+{
+	const ts_gpu_plan *p = &tp->plans[stage];
+	const ts_stage *s = tp->dag->stages[stage];
+	int64_t size[TS_MAX_AXES], steps, blocks = 1, f[TS_MAX_LEVELS];
+	double bytes = 0;
+
+	if (p->rule != TS_GPU_TILE)
+		return 0;
+	block_tile(tp, p, cfg, size, &steps);
+	for (int a = 0; a < s->ndim; a++) {
+		factors(tp, p, cfg, a, f);
+		blocks *= f[0];
+	}
+	for (int i = 0; i < s->ninputs; i++) {
+		double vol = i < TS_MAX_DIMS && p->fp[i] ?
+			(double)ts_footprint_volume(p->fp[i], size) :
+			(double)ts_tensor_size(s->inputs[i]) / (double)steps;
+		bytes += vol * (double)ts_dtype_size(s->inputs[i]->dtype);
+	}
+	return bytes * (double)steps * (double)blocks;
+}
+
+bool ts_gpu_template_fused(const ts_gpu_template *tp, const ts_config *cfg,
+	int stage)
+{
+	return fused(&tp->plans[stage], cfg);
+}
+
+void ts_gpu_template_launch(const ts_gpu_template *tp, const ts_config *cfg,
+	int stage, ts_gpu_launch *out)
+{
+	const ts_gpu_plan *p = &tp->plans[stage];
+	const ts_stage *s = tp->dag->stages[stage];
+	const ts_stage_info *si = tp->info->stages[stage];
+	int64_t e = si->spatial_extent, f[TS_MAX_LEVELS];
+
+	memset(out, 0, sizeof(*out));
+	out->stage = stage;
+	out->blocks = out->threads = out->per_thread = 1;
+	out->coalesced = true;
+	out->registers = 32;
+	if (p->rule == TS_GPU_INLINE || (p->rule == TS_GPU_LOCATION &&
+	    ts_config_get(cfg, p->knob_at, 0) == 1) || (p->fused_into >= 0 &&
+	    fused(&tp->plans[p->fused_into], cfg)))
+		return;
+	out->kernel = true;
+	if (p->rule == TS_GPU_REDUCE && ts_config_get(cfg, p->knob_cross, 0)) {
+		out->cross = true;
+		out->blocks = e;
+		out->threads = TS_MIN(choice_num(tp, cfg, p->knob_rthreads),
+			si->reduce_extent);
+		out->shared_bytes = out->threads * 8;
+		out->coalesced = coalesced_on(si, s->ndim + s->nraxes - 1);
+		return;
+	}
+	if (p->rule != TS_GPU_TILE) {
+		int64_t v = choice_num(tp, cfg, p->knob_vec);
+		out->threads = s->ndim ? TS_MIN(choice_num(tp, cfg,
+			p->knob_threads), e) : 1;
+		out->per_thread = (e + out->threads - 1) / out->threads > v ?
+			v : 1;
+		out->blocks = (e + out->threads * out->per_thread - 1) /
+			(out->threads * out->per_thread);
+		out->registers = 24 + 4 * out->per_thread;
+		out->coalesced = coalesced_on(si, s->ndim - 1);
+		return;
+	}
+	for (int a = 0; a < s->ndim; a++) {
+		factors(tp, p, cfg, a, f);
+		out->blocks *= f[0];
+		out->threads *= f[1];
+		out->per_thread *= f[2];
+	}
+	out->shared_bytes = tile_shared(tp, p, cfg);
+	if (fused(p, cfg)) {
+		int64_t tile = out->threads * out->per_thread;
+		out->shared_bytes += tile * (int64_t)ts_dtype_size(s->out->dtype);
+	}
+	out->registers = 32 + out->per_thread + 2 * (int64_t)sqrt((double)
+		out->per_thread) + 4;
+	/* Unstaged inputs are read by each thread along its register tile:
+	 * neighbouring threads are a register tile apart. */
+	out->coalesced = true;
+	for (int k = 0; k < p->nshared; k++)
+		if (!ts_config_get(cfg, p->knob_shared[k], 0))
+			out->coalesced = false;
+}
+
+bool ts_gpu_template_fits(const ts_gpu_template *tp, const ts_config *cfg)
+{
+	const ts_target_gpu *g = &tp->target->gpu;
+	int64_t maxt = g->max_threads_per_block ? g->max_threads_per_block
+		: 1024;
+	int64_t shm = g->shared_per_block ? g->shared_per_block : 48 * 1024;
+
+	/* The emitter declares static shared memory: at most 48 KiB. */
+	shm = TS_MIN(shm, 48 * 1024);
+	for (int s = 0; s < tp->dag->nstages; s++) {
+		ts_gpu_launch l;
+		ts_gpu_template_launch(tp, cfg, s, &l);
+		if (!l.kernel)
+			continue;
+		if (l.threads > maxt || l.shared_bytes + 8 * l.threads > shm ||
+		    l.registers > 255 || (g->registers_per_block &&
+		    l.registers * l.threads > g->registers_per_block) ||
+		    l.blocks > INT32_MAX)
+			return false;
+	}
+	return true;
+}
+
+void ts_gpu_template_print(FILE *out, const ts_gpu_template *tp)
+{
+	for (int s = 0; s < tp->dag->nstages; s++) {
+		const ts_gpu_plan *p = &tp->plans[s];
+		fprintf(out, "stage %s: %s, gpu rule %s",
+			tp->dag->stages[s]->name, ts_class_name(p->klass),
+			rule_names[p->rule]);
+		if (p->epilogue >= 0)
+			fprintf(out, ", may fuse %s",
+				tp->dag->stages[p->epilogue]->name);
+		fprintf(out, "\n");
+	}
+	ts_space_print(out, tp->space);
+}

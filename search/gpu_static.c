@@ -1,0 +1,221 @@
+/* Static filling of GPU templates: an analytical model of one GPU
+ * (occupancy from threads, registers and shared memory per block, waves
+ * of blocks over the SMs, coalescing of the thread axis, global traffic
+ * after shared-memory staging) rates configurations with no
+ * measurement; the best are kept. */
+#include <config.h>
+
+#include <math.h>
+#include <time.h>
+
+#include <tessel/gpu.h>
+
+#include "dsl/internal.h"
+
+/* Seconds a kernel launch costs at least. */
+#define LAUNCH_S 3e-6
+
+/* Blocks of "l" that fit on one SM of "g" at once (0: none). */
+static int64_t blocks_per_sm(const ts_target_gpu *g, const ts_gpu_launch *l)
+{
+	int64_t maxb = g->max_blocks_per_sm ? g->max_blocks_per_sm : 32;
+	int64_t n = TS_MIN(maxb, g->max_threads_per_sm / TS_MAX(l->threads, 1));
+	int64_t regs = TS_MAX(l->registers, 32) * l->threads;
+
+	if (g->registers_per_sm && regs > 0)
+		n = TS_MIN(n, g->registers_per_sm / regs);
+	if (l->shared_bytes > 0 && g->shared_per_sm)
+		n = TS_MIN(n, g->shared_per_sm / l->shared_bytes);
+	return n;
+}
+
+/* Global bytes stage "s" moves under "cfg": what it reads and writes
+ * once, or for a tiled stage its blocks' footprints per reduction step. */
+static double stage_bytes(const ts_gpu_template *tp, const ts_config *cfg,
+	int s)
+{
+	const ts_stage_info *si = tp->info->stages[s];
+
+	if (tp->plans[s].rule == TS_GPU_TILE)
+		return ts_gpu_template_tile_traffic(tp, cfg, s) +
+			(double)si->counts.bytes_written;
+	return (double)si->counts.bytes_read + (double)si->counts.bytes_written;
+}
+
+/* The model's time of stage "s" in seconds (0 when it has no kernel,
+ * INFINITY when it cannot run). */
+static double stage_time(const ts_gpu_template *tp, const ts_config *cfg,
+	int s)
+{
+	const ts_target_gpu *g = &tp->target->gpu;
+	const ts_stage_info *si = tp->info->stages[s];
+	const ts_gpu_plan *p = &tp->plans[s];
+	ts_gpu_launch l;
+	int64_t bps, waves, warps_max = g->max_threads_per_sm / 32;
+	double occ, wave_eff, ilp, compute, memory, flops, peak, bw;
+
+	ts_gpu_template_launch(tp, cfg, s, &l);
+	if (!l.kernel)
+		return 0;
+	if ((bps = blocks_per_sm(g, &l)) <= 0)
+		return INFINITY;
+	occ = TS_MIN(1.0, (double)(bps * l.threads) / 32.0 /
+		(double)TS_MAX(1, warps_max));
+	waves = (l.blocks + bps * g->sm_count - 1) / (bps * g->sm_count);
+	wave_eff = (double)l.blocks / (double)(waves * bps * g->sm_count);
+	/* Latency hiding: a quarter of the warps keep the units busy, and
+	 * a register tile gives each thread independent work. */
+	ilp = TS_MIN(1.0, 0.25 + (double)l.per_thread / 32.0);
+	flops = (double)si->counts.flops;
+	if (p->epilogue >= 0 && ts_gpu_template_fused(tp, cfg, s))
+		flops += (double)tp->info->stages[p->epilogue]->counts.flops;
+	peak = (g->peak_tflops_f32 > 0 ? g->peak_tflops_f32 : 10.0) * 1e12;
+	compute = flops / (peak * TS_MIN(1.0, occ * 4.0) * ilp *
+		TS_MAX(wave_eff, 0.05));
+	if (l.cross)
+		compute += (double)l.blocks * log2((double)l.threads) * 40e-9 /
+			(double)(g->sm_count * bps);
+	bw = (g->bandwidth_gbs > 0 ? g->bandwidth_gbs : 1000.0) * 1e9;
+	memory = stage_bytes(tp, cfg, s) / (bw * (l.coalesced ? 1.0 :
+		0.25) * TS_MIN(1.0, occ * 2.0 + 0.25) * TS_MIN(1.0,
+		wave_eff * 2.0));
+	return TS_MAX(compute, memory) + LAUNCH_S;
+}
+
+double ts_gpu_model_estimate(const ts_gpu_template *tp, const ts_config *cfg)
+{
+	double total = 0;
+
+	if (!ts_gpu_template_fits(tp, cfg))
+		return INFINITY;
+	for (int s = 0; s < tp->dag->nstages; s++)
+		total += stage_time(tp, cfg, s);
+	return total;
+}
+
+/* The ranked candidates kept so far. */
+struct ranking {
+	int k, n;
+	ts_config **c;
+	double *cost;
+};
+
+/* Rate "c" and keep it in "r" when it is among the best; return its
+ * cost. */
+static double rank(const ts_gpu_template *tp, struct ranking *r,
+	ts_config *c, int *rated)
+{
+	double cost = ts_gpu_model_estimate(tp, c);
+	int pos;
+
+	(*rated)++;
+	if (!isfinite(cost))
+		return cost;
+	for (int i = 0; i < r->n; i++)
+		if (ts_config_equal(r->c[i], c))
+			return cost;
+	for (pos = r->n; pos > 0 && r->cost[pos - 1] > cost; pos--)
+		;
+	if (pos >= r->k)
+		return cost;
+	if (r->n < r->k)
+		r->n++;
+	for (int i = r->n - 1; i > pos; i--) {
+		r->c[i] = r->c[i - 1];
+		r->cost[i] = r->cost[i - 1];
+	}
+	r->c[pos] = c;
+	r->cost[pos] = cost;
+	return cost;
+}
+
+/* Seeds: the default, then per tiled stage square-ish tiles of 8x8 to
+ * 16x16 threads with 4x4 or 8x8 outputs per thread where they divide. */
+static void seed(const ts_gpu_template *tp, struct ranking *r, int *rated)
+{
+	static const int64_t thr[] = { 8, 16, 16, 8 }, reg[] = { 4, 4, 8, 8 };
+
+	rank(tp, r, ts_gpu_template_default(tp), rated);
+	for (int v = 0; v < 4; v++) {
+		ts_config *c = ts_gpu_template_default(tp);
+		for (int s = 0; s < tp->dag->nstages; s++) {
+			const ts_gpu_plan *p = &tp->plans[s];
+			const ts_stage *st = tp->dag->stages[s];
+			if (p->rule != TS_GPU_TILE)
+				continue;
+			for (int a = 0; a < st->ndim + st->nraxes; a++) {
+				int64_t e = a < st->ndim ? st->axes[a]->extent
+					: st->raxes[a - st->ndim]->extent;
+				int64_t in[2];
+				bool last2 = a >= st->ndim - 2 && a < st->ndim;
+				if (a < st->ndim) {
+					in[0] = last2 ? thr[v] : 1;
+					in[1] = last2 ? reg[v] : 1;
+					while (in[0] > 1 && e % (in[0] * in[1]))
+						in[0] /= 2;
+					while (in[1] > 1 && e % (in[0] * in[1]))
+						in[1] /= 2;
+				} else {
+					in[0] = 8;
+					while (in[0] > 1 && e % in[0])
+						in[0] /= 2;
+				}
+				ts_config_set_split(c, p->split[a], in);
+			}
+		}
+		if (ts_config_is_valid(c))
+			rank(tp, r, c, rated);
+	}
+}
+
+ts_gpu_static_result *ts_gpu_static_fill(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target, int k)
+{
+	ts_gpu_static_result *res;
+	struct ranking r = { 0 };
+	struct timespec t0, t1;
+	const ts_dag_info *info;
+	int rated = 0;
+
+	if (!dag)
+		return NULL;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (!(info = ts_analyze_dag(ctx, dag)))
+		return NULL;
+	res = ts_new(ts_gpu_static_result);
+	if (!(res->tp = ts_gpu_template_new(ctx, dag, info, target)))
+		return NULL;
+	r.k = k > 0 ? k : 1;
+	r.c = ts_new_array(ts_config *, r.k + 1);
+	r.cost = ts_new_atomic(double, r.k + 1);
+	seed(res->tp, &r, &rated);
+	for (int i = 0; i < 1500; i++)
+		rank(res->tp, &r, ts_space_sample(res->tp->space, ctx), &rated);
+	/* Local search from the best: keep a neighbour that rates better. */
+	for (int round = 0; round < 600 && r.n > 0; round++) {
+		ts_config *c = ts_config_mutate(r.c[(size_t)round % r.n], ctx);
+		rank(res->tp, &r, c, &rated);
+	}
+	if (r.n == 0)
+		return ts_ctx_set_error(ctx, "GPU static filling of '%s': no "
+			"configuration fits target '%s'", dag->name ? dag->name
+			: "dag", target->name), NULL;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	res->best = r.c[0];
+	res->best_cost = r.cost[0];
+	res->k = r.n;
+	res->topk = r.c;
+	res->topk_cost = r.cost;
+	res->rated = rated;
+	res->elapsed_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+		(double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	return res;
+}
+
+ts_schedule *ts_gpu_static_schedule(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target)
+{
+	ts_gpu_static_result *r = ts_gpu_static_fill(ctx, dag, target, 1);
+
+	return r ? ts_gpu_template_apply(r->tp, r->best) : NULL;
+}
