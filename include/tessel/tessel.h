@@ -10,6 +10,7 @@
 #include <tessel/lower.h>
 #include <tessel/target.h>
 #include <tessel/cuda.h>
+#include <tessel/gpu.h>
 #include <tessel/space.h>
 #include <tessel/metatemplate.h>
 #include <tessel/search.h>
