@@ -3,6 +3,7 @@ libtessel_la_SOURCES += \
 	backends/llvm_internal.h \
 	backends/llvm.c \
 	backends/llvm_emit.c \
+	backends/llvm_math.c \
 	backends/llvm_jit.c \
 	backends/llvm_aot.c \
 	backends/runtime.c

@@ -596,7 +596,9 @@ static LLVMValueRef float_binary(emitter *e, ts_op op, LLVMValueRef a,
 	case TS_OP_MAX:
 		return LLVMBuildSelect(e->b, LLVMBuildFCmp(e->b, LLVMRealOGT,
 			b, a, ""), b, a, "");
-	case TS_OP_POW: return call_math2(e, "llvm.pow", a, b);
+	case TS_OP_POW:
+		q = ts_llvm_math_pow(e->m, e->b, a, b);
+		return q ? q : call_math2(e, "llvm.pow", a, b);
 	default: return LLVMBuildFCmp(e->b, fcmp_of[op], a, b, "");
 	}
 }
@@ -697,6 +699,9 @@ static LLVMValueRef emit_unary(emitter *e, const ts_expr *x)
 	LLVMValueRef v = emit_expr(e, x->a), one;
 	bool fl = ts_dtype_is_float(x->dtype);
 
+	/* Inline math where there is one (llvm_math.c), else the cases. */
+	if (fl && (one = ts_llvm_math_unary(e->m, e->b, x->op, v)))
+		return one;
 	switch (x->op) {
 	case TS_OP_NEG: return fl ? LLVMBuildFNeg(e->b, v, "")
 		: LLVMBuildNeg(e->b, v, "");

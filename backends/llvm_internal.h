@@ -54,5 +54,13 @@ const ts_compile_options *ts_llvm_options(const ts_compile_options *opt,
 	ts_compile_options *storage);
 /* Whether "f" contains a parallel loop (it then needs the runtime). */
 bool ts_func_has_parallel(const ts_func *f);
+/* The unary "op" (exp, log, tanh, sigmoid; erf for f32) of the float or
+ * double scalar or vector "v" as inline IR built by "b" in "m" (no call,
+ * so it vectorizes), or NULL when "op" has no expansion for its type. */
+LLVMValueRef ts_llvm_math_unary(LLVMModuleRef m, LLVMBuilderRef b, ts_op op,
+	LLVMValueRef v);
+/* pow("a", "y") as inline IR for f32 scalars or vectors, or NULL. */
+LLVMValueRef ts_llvm_math_pow(LLVMModuleRef m, LLVMBuilderRef b,
+	LLVMValueRef a, LLVMValueRef y);
 
 #endif

@@ -11,3 +11,7 @@ check_PROGRAMS += tests/backends/test_llvm_cli
 TESTS += tests/backends/test_llvm_cli
 tests_backends_test_llvm_cli_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_backends_test_llvm_cli_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/backends/test_llvm_math
+TESTS += tests/backends/test_llvm_math
+tests_backends_test_llvm_math_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_backends_test_llvm_math_LDADD = examples/libcatalogue.la $(TEST_LIBS)
