@@ -255,11 +255,11 @@ static ts_status evolve(ts_evolve *e, struct pool *p, ts_score_fn score,
 	return rate(e, p, n, pop, sc, score, data);
 }
 
-/* Without a score: the unmarked seeds in order, then random samples,
- * into "p" ("want" of them). */
+/* Without a score: the unmarked seeds in order for half of "want",
+ * then random samples, into "p". */
 static void unrated(ts_evolve *e, struct pool *p, int want)
 {
-	for (int s = 0; s < e->seeds.n && p->n < want; s++)
+	for (int s = 0; s < e->seeds.n && p->n < (want + 1) / 2; s++)
 		pool_offer(e, p, e->seeds.v[s], -(double)p->n);
 	for (int tries = 0; p->n < want && tries < 64 * want; tries++)
 		pool_offer(e, p, ts_space_sample(e->sp, e->ctx), -(double)p->n);

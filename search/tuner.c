@@ -255,6 +255,8 @@ static ts_status measure(ts_tuner *t, int n, const ts_schedule *const *sch,
 {
 	if (t->opt.measure_fn)
 		return t->opt.measure_fn(t->opt.measure_data, n, sch, res);
+	if (!t->measurer && t->opt.measurer)
+		t->measurer = t->opt.measurer;
 	if (!t->measurer)
 		t->measurer = ts_measurer_new(t->ctx, t->dag, &t->opt.measure,
 			ts_ctx_get_seed(t->ctx));
@@ -442,7 +444,7 @@ void ts_tuner_free(ts_tuner *t)
 	if (!t)
 		return;
 	tuner_release(t);
-	if (t->measurer)
+	if (t->measurer && t->measurer != t->opt.measurer)
 		ts_measurer_free(t->measurer);
 	t->measurer = NULL;
 }

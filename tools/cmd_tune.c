@@ -254,21 +254,19 @@ struct task_result {
 	double elapsed_s;
 };
 
-/* Measure the naive schedule of "dag" with "mo" into "*out" (INFINITY
+/* Measure the naive schedule of "dag" with "m" into "*out" (INFINITY
  * when it fails). */
 static ts_status measure_naive(ts_ctx *ctx, const ts_dag *dag,
-	const ts_measure_options *mo, uint64_t seed, double *out)
+	ts_measurer *m, double *out)
 {
-	ts_measurer *m = ts_measurer_new(ctx, dag, mo, seed);
 	ts_measure_result r;
 	const ts_schedule *naive = ts_schedule_naive(ctx, dag);
 
 	*out = INFINITY;
-	if (!m || ts_measure(m, naive, &r) < 0)
+	if (ts_measure(m, naive, &r) < 0)
 		return TS_ERROR;
 	if (r.error == TS_ERR_NONE)
 		*out = r.median_s;
-	ts_measurer_free(m);
 	return TS_OK;
 }
 
@@ -307,6 +305,7 @@ static ts_status tune_task(ts_ctx *ctx, const struct tune_opts *o,
 {
 	ts_tune_options to = ts_tune_options_default();
 	ts_tuner *t;
+	ts_status st;
 
 	to.trials = o->trials;
 	to.topk = o->topk;
@@ -316,14 +315,20 @@ static ts_status tune_task(ts_ctx *ctx, const struct tune_opts *o,
 	to.log = o->log;
 	to.measure.threads = o->threads;
 	r->name = dag->name ? dag->name : o->file;
-	if (measure_naive(ctx, dag, &to.measure, o->seed, &r->naive_s) < 0 ||
-	    !(t = ts_tuner_new(ctx, dag, target, &to)))
+	to.measurer = ts_measurer_new(ctx, dag, &to.measure, o->seed);
+	if (!to.measurer)
 		return TS_ERROR;
-	ts_tool_warnings(ctx);
-	if (ts_tuner_run(t, o->quiet ? NULL : progress_bar, NULL) < 0) {
-		ts_tuner_free(t);
+	if (measure_naive(ctx, dag, to.measurer, &r->naive_s) < 0 ||
+	    !(t = ts_tuner_new(ctx, dag, target, &to))) {
+		ts_measurer_free(to.measurer);
 		return TS_ERROR;
 	}
+	ts_tool_warnings(ctx);
+	st = ts_tuner_run(t, o->quiet ? NULL : progress_bar, NULL);
+	ts_tuner_free(t);
+	ts_measurer_free(to.measurer);
+	if (st < 0)
+		return TS_ERROR;
 	if (!o->quiet)
 		fputc('\n', stderr);
 	r->static_s = ts_tuner_static_time(t);
@@ -332,11 +337,8 @@ static ts_status tune_task(ts_ctx *ctx, const struct tune_opts *o,
 	r->resumed = ts_tuner_resumed(t);
 	for (int c = 0; c < TS_ERR_COUNT; c++)
 		r->errors[c] = ts_tuner_errors(t, c);
-	if (o->log && write_curve(ctx, o, t, r->name) < 0) {
-		ts_tuner_free(t);
+	if (o->log && write_curve(ctx, o, t, r->name) < 0)
 		return TS_ERROR;
-	}
-	ts_tuner_free(t);
 	return TS_OK;
 }
 

@@ -134,8 +134,8 @@ void ts_evolve_mark(ts_evolve *e, const ts_config *c);
 bool ts_evolve_is_marked(const ts_evolve *e, const ts_config *c);
 int ts_evolve_marked(const ts_evolve *e);
 /* The next "n" configurations to measure: never marked, distinct,
- * ranked by "score" (NULL: random order), with a share "eps" drawn at
- * random.  They are marked.  Returns the number found in "*out" (fewer
+ * ranked by "score", with a share "eps" drawn at random.  Without a
+ * score: half from the seeds in order, the rest random samples.  They are marked.  Returns the number found in "*out" (fewer
  * than "n" when the space is exhausted), or -1 on error. */
 int ts_evolve_next(ts_evolve *e, int n, ts_score_fn score, void *data,
 	ts_config **out);
@@ -155,8 +155,11 @@ typedef struct ts_tune_options {
 	const char *log;	/* records log (JSON lines), or NULL */
 	ts_measure_options measure;
 	ts_evolve_options evolve;
+	/* A measurer of the same DAG to use (borrowed; NULL: the tuner makes
+	 * its own with "measure"). */
+	ts_measurer *measurer;
 	/* How to measure, for tests and for other measurers (NULL: ts_measure
-	 * with "measure"): fill "out"[0..n) for "sch"[0..n). */
+	 * with the measurer): fill "out"[0..n) for "sch"[0..n). */
 	ts_status (*measure_fn)(void *data, int n,
 		const ts_schedule *const *sch, ts_measure_result *out);
 	void *measure_data;
@@ -203,8 +206,8 @@ int ts_tuner_resumed(const ts_tuner *t);
 /* Failed measurements of this run with error "code". */
 int ts_tuner_errors(const ts_tuner *t, ts_error_code code);
 const ts_template *ts_tuner_template(const ts_tuner *t);
-/* Release the cost model's handles (also done when the context is
- * freed). */
+/* Release the cost model's handles and the measurer the tuner made
+ * (also done when the context is freed); the results stay readable. */
 void ts_tuner_free(ts_tuner *t);
 
 /* The tuning curve (best time against trials): CSV with a header

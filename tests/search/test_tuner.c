@@ -399,6 +399,37 @@ static void test_tuner_resume__skips_measured_configs(void **state)
 	fake_free(&b);
 }
 
+/* Tune the tiny matmul with "f" in a fresh context seeded "seed" and
+ * return the schedules measured, one JSON per line. */
+static char *tuned_sequence(uint64_t seed)
+{
+	struct fake f = { 0 };
+	size_t len = 0;
+	char *all;
+
+	tune_fresh(seed, 24, NULL, &f);
+	for (int i = 0; i < f.n; i++)
+		len += strlen(f.seen[i]) + 1;
+	all = malloc(len + 1);
+	*all = '\0';
+	for (int i = 0; i < f.n; i++)
+		strcat(strcat(all, f.seen[i]), "\n");
+	fake_free(&f);
+	return all;
+}
+
+static void test_tuner_same_seed__same_candidates(void **state)
+{
+	char *a = tuned_sequence(21), *b = tuned_sequence(21);
+	char *c = tuned_sequence(22);
+
+	assert_string_equal(a, b);
+	assert_string_not_equal(a, c);
+	free(a);
+	free(b);
+	free(c);
+}
+
 static void test_tuner_topk__measures_the_static_top_k(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -530,6 +561,7 @@ int main(void)
 		TS_TEST(test_crossover__takes_each_knob_from_a_parent),
 		TS_TEST(test_tuner_fake__measures_distinct_and_keeps_best),
 		TS_TEST(test_tuner_resume__skips_measured_configs),
+		TS_TEST(test_tuner_same_seed__same_candidates),
 		TS_TEST(test_tuner_topk__measures_the_static_top_k),
 		TS_TEST(test_tuner_bad_options__is_an_error),
 		TS_TEST(test_tuner_real__best_schedule_matches_interpreter),

@@ -9,3 +9,6 @@ check_PROGRAMS += tests/search/test_tuner
 TESTS += tests/search/test_tuner
 tests_search_test_tuner_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_search_test_tuner_LDADD = $(TEST_LIBS)
+
+TESTS += tests/search/test_tune_cli.sh
+EXTRA_DIST += tests/search/test_tune_cli.sh

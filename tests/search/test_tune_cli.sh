@@ -1,0 +1,58 @@
+#!/bin/sh
+# tessel tune: a short run writes the summary, the log and the curve;
+# a second run resumes from the log; bad usage is an error; the best
+# record applies through tessel run --records when that option exists.
+set -e
+tessel="${TS_BUILDDIR:-.}/tools/tessel"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+cat > "$tmp/mm.tsl" <<'TSL'
+input A: f32[32, 24]
+input B: f32[24, 40]
+output C[i: 32, j: 40] = sum(k: 24) A[i, k] * B[k, j]
+TSL
+
+"$tessel" tune "$tmp/mm.tsl" --trials 8 --batch 4 --log "$tmp/mm.jsonl" \
+	> "$tmp/out" 2> "$tmp/err"
+grep -q "^task  *naive ms  *static ms  *tuned ms  *speedup" "$tmp/out"
+grep -q "^mm  *[0-9.]*  *[0-9.-]*  *[0-9.]*  *[0-9.]*x .* 8 " "$tmp/out"
+grep -q "8/8  best [0-9.]* ms" "$tmp/err"
+test "$(wc -l < "$tmp/mm.jsonl")" = 8
+test "$(head -1 "$tmp/mm.csv")" = "trial,best_s"
+test "$(wc -l < "$tmp/mm.csv")" = 9
+grep -q "<polyline" "$tmp/mm.svg"
+
+# resume: the 8 records are reused, 4 new measurements are appended
+"$tessel" tune "$tmp/mm.tsl" --trials 4 --batch 4 --log "$tmp/mm.jsonl" \
+	--quiet > "$tmp/out" 2> "$tmp/err"
+grep -q "(8 records resumed from the log)" "$tmp/out"
+test "$(wc -l < "$tmp/mm.jsonl")" = 12
+test ! -s "$tmp/err" || ! grep -q "\[#" "$tmp/err"
+
+# hardware-guided top-k
+"$tessel" tune "$tmp/mm.tsl" --topk 3 --quiet > "$tmp/out"
+grep -q "^mm .* 3  " "$tmp/out"
+
+rc=0
+"$tessel" tune "$tmp/mm.tsl" --trials 0 2> "$tmp/err" || rc=$?
+test "$rc" = 2
+grep -q "bad value '0' for --trials" "$tmp/err"
+rc=0
+"$tessel" tune "$tmp/nope.tsl" 2> "$tmp/err" || rc=$?
+test "$rc" = 2
+grep -q "nope.tsl" "$tmp/err"
+rc=0
+"$tessel" tune "$tmp/mm.tsl" --target h100 2> "$tmp/err" || rc=$?
+test "$rc" = 2
+grep -q "target 'h100' is a gpu; tuning measures on this CPU" "$tmp/err"
+
+if "$tessel" run --help | grep -q -- "--records"; then
+	"$tessel" run "$tmp/mm.tsl" --records "$tmp/mm.jsonl" --check \
+		> "$tmp/out"
+	grep -q "check: pass" "$tmp/out"
+	echo "tessel tune: run, resume, top-k, 3 errors and run --records checked"
+else
+	echo "tessel tune: run, resume, top-k and 3 errors checked" \
+		"(tessel run has no --records: not checked)"
+fi
