@@ -22,14 +22,15 @@ static ts_dag *parse_owned(ts_ctx *ctx, const char *name, char *src)
 	return dag;
 }
 
-/* Close the stream "f" over "buf" and return the text. */
-static char *finish_text(FILE *f, char *buf)
+/* Close the stream "f" over "*buf" and return the text (the stream
+ * sets "*buf" when it is closed). */
+static char *finish_text(FILE *f, char **buf)
 {
 	if (fclose(f) != 0) {
-		free(buf);
+		free(*buf);
 		return NULL;
 	}
-	return buf;
+	return *buf;
 }
 
 /* Softmax over the "n" columns of L[i, k] into output "Y". */
@@ -72,7 +73,7 @@ char *ts_network_lenet_source(int batch)
 		"D2[i: N, o: 10] = sum(k: 500) F1[i, k] * W4[o, k]\n"
 		"L[i: N, o: 10] = D2[i, o] + B4[o]\n");
 	softmax_text(f, batch, 10);
-	return finish_text(f, buf);
+	return finish_text(f, &buf);
 }
 
 ts_dag *ts_network_lenet(ts_ctx *ctx, int batch)
@@ -99,7 +100,7 @@ char *ts_network_mlp_source(int batch)
 		"H2[i: N, o: 512] = max(D2[i, o] + B2[o], 0.0)\n"
 		"D3[i: N, o: 10] = sum(k: 512) H2[i, k] * W3[o, k]\n"
 		"output Y[i: N, o: 10] = D3[i, o] + B3[o]\n");
-	return finish_text(f, buf);
+	return finish_text(f, &buf);
 }
 
 ts_dag *ts_network_mlp(ts_ctx *ctx, int batch)
@@ -231,7 +232,7 @@ char *ts_network_resnet18_source(int batch, int image, int width,
 	}
 	free(body);
 	free(decl);
-	return f ? finish_text(f, buf) : NULL;
+	return f ? finish_text(f, &buf) : NULL;
 }
 
 ts_dag *ts_network_resnet18(ts_ctx *ctx, int batch, int image, int width,
@@ -330,7 +331,7 @@ char *ts_network_transformer_source(int seq, int hidden, int heads,
 	layernorm_text(f, "N1", "A1", "G1", "E1", seq, hidden, false);
 	mlp_text(f, seq, hidden, ffn);
 	layernorm_text(f, "Y", "A2", "G2", "E2", seq, hidden, true);
-	return finish_text(f, buf);
+	return finish_text(f, &buf);
 }
 
 ts_dag *ts_network_transformer(ts_ctx *ctx, int seq, int hidden, int heads,

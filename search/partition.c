@@ -312,21 +312,56 @@ static int find_task(ts_ctx *ctx, ts_partition *p, ts_dag *sub,
 	return t->id;
 }
 
-/* Build subgraph "g" anchored at "anchor" into "p". */
-static ts_status build_subgraph(ts_ctx *ctx, ts_partition *p,
-	const struct membership *ms, int g, int anchor,
-	const ts_dag_info *info)
+/* Whether subgraph "g" reads a tensor that subgraph "h" writes. */
+static bool reads_from(const ts_subgraph *g, const ts_subgraph *h)
 {
-	ts_subgraph *sg = &p->subgraphs[g];
-	ts_dag *sub;
+	for (int i = 0; i < g->ninputs; i++)
+		for (int o = 0; o < h->noutputs; o++)
+			if (g->inputs[i] == h->outputs[o])
+				return true;
+	return false;
+}
 
-	sg->anchor = anchor;
-	collect(p->dag, ms, g, sg);
-	sub = subgraph_dag(ctx, p->dag, sg);
+/* Order the "n" subgraphs "sg" so that each comes after every subgraph it
+ * reads from (anchors in topological order break ties); write the order
+ * into "order".  A subgraph that reads from a later one exists when a
+ * stage fused or inlined into it reads a tensor whose anchor comes later
+ * in the DAG's order (a residual branch). */
+static ts_status order_subgraphs(ts_ctx *ctx, const ts_dag *dag,
+	const ts_subgraph *sg, int n, int *order)
+{
+	bool *done = ts_new_atomic(bool, n + 1);
+
+	for (int k = 0; k < n; k++) {
+		int pick = -1;
+		for (int g = 0; g < n && pick < 0; g++) {
+			bool ready = !done[g];
+			for (int h = 0; h < n && ready; h++)
+				ready = h == g || done[h] ||
+					!reads_from(&sg[g], &sg[h]);
+			if (ready)
+				pick = g;
+		}
+		if (pick < 0)
+			return ts_ctx_set_error(ctx, "network '%s': the "
+				"subgraphs read each other in a cycle",
+				dag->name ? dag->name : "dag");
+		done[pick] = true;
+		order[k] = pick;
+	}
+	return TS_OK;
+}
+
+/* Build the DAG and the task of subgraph "sg" of "p". */
+static ts_status build_subgraph(ts_ctx *ctx, ts_partition *p,
+	ts_subgraph *sg, const ts_dag_info *info)
+{
+	ts_dag *sub = subgraph_dag(ctx, p->dag, sg);
+
 	if (!sub)
 		return ts_ctx_set_error(ctx, "network '%s': cannot build the "
 			"subgraph of stage '%s': %s", p->dag->name ?
-			p->dag->name : "dag", p->dag->stages[anchor]->name,
+			p->dag->name : "dag", p->dag->stages[sg->anchor]->name,
 			ts_ctx_error(ctx));
 	sg->task = find_task(ctx, p, sub, p->dag, sg, info);
 	return sg->task < 0 ? TS_ERROR : TS_OK;
@@ -338,8 +373,9 @@ ts_partition *ts_partition_dag(ts_ctx *ctx, const ts_dag *dag,
 	ts_dag_info *info;
 	ts_template *tp;
 	struct membership *ms;
+	ts_subgraph *sg;
 	ts_partition *p;
-	int *anchors, ng;
+	int *anchors, *order, ng;
 
 	if (!dag || !target)
 		return NULL;
@@ -350,13 +386,23 @@ ts_partition *ts_partition_dag(ts_ctx *ctx, const ts_dag *dag,
 	ms = ts_new_array(struct membership, dag->nstages);
 	anchors = ts_new_atomic(int, dag->nstages);
 	ng = assign(tp, ms, anchors);
+	sg = ts_new_array(ts_subgraph, ng + 1);
+	order = ts_new_atomic(int, ng + 1);
+	for (int g = 0; g < ng; g++) {
+		sg[g].anchor = anchors[g];
+		collect(dag, ms, g, &sg[g]);
+	}
+	if (order_subgraphs(ctx, dag, sg, ng, order) < 0)
+		return NULL;
 	p = ts_new(ts_partition);
 	p->dag = dag;
 	p->nsubgraphs = ng;
-	p->subgraphs = ts_new_array(ts_subgraph, ng ? ng : 1);
-	for (int g = 0; g < ng; g++)
-		if (build_subgraph(ctx, p, ms, g, anchors[g], info) < 0)
+	p->subgraphs = ts_new_array(ts_subgraph, ng + 1);
+	for (int k = 0; k < ng; k++) {
+		p->subgraphs[k] = sg[order[k]];
+		if (build_subgraph(ctx, p, &p->subgraphs[k], info) < 0)
 			return NULL;
+	}
 	return p;
 }
 

@@ -140,6 +140,38 @@ ts_status ts_network_time_task(ts_network *net, int task,
 	double min_total_s, ts_timing *out);
 void ts_network_free(ts_network *net);
 
+/* The task scheduler (search/taskscheduler.c): shares "rounds" tuning
+ * rounds of "trials" measurements among the tasks of a partition.  A
+ * round robin first gives every task one round; then each round goes to
+ * the task with the largest expected gain: weight x the larger of its
+ * recent drop per round and the drop it would see if it reached the
+ * flops rate of the fastest task of its class.  Tasks still without a
+ * valid schedule after their first round are marked dead and skipped.
+ *
+ * "fn"("data", task, trials, &best) tunes "task" for "trials" more
+ * measurements and writes its best time so far in seconds (INFINITY when
+ * no candidate was valid); with the tuner of <tessel/tune.h> it runs one
+ * ts_tuner per task.  "progress" (may be NULL) sees, after each round,
+ * the round number, the task and the estimated network latency (the
+ * weighted sum of the tasks' best times). */
+typedef ts_status (*ts_task_tune_fn)(void *data, int task, int trials,
+	double *best_s);
+typedef void (*ts_task_progress_fn)(void *data, int round, int task,
+	double latency_s);
+
+typedef struct ts_task_schedule {
+	int nrounds;		/* rounds run */
+	int *order;		/* task of each round */
+	double *latency;	/* estimated network latency after each */
+	int *rounds_of;		/* rounds per task */
+	double *best;		/* best time per task (INFINITY: none) */
+	bool *dead;		/* per task: no valid schedule */
+} ts_task_schedule;
+
+ts_task_schedule *ts_task_schedule_run(ts_ctx *ctx, const ts_partition *p,
+	int rounds, int trials, ts_task_tune_fn fn, void *data,
+	ts_task_progress_fn progress, void *pdata);
+
 /* Graph-level layout choice, as an abstract problem: node n has
  * "ncands"[n] candidate layouts, candidate c costing cost[n][c] (its
  * best kernel time); an edge (u, v) costs trans[e][cu * ncands[v] + cv]

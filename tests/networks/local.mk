@@ -9,3 +9,7 @@ tests_networks_test_executor_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_networks_test_executor_LDADD = examples/libnetworks.la $(TEST_LIBS)
 tests_networks_test_layout_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_networks_test_layout_LDADD = $(TEST_LIBS)
+check_PROGRAMS += tests/networks/test_taskscheduler
+TESTS += tests/networks/test_taskscheduler
+tests_networks_test_taskscheduler_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_networks_test_taskscheduler_LDADD = $(TEST_LIBS)

@@ -10,7 +10,7 @@
  * 0: a chain, 1: a tree (each node feeds a later one), 2: a DAG. */
 static ts_layout_problem *random_problem(ts_ctx *ctx, int n, int shape)
 {
-	int ncands[16];
+	int ncands[16] = { 0 };
 	ts_layout_problem *lp;
 
 	for (int v = 0; v < n; v++)

@@ -86,23 +86,57 @@ static void test_partition_lenet__anchors_are_reductions(void **state)
 static void test_partition_equal_layers__one_task_weight_two(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_dag *dag = ts_parse_string(ctx, "twice",
+	/* Each relu is computed at the next layer's reduction (a location
+	 * knob), so layers B and C are the same subgraph: the relu of the
+	 * layer before, a 32x32 dense layer. */
+	ts_dag *dag = ts_parse_string(ctx, "four",
 		"input X: f32[4, 32]\ninput W1: f32[32, 32]\n"
-		"input W2: f32[32, 32]\n"
+		"input W2: f32[32, 32]\ninput W3: f32[32, 32]\n"
+		"input W4: f32[32, 32]\n"
 		"A[i: 4, o: 32] = sum(k: 32) X[i, k] * W1[o, k]\n"
 		"RA[i: 4, o: 32] = max(A[i, o], 0.0)\n"
 		"B[i: 4, o: 32] = sum(k: 32) RA[i, k] * W2[o, k]\n"
-		"output RB[i: 4, o: 32] = max(B[i, o], 0.0)\n");
+		"RB[i: 4, o: 32] = max(B[i, o], 0.0)\n"
+		"C[i: 4, o: 32] = sum(k: 32) RB[i, k] * W3[o, k]\n"
+		"RC[i: 4, o: 32] = max(C[i, o], 0.0)\n"
+		"D[i: 4, o: 32] = sum(k: 32) RC[i, k] * W4[o, k]\n"
+		"output RD[i: 4, o: 32] = max(D[i, o], 0.0)\n");
 	ts_partition *p = partition(ctx, dag);
+	const ts_task *t;
 
 	check_partition(dag, p);
-	assert_int_equal(p->nsubgraphs, 2);
-	assert_int_equal(p->ntasks, 1);
-	assert_int_equal(p->tasks[0]->weight, 2);
-	assert_int_equal(p->subgraphs[0].task, p->subgraphs[1].task);
-	/* 4 x 32 x 32 multiply-adds and 4 x 32 maxima per layer. */
-	assert_int_equal(p->tasks[0]->flops, 2 * 4 * 32 * 32 + 4 * 32);
-	assert_int_equal(ts_partition_flops(p), 2 * p->tasks[0]->flops);
+	assert_int_equal(p->nsubgraphs, 4);
+	assert_int_equal(p->ntasks, 3);
+	assert_int_equal(p->subgraphs[1].task, p->subgraphs[2].task);
+	t = p->tasks[p->subgraphs[1].task];
+	assert_int_equal(t->weight, 2);
+	assert_int_equal(t->dag->nstages, 2);
+	assert_string_equal(t->name, "B");
+	/* 4 x 32 x 32 multiply-adds and 4 x 32 maxima. */
+	assert_int_equal(t->flops, 2 * 4 * 32 * 32 + 4 * 32);
+	assert_int_equal(ts_partition_flops(p), p->tasks[0]->flops +
+		2 * t->flops + p->tasks[2]->flops);
+}
+
+static void test_partition_residual__branch_runs_first(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_network_resnet18(ctx, 1, 32, 4, 10);
+	ts_partition *p = partition(ctx, dag);
+	int down = -1, join = -1;
+
+	check_partition(dag, p);
+	/* The downsampling conv of stage 2 runs before the subgraph whose
+	 * epilogue adds it to the main branch. */
+	for (int g = 0; g < p->nsubgraphs; g++) {
+		const char *a = dag->stages[p->subgraphs[g].anchor]->name;
+		if (!strcmp(a, "L2a_D_C"))
+			down = g;
+		if (!strcmp(a, "L2a_B_C"))
+			join = g;
+	}
+	assert_true(down >= 0 && join >= 0);
+	assert_true(down < join);
 }
 
 static void test_partition_int8_conv_requantise__one_task_int8_out(
@@ -211,6 +245,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		TS_TEST(test_partition_lenet__anchors_are_reductions),
 		TS_TEST(test_partition_equal_layers__one_task_weight_two),
+		TS_TEST(test_partition_residual__branch_runs_first),
 		TS_TEST(test_partition_int8_conv_requantise__one_task_int8_out),
 		TS_TEST(test_partition_resnet18_reduced__blocks_deduplicated),
 		TS_TEST(test_partition_transformer_reduced__covers_all),

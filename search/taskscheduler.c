@@ -1,0 +1,151 @@
+/* The task scheduler: shares a tuning budget across the tasks of a
+ * network.
+ *
+ * First every task gets one round (warm-up, round robin).  Then each
+ * round goes to the task with the largest expected gain in network
+ * latency, weight x expected drop of its time in the next round:
+ *
+ *	backward  the drop per round over the last rounds of that task
+ *	forward   the drop still possible if the task ran as fast (in
+ *		  flops per second) as the fastest task of its class,
+ *		  spread over the rounds it has had (optimistic, so that a
+ *		  task that looks slow for its flops gets tried)
+ *
+ * and the expectation is the larger of the two.  A task with no valid
+ * schedule after its warm-up round is marked and never chosen again.
+ * The estimated network latency is the weighted sum of the tasks' best
+ * times; the progress callback sees it fall round by round.
+ */
+#include <config.h>
+
+#include <math.h>
+
+#include <tessel/network.h>
+
+#include "dsl/internal.h"
+
+/* The state of one task. */
+struct task_state {
+	double best;		/* best time so far (INFINITY: none) */
+	double *history;	/* best after each of its rounds */
+	int rounds;
+	bool dead;		/* no valid schedule */
+};
+
+/* The estimated latency of the network: weighted best times of "st";
+ * tasks without a time are left out. */
+static double latency(const ts_partition *p, const struct task_state *st)
+{
+	double l = 0;
+
+	for (int t = 0; t < p->ntasks; t++)
+		if (isfinite(st[t].best))
+			l += p->tasks[t]->weight * st[t].best;
+	return l;
+}
+
+/* Flops per second of the fastest task of the class of "t". */
+static double best_rate(const ts_partition *p, const struct task_state *st,
+	int t)
+{
+	double r = 0;
+
+	for (int u = 0; u < p->ntasks; u++)
+		if (p->tasks[u]->klass == p->tasks[t]->klass &&
+		    isfinite(st[u].best) && st[u].best > 0)
+			r = TS_MAX(r, p->tasks[u]->flops / st[u].best);
+	return r;
+}
+
+/* The expected gain of one more round of task "t". */
+static double expected_gain(const ts_partition *p,
+	const struct task_state *st, int t, int window)
+{
+	const struct task_state *s = &st[t];
+	double back = 0, fwd = 0, rate;
+	int w = TS_MIN(window, s->rounds - 1);
+
+	if (s->dead || !isfinite(s->best))
+		return -1;
+	if (w > 0 && isfinite(s->history[s->rounds - 1 - w]))
+		back = (s->history[s->rounds - 1 - w] - s->best) / w;
+	rate = best_rate(p, st, t);
+	if (rate > 0)
+		fwd = TS_MAX(0.0, s->best - p->tasks[t]->flops / rate) /
+			s->rounds;
+	/* A little optimism for every task, so that ties break towards
+	 * the task with the most time left and nothing starves. */
+	fwd = TS_MAX(fwd, 0.01 * s->best / s->rounds);
+	return p->tasks[t]->weight * TS_MAX(back, fwd);
+}
+
+/* Give one round to task "t" and record it. */
+static ts_status run_round(ts_task_tune_fn fn, void *data,
+	struct task_state *s, int t, int trials)
+{
+	double best = INFINITY;
+
+	if (fn(data, t, trials, &best) < 0)
+		return TS_ERROR;
+	if (best < s->best)
+		s->best = best;
+	s->history = ts_grow(s->history, sizeof(double), s->rounds,
+		s->rounds + 1);
+	s->history[s->rounds++] = s->best;
+	return TS_OK;
+}
+
+/* The task to tune next, or -1 when every task is dead. */
+static int pick(const ts_partition *p, const struct task_state *st,
+	int window)
+{
+	double best = -1;
+	int arg = -1;
+
+	for (int t = 0; t < p->ntasks; t++) {
+		double g = expected_gain(p, st, t, window);
+		if (g > best) {
+			best = g;
+			arg = t;
+		}
+	}
+	return arg;
+}
+
+ts_task_schedule *ts_task_schedule_run(ts_ctx *ctx, const ts_partition *p,
+	int rounds, int trials_per_round, ts_task_tune_fn fn, void *data,
+	ts_task_progress_fn progress, void *pdata)
+{
+	struct task_state *st = ts_new_array(struct task_state, p->ntasks + 1);
+	ts_task_schedule *r = ts_new(ts_task_schedule);
+
+	r->rounds_of = ts_new_atomic(int, p->ntasks + 1);
+	r->order = ts_new_atomic(int, rounds + 1);
+	r->latency = ts_new_atomic(double, rounds + 1);
+	for (int t = 0; t < p->ntasks; t++)
+		st[t].best = INFINITY;
+	for (int k = 0; k < rounds; k++) {
+		int t = k < p->ntasks ? k : pick(p, st, 3);
+		if (t < 0)
+			break;
+		if (run_round(fn, data, &st[t], t, trials_per_round) < 0) {
+			ts_ctx_set_error(ctx, "tuning task %d (anchor '%s'): %s",
+				t, p->tasks[t]->name, ts_ctx_error(ctx));
+			return NULL;
+		}
+		st[t].dead = !isfinite(st[t].best);
+		r->order[r->nrounds] = t;
+		r->rounds_of[t]++;
+		r->latency[r->nrounds++] = latency(p, st);
+		if (progress)
+			progress(pdata, r->nrounds, t,
+				r->latency[r->nrounds - 1]);
+	}
+	r->best = ts_new_atomic(double, p->ntasks + 1);
+	r->dead = ts_new_atomic(bool, p->ntasks + 1);
+	for (int t = 0; t < p->ntasks; t++) {
+		r->best[t] = st[t].best;
+		r->dead[t] = st[t].dead;
+	}
+	return r;
+}
