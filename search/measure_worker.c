@@ -45,6 +45,7 @@ struct worker {
 	double min_repeat_s;
 	char *flush_buf;	/* larger than the last-level cache */
 	size_t flush_size;
+	volatile char flush_sink;	/* keeps the flush reads */
 	char in[4096];		/* unread request bytes */
 	size_t nin;
 };
@@ -247,16 +248,21 @@ static int worker_reference(struct worker *w)
 	return 0;
 }
 
-/* Evict the caches by touching every line of the flush buffer of "w". */
+/* Evict the caches by reading every line of the flush buffer of "w".
+ * Reads, not writes: the buffer was written once by the worker, so its
+ * children share its pages and reading them copies nothing. */
 static void flush_caches(struct worker *w)
 {
-	volatile char *p = w->flush_buf;
+	const volatile char *p = w->flush_buf;
+	char sum = 0;
 
 	for (size_t i = 0; i < w->flush_size; i += 64)
-		p[i] = (char)(p[i] + 1);
+		sum = (char)(sum + p[i]);
+	w->flush_sink = sum;
 }
 
-/* Allocate the flush buffer of "w": twice the last-level cache. */
+/* Allocate the flush buffer of "w", twice the last-level cache, and
+ * write it so that its pages are real memory. */
 static void flush_init(struct worker *w)
 {
 	long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
@@ -267,6 +273,7 @@ static void flush_init(struct worker *w)
 	if (w->flush_size < ((size_t)8 << 20))
 		w->flush_size = (size_t)8 << 20;
 	w->flush_buf = ts_new_atomic(char, w->flush_size);
+	memset(w->flush_buf, 1, w->flush_size);
 }
 
 /* Change one output value of "args" so that the check must fail. */
@@ -301,30 +308,86 @@ static bool outputs_match(struct worker *w, ts_array **args,
 	return ok;
 }
 
-/* Time "m" on "args" after the check run that took "first" seconds:
- * samples until they add up to min_repeat_s (at least 3), each the mean
- * of enough runs to be well above the clock's resolution (one run after
- * a cache flush when flushing); send the result line. */
-static void time_runs(struct worker *w, ts_module *m, ts_array **args,
-	double first, double max_err, double build_s)
+typedef void (*fn1)(void *);
+typedef void (*fn2)(void *, void *);
+typedef void (*fn3)(void *, void *, void *);
+typedef void (*fn4)(void *, void *, void *, void *);
+typedef void (*fn5)(void *, void *, void *, void *, void *);
+typedef void (*fn6)(void *, void *, void *, void *, void *, void *);
+
+/* Call the function of "m" on the data of "args" ("n" of them), directly
+ * for up to six arguments (checked once by the check run), so that a
+ * timed run allocates nothing; else through ts_module_run. */
+static ts_status call(ts_module *m, ts_array **args, int n)
 {
-	int reps = 1, n = 0, cap = 1000;
-	double *s = ts_new_atomic(double, cap), total = 0;
+	void *f = ts_module_address(m);
+	void *p[6];
+
+	for (int i = 0; i < n && i < 6; i++)
+		p[i] = args[i]->data;
+	switch (f ? n : 0) {
+	case 1: ((fn1)f)(p[0]); return TS_OK;
+	case 2: ((fn2)f)(p[0], p[1]); return TS_OK;
+	case 3: ((fn3)f)(p[0], p[1], p[2]); return TS_OK;
+	case 4: ((fn4)f)(p[0], p[1], p[2], p[3]); return TS_OK;
+	case 5: ((fn5)f)(p[0], p[1], p[2], p[3], p[4]); return TS_OK;
+	case 6: ((fn6)f)(p[0], p[1], p[2], p[3], p[4], p[5]); return TS_OK;
+	default: return ts_module_run(m, args);
+	}
+}
+
+/* Run "m" on "args" "reps" times (after a flush when "w" asks for it);
+ * return the seconds per run, or a negative number on failure. */
+static double timed_runs(struct worker *w, ts_module *m, ts_array **args,
+	int reps)
+{
+	int n = w->dag->ninputs + w->dag->noutputs;
+	double t0;
+
+	if (w->flush)
+		flush_caches(w);
+	t0 = ts_measure_now();
+	for (int r = 0; r < reps; r++)
+		if (call(m, args, n) < 0)
+			return -1;
+	return (ts_measure_now() - t0) / reps;
+}
+
+/* The runs per sample: one when flushing (each run starts cold), else
+ * doubled from one until a sample lasts 0.2 ms (a twentieth of
+ * min_repeat_s if that is less), so that the clock's resolution and the
+ * call do not count, while samples stay short enough that the median
+ * ignores those a busy machine preempted.  This is also the warm-up. */
+static int calibrate(struct worker *w, ts_module *m, ts_array **args,
+	double build_s)
+{
+	double target = TS_MIN(w->min_repeat_s / 20, 2e-4), t;
+	int reps = 1;
+
+	if (w->flush)
+		return 1;
+	while ((t = timed_runs(w, m, args, reps)) * reps < target &&
+	       reps < (1 << 20))
+		reps *= 2;
+	if (t < 0)
+		fail(w, TS_ERR_RUNTIME, build_s);
+	return reps;
+}
+
+/* Time "m" on "args": after the warm-up, samples until the loop has
+ * lasted min_repeat_s (at least 3 samples, at most 1000); send the result
+ * line with "max_err" and "build_s". */
+static void time_runs(struct worker *w, ts_module *m, ts_array **args,
+	double max_err, double build_s)
+{
+	int reps = calibrate(w, m, args, build_s), n = 0, cap = 1000;
+	double *s = ts_new_atomic(double, cap), start = ts_measure_now();
 	ts_buf b;
 
-	if (!w->flush && first < w->min_repeat_s / 20)
-		reps = (int)TS_MIN(1e6, w->min_repeat_s / 20 /
-			fmax(first, 1e-8));
-	while (n < 3 || (total < w->min_repeat_s && n < cap)) {
-		double t0;
-		if (w->flush)
-			flush_caches(w);
-		t0 = ts_measure_now();
-		for (int r = 0; r < reps; r++)
-			if (ts_module_run(m, args) < 0)
-				fail(w, TS_ERR_RUNTIME, build_s);
-		s[n] = (ts_measure_now() - t0) / reps;
-		total += s[n++] * reps;
+	while (n < 3 || (ts_measure_now() - start < w->min_repeat_s &&
+	       n < cap)) {
+		if ((s[n++] = timed_runs(w, m, args, reps)) < 0)
+			fail(w, TS_ERR_RUNTIME, build_s);
 	}
 	ts_buf_init(&b);
 	ts_buf_printf(&b, "result 0 %.9g %.9g %d", max_err, build_s, n);
@@ -339,7 +402,7 @@ static void time_runs(struct worker *w, ts_module *m, ts_array **args,
 static void run_candidate(struct worker *w, const char *json, int fault)
 {
 	ts_compile_options opt = ts_compile_options_default();
-	double t0 = ts_measure_now(), build_s, first, err;
+	double t0 = ts_measure_now(), build_s, err;
 	ts_schedule *sch;
 	ts_func *f;
 	ts_module *m;
@@ -361,10 +424,8 @@ static void run_candidate(struct worker *w, const char *json, int fault)
 	ts_runtime_set_threads(w->threads);
 	if (!(args = worker_args(w, 99)))
 		fail(w, TS_ERR_RUNTIME, build_s);
-	t0 = ts_measure_now();
 	if (ts_module_run(m, args) < 0)
 		fail(w, TS_ERR_RUNTIME, build_s);
-	first = ts_measure_now() - t0;
 	if (fault == TS_FAULT_CRASH) {
 		volatile uintptr_t bad = 8;	/* a store to page zero */
 		*(volatile int *)bad = 1;
@@ -380,7 +441,7 @@ static void run_candidate(struct worker *w, const char *json, int fault)
 			build_s);
 		_exit(0);
 	}
-	time_runs(w, m, args, first, err, build_s);
+	time_runs(w, m, args, err, build_s);
 	_exit(0);
 }
 

@@ -259,7 +259,7 @@ ts_status ts_record_append(ts_ctx *ctx, const char *path,
 	if (!json)
 		return ts_ctx_set_error(ctx, "record: incomplete record for "
 			"'%s'", path);
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return ts_ctx_set_error(ctx, "cannot append to '%s': %s", path,
 			strerror(errno));
