@@ -14,6 +14,7 @@ struct build_opts {
 	const char *file;	/* the .tsl program */
 	const char *out;	/* the output folder */
 	const char *schedule;	/* "naive" or a JSON file */
+	const char *records;	/* a records log, or NULL */
 	const char *triple;	/* NULL: this machine */
 	const char *cpu;
 	const char *features;
@@ -33,6 +34,13 @@ struct build_option {
 static bool set_out(struct build_opts *o, const char *v)
 {
 	o->out = v;
+	return *v != '\0';
+}
+
+/* Take "v" as the records log of "o". */
+static bool set_records(struct build_opts *o, const char *v)
+{
+	o->records = v;
 	return *v != '\0';
 }
 
@@ -83,6 +91,8 @@ static const struct build_option build_options[] = {
 	{ "-o", true, set_out, "the output folder (created if missing)" },
 	{ "--schedule", true, set_schedule,
 	  "naive (default) or a schedule in a JSON file" },
+	{ "--records", true, set_records,
+	  "the best record of this log for the host (else static)" },
 	{ "--target-triple", true, set_triple,
 	  "e.g. aarch64-linux-gnu (default: this machine)" },
 	{ "--cpu", true, set_cpu,
@@ -212,7 +222,9 @@ static int build_program(ts_ctx *ctx, const struct build_opts *o)
 	char so[4096];
 	ts_func *f;
 
-	if (!dag || !(f = ts_tool_lower(ctx, dag, o->schedule))) {
+	if (!dag || !(f = o->records ? ts_tool_lower_records(ctx, dag,
+	    o->records, 0, "build") : ts_tool_lower(ctx, dag,
+	    o->schedule))) {
 		ts_tool_report(ctx);
 		return TS_EXIT_USAGE;
 	}

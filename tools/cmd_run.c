@@ -18,6 +18,7 @@
 struct run_opts {
 	const char *file;	/* the .tsl program */
 	const char *schedule;	/* "naive" or a JSON file */
+	const char *records;	/* a records log, or NULL */
 	int threads;		/* 0: OpenMP's default */
 	bool check;		/* compare with the interpreter */
 	bool json;		/* one JSON object on stdout */
@@ -49,6 +50,13 @@ static bool parse_int(const char *s, long long lo, long long hi,
 static bool set_schedule(struct run_opts *o, const char *v)
 {
 	o->schedule = v;
+	return *v != '\0';
+}
+
+/* Take "v" as the records log of "o". */
+static bool set_records(struct run_opts *o, const char *v)
+{
+	o->records = v;
 	return *v != '\0';
 }
 
@@ -101,6 +109,8 @@ static bool set_min_time(struct run_opts *o, const char *v)
 static const struct run_option run_options[] = {
 	{ "--schedule", true, set_schedule,
 	  "naive (default) or a schedule in a JSON file" },
+	{ "--records", true, set_records,
+	  "the best record of this log (else the static schedule)" },
 	{ "--threads", true, set_threads,
 	  "threads of parallel loops (default: OpenMP's)" },
 	{ "--check", false, set_check,
@@ -359,7 +369,9 @@ static int run_program(ts_ctx *ctx, const struct run_opts *o)
 	ts_module *m;
 	ts_array **args;
 
-	if (!dag || !(f = ts_tool_lower(ctx, dag, o->schedule))) {
+	if (!dag || !(f = o->records ? ts_tool_lower_records(ctx, dag,
+	    o->records, o->threads, "run") : ts_tool_lower(ctx, dag,
+	    o->schedule))) {
 		ts_tool_report(ctx);
 		return TS_EXIT_USAGE;
 	}

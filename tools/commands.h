@@ -30,6 +30,10 @@ ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule);
 int ts_cmd_analyze(int argc, char **argv);
 int ts_cmd_tune(int argc, char **argv);
 int ts_cmd_measure_worker(int argc, char **argv);
+/* Lower "dag" under the best record of "log" for the host with "threads"
+ * cores, or the static schedule (said on stderr). */
+ts_func *ts_tool_lower_records(ts_ctx *ctx, const ts_dag *dag,
+	const char *log, int threads, const char *verb);
 int ts_cmd_tasks(int argc, char **argv);
 int ts_cmd_schedule(int argc, char **argv);
 /* The target named "name": "host", a shipped name, or a JSON file. */

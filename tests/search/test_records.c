@@ -361,6 +361,98 @@ static void test_record_append__two_processes_do_not_interleave(
 	free(path);
 }
 
+/* Run the tessel program with "args" in the temporary folder; return
+ * its exit code and its standard output and error (not freed). */
+static int run_tessel(const char *args, char **out, char **err)
+{
+	const char *bdir = getenv("TS_BUILDDIR");
+	char *o = temp_path("out"), *e = temp_path("err"), cmd[4096];
+	FILE *fp;
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "'%s/tools/tessel' %s >'%s' 2>'%s'",
+		bdir ? bdir : TS_BUILDDIR, args, o, e);
+	status = system(cmd);
+	for (int k = 0; k < 2; k++) {
+		char **dst = k ? err : out;
+		*dst = calloc(1, 65536);
+		fp = fopen(k ? e : o, "r");
+		assert_non_null(fp);
+		fread(*dst, 1, 65535, fp);
+		fclose(fp);
+	}
+	unlink(o);
+	unlink(e);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_tessel_run_records__best_record_else_static(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "mm.tsl", matmul_src);
+	ts_target *host = ts_target_host(ctx), one = *host;
+	char *tsl = temp_path("tsl"), *log = temp_path("log");
+	char *out, *err, args[2048], want[2048];
+
+	assert_non_null(host);
+	one.cpu.cores = 1;
+	write_text(tsl, matmul_src);
+	/* A faster failed record, a valid one, and one of another target. */
+	assert_int_equal(ts_record_append(ctx, log, make_record(ctx, dag,
+		&one, ts_schedule_naive(ctx, dag), 1e-9, TS_ERR_WRONG_ANSWER,
+		1)), TS_OK);
+	assert_int_equal(ts_record_append(ctx, log, make_record(ctx, dag,
+		&one, tiled(ctx, dag), 2e-3, TS_ERR_NONE, 2)), TS_OK);
+	assert_int_equal(ts_record_append(ctx, log, make_record(ctx, dag,
+		cpu_target(ctx, "zen3", 1), ts_schedule_naive(ctx, dag), 1e-4,
+		TS_ERR_NONE, 3)), TS_OK);
+	snprintf(args, sizeof(args), "run '%s' --records '%s' --threads 1 "
+		"--check --json --min-time 0", tsl, log);
+	assert_int_equal(run_tessel(args, &out, &err), 0);
+	snprintf(want, sizeof(want), "tessel run: schedule of the record at "
+		"%s:2 (median 2 ms)", log);
+	if (!strstr(err, want))
+		fail_msg("expected \"%s\" on stderr, got \"%s\"", want, err);
+	assert_non_null(strstr(out, "\"passed\": true"));
+	/* With two threads the host target differs: no record applies. */
+	snprintf(args, sizeof(args), "run '%s' --records '%s' --threads 2 "
+		"--check --json --min-time 0", tsl, log);
+	assert_int_equal(run_tessel(args, &out, &err), 0);
+	assert_non_null(strstr(err, "no valid record in"));
+	assert_non_null(strstr(err, "using the static schedule"));
+	assert_non_null(strstr(out, "\"passed\": true"));
+	unlink(tsl);
+	unlink(log);
+}
+
+static void test_tessel_build_records__applies_host_record(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "mm.tsl", matmul_src);
+	ts_target *host = ts_target_host(ctx);
+	char *tsl = temp_path("tsl"), *log = temp_path("log");
+	char dir[512], *out, *err, args[2048];
+
+	assert_non_null(host);
+	write_text(tsl, matmul_src);
+	snprintf(dir, sizeof(dir), "%s.d", tsl);
+	assert_int_equal(ts_record_append(ctx, log, make_record(ctx, dag,
+		host, tiled(ctx, dag), 1e-3, TS_ERR_NONE, 2)), TS_OK);
+	snprintf(args, sizeof(args), "build '%s' --records '%s' -o '%s'", tsl,
+		log, dir);
+	assert_int_equal(run_tessel(args, &out, &err), 0);
+	assert_non_null(strstr(err, "tessel build: schedule of the record"));
+	/* A log that cannot be read is an error of the command line. */
+	snprintf(args, sizeof(args), "build '%s' --records /nonexistent/l "
+		"-o '%s'", tsl, dir);
+	assert_int_equal(run_tessel(args, &out, &err), 2);
+	assert_non_null(strstr(err, "cannot read records '/nonexistent/l'"));
+	snprintf(args, sizeof(args), "rm -rf '%s'", dir);
+	assert_int_equal(system(args), 0);
+	unlink(tsl);
+	unlink(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -372,6 +464,8 @@ int main(void)
 		TS_TEST(test_records_best__lowest_valid_for_workload_and_target),
 		TS_TEST(test_record_schedule__replays_to_same_program),
 		TS_TEST(test_record_append__two_processes_do_not_interleave),
+		TS_TEST(test_tessel_run_records__best_record_else_static),
+		TS_TEST(test_tessel_build_records__applies_host_record),
 	};
 
 	/* The append test forks children that allocate. */
