@@ -57,6 +57,7 @@ static const char *const fault_names[TS_FAULT_COUNT] = {
 	[TS_FAULT_HANG] = "hang",
 	[TS_FAULT_SLOW_BUILD] = "slow-build",
 	[TS_FAULT_CORRUPT] = "corrupt",
+	[TS_FAULT_KILL_WORKER] = "kill-worker",
 };
 
 /* Return the fault called "name", or -1. */
@@ -435,6 +436,8 @@ static void run_candidate(struct worker *w, const char *json, int fault)
 			pause();
 	if (fault == TS_FAULT_CORRUPT)
 		corrupt_output(w, args);
+	if (fault == TS_FAULT_KILL_WORKER)
+		kill(getppid(), SIGKILL);
 	if (!outputs_match(w, args, &err)) {
 		say_message(ts_ctx_error(w->ctx));
 		say("result %d %.9g %.9g 0\n", (int)TS_ERR_WRONG_ANSWER, err,

@@ -111,10 +111,10 @@ int ts_measurer_workers_started(const ts_measurer *m);
 /* For tests only: make the child of every later candidate misbehave.
  * "fault" is "crash" (SIGSEGV while running), "abort" (abort() while
  * building), "hang" (never returns from running), "slow-build" (sleeps
- * while building), "corrupt" (changes one output value), or NULL for
- * none.  The environment variable TS_MEASURE_FAULT sets the same at
- * ts_measurer_new.  Returns TS_ERROR with a message for an unknown
- * fault. */
+ * while building), "corrupt" (changes one output value), "kill-worker"
+ * (kills the worker process while running), or NULL for none.  The
+ * environment variable TS_MEASURE_FAULT sets the same at ts_measurer_new.
+ * Returns TS_ERROR with a message for an unknown fault. */
 ts_status ts_measurer_set_fault(ts_measurer *m, const char *fault);
 
 /* The worker program's entry point, for "tessel measure-worker": serve
