@@ -114,7 +114,8 @@ ts_stmt *ts_stmt_store(ts_tensor *buffer, int nidx, ts_expr *const *idx,
 	s->buffer = buffer;
 	s->nidx = nidx;
 	s->idx = ts_new_array(ts_expr *, nidx ? nidx : 1);
-	memcpy(s->idx, idx, sizeof(ts_expr *) * nidx);
+	for (int i = 0; i < nidx; i++)
+		s->idx[i] = idx[i];
 	s->value = value;
 	return s;
 }

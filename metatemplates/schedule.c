@@ -106,13 +106,16 @@ static void stage_copy(ts_sched_stage *d, const ts_sched_stage *ss)
 {
 	*d = *ss;
 	d->loops = ts_new_array(ts_sched_loop, ss->nloops + 1);
-	memcpy(d->loops, ss->loops, sizeof(*ss->loops) * ss->nloops);
+	if (ss->nloops)
+		memcpy(d->loops, ss->loops, sizeof(*ss->loops) * ss->nloops);
 	d->order = ts_new_atomic(int, ss->norder + 1);
 	memcpy(d->order, ss->order, sizeof(int) * ss->norder);
 	d->rels = ts_new_array(ts_sched_rel, ss->nrels + 1);
-	memcpy(d->rels, ss->rels, sizeof(*ss->rels) * ss->nrels);
+	if (ss->nrels)
+		memcpy(d->rels, ss->rels, sizeof(*ss->rels) * ss->nrels);
 	d->reads = ts_new_array(ts_sched_read, ss->nreads + 1);
-	memcpy(d->reads, ss->reads, sizeof(*ss->reads) * ss->nreads);
+	if (ss->nreads)
+		memcpy(d->reads, ss->reads, sizeof(*ss->reads) * ss->nreads);
 }
 
 ts_schedule *ts_schedule_copy(const ts_schedule *sch)
@@ -121,7 +124,8 @@ ts_schedule *ts_schedule_copy(const ts_schedule *sch)
 
 	*c = *sch;
 	c->steps = ts_new_array(ts_step, sch->nsteps + 1);
-	memcpy(c->steps, sch->steps, sizeof(ts_step) * sch->nsteps);
+	if (sch->nsteps)
+		memcpy(c->steps, sch->steps, sizeof(ts_step) * sch->nsteps);
 	c->stages = ts_new_array(ts_sched_stage, sch->dag->nstages + 1);
 	for (int i = 0; i < sch->dag->nstages; i++)
 		stage_copy(&c->stages[i], &sch->stages[i]);
