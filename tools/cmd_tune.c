@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gc.h>
@@ -254,6 +255,15 @@ struct task_result {
 	double elapsed_s;
 };
 
+/* Seconds of the monotonic clock. */
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 /* Measure the naive schedule of "dag" with "m" into "*out" (INFINITY
  * when it fails). */
 static ts_status measure_naive(ts_ctx *ctx, const ts_dag *dag,
@@ -267,6 +277,10 @@ static ts_status measure_naive(ts_ctx *ctx, const ts_dag *dag,
 		return TS_ERROR;
 	if (r.error == TS_ERR_NONE)
 		*out = r.median_s;
+	else
+		fprintf(stderr, "tessel tune: naive schedule of '%s': %s%s%s\n",
+			dag->name ? dag->name : "dag", ts_error_code_name(r.error),
+			r.message ? ": " : "", r.message ? r.message : "");
 	return TS_OK;
 }
 
@@ -318,13 +332,18 @@ static ts_status tune_task(ts_ctx *ctx, const struct tune_opts *o,
 	to.measurer = ts_measurer_new(ctx, dag, &to.measure, o->seed);
 	if (!to.measurer)
 		return TS_ERROR;
-	if (measure_naive(ctx, dag, to.measurer, &r->naive_s) < 0 ||
-	    !(t = ts_tuner_new(ctx, dag, target, &to))) {
+	if (measure_naive(ctx, dag, to.measurer, &r->naive_s) < 0) {
+		ts_measurer_free(to.measurer);
+		return TS_ERROR;
+	}
+	r->elapsed_s = now_s();
+	if (!(t = ts_tuner_new(ctx, dag, target, &to))) {
 		ts_measurer_free(to.measurer);
 		return TS_ERROR;
 	}
 	ts_tool_warnings(ctx);
 	st = ts_tuner_run(t, o->quiet ? NULL : progress_bar, NULL);
+	r->elapsed_s = now_s() - r->elapsed_s;
 	ts_tuner_free(t);
 	ts_measurer_free(to.measurer);
 	if (st < 0)
@@ -351,20 +370,30 @@ static void print_ms(double v, int w)
 		printf(" %*s", w, "-");
 }
 
+/* Print "a" / "b" as a speedup in a column of 8, or "-". */
+static void print_ratio(double a, double b)
+{
+	if (isfinite(a) && isfinite(b) && b > 0)
+		printf(" %7.2fx", a / b);
+	else
+		printf(" %8s", "-");
+}
+
 /* Print the summary table of the "n" tasks "r". */
 static void print_summary(int n, const struct task_result *r)
 {
-	printf("%-16s %10s %10s %10s %8s %8s %7s  %s\n", "task", "naive ms",
-		"static ms", "tuned ms", "speedup", "vs stat", "trials",
-		"errors");
+	printf("%-16s %10s %10s %10s %8s %8s %7s %8s  %s\n", "task",
+		"naive ms", "static ms", "tuned ms", "speedup", "vs stat",
+		"trials", "tuning s", "errors");
 	for (int i = 0; i < n; i++) {
 		bool any = false;
 		printf("%-16.16s", r[i].name);
 		print_ms(r[i].naive_s, 10);
 		print_ms(r[i].static_s, 10);
 		print_ms(r[i].tuned_s, 10);
-		printf(" %7.2fx %7.2fx %7d ", r[i].naive_s / r[i].tuned_s,
-			r[i].static_s / r[i].tuned_s, r[i].trials);
+		print_ratio(r[i].naive_s, r[i].tuned_s);
+		print_ratio(r[i].static_s, r[i].tuned_s);
+		printf(" %7d %8.1f ", r[i].trials, r[i].elapsed_s);
 		for (int c = 1; c < TS_ERR_COUNT; c++)
 			if (r[i].errors[c]) {
 				printf(" %s:%d", ts_error_code_name(c),

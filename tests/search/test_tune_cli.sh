@@ -16,7 +16,7 @@ TSL
 "$tessel" tune "$tmp/mm.tsl" --trials 8 --batch 4 --log "$tmp/mm.jsonl" \
 	> "$tmp/out" 2> "$tmp/err"
 grep -q "^task  *naive ms  *static ms  *tuned ms  *speedup" "$tmp/out"
-grep -q "^mm  *[0-9.]*  *[0-9.-]*  *[0-9.]*  *[0-9.]*x .* 8 " "$tmp/out"
+grep -q "^mm  *[0-9.]*  *[0-9.-]*  *[0-9.]*  *[0-9.-]*x* .* 8  *[0-9.]* " "$tmp/out"
 grep -q "8/8  best [0-9.]* ms" "$tmp/err"
 test "$(wc -l < "$tmp/mm.jsonl")" = 8
 test "$(head -1 "$tmp/mm.csv")" = "trial,best_s"
@@ -48,9 +48,12 @@ test "$rc" = 2
 grep -q "target 'h100' is a gpu; tuning measures on this CPU" "$tmp/err"
 
 if "$tessel" run --help | grep -q -- "--records"; then
-	"$tessel" run "$tmp/mm.tsl" --records "$tmp/mm.jsonl" --check \
-		> "$tmp/out"
+	# the tuner measured with 1 thread: its records are for the host
+	# with 1 core
+	"$tessel" run "$tmp/mm.tsl" --records "$tmp/mm.jsonl" --threads 1 \
+		--check > "$tmp/out" 2> "$tmp/err"
 	grep -q "check: pass" "$tmp/out"
+	grep -q "schedule of the record at $tmp/mm.jsonl:[0-9]*" "$tmp/err"
 	echo "tessel tune: run, resume, top-k, 3 errors and run --records checked"
 else
 	echo "tessel tune: run, resume, top-k and 3 errors checked" \
