@@ -466,6 +466,10 @@ static ts_status rfactor_apply(ts_schedule *sch, ts_sched_stage *ss,
 	if (ss->rfactor)
 		return ts_ctx_set_error(sch->ctx, "stage '%s': rfactor already "
 			"applied to '%s'", n, ss->rfactor);
+	if (ss->stage->ndim >= TS_MAX_DIMS)
+		return ts_ctx_set_error(sch->ctx, "stage '%s': rfactor needs a "
+			"dimension for '%s'; the stage already has %d", n,
+			st->loop, TS_MAX_DIMS);
 	if (ss->cache_write)
 		return ts_ctx_set_error(sch->ctx, "stage '%s': cache_write and "
 			"rfactor do not combine", n);
