@@ -27,3 +27,4 @@ EXTRA_DIST += bench/run.sh bench/results.md
 noinst_PROGRAMS += bench/bench_probe
 bench_bench_probe_SOURCES = bench/bench_probe.c $(BENCH_COMMON)
 bench_bench_probe_LDADD = examples/libcatalogue.la $(BENCH_LIBS)
+include $(srcdir)/bench/network.mk

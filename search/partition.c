@@ -11,7 +11,9 @@
 #include <config.h>
 
 #include <inttypes.h>
+#include <math.h>
 
+#include <tessel/lower.h>
 #include <tessel/network.h>
 #include <tessel/search.h>
 
@@ -440,15 +442,76 @@ void ts_partition_print(FILE *out, const ts_partition *p)
 	}
 }
 
+/* The median time of "sch" on task "dag" with "threads" threads on the
+ * arrays "args", or INFINITY when it does not lower or compile. */
+static double time_candidate(ts_ctx *ctx, const ts_dag *dag,
+	const ts_schedule *sch, int threads, ts_array **args)
+{
+	ts_compile_options co = ts_compile_options_default();
+	ts_func *f = ts_lower(ctx, dag, sch);
+	ts_module *m;
+	ts_timing t;
+	double s = INFINITY;
+
+	co.threads = threads;
+	m = f ? ts_module_compile(ctx, f, &co) : NULL;
+	if (m && ts_module_time(m, args, 0.02, &t) == TS_OK)
+		s = t.median_s;
+	if (m)
+		ts_module_free(m);
+	ts_ctx_clear_error(ctx);
+	return s;
+}
+
+/* Seeded inputs and fresh outputs for "dag", in argument order. */
+static ts_array **task_args(ts_ctx *ctx, const ts_dag *dag)
+{
+	ts_array **in = ts_dag_random_inputs(ctx, dag, 1);
+	ts_array **args = ts_new_array(ts_array *,
+		dag->ninputs + dag->noutputs + 1);
+
+	for (int i = 0; in && i < dag->ninputs; i++)
+		args[i] = in[i];
+	for (int o = 0; o < dag->noutputs; o++)
+		args[dag->ninputs + o] = ts_array_for_tensor(ctx,
+			dag->outputs[o]);
+	return in ? args : NULL;
+}
+
+/* The fastest of the ranked configurations of "r" on "dag". */
+static ts_schedule *fastest_of(ts_ctx *ctx, const ts_dag *dag,
+	const ts_static_result *r, int threads)
+{
+	ts_array **args = task_args(ctx, dag);
+	ts_schedule *best = NULL;
+	double best_s = INFINITY;
+
+	for (int i = 0; args && i < r->k; i++) {
+		ts_schedule *sch = ts_template_apply(r->tp, r->topk[i]);
+		double s = sch ? time_candidate(ctx, dag, sch, threads, args)
+			: INFINITY;
+		if (s < best_s) {
+			best_s = s;
+			best = sch;
+		}
+	}
+	return best ? best : ts_template_apply(r->tp, r->best);
+}
+
 ts_schedule **ts_partition_static_schedules(ts_ctx *ctx,
-	const ts_partition *p, const ts_target *target)
+	const ts_partition *p, const ts_target *target, int topk,
+	int threads)
 {
 	ts_schedule **sch = ts_new_array(ts_schedule *, p->ntasks + 1);
 
 	for (int t = 0; t < p->ntasks; t++) {
-		ts_static_result *r = ts_static_fill(ctx, p->tasks[t]->dag,
-			target, 1);
-		sch[t] = r ? ts_template_apply(r->tp, r->best) : NULL;
+		const ts_dag *dag = p->tasks[t]->dag;
+		ts_static_result *r = ts_static_fill(ctx, dag, target,
+			TS_MAX(topk, 1));
+		if (r && topk > 1)
+			sch[t] = fastest_of(ctx, dag, r, threads);
+		else
+			sch[t] = r ? ts_template_apply(r->tp, r->best) : NULL;
 		if (!sch[t]) {
 			ts_ctx_warn(ctx, "task %d (anchor '%s'): no static "
 				"schedule (%s); running it naively\n", t,
@@ -488,6 +551,7 @@ ts_network *ts_network_compile(ts_ctx *ctx, const ts_dag *dag,
 	if (!p)
 		return NULL;
 	if (!o.naive)
-		sch = ts_partition_static_schedules(ctx, p, target);
+		sch = ts_partition_static_schedules(ctx, p, target, o.topk,
+			o.threads);
 	return ts_network_build(ctx, p, sch, &o);
 }

@@ -18,7 +18,8 @@ struct tasks_opts {
 	const char *target;	/* NULL: the host */
 	const char *weights;	/* directory of <input>.npy, or NULL */
 	int threads;
-	bool run, check, naive;
+	int topk;		/* measured static candidates per task */
+	bool run, check, naive, profile;
 	double min_time;	/* seconds of timed runs; 0: no timing */
 	uint64_t seed;
 };
@@ -33,7 +34,10 @@ static void usage(FILE *out)
 		"  --naive         with --run: naive schedules\n"
 		"  --check         with --run: compare with the interpreter\n"
 		"  --time SECONDS  with --run: time whole runs\n"
+		"  --profile       with --run: time each task alone\n"
 		"  --threads N     threads of parallel loops\n"
+		"  --topk K        with --run: time the K best static choices of\n"
+		"                  each task and keep the fastest\n"
 		"  --weights DIR   read input X from DIR/X.npy when it exists\n"
 		"  --seed N        seed of generated inputs (default 1)\n");
 }
@@ -60,6 +64,8 @@ static bool set_value(struct tasks_opts *o, const char *name, const char *v)
 		o->weights = v;
 	else if (!strcmp(name, "--threads") && parse_long(v, 1, 4096, &n))
 		o->threads = (int)n;
+	else if (!strcmp(name, "--topk") && parse_long(v, 1, 1000, &n))
+		o->topk = (int)n;
 	else if (!strcmp(name, "--seed") && parse_long(v, 0, INT64_MAX, &n))
 		o->seed = (uint64_t)n;
 	else if (!strcmp(name, "--time"))
@@ -73,7 +79,7 @@ static bool set_value(struct tasks_opts *o, const char *name, const char *v)
 static int parse_args(int argc, char **argv, struct tasks_opts *o)
 {
 	static const char *const with_value[] = { "--target", "--weights",
-		"--threads", "--seed", "--time", NULL };
+		"--threads", "--seed", "--time", "--topk", NULL };
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -84,8 +90,9 @@ static int parse_args(int argc, char **argv, struct tasks_opts *o)
 			usage(stdout);
 			return TS_EXIT_OK;
 		} else if (!strcmp(a, "--run") || !strcmp(a, "--check") ||
-			   !strcmp(a, "--naive")) {
+			   !strcmp(a, "--naive") || !strcmp(a, "--profile")) {
 			o->run = true;
+			o->profile |= !strcmp(a, "--profile");
 			o->check |= !strcmp(a, "--check");
 			o->naive |= !strcmp(a, "--naive");
 		} else if (valued) {
@@ -156,6 +163,33 @@ static int check_outputs(ts_ctx *ctx, const ts_dag *dag, ts_array **in,
 	return rc;
 }
 
+/* Time each task of "net" alone and print its share of the total. */
+static int profile_tasks(ts_ctx *ctx, ts_network *net)
+{
+	const ts_partition *p = ts_network_partition(net);
+	double *ms = calloc((size_t)p->ntasks + 1, sizeof(double)), sum = 0;
+
+	for (int t = 0; t < p->ntasks; t++) {
+		ts_timing tm;
+		if (ts_network_time_task(net, t, 0.05, &tm) < 0) {
+			free(ms);
+			ts_tool_report(ctx);
+			return TS_EXIT_FAIL;
+		}
+		ms[t] = tm.median_s * 1e3 * p->tasks[t]->weight;
+		sum += ms[t];
+	}
+	for (int t = 0; t < p->ntasks; t++)
+		printf("profile task %d %-10s weight %d  %.4f ms  %5.1f%%  "
+			"%.2f GFLOP/s\n", t, p->tasks[t]->name,
+			p->tasks[t]->weight, ms[t], 100 * ms[t] / sum,
+			ms[t] > 0 ? p->tasks[t]->weight * p->tasks[t]->flops /
+			ms[t] * 1e-6 : 0.0);
+	printf("profile total %.4f ms\n", sum);
+	free(ms);
+	return TS_EXIT_OK;
+}
+
 /* Compile, run, check and time the network "dag". */
 static int run_network(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
 	const struct tasks_opts *o)
@@ -168,6 +202,7 @@ static int run_network(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
 
 	no.threads = o->threads;
 	no.naive = o->naive;
+	no.topk = o->topk;
 	net = ts_network_compile(ctx, dag, tg, &no);
 	in = net ? load_inputs(ctx, dag, o) : NULL;
 	out = calloc((size_t)dag->noutputs + 1, sizeof(*out));
@@ -183,6 +218,8 @@ static int run_network(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
 		mp->arena_bytes / 1048576.0, mp->total_bytes / 1048576.0);
 	if (o->check)
 		rc = check_outputs(ctx, dag, in, out);
+	if (o->profile && profile_tasks(ctx, net) != TS_EXIT_OK)
+		rc = TS_EXIT_FAIL;
 	if (o->min_time > 0) {
 		ts_timing t;
 		if (ts_network_time(net, in, o->min_time, &t) < 0) {

@@ -103,6 +103,9 @@ typedef struct ts_network_options {
 	int threads;		/* threads of parallel loops; 0: default */
 	int opt_level;		/* LLVM optimisation level (3) */
 	bool naive;		/* naive schedules instead of static ones */
+	int topk;		/* > 1: compile and time the "topk" best
+				 * static configurations of each task and
+				 * keep the fastest (hardware-guided) */
 } ts_network_options;
 
 ts_network_options ts_network_options_default(void);
@@ -119,9 +122,13 @@ ts_network *ts_network_build(ts_ctx *ctx, const ts_partition *p,
 ts_network *ts_network_compile(ts_ctx *ctx, const ts_dag *dag,
 	const ts_target *target, const ts_network_options *opt);
 /* The static schedule of each task of "p" for "target" (NULL entries
- * where static filling failed, with a warning naming the task). */
+ * where static filling failed, with a warning naming the task).  With
+ * "topk" > 1, the "topk" best configurations of the model are compiled
+ * with "threads" threads and timed on seeded inputs, and the fastest one
+ * is kept. */
 ts_schedule **ts_partition_static_schedules(ts_ctx *ctx,
-	const ts_partition *p, const ts_target *target);
+	const ts_partition *p, const ts_target *target, int topk,
+	int threads);
 const ts_partition *ts_network_partition(const ts_network *net);
 const ts_memory_plan *ts_network_memory(const ts_network *net);
 /* Replace the schedule of task "task" by "sch" and recompile it. */

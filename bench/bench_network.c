@@ -1,0 +1,146 @@
+/* bench_network: a whole network compiled by Tessel, timed on request.
+ *
+ *	bench_network NET BATCH DIR [--threads N] [--topk K] [--naive]
+ *
+ * NET is lenet, mlp, resnet18 or transformer (BATCH is the sequence
+ * length for the transformer).  The program builds the network, writes
+ * every input to DIR/<input>.npy (weights scaled by 1/sqrt(fan-in) so
+ * that activations stay of order one through deep networks), compiles
+ * it, runs it once and writes DIR/<output>.npy.  Then it serves its
+ * driver (bench/bench_network.py) on stdin: "time S" times whole runs for
+ * at least S seconds and prints "median_s min_s runs"; "quit" ends.  The
+ * driver interleaves these with PyTorch's runs, so both see the same
+ * load on a shared machine.
+ */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tessel/tessel.h>
+
+#include "examples/networks.h"
+
+/* Build network "name" at "batch". */
+static ts_dag *build(ts_ctx *ctx, const char *name, int batch)
+{
+	if (!strcmp(name, "lenet"))
+		return ts_network_lenet(ctx, batch);
+	if (!strcmp(name, "mlp"))
+		return ts_network_mlp(ctx, batch);
+	if (!strcmp(name, "resnet18"))
+		return ts_network_resnet18(ctx, batch, 224, 64, 1000);
+	if (!strcmp(name, "transformer"))
+		return ts_network_transformer(ctx, batch, 768, 12, 3072);
+	ts_ctx_set_error(ctx, "unknown network '%s'", name);
+	return NULL;
+}
+
+/* Scale the weights among "in" (every input after the first) so that a
+ * layer keeps the magnitude of its input: 1/sqrt(fan-in) for tensors of
+ * two or more dimensions, 0.1 for biases and gains stay near 1. */
+static void scale_weights(const ts_dag *dag, ts_array **in)
+{
+	for (int i = 1; i < dag->ninputs; i++) {
+		ts_array *a = in[i];
+		double s = 0.1;
+		if (a->ndim >= 2)
+			s = sqrt(3.0 / (double)(a->size / a->shape[0]));
+		for (int64_t k = 0; k < a->size; k++)
+			ts_array_set(a, k, ts_array_get(a, k) * s);
+		/* Layer norm gains: around one. */
+		if (a->ndim == 1 && dag->inputs[i]->name[0] == 'G')
+			for (int64_t k = 0; k < a->size; k++)
+				ts_array_set(a, k, 1.0 + ts_array_get(a, k));
+	}
+}
+
+/* Write "a" as "dir"/"name".npy. */
+static int write_npy(ts_ctx *ctx, const char *dir, const char *name,
+	const ts_array *a)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s.npy", dir, name);
+	return ts_npy_write(ctx, path, a) == TS_OK ? 0 : -1;
+}
+
+/* Serve "time S" requests on stdin for "net". */
+static int serve(ts_network *net, ts_array **in)
+{
+	char line[256];
+
+	while (fgets(line, sizeof(line), stdin)) {
+		double s;
+		ts_timing t;
+		if (!strncmp(line, "quit", 4))
+			break;
+		if (sscanf(line, "time %lf", &s) != 1 ||
+		    ts_network_time(net, in, s, &t) != TS_OK) {
+			printf("error\n");
+			fflush(stdout);
+			continue;
+		}
+		printf("%.9g %.9g %d\n", t.median_s, t.min_s, t.nsamples);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+/* Parse the options after the three positional arguments. */
+static void options(int argc, char **argv, ts_network_options *o)
+{
+	for (int i = 4; i < argc; i++) {
+		if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+			o->threads = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--topk") && i + 1 < argc)
+			o->topk = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--naive"))
+			o->naive = true;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	ts_network_options o = ts_network_options_default();
+	ts_ctx *ctx;
+	ts_dag *dag;
+	ts_target *tg;
+	ts_network *net = NULL;
+	ts_array **in = NULL, *out[4] = { 0 };
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: bench_network NET BATCH DIR "
+			"[--threads N] [--topk K] [--naive]\n");
+		return 2;
+	}
+	options(argc, argv, &o);
+	ctx = ts_ctx_alloc();
+	dag = build(ctx, argv[1], atoi(argv[2]));
+	tg = dag ? ts_target_host(ctx) : NULL;
+	if (tg)
+		in = ts_dag_random_inputs(ctx, dag, 1);
+	if (in) {
+		scale_weights(dag, in);
+		for (int i = 0; i < dag->ninputs; i++)
+			if (write_npy(ctx, argv[3], dag->inputs[i]->name, in[i]))
+				in = NULL;
+	}
+	if (in)
+		net = ts_network_compile(ctx, dag, tg, &o);
+	if (!net || ts_network_run(net, in, out) != TS_OK ||
+	    write_npy(ctx, argv[3], dag->outputs[0]->name, out[0])) {
+		fprintf(stderr, "bench_network: %s\n", ts_ctx_error(ctx));
+		return 1;
+	}
+	printf("ready %s %d %.6g\n", dag->outputs[0]->name,
+		ts_network_partition(net)->ntasks,
+		ts_network_memory(net)->arena_bytes / 1048576.0);
+	fflush(stdout);
+	serve(net, in);
+	ts_network_free(net);
+	ts_ctx_free(ctx);
+	return 0;
+}

@@ -1,0 +1,193 @@
+#!/usr/bin/python3
+"""End-to-end inference latency of whole networks: Tessel against PyTorch.
+
+For each case, bench/bench_network (built in BUILD) writes the network's
+inputs and its own output as .npy files, then serves timing requests.  This
+script loads the same inputs into PyTorch (functional form of the same
+network, torch.no_grad(), the same number of threads), compares the
+outputs, and interleaves timing rounds of both so that they share the
+machine's load.  It prints one table row per case with the medians of the
+round medians and the ratio PyTorch time / Tessel time (above 1: Tessel is
+faster).
+
+usage: bench_network.py BUILD [--threads N] [--rounds R] [--topk K]
+                        [--cases lenet:1,lenet:64,mlp:64,resnet18:1]
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+
+def load(d, name):
+    return torch.from_numpy(np.load(os.path.join(d, name + ".npy")))
+
+
+def lenet(d):
+    w = {k: load(d, k) for k in
+         ["W1", "B1", "W2", "B2", "W3", "B3", "W4", "B4"]}
+    x = load(d, "X")
+
+    def f():
+        h = F.max_pool2d(F.relu(F.conv2d(x, w["W1"], w["B1"])), 2)
+        h = F.max_pool2d(F.relu(F.conv2d(h, w["W2"], w["B2"])), 2)
+        h = F.relu(F.linear(h.flatten(1), w["W3"].flatten(1), w["B3"]))
+        return F.softmax(F.linear(h, w["W4"], w["B4"]), dim=1)
+    return f
+
+
+def mlp(d):
+    w = {k: load(d, k) for k in ["W1", "B1", "W2", "B2", "W3", "B3"]}
+    x = load(d, "X")
+
+    def f():
+        h = F.relu(F.linear(x, w["W1"], w["B1"]))
+        h = F.relu(F.linear(h, w["W2"], w["B2"]))
+        return F.linear(h, w["W3"], w["B3"])
+    return f
+
+
+def resnet18(d):
+    x = load(d, "X")
+    p = {}
+    for fn in os.listdir(d):
+        if fn.endswith(".npy") and fn[:-4] not in ("X", "Y"):
+            p[fn[:-4]] = load(d, fn[:-4])
+
+    def conv(h, pre, stride, pad):
+        return F.conv2d(h, p[pre + "_W"], p[pre + "_B"], stride=stride,
+                        padding=pad)
+
+    def f():
+        h = F.relu(conv(x, "S", 2, 3))
+        h = F.max_pool2d(h, 3, stride=2, padding=1)
+        for st in range(4):
+            for bl in "ab":
+                pre = "L%d%s" % (st + 1, bl)
+                s = 2 if st > 0 and bl == "a" else 1
+                sc = conv(h, pre + "_D", s, 0) if pre + "_D_W" in p else h
+                y = F.relu(conv(h, pre + "_A", s, 1))
+                h = F.relu(conv(y, pre + "_B", 1, 1) + sc)
+        h = h.mean(dim=(2, 3))
+        return F.linear(h, p["FC_W"], p["FC_B"])
+    return f
+
+
+def transformer(d):
+    n = {k: load(d, k) for k in
+         ["X", "Wq", "Bq", "Wk", "Bk", "Wv", "Bv", "Wo", "Bo", "G1", "E1",
+          "W1", "B1", "W2", "B2", "G2", "E2"]}
+    x = n["X"]
+    heads = 12
+
+    def f():
+        s, hid = x.shape
+        q = F.linear(x, n["Wq"], n["Bq"]).view(s, heads, -1).transpose(0, 1)
+        k = F.linear(x, n["Wk"], n["Bk"]).view(s, heads, -1).transpose(0, 1)
+        v = F.linear(x, n["Wv"], n["Bv"]).view(s, heads, -1).transpose(0, 1)
+        a = torch.softmax(q @ k.transpose(1, 2) / (q.shape[-1] ** 0.5), -1)
+        c = (a @ v).transpose(0, 1).reshape(s, hid)
+        a1 = F.linear(c, n["Wo"], n["Bo"]) + x
+        n1 = F.layer_norm(a1, (hid,), n["G1"], n["E1"], 1e-5)
+        h = F.gelu(F.linear(n1, n["W1"], n["B1"]))
+        a2 = F.linear(h, n["W2"], n["B2"]) + n1
+        return F.layer_norm(a2, (hid,), n["G2"], n["E2"], 1e-5)
+    return f
+
+
+BUILDERS = {"lenet": lenet, "mlp": mlp, "resnet18": resnet18,
+            "transformer": transformer}
+
+
+def time_torch(f, seconds):
+    """Median and min of runs of f adding up to at least seconds."""
+    f()
+    samples = []
+    total = 0.0
+    while len(samples) < 3 or total < seconds:
+        t0 = time.perf_counter()
+        f()
+        dt = time.perf_counter() - t0
+        samples.append(dt)
+        total += dt
+    return statistics.median(samples), min(samples)
+
+
+def run_case(build, net, batch, args):
+    with tempfile.TemporaryDirectory() as d:
+        cmd = [os.path.join(build, "bench", "bench_network"), net,
+               str(batch), d, "--threads", str(args.threads)]
+        if args.topk > 1:
+            cmd += ["--topk", str(args.topk)]
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True)
+        ready = proc.stdout.readline().split()
+        compile_s = time.perf_counter() - t0
+        if not ready or ready[0] != "ready":
+            proc.kill()
+            raise RuntimeError("bench_network %s %d failed" % (net, batch))
+        out_name, ntasks = ready[1], int(ready[2])
+        f = BUILDERS[net](d)
+        with torch.no_grad():
+            want = f().numpy()
+            got = np.load(os.path.join(d, out_name + ".npy"))
+            err = float(np.max(np.abs(got - want)))
+            scale = float(np.max(np.abs(want))) or 1.0
+            ts, pt = [], []
+            for _ in range(args.rounds):
+                proc.stdin.write("time %g\n" % args.seconds)
+                proc.stdin.flush()
+                ts.append(float(proc.stdout.readline().split()[0]))
+                pt.append(time_torch(f, args.seconds)[0])
+        proc.stdin.write("quit\n")
+        proc.stdin.flush()
+        proc.wait()
+    t, p = statistics.median(ts), statistics.median(pt)
+    ratios = [a / b for a, b in zip(pt, ts)]
+    return {"net": net, "batch": batch, "tessel_ms": t * 1e3,
+            "torch_ms": p * 1e3, "ratio": p / t,
+            "ratio_lo": min(ratios), "ratio_hi": max(ratios),
+            "rel_err": err / scale, "tasks": ntasks,
+            "compile_s": compile_s, "arena_mib": float(ready[3])}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--seconds", type=float, default=0.5)
+    ap.add_argument("--topk", type=int, default=0)
+    ap.add_argument("--cases", default="lenet:1,lenet:64,mlp:64,resnet18:1")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    print("# threads %d, %d interleaved rounds, torch %s, %s"
+          % (args.threads, args.rounds, torch.__version__,
+             "top-%d measured" % args.topk if args.topk > 1 else "static"))
+    print("| network | batch | tasks | arena MiB | Tessel ms | PyTorch ms "
+          "| PyTorch/Tessel (range) | max rel. error | compile s |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    ok = True
+    for case in args.cases.split(","):
+        net, batch = case.split(":")
+        r = run_case(args.build, net, int(batch), args)
+        ok &= r["rel_err"] < 1e-3
+        print("| %s | %d | %d | %.2f | %.3f | %.3f | %.3f (%.3f-%.3f) "
+              "| %.1e | %.1f |" % (r["net"], r["batch"], r["tasks"],
+                                  r["arena_mib"], r["tessel_ms"],
+                                  r["torch_ms"], r["ratio"], r["ratio_lo"],
+                                  r["ratio_hi"], r["rel_err"],
+                                  r["compile_s"]), flush=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
