@@ -483,9 +483,9 @@ static ts_tensor *write_target(struct nest *n, ts_expr **vals,
 		ts_expr *o;
 		int64_t s;
 		interval(n, l, &o, &s);
-		idx[0] = o;
 		for (int d = 0; d < st->ndim; d++)
-			idx[d + 1] = vals[d];
+			idx[d] = vals[d];
+		idx[st->ndim] = o;
 		*nidx = st->ndim + 1;
 		return v->buf;
 	}
@@ -1025,10 +1025,10 @@ static ts_stmt *rfactor_final(struct lower *L, const ts_stage *st,
 
 	for (int d = 0; d < st->ndim; d++) {
 		vars[d] = ts_loop_var(ctx, st->axes[d]->name, st->axes[d]->extent);
-		sp[d] = ridx[d + 1] = ts_var(ctx, vars[d]);
+		sp[d] = ridx[d] = ts_var(ctx, vars[d]);
 	}
-	lv = ts_loop_var(ctx, rfname, rf->shape[0]);
-	ridx[0] = ts_var(ctx, lv);
+	lv = ts_loop_var(ctx, rfname, rf->shape[st->ndim]);
+	ridx[st->ndim] = ts_var(ctx, lv);
 	out = ts_lower_load(st->out, st->ndim, sp);
 	upd = ts_stmt_store(st->out, st->ndim, sp, reduce_combine(ctx, red,
 		out, ts_lower_load(rf, st->ndim + 1, ridx)));
@@ -1061,9 +1061,12 @@ static ts_stmt *emit_root(struct lower *L, int i)
 	v->t = st->out;
 	v->reader = st;
 	v->cache_write = true;
-	ext[0] = ss->loops[ts_sched_stage_find_loop(ss, ss->rfactor)].extent;
+	/* Partial results are indexed by the rfactor loop last, so that a
+	 * vectorized rfactor loop writes them contiguously. */
 	for (int d = 0; d < st->ndim; d++)
-		ext[d + 1] = st->axes[d]->extent;
+		ext[d] = st->axes[d]->extent;
+	ext[st->ndim] = ss->loops[ts_sched_stage_find_loop(ss,
+		ss->rfactor)].extent;
 	v->buf = ts_buffer_new(L->ctx, ts_asprintf("%s.rf", st->name),
 		st->out->dtype, st->ndim + 1, ext);
 	view_push(L, v);

@@ -337,10 +337,10 @@ static void test_lower_rfactor__partial_buffer(void **state)
 	assert_non_null(c.alloc);
 	assert_int_equal(c.alloc->scope, TS_SCOPE_GLOBAL);
 	assert_int_equal(c.alloc->buffer->ndim, 3);
-	assert_int_equal(c.alloc->buffer->shape[0], 4);
+	assert_int_equal(c.alloc->buffer->shape[2], 4);
 	assert_int_equal(c.loops[TS_LOOP_PARALLEL], 1);
 	assert_non_null(strstr(ts_func_to_string(f),
-		"C[i, j] = C[i, j] + C.rf[k.i, i, j]"));
+		"C[i, j] = C[i, j] + C.rf[i, j, k.i]"));
 }
 
 static void test_lower_fuse__div_mod(void **state)
