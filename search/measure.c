@@ -161,18 +161,8 @@ static char *worker_program(void)
 /* Remove the folder of "m" and what it holds. */
 static void dir_remove(ts_measurer *m)
 {
-	DIR *d;
-	struct dirent *e;
-
-	if (!m->dir)
-		return;
-	if ((d = opendir(m->dir))) {
-		while ((e = readdir(d)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				unlink(ts_asprintf("%s/%s", m->dir, e->d_name));
-		closedir(d);
-	}
-	rmdir(m->dir);
+	if (m->dir)
+		ts_measure_dir_remove(m->dir);
 	m->dir = NULL;
 }
 
@@ -181,10 +171,9 @@ static void worker_stop(ts_measurer *m)
 {
 	int status;
 
-	if (m->fd >= 0)
-		close(m->fd);
-	m->fd = -1;
-	m->nin = 0;
+	/* Kill before closing: a worker that sees the socket close without
+	 * being killed takes it that the caller has gone, and removes the
+	 * folder. */
 	if (m->worker > 0) {
 		kill(-m->worker, SIGKILL);
 		kill(m->worker, SIGKILL);
@@ -192,6 +181,10 @@ static void worker_stop(ts_measurer *m)
 			;
 	}
 	m->worker = 0;
+	if (m->fd >= 0)
+		close(m->fd);
+	m->fd = -1;
+	m->nin = 0;
 }
 
 void ts_measurer_free(ts_measurer *m)
@@ -293,7 +286,10 @@ static pid_t spawn(ts_measurer *m, int fd, bool reference)
 		return pid;
 	setpgid(0, 0);
 #ifdef __linux__
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* A serving worker notices the caller's end by the socket closing
+	 * and cleans up; the reference writer just dies with the caller. */
+	if (reference)
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
 	if (fd < 0)
 		fd = open("/dev/null", O_RDWR);

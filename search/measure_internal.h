@@ -48,6 +48,8 @@ char *ts_measure_file(const char *dir, const char *what, int i);
 char *ts_measure_read_text(const char *path);
 /* Write all "n" bytes of "s" to "fd"; return false on failure. */
 bool ts_measure_write_all(int fd, const char *s, size_t n);
+/* Remove the folder "dir" and the files in it. */
+void ts_measure_dir_remove(const char *dir);
 /* The monotonic clock in seconds. */
 double ts_measure_now(void);
 

@@ -18,7 +18,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -122,6 +124,20 @@ bool ts_measure_write_all(int fd, const char *s, size_t n)
 		n -= (size_t)k;
 	}
 	return true;
+}
+
+/* Remove the folder "dir" and the files in it. */
+void ts_measure_dir_remove(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlink(ts_asprintf("%s/%s", dir, e->d_name));
+	if (d)
+		closedir(d);
+	rmdir(dir);
 }
 
 /* Return the monotonic clock in seconds. */
@@ -516,11 +532,40 @@ static char *read_bytes(struct worker *w, size_t n)
 	return s;
 }
 
+/* Whether the measurer has gone: its end of the socket on standard input
+ * is closed (it sends nothing while a candidate runs). */
+static bool measurer_gone(void)
+{
+	char c;
+
+	return recv(0, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+/* Wait for the child "pid" and return its wait status; when the
+ * measurer goes away meanwhile, kill the child and set "*orphan". */
+static int wait_child(pid_t pid, bool *orphan)
+{
+	const struct timespec tick = { 0, 2000000 };
+	int status = 0;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		if (r == pid || (r < 0 && errno != EINTR))
+			return status;
+		if (measurer_gone()) {
+			*orphan = true;
+			kill(pid, SIGKILL);
+		}
+		nanosleep(&tick, NULL);
+	}
+}
+
 /* Serve requests until standard input ends: fork a child per candidate
  * and report its end. */
 static int worker_serve(struct worker *w)
 {
 	char line[256], fault[32];
+	bool orphan = false;
 	size_t n;
 
 	say("ready %d %s\n", TS_MEASURE_PROTOCOL, ts_dag_hash(w->dag));
@@ -539,10 +584,14 @@ static int worker_serve(struct worker *w)
 			continue;
 		}
 		say("start %ld\n", (long)pid);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
+		status = wait_child(pid, &orphan);
+		if (orphan)
+			break;
 		say("exit %d\n", status);
 	}
+	/* The measurer closed the socket without stopping this worker: it
+	 * has exited without ts_measurer_free, so clean up after it. */
+	ts_measure_dir_remove(w->dir);
 	return 0;
 }
 
@@ -557,9 +606,6 @@ int ts_measure_worker_main(const char *dir, bool reference)
 	w.ctx = ts_ctx_alloc();
 	if (!w.ctx)
 		return 1;
-#ifdef __linux__
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
 	if (worker_load(&w, reference) < 0) {
 		const char *e = ts_ctx_error(w.ctx);
 		int fd = open(ts_measure_file(dir, "worker.err", -1),

@@ -16,7 +16,9 @@
  * child that does the work, so a candidate sees the same pristine inputs
  * and can corrupt nothing but itself.  The caller enforces the build and
  * run timeouts and kills the child when one passes; a worker that dies is
- * started again.  The worker program is found in $TS_MEASURE_WORKER, or
+ * started again.  A caller that exits or is killed without
+ * ts_measurer_free leaves nothing behind: its worker sees the socket
+ * close, kills its child and removes the folder.  The worker program is found in $TS_MEASURE_WORKER, or
  * is the running program when that is the tessel tool, or tools/tessel of
  * the build tree, or "tessel" on the PATH.
  */
