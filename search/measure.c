@@ -80,6 +80,8 @@ ts_status ts_error_code_from_name(const char *name, ts_error_code *out)
 	return TS_ERROR;
 }
 
+/* Return the default options: 20 s to build, 10 s to run, 0.1 s of
+ * timed runs, no cache flush, one thread. */
 ts_measure_options ts_measure_options_default(void)
 {
 	return (ts_measure_options){
@@ -187,6 +189,7 @@ static void worker_stop(ts_measurer *m)
 	m->nin = 0;
 }
 
+/* Stop the worker of "m" and remove its folder. */
 void ts_measurer_free(ts_measurer *m)
 {
 	if (!m)
@@ -451,6 +454,9 @@ static ts_status worker_start(ts_measurer *m)
 		"no answer" : "it exited", file_tail(m, "worker.err"));
 }
 
+/* Prepare measuring candidates of "dag" in "ctx" with "opt" and inputs
+ * from "seed": folder, reference outputs, worker.
+ * Requires: a DAG that prints and parses back.  Produces: a measurer. */
 ts_measurer *ts_measurer_new(ts_ctx *ctx, const ts_dag *dag,
 	const ts_measure_options *opt, uint64_t seed)
 {
@@ -485,6 +491,7 @@ ts_measurer *ts_measurer_new(ts_ctx *ctx, const ts_dag *dag,
 	return m;
 }
 
+/* Make the children of "m" misbehave as "fault" says (tests only). */
 ts_status ts_measurer_set_fault(ts_measurer *m, const char *fault)
 {
 	int f = fault ? ts_fault_from_name(fault) : TS_FAULT_NONE;
@@ -496,11 +503,13 @@ ts_status ts_measurer_set_fault(ts_measurer *m, const char *fault)
 	return TS_OK;
 }
 
+/* Return the number of candidates "m" has measured. */
 int ts_measurer_count(const ts_measurer *m)
 {
 	return m->count;
 }
 
+/* Return the number of worker processes "m" has started. */
 int ts_measurer_workers_started(const ts_measurer *m)
 {
 	return m->started;
@@ -704,6 +713,9 @@ static bool schedule_ok(ts_measurer *m, const ts_schedule *sch,
 	return true;
 }
 
+/* Measure "sch" with "m" into "out"; a failing candidate is out->error.
+ * Requires: a schedule of the measurer's DAG.  Produces: a checked
+ * median time or an error code with its message. */
 ts_status ts_measure(ts_measurer *m, const ts_schedule *sch,
 	ts_measure_result *out)
 {
@@ -739,6 +751,7 @@ ts_status ts_measure(ts_measurer *m, const ts_schedule *sch,
 	}
 }
 
+/* Measure the "n" schedules "sch" with "m" into "out", in order. */
 ts_status ts_measure_batch(ts_measurer *m, int n,
 	const ts_schedule *const *sch, ts_measure_result *out)
 {

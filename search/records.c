@@ -28,6 +28,7 @@ static uint64_t fnv1a(const char *s)
 	return h;
 }
 
+/* Return the key of "target": its name and a hash of its JSON. */
 const char *ts_target_key(const ts_target *target)
 {
 	if (!target)
@@ -48,6 +49,9 @@ static const char *timestamp_now(void)
 	return ts_strdup(buf);
 }
 
+/* Return a record of "sch" (from "cfg") of "dag" measured on "target"
+ * with result "res" and "seed", stamped now; NULL with a message in "ctx"
+ * when a part is missing. */
 ts_record *ts_record_new(ts_ctx *ctx, const ts_dag *dag,
 	const ts_target *target, const ts_config *cfg,
 	const ts_schedule *sch, const ts_measure_result *res, uint64_t seed)
@@ -122,6 +126,7 @@ static json_t *record_object(const ts_record *rec)
 	return o;
 }
 
+/* Return "rec" as one line of compact JSON, or NULL when incomplete. */
 char *ts_record_to_json(const ts_record *rec)
 {
 	json_t *o;
@@ -216,6 +221,8 @@ static ts_status record_fields(ts_ctx *ctx, json_t *o, ts_record *r)
 	return TS_OK;
 }
 
+/* Read the record in the JSON line "text"; NULL with a message in "ctx"
+ * saying what is wrong. */
 ts_record *ts_record_from_json(ts_ctx *ctx, const char *text)
 {
 	json_error_t jerr;
@@ -249,6 +256,7 @@ static bool ends_with_newline(int fd)
 	return pread(fd, &c, 1, st.st_size - 1) != 1 || c == '\n';
 }
 
+/* Append "rec" as one line to the log "path" with a single write. */
 ts_status ts_record_append(ts_ctx *ctx, const char *path,
 	const ts_record *rec)
 {
@@ -345,6 +353,8 @@ static void load_line(ts_ctx *ctx, const char *path, int lineno,
 		ts_ctx_set_error(ctx, "%s", saved);
 }
 
+/* Read the records of the log "path" into "*n" records; warn in "ctx"
+ * about each line skipped. */
 ts_record **ts_records_load(ts_ctx *ctx, const char *path, int *n)
 {
 	size_t len = 0;
@@ -369,6 +379,8 @@ ts_record **ts_records_load(ts_ctx *ctx, const char *path, int *n)
 	return (ts_record **)recs.v;
 }
 
+/* Return the valid record of lowest median among the "n" "recs" for
+ * "workload" and "target" (NULL: any), or NULL. */
 const ts_record *ts_records_best(ts_record *const *recs, int n,
 	const char *workload, const char *target)
 {
@@ -386,6 +398,7 @@ const ts_record *ts_records_best(ts_record *const *recs, int n,
 	return best;
 }
 
+/* Replay the schedule of "rec" on "dag", which must be its workload. */
 ts_schedule *ts_record_schedule(ts_ctx *ctx, const ts_dag *dag,
 	const ts_record *rec)
 {
@@ -403,6 +416,8 @@ ts_schedule *ts_record_schedule(ts_ctx *ctx, const ts_dag *dag,
 	return ts_schedule_from_json(ctx, dag, rec->schedule);
 }
 
+/* Set "*out" to the schedule of the best record of "path" for "dag" on
+ * "target", or NULL when there is none. */
 ts_status ts_records_best_schedule(ts_ctx *ctx, const ts_dag *dag,
 	const ts_target *target, const char *path, ts_schedule **out)
 {
