@@ -375,6 +375,8 @@ static LLVMValueRef m_erf32(const mb *s, LLVMValueRef x)
 	return sel(s, fcmp(s, LLVMRealOLT, a, fc(s, 0.921875)), small, big);
 }
 
+/* The unary "op" of "v" as inline IR built by "b" in "m", or NULL when
+ * "op" has no expansion for the type of "v". */
 LLVMValueRef ts_llvm_math_unary(LLVMModuleRef m, LLVMBuilderRef b, ts_op op,
 	LLVMValueRef v)
 {
@@ -438,6 +440,8 @@ static LLVMValueRef m_pow32(const mb *s, LLVMValueRef a, LLVMValueRef y)
 	return LLVMBuildFPTrunc(s->b, r, s->ft, "");
 }
 
+/* pow("a", "y") as inline IR built by "b" in "m", or NULL unless both
+ * are f32 (scalars or vectors). */
 LLVMValueRef ts_llvm_math_pow(LLVMModuleRef m, LLVMBuilderRef b,
 	LLVMValueRef a, LLVMValueRef y)
 {
