@@ -278,15 +278,16 @@ static void flush_caches(struct worker *w)
 	w->flush_sink = sum;
 }
 
-/* Allocate the flush buffer of "w", twice the last-level cache, and
- * write it so that its pages are real memory. */
+/* Allocate the flush buffer of "w", a quarter larger than the last-level
+ * cache, and write it so that its pages are real memory. */
 static void flush_init(struct worker *w)
 {
 	long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
 
 	if (llc <= 0)
 		llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-	w->flush_size = llc > 0 ? 2 * (size_t)llc : (size_t)64 << 20;
+	w->flush_size = llc > 0 ? (size_t)llc + (size_t)llc / 4
+		: (size_t)64 << 20;
 	if (w->flush_size < ((size_t)8 << 20))
 		w->flush_size = (size_t)8 << 20;
 	w->flush_buf = ts_new_atomic(char, w->flush_size);

@@ -58,8 +58,9 @@ typedef struct ts_measure_options {
 	double build_timeout_s;	/* lowering and compiling (20) */
 	double run_timeout_s;	/* check, warm-up and timed runs (10) */
 	double min_repeat_s;	/* timed runs add up to this at least (0.1) */
-	bool flush_cache;	/* write a buffer larger than the last-level
-				 * cache before every timed run (false) */
+	bool flush_cache;	/* read a buffer larger than the last-level
+				 * cache before every timed run, which then
+				 * is a single run (false) */
 	int threads;		/* threads of parallel loops, the same for
 				 * every candidate (1) */
 	double eval_limit;	/* innermost iterations the interpreter may
