@@ -120,9 +120,26 @@ static const char *structure_of(ts_class k)
 {
 	switch (k) {
 	case TS_CLASS_COMPLEX_REDUCTION: return "SSRSRS";
-	case TS_CLASS_SIMPLE_REDUCTION: return "SSRS";
+	case TS_CLASS_SIMPLE_REDUCTION: return "SSRRS";
 	default: return "SS";
 	}
+}
+
+/* Whether every load of "si" walks reduction axis "r" with stride 0 or 1
+ * (then a vector can run along it). */
+static bool reduce_is_contiguous(const ts_stage_info *si, int r)
+{
+	bool some = false;
+
+	for (int k = 0; k < si->naccesses; k++) {
+		int64_t st = si->accesses[k].stride[r];
+		if (si->accesses[k].write)
+			continue;
+		if (st != 0 && st != 1)
+			return false;
+		some |= st == 1;
+	}
+	return some;
 }
 
 /* Add the knobs of a tiled stage "p" to "tp"'s space. */
@@ -178,6 +195,11 @@ static ts_status add_tile_knobs(ts_template *tp, ts_stage_plan *p)
 	if (p->nrlevels > 0)
 		p->knob_cache_write = ts_space_add_bool(sp,
 			ts_asprintf("%s.cache_write", s->name));
+	p->knob_rfvec = -1;
+	if (p->klass == TS_CLASS_SIMPLE_REDUCTION && p->nreduce == 1 &&
+	    reduce_is_contiguous(si, s->ndim))
+		p->knob_rfvec = ts_space_add_bool(sp,
+			ts_asprintf("%s.rfvec", s->name));
 	return p->knob_vec < 0 || p->knob_par < 0 ? TS_ERROR : TS_OK;
 }
 
@@ -218,6 +240,7 @@ static void choose_rule(ts_template *tp, int s)
 	p->stage = s;
 	p->klass = si->klass;
 	p->knob_cache_write = p->knob_fuse = p->knob_at = -1;
+	p->knob_rfvec = -1;
 	p->fuse_consumer = p->fused_into = p->at_consumer = -1;
 	if (has_nested_reduce(st->body, true)) {
 		p->rule = TS_RULE_PLAIN;
@@ -310,6 +333,12 @@ static bool fused(const ts_stage_plan *p, const ts_config *cfg)
 	return p->knob_fuse >= 0 && ts_config_get(cfg, p->knob_fuse, 0);
 }
 
+/* Whether "p" vectorizes its reduction through rfactor under "cfg". */
+static bool rfvec_on(const ts_stage_plan *p, const ts_config *cfg)
+{
+	return p->knob_rfvec >= 0 && ts_config_get(cfg, p->knob_rfvec, 0);
+}
+
 /* The vector axis of "p" under "cfg", or -1. */
 static int vec_axis(const ts_template *tp, const ts_stage_plan *p,
 	const ts_config *cfg)
@@ -374,6 +403,7 @@ struct tiling {
 	int npar;		/* outer S loops fused and parallel */
 	bool unroll;
 	bool cache_write;
+	bool rfvec;		/* vectorize the last reduction tile (rfactor) */
 	struct tiled_axis ta[TS_MAX_AXES];
 	/* results */
 	const char *order[TS_MAX_NEST];
@@ -452,6 +482,15 @@ static ts_status annotate_tiling(ts_schedule *sch, struct tiling *t)
 	    ts_schedule_cache_write(sch, t->stage,
 	    loop_at(t, t->level_last[first_r - 1])) < 0)
 		return TS_ERROR;
+	if (t->rfvec) {
+		const char *last = t->order[t->norder - 1];
+		const struct tiled_axis *ra = &t->ta[t->nspatial];
+		if (ts_schedule_rfactor(sch, t->stage, last) < 0)
+			return TS_ERROR;
+		if (ra->trip[ra->nlevels - 1] > 1 &&
+		    ts_schedule_vectorize(sch, t->stage, last) < 0)
+			return TS_ERROR;
+	}
 	if (last_s == nl - 1 && last_s > 0 && t->vec >= 0 &&
 	    t->ta[t->vec].trip[t->ta[t->vec].nlevels - 1] > 1 &&
 	    ts_schedule_vectorize(sch, t->stage, t->order[t->norder - 1]) < 0)
@@ -488,6 +527,13 @@ static void fill_tiling(const ts_template *tp, const ts_stage_plan *p,
 	t->unroll = ts_config_get(cfg, p->knob_unroll, 0);
 	t->cache_write = p->knob_cache_write >= 0 &&
 		ts_config_get(cfg, p->knob_cache_write, 0);
+	t->rfvec = rfvec_on(p, cfg);
+	if (t->rfvec) {
+		t->structure = "SSSRR";
+		t->vec = -1;
+		t->cache_write = false;
+		t->unroll = false;
+	}
 }
 
 /* Whether "t" is an input or a stage with a buffer of its own at root
@@ -638,8 +684,10 @@ bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 {
 	const ts_stage_plan *p = &tp->plans[stage];
 	const ts_stage *s = tp->dag->stages[stage];
-	int slev = 0, rlev = 0, last_s;
+	int slev = 0, rlev = 0, last_s, vec_level;
 	int64_t f[TS_MAX_AXES][TS_MAX_LEVELS];
+	const char *structure;
+	bool rfvec;
 
 	memset(nest, 0, sizeof(*nest));
 	nest->stage = stage;
@@ -647,9 +695,12 @@ bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 		return false;
 	if (p->fused_into >= 0 && fused(&tp->plans[p->fused_into], cfg))
 		return false;
+	rfvec = rfvec_on(p, cfg);
+	structure = rfvec ? "SSSRR" : p->structure;
 	nest->fused = fused(p, cfg);
-	nest->vec_axis = vec_axis(tp, p, cfg);
-	nest->cache_write = nest->fused || (p->knob_cache_write >= 0 &&
+	nest->vec_axis = rfvec ? p->nspatial : vec_axis(tp, p, cfg);
+	nest->cache_write = nest->fused || (!rfvec &&
+		p->knob_cache_write >= 0 &&
 		ts_config_get(cfg, p->knob_cache_write, 0));
 	nest->useful = nest->padded = 1;
 	for (int a = 0; a < p->nspatial + p->nreduce; a++) {
@@ -663,17 +714,19 @@ bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 		nest->useful *= ax->extent;
 		nest->padded *= prod;
 	}
-	last_s = (int)(strrchr(p->structure, 'S') - p->structure);
+	last_s = (int)(strrchr(structure, 'S') - structure);
+	vec_level = rfvec ? p->nlevels - 1 : last_s;
 	nest->unrolled = 1;
 	for (int l = 0; l < p->nlevels; l++) {
-		bool sp = p->structure[l] == 'S';
+		bool sp = structure[l] == 'S';
 		int lev = sp ? slev++ : rlev++;
 		int lo = sp ? 0 : p->nspatial;
 		int hi = sp ? p->nspatial : p->nspatial + p->nreduce;
 		for (int pass = 0; pass < 2; pass++)
 			for (int a = lo; a < hi; a++) {
 				ts_nest_loop *lp;
-				bool is_vec = l == last_s && a == nest->vec_axis;
+				bool is_vec = l == vec_level &&
+					a == nest->vec_axis;
 				if (is_vec != (pass == 1))
 					continue;
 				lp = &nest->loops[nest->nloops++];
@@ -684,7 +737,7 @@ bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 				if (is_vec) {
 					lp->kind = TS_LOOP_VECTORIZED;
 					nest->vec_width = lp->trip;
-				} else if (l == last_s && l > 0 &&
+				} else if (l == last_s && l > 0 && !rfvec &&
 				    ts_config_get(cfg, p->knob_unroll, 0)) {
 					lp->kind = TS_LOOP_UNROLLED;
 					nest->unrolled *= lp->trip;

@@ -7,9 +7,11 @@
  *
  *	direct compute		"SS": parallel outer tiles, vector inner tile;
  *				inlined into its consumer when cheap
- *	simple reduction	"SSRS": parallel outer tiles, a reduction
- *				tile, an inner spatial tile (vectorized when
- *				contiguous)
+ *	simple reduction	"SSRRS": parallel outer tiles, reduction
+ *				tiles, an inner spatial tile (vectorized when
+ *				contiguous); or "SSSRR" with the inner
+ *				reduction tile vectorized through rfactor
+ *				when the reduction axis is the contiguous one
  *	complex reduction	"SSRSRS": parallel outer tiles, cache tiles,
  *				a reduction tile, register tiles (unrolled,
  *				vectorized), an accumulator tile
@@ -52,7 +54,7 @@ typedef struct ts_stage_plan {
 	int stage;		/* index in the DAG */
 	ts_rule rule;
 	ts_class klass;
-	const char *structure;	/* "SSRSRS", "SSRS", "SS" */
+	const char *structure;	/* "SSRSRS", "SSRRS", "SS" */
 	int nlevels;		/* strlen(structure) */
 	int nspatial, nreduce;
 	int nslevels, nrlevels;	/* S and R letters */
@@ -62,6 +64,8 @@ typedef struct ts_stage_plan {
 	int knob_par;		/* int: outer loops fused and parallel */
 	int knob_unroll;	/* bool: unroll the register tile */
 	int knob_cache_write;	/* bool, or -1 */
+	int knob_rfvec;		/* bool: vectorize the reduction through
+				 * rfactor ("SSSRR"), or -1 */
 	int knob_fuse;		/* bool: fuse into consumer, or -1 */
 	int fuse_consumer;	/* stage index of that consumer, or -1 */
 	int fused_into;		/* FUSED candidates: the anchor, or -1 */
