@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tools/commands.h"
@@ -20,6 +21,7 @@ struct build_opts {
 	const char *features;
 	bool fast_math;
 	bool emit_text;		/* also <name>.ll and <name>.s */
+	const char *target;	/* cuda[:NAME|FILE.json], or NULL: the CPU */
 };
 
 /* One option: its name, whether it takes a value, and where it goes. */
@@ -86,6 +88,13 @@ static bool set_emit_text(struct build_opts *o, const char *v)
 	return true;
 }
 
+/* Take "v" as the GPU target of "o" ("cuda", "cuda:NAME|FILE.json"). */
+static bool set_target(struct build_opts *o, const char *v)
+{
+	o->target = v;
+	return ts_tool_is_cuda_target(v);
+}
+
 /* The options of tessel build; add a row to add one. */
 static const struct build_option build_options[] = {
 	{ "-o", true, set_out, "the output folder (created if missing)" },
@@ -101,6 +110,8 @@ static const struct build_option build_options[] = {
 	  "LLVM target features, e.g. +avx2,-avx512f" },
 	{ "--fast-math", false, set_fast_math,
 	  "allow reassociation and approximate functions" },
+	{ "--target", true, set_target,
+	  "cuda, cuda:NAME or cuda:FILE.json: CUDA C, cubin or PTX, header" },
 	{ "--emit-text", false, set_emit_text,
 	  "also write DIR/<name>.ll (LLVM IR) and DIR/<name>.s (assembly)" },
 };
@@ -222,6 +233,15 @@ static int build_program(ts_ctx *ctx, const struct build_opts *o)
 	char so[4096];
 	ts_func *f;
 
+	if (dag && o->target) {
+		ts_target *tg = ts_tool_cuda_target(ctx, o->target);
+		if (!tg) {
+			ts_tool_report(ctx);
+			return TS_EXIT_USAGE;
+		}
+		mkdir(o->out, 0777);
+		return ts_tool_cuda_build(ctx, dag, tg, o->out, o->fast_math);
+	}
 	if (!dag || !(f = o->records ? ts_tool_lower_records(ctx, dag,
 	    o->records, 0, "build") : ts_tool_lower(ctx, dag,
 	    o->schedule))) {

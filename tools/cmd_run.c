@@ -24,6 +24,7 @@ struct run_opts {
 	bool json;		/* one JSON object on stdout */
 	uint64_t seed;		/* inputs */
 	double min_time;	/* seconds of timed runs, at least */
+	const char *target;	/* cuda[:NAME|FILE.json], or NULL: this CPU */
 };
 
 /* One option: its name, whether it takes a value, and what it does with
@@ -105,6 +106,13 @@ static bool set_min_time(struct run_opts *o, const char *v)
 	return *v && !*end && o->min_time >= 0 && o->min_time <= 600;
 }
 
+/* Take "v" as the GPU target of "o" ("cuda", "cuda:NAME|FILE.json"). */
+static bool set_target(struct run_opts *o, const char *v)
+{
+	o->target = v;
+	return ts_tool_is_cuda_target(v);
+}
+
 /* The options of tessel run; add a row to add one. */
 static const struct run_option run_options[] = {
 	{ "--schedule", true, set_schedule,
@@ -120,6 +128,8 @@ static const struct run_option run_options[] = {
 	{ "--seed", true, set_seed, "seed of the random inputs (default 1)" },
 	{ "--min-time", true, set_min_time,
 	  "seconds of timed runs at least (default 0.2)" },
+	{ "--target", true, set_target,
+	  "cuda, cuda:NAME or cuda:FILE.json: on the GPU, checked" },
 };
 
 enum { N_RUN_OPTIONS = sizeof(run_options) / sizeof(run_options[0]) };
@@ -369,6 +379,14 @@ static int run_program(ts_ctx *ctx, const struct run_opts *o)
 	ts_module *m;
 	ts_array **args;
 
+	if (dag && o->target) {
+		ts_target *tg = ts_tool_cuda_target(ctx, o->target);
+		if (!tg) {
+			ts_tool_report(ctx);
+			return TS_EXIT_USAGE;
+		}
+		return ts_tool_cuda_run(ctx, dag, tg, 20, o->seed);
+	}
 	if (!dag || !(f = o->records ? ts_tool_lower_records(ctx, dag,
 	    o->records, o->threads, "run") : ts_tool_lower(ctx, dag,
 	    o->schedule))) {

@@ -21,6 +21,7 @@ struct schedule_opts {
 	uint64_t seed;
 	bool json;
 	bool show_ir;
+	bool show_code;		/* GPU targets: print the CUDA C */
 };
 
 static void schedule_usage(FILE *out)
@@ -38,7 +39,9 @@ static void schedule_usage(FILE *out)
 		"cores)\n"
 		"  --seed S     seed of the random part of the search (default 1)\n"
 		"  --json       print one JSON object\n"
-		"  --show-ir    print the lowered loop IR\n\n"
+		"  --show-ir    print the lowered loop IR\n"
+		"  --show-code  GPU targets (cuda, cuda:NAME|FILE.json): print "
+		"the CUDA C\n\n"
 		"exit codes: 0 success, 1 failure, 2 bad usage or input\n");
 }
 
@@ -57,6 +60,8 @@ static int parse_opts(int argc, char **argv, struct schedule_opts *o)
 			o->json = true;
 		} else if (!strcmp(a, "--show-ir")) {
 			o->show_ir = true;
+		} else if (!strcmp(a, "--show-code")) {
+			o->show_code = true;
 		} else if (!strcmp(a, "--target") && has_value) {
 			o->target = argv[++i];
 		} else if (!strcmp(a, "--topk") && has_value) {
@@ -88,6 +93,8 @@ ts_target *ts_tool_target(ts_ctx *ctx, const char *name)
 {
 	if (!name || !strcmp(name, "host"))
 		return ts_target_host(ctx);
+	if (ts_tool_is_cuda_target(name))
+		return ts_tool_cuda_target(ctx, name);
 	if (strchr(name, '/') || strstr(name, ".json"))
 		return ts_target_from_json_file(ctx, name);
 	return ts_target_lookup(ctx, name);
@@ -180,6 +187,11 @@ int ts_cmd_schedule(int argc, char **argv)
 	ts_ctx_set_seed(ctx, o.seed);
 	dag = ts_parse_file(ctx, o.file);
 	tg = dag ? ts_tool_target(ctx, o.target) : NULL;
+	if (tg && tg->kind == TS_TARGET_GPU) {
+		code = ts_tool_cuda_schedule(ctx, dag, tg, o.show_code);
+		ts_ctx_free(ctx);
+		return code;
+	}
 	if (tg && o.threads > 0 && tg->kind == TS_TARGET_CPU)
 		tg->cpu.cores = o.threads;
 	r = tg ? ts_static_fill(ctx, dag, tg, o.topk > 1 ? o.topk : 1) : NULL;

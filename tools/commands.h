@@ -38,5 +38,15 @@ int ts_cmd_tasks(int argc, char **argv);
 int ts_cmd_schedule(int argc, char **argv);
 /* The target named "name": "host", a shipped name, or a JSON file. */
 ts_target *ts_tool_target(ts_ctx *ctx, const char *name);
+/* CUDA (tools/cuda_tool.c): "cuda" (the device, else h100), "cuda:NAME"
+ * or "cuda:FILE.json"; schedule, build and run for such a GPU target. */
+bool ts_tool_is_cuda_target(const char *name);
+ts_target *ts_tool_cuda_target(ts_ctx *ctx, const char *name);
+int ts_tool_cuda_schedule(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
+	bool show_code);
+int ts_tool_cuda_build(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
+	const char *dir, bool fast_math);
+int ts_tool_cuda_run(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
+	int runs, uint64_t seed);
 
 #endif

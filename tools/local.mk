@@ -5,6 +5,7 @@ tools_tessel_SOURCES = tools/tessel.c tools/commands.h
 tools_tessel_LDADD = libtessel.la $(GC_LIBS)
 tools_tessel_SOURCES += tools/cmd_hw.c
 tools_tessel_SOURCES += tools/cmd_eval.c
+tools_tessel_SOURCES += tools/cuda_tool.c
 tools_tessel_SOURCES += tools/cmd_analyze.c
 tools_tessel_LDADD += $(JANSSON_LIBS)
 tools_tessel_SOURCES += tools/cmd_run.c
