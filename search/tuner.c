@@ -26,6 +26,17 @@
 
 #define ELITE 16
 
+/* Features of the configurations rated so far, by hash (open
+ * addressing): the search rates the same seeds and survivors again and
+ * again. */
+struct feature_cache {
+	int n, cap;
+	ts_config **cfg;
+	uint64_t *hash;		/* atomic */
+	float *x;		/* cap * TS_FEAT_COUNT, atomic */
+	bool *ok;		/* atomic: whether it lowered */
+};
+
 struct ts_tuner {
 	ts_ctx *ctx;
 	const ts_dag *dag;
@@ -51,6 +62,7 @@ struct ts_tuner {
 	ts_config *best_cfg;
 	const ts_schedule *best_sch;
 	int errors[TS_ERR_COUNT];
+	struct feature_cache cache;
 };
 
 static ts_status log_load(ts_tuner *t);
@@ -203,6 +215,68 @@ static ts_status config_features(ts_tuner *t, const ts_config *c, float *x)
 	return ts_func_features(t->ctx, f, t->target->cpu.line_bytes, x);
 }
 
+/* Slot of "c" (hash "h") in "fc": where it is, or the empty slot where
+ * it goes. */
+static int cache_slot(const struct feature_cache *fc, const ts_config *c,
+	uint64_t h)
+{
+	int i = h & (fc->cap - 1);
+
+	while (fc->cfg[i] && !(fc->hash[i] == h && ts_config_equal(fc->cfg[i],
+	    c)))
+		i = (i + 1) & (fc->cap - 1);
+	return i;
+}
+
+/* Make room in "fc" for one more entry. */
+static void cache_grow(struct feature_cache *fc)
+{
+	struct feature_cache o = *fc;
+
+	if (2 * (fc->n + 1) <= fc->cap)
+		return;
+	fc->cap = o.cap ? 2 * o.cap : 1024;
+	fc->cfg = ts_new_array(ts_config *, fc->cap);
+	fc->hash = ts_new_atomic(uint64_t, fc->cap);
+	fc->x = ts_new_atomic(float, (size_t)fc->cap * TS_FEAT_COUNT);
+	fc->ok = ts_new_atomic(bool, fc->cap);
+	for (int i = 0; i < o.cap; i++) {
+		int j;
+		if (!o.cfg[i])
+			continue;
+		j = cache_slot(fc, o.cfg[i], o.hash[i]);
+		fc->cfg[j] = o.cfg[i];
+		fc->hash[j] = o.hash[i];
+		fc->ok[j] = o.ok[i];
+		memcpy(fc->x + (size_t)j * TS_FEAT_COUNT, o.x + (size_t)i *
+			TS_FEAT_COUNT, sizeof(float) * TS_FEAT_COUNT);
+	}
+}
+
+/* Features of "c" into "x" through the cache of "t"; false when it does
+ * not lower (the context's error cleared). */
+static bool cached_features(ts_tuner *t, const ts_config *c, float *x)
+{
+	struct feature_cache *fc = &t->cache;
+	uint64_t h = ts_config_hash(c);
+	int i;
+
+	cache_grow(fc);
+	i = cache_slot(fc, c, h);
+	if (!fc->cfg[i]) {
+		fc->cfg[i] = ts_config_copy(c);
+		fc->hash[i] = h;
+		fc->ok[i] = config_features(t, c, fc->x + (size_t)i *
+			TS_FEAT_COUNT) == TS_OK;
+		fc->n++;
+		if (!fc->ok[i])
+			ts_ctx_clear_error(t->ctx);
+	}
+	memcpy(x, fc->x + (size_t)i * TS_FEAT_COUNT,
+		sizeof(float) * TS_FEAT_COUNT);
+	return fc->ok[i];
+}
+
 /* Retrain the model of "t" on its samples, once there are enough. */
 static ts_status retrain(ts_tuner *t)
 {
@@ -234,12 +308,9 @@ static ts_status score(void *data, int n, ts_config *const *cfgs,
 	float *x = ts_new_atomic(float, (size_t)n * TS_FEAT_COUNT);
 	bool *ok = ts_new_atomic(bool, n);
 
-	for (int i = 0; i < n; i++) {
-		ok[i] = config_features(t, cfgs[i], x + (size_t)i *
-			TS_FEAT_COUNT) == TS_OK;
-		if (!ok[i])
-			ts_ctx_clear_error(t->ctx);
-	}
+	for (int i = 0; i < n; i++)
+		ok[i] = cached_features(t, cfgs[i], x + (size_t)i *
+			TS_FEAT_COUNT);
 	if (ts_cost_model_predict(t->model, n, x, out) < 0)
 		return TS_ERROR;
 	for (int i = 0; i < n; i++)
@@ -284,10 +355,8 @@ static ts_status account(ts_tuner *t, ts_config *c, const ts_schedule *sch,
 	if (ts_config_equal(c, t->st->best))
 		t->static_s = time;
 	t->history[t->trials++] = t->best_s;
-	if (config_features(t, c, x) == TS_OK)
+	if (cached_features(t, c, x))
 		sample_add(t, x, time);
-	else
-		ts_ctx_clear_error(t->ctx);
 	elite_add(t, c, time);
 	return log_append(t, c, sch, r);
 }
@@ -467,9 +536,8 @@ static void resume_record(ts_tuner *t, const ts_record *rec)
 	}
 	ts_evolve_mark(t->evo, c);
 	t->resumed++;
-	if (config_features(t, c, x) == TS_OK)
+	if (cached_features(t, c, x))
 		sample_add(t, x, time);
-	ts_ctx_clear_error(t->ctx);
 	elite_add(t, c, time);
 	if (ts_config_equal(c, t->st->best))
 		t->static_s = time;

@@ -38,6 +38,7 @@ struct tune_option {
 	bool has_value;
 	bool (*set)(struct tune_opts *o, const char *v);
 	const char *help;
+	const char *implied;	/* the value when none follows, or NULL */
 };
 
 /* Parse the integer "s" in ["lo", "hi"] into "*v". */
@@ -130,8 +131,8 @@ static bool set_quiet(struct tune_opts *o, const char *v)
 /* The options of tessel tune; add a row to add one. */
 static const struct tune_option tune_options[] = {
 	{ "--trials", true, set_trials, "measurements per task (default 200)" },
-	{ "--topk", true, set_topk, "measure only the K best configurations "
-	  "of the static model" },
+	{ "--topk", true, set_topk, "measure only the K (default 10) best "
+	  "configurations of the static model", "10" },
 	{ "--batch", true, set_batch, "candidates measured per round "
 	  "(default 16)" },
 	{ "--log", true, set_log, "records log (JSON lines): resumed from, "
@@ -160,6 +161,7 @@ static void tune_usage(FILE *out)
 	for (int i = 0; i < N_TUNE_OPTIONS; i++) {
 		char name[64];
 		snprintf(name, sizeof(name), "%s%s", tune_options[i].name,
+			tune_options[i].implied ? " [V]" :
 			tune_options[i].has_value ? " V" : "");
 		fprintf(out, "  %-18s %s\n", name, tune_options[i].help);
 	}
@@ -180,6 +182,9 @@ static int apply_option(int argc, char **argv, int *i, struct tune_opts *o)
 			continue;
 		if (op->has_value && argv[*i][n] == '=')
 			v = argv[*i] + n + 1;
+		else if (op->implied && (*i + 1 >= argc ||
+		    !strchr("0123456789", argv[*i + 1][0]) || !argv[*i + 1][0]))
+			v = op->implied;
 		else if (op->has_value && *i + 1 < argc)
 			v = argv[++*i];
 		if (op->has_value && !v) {

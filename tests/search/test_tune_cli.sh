@@ -33,6 +33,8 @@ test ! -s "$tmp/err" || ! grep -q "\[#" "$tmp/err"
 # hardware-guided top-k
 "$tessel" tune "$tmp/mm.tsl" --topk 3 --quiet > "$tmp/out"
 grep -q "^mm .* 3  " "$tmp/out"
+"$tessel" tune "$tmp/mm.tsl" --quiet --topk > "$tmp/out"
+grep -q "^mm .* 10  " "$tmp/out"
 
 rc=0
 "$tessel" tune "$tmp/mm.tsl" --trials 0 2> "$tmp/err" || rc=$?
