@@ -444,7 +444,8 @@ ts_status ts_tuner_run(ts_tuner *t, ts_tune_progress_fn progress,
 
 	t->planned = t->opt.topk ? TS_MIN(t->opt.topk, t->st->k) :
 		t->opt.trials;
-	t->history = ts_new_atomic(double, t->trials + t->planned + 1);
+	if (!t->history)
+		t->history = ts_new_atomic(double, t->planned + 1);
 	if (retrain(t) < 0)
 		return TS_ERROR;
 	while (t->trials < t->planned) {

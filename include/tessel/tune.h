@@ -18,8 +18,9 @@
  * workload and target: those configurations are never measured again and
  * the cost model is trained on them before the first new batch.
  *
- * Every random choice comes from the context's stream: the same seed and
- * the same log give the same sequence of candidates.
+ * Every random choice comes from the context's stream: the same seed, the
+ * same log and the same measured times give the same sequence of
+ * candidates.
  */
 #ifndef TESSEL_TUNE_H
 #define TESSEL_TUNE_H
@@ -186,8 +187,9 @@ typedef void (*ts_tune_progress_fn)(const ts_tune_progress *p, void *data);
  * static filling, the template, and the records of the log. */
 ts_tuner *ts_tuner_new(ts_ctx *ctx, const ts_dag *dag,
 	const ts_target *target, const ts_tune_options *opt);
-/* Measure up to opt->trials candidates (or the top-k), calling
- * "progress" (may be NULL) after each batch. */
+/* Measure up to opt->trials candidates (or the top-k) in all, calling
+ * "progress" (may be NULL) after each batch; a second call goes on only
+ * if the first stopped early. */
 ts_status ts_tuner_run(ts_tuner *t, ts_tune_progress_fn progress,
 	void *data);
 /* The fastest valid candidate (NULL and INFINITY before any). */
