@@ -474,6 +474,9 @@ ts_measurer *ts_measurer_new(ts_ctx *ctx, const ts_dag *dag,
 	if (options_check(ctx, &m->opt) < 0)
 		return NULL;
 	m->fault = ts_fault_from_name(getenv("TS_MEASURE_FAULT"));
+	if (m->fault < 0 && getenv("TS_MEASURE_FAULT"))
+		ts_ctx_warn(ctx, "measure: unknown TS_MEASURE_FAULT '%s' "
+			"ignored", getenv("TS_MEASURE_FAULT"));
 	if (m->fault < 0)
 		m->fault = TS_FAULT_NONE;
 	if (!(m->worker_path = worker_program()))
