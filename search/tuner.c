@@ -25,6 +25,10 @@
 #include "dsl/internal.h"
 
 #define ELITE 16
+/* The model's inputs: the loop-IR features, then the static model's
+ * estimate as log2(1 + nanoseconds), a prior the trees can lean on
+ * before they have seen much. */
+#define NFEAT (TS_FEAT_COUNT + 1)
 
 /* Features of the configurations rated so far, by hash (open
  * addressing): the search rates the same seeds and survivors again and
@@ -33,7 +37,7 @@ struct feature_cache {
 	int n, cap;
 	ts_config **cfg;
 	uint64_t *hash;		/* atomic */
-	float *x;		/* cap * TS_FEAT_COUNT, atomic */
+	float *x;		/* cap * NFEAT, atomic */
 	bool *ok;		/* atomic: whether it lowered */
 };
 
@@ -137,7 +141,7 @@ ts_tuner *ts_tuner_new(ts_ctx *ctx, const ts_dag *dag,
 		return NULL;
 	t->tp = t->st->tp;
 	t->evo = ts_evolve_new(ctx, t->tp->space, &t->opt.evolve);
-	t->model = ts_cost_model_new(ctx, TS_FEAT_COUNT, ts_ctx_get_seed(ctx));
+	t->model = ts_cost_model_new(ctx, NFEAT, ts_ctx_get_seed(ctx));
 	if (!t->model)
 		return NULL;
 	ts_ctx_on_free(ctx, tuner_release, t);
@@ -154,19 +158,19 @@ static void sample_add(ts_tuner *t, const float *x, double time)
 {
 	if (t->nsamples == t->cap) {
 		int cap = t->cap ? 2 * t->cap : 64;
-		float *nx = ts_new_atomic(float, (size_t)cap * TS_FEAT_COUNT);
+		float *nx = ts_new_atomic(float, (size_t)cap * NFEAT);
 		double *nt = ts_new_atomic(double, cap);
 		if (t->nsamples) {
 			memcpy(nx, t->feat, sizeof(float) * t->nsamples *
-				TS_FEAT_COUNT);
+				NFEAT);
 			memcpy(nt, t->time, sizeof(double) * t->nsamples);
 		}
 		t->feat = nx;
 		t->time = nt;
 		t->cap = cap;
 	}
-	memcpy(t->feat + (size_t)t->nsamples * TS_FEAT_COUNT, x,
-		sizeof(float) * TS_FEAT_COUNT);
+	memcpy(t->feat + (size_t)t->nsamples * NFEAT, x,
+		sizeof(float) * NFEAT);
 	t->time[t->nsamples++] = time;
 }
 
@@ -209,10 +213,16 @@ static ts_status config_features(ts_tuner *t, const ts_config *c, float *x)
 {
 	ts_schedule *sch = ts_template_apply(t->tp, c);
 	ts_func *f = sch ? ts_lower(t->ctx, t->dag, sch) : NULL;
+	double est;
 
-	if (!f)
+	if (!f || ts_func_features(t->ctx, f, t->target->cpu.line_bytes,
+	    x) < 0)
 		return TS_ERROR;
-	return ts_func_features(t->ctx, f, t->target->cpu.line_bytes, x);
+	est = ts_model_estimate(t->tp, c, NULL);
+	/* NAN is what the model takes as missing */
+	x[TS_FEAT_COUNT] = isfinite(est) ? (float)log2(1 + 1e9 * fmax(0, est))
+		: NAN;
+	return TS_OK;
 }
 
 /* Slot of "c" (hash "h") in "fc": where it is, or the empty slot where
@@ -238,7 +248,7 @@ static void cache_grow(struct feature_cache *fc)
 	fc->cap = o.cap ? 2 * o.cap : 1024;
 	fc->cfg = ts_new_array(ts_config *, fc->cap);
 	fc->hash = ts_new_atomic(uint64_t, fc->cap);
-	fc->x = ts_new_atomic(float, (size_t)fc->cap * TS_FEAT_COUNT);
+	fc->x = ts_new_atomic(float, (size_t)fc->cap * NFEAT);
 	fc->ok = ts_new_atomic(bool, fc->cap);
 	for (int i = 0; i < o.cap; i++) {
 		int j;
@@ -248,8 +258,8 @@ static void cache_grow(struct feature_cache *fc)
 		fc->cfg[j] = o.cfg[i];
 		fc->hash[j] = o.hash[i];
 		fc->ok[j] = o.ok[i];
-		memcpy(fc->x + (size_t)j * TS_FEAT_COUNT, o.x + (size_t)i *
-			TS_FEAT_COUNT, sizeof(float) * TS_FEAT_COUNT);
+		memcpy(fc->x + (size_t)j * NFEAT, o.x + (size_t)i *
+			NFEAT, sizeof(float) * NFEAT);
 	}
 }
 
@@ -267,13 +277,13 @@ static bool cached_features(ts_tuner *t, const ts_config *c, float *x)
 		fc->cfg[i] = ts_config_copy(c);
 		fc->hash[i] = h;
 		fc->ok[i] = config_features(t, c, fc->x + (size_t)i *
-			TS_FEAT_COUNT) == TS_OK;
+			NFEAT) == TS_OK;
 		fc->n++;
 		if (!fc->ok[i])
 			ts_ctx_clear_error(t->ctx);
 	}
-	memcpy(x, fc->x + (size_t)i * TS_FEAT_COUNT,
-		sizeof(float) * TS_FEAT_COUNT);
+	memcpy(x, fc->x + (size_t)i * NFEAT,
+		sizeof(float) * NFEAT);
 	return fc->ok[i];
 }
 
@@ -292,7 +302,7 @@ static ts_status retrain(ts_tuner *t)
 	for (int i = 0; i < t->nsamples; i++) {
 		double y = isfinite(t->time[i]) ? best / t->time[i] : 0;
 		if (ts_cost_model_add(t->model, t->feat + (size_t)i *
-		    TS_FEAT_COUNT, y) < 0)
+		    NFEAT, y) < 0)
 			return TS_ERROR;
 	}
 	return ts_cost_model_train(t->model, 0);
@@ -305,12 +315,12 @@ static ts_status score(void *data, int n, ts_config *const *cfgs,
 	double *out)
 {
 	ts_tuner *t = data;
-	float *x = ts_new_atomic(float, (size_t)n * TS_FEAT_COUNT);
+	float *x = ts_new_atomic(float, (size_t)n * NFEAT);
 	bool *ok = ts_new_atomic(bool, n);
 
 	for (int i = 0; i < n; i++)
 		ok[i] = cached_features(t, cfgs[i], x + (size_t)i *
-			TS_FEAT_COUNT);
+			NFEAT);
 	if (ts_cost_model_predict(t->model, n, x, out) < 0)
 		return TS_ERROR;
 	for (int i = 0; i < n; i++)
@@ -341,7 +351,7 @@ static ts_status measure(ts_tuner *t, int n, const ts_schedule *const *sch,
 static ts_status account(ts_tuner *t, ts_config *c, const ts_schedule *sch,
 	const ts_measure_result *r)
 {
-	float x[TS_FEAT_COUNT];
+	float x[NFEAT];
 	bool ok = r->error == TS_ERR_NONE && r->median_s > 0;
 	double time = ok ? r->median_s : INFINITY;
 
@@ -525,7 +535,7 @@ static void resume_record(ts_tuner *t, const ts_record *rec)
 {
 	ts_config *c = ts_config_from_json(t->ctx, t->tp->space, rec->config);
 	double time = rec->error == TS_ERR_NONE ? rec->median_s : INFINITY;
-	float x[TS_FEAT_COUNT];
+	float x[NFEAT];
 
 	if (!c || ts_evolve_is_marked(t->evo, c)) {
 		if (!c)

@@ -11,7 +11,8 @@
  * Candidates are featurised from their lowered loop IR: a fixed-length
  * vector of counts (arithmetic by kind, loop annotations and extents,
  * memory accesses, footprints, strides), summed over the program's store
- * statements and compressed with log2(1 + x).
+ * statements and compressed with log2(1 + x).  The tuner's model also
+ * sees the static model's estimate of each candidate.
  *
  * Every measurement is appended to a records log when one is given; a
  * tuner started on an existing log first reads the records of its
