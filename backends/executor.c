@@ -230,13 +230,19 @@ static void bind_all(ts_network *net)
 		int n = sg->ninputs + sg->noutputs;
 		net->bind[g] = ts_new_atomic(struct binding, n + 1);
 		net->args[g] = ts_new_array(ts_array *, n + 1);
+		/* The task's own argument gives the shape: a tensor in
+		 * another layout has the network tensor's size, not its
+		 * shape. */
+		const ts_dag *task = p->tasks[sg->task]->dag;
 		for (int i = 0; i < n; i++) {
 			const ts_tensor *t = i < sg->ninputs ? sg->inputs[i]
 				: sg->outputs[i - sg->ninputs];
+			const ts_tensor *arg = i < sg->ninputs ?
+				task->inputs[i] : task->outputs[i - sg->ninputs];
 			struct binding b = bind_tensor(net, t);
 			net->bind[g][i] = b;
 			if (b.kind == BIND_BUFFER)
-				net->args[g][i] = array_over(t, net->arena +
+				net->args[g][i] = array_over(arg, net->arena +
 					net->mem->offset[b.index]);
 		}
 	}

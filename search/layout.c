@@ -14,9 +14,12 @@
 
 #include <math.h>
 
+#include <tessel/lower.h>
 #include <tessel/network.h>
+#include <tessel/search.h>
 
 #include "dsl/internal.h"
+#include "search/network_internal.h"
 
 ts_layout_problem *ts_layout_problem_new(ts_ctx *ctx, int nnodes,
 	const int *ncands)
@@ -309,4 +312,412 @@ ts_layout_solution *ts_layout_solve_exhaustive(ts_ctx *ctx,
 		}
 	}
 	return solution(lp, best, true);
+}
+
+/* Layouts of 4-D activations [n, c, h, w]. */
+enum { LAYOUT_NCHW, LAYOUT_NHWC, LAYOUT_NCHWC, LAYOUT_COUNT };
+
+/* The name of layout "l" with channel block "x". */
+static const char *layout_name(int l, int x)
+{
+	if (l == LAYOUT_NHWC)
+		return "NHWC";
+	if (l == LAYOUT_NCHWC)
+		return ts_asprintf("NCHW%dc", x);
+	return "NCHW";
+}
+
+/* The physical shape of the logical [n, c, h, w] "t" in layout "l". */
+static int layout_shape(const ts_tensor *t, int l, int x, int64_t *shape)
+{
+	const int64_t *s = t->shape;
+
+	if (l == LAYOUT_NHWC) {
+		int64_t v[4] = { s[0], s[2], s[3], s[1] };
+		memcpy(shape, v, sizeof(v));
+		return 4;
+	}
+	if (l == LAYOUT_NCHWC) {
+		int64_t v[5] = { s[0], s[1] / x, s[2], s[3], x };
+		memcpy(shape, v, sizeof(v));
+		return 5;
+	}
+	memcpy(shape, s, 4 * sizeof(int64_t));
+	return 4;
+}
+
+/* A stage "name" that reads "src" (logical [n, c, h, w]) and stores it
+ * in layout "l" (when "to_physical"), or reads "src" in layout "l" and
+ * stores it logically. */
+static ts_tensor *layout_stage(ts_ctx *ctx, const char *name, ts_tensor *src,
+	const ts_tensor *logical, int l, int x, bool to_physical)
+{
+	int64_t phys[5];
+	int nd = layout_shape(logical, l, x, phys), n = to_physical ? nd : 4;
+	ts_axis *ax[5];
+	ts_expr *v[5], *idx[5];
+
+	for (int d = 0; d < n; d++) {
+		ax[d] = ts_axis_new(ctx, ts_asprintf("a%d", d),
+			to_physical ? phys[d] : logical->shape[d]);
+		v[d] = ts_var(ctx, ax[d]);
+	}
+	if (to_physical) {
+		/* logical index of each physical point */
+		idx[0] = v[0];
+		idx[1] = l == LAYOUT_NHWC ? v[3] : l == LAYOUT_NCHWC ?
+			ts_add(ctx, ts_mul(ctx, v[1], ts_int(ctx, x)), v[4])
+			: v[1];
+		idx[2] = l == LAYOUT_NHWC ? v[1] : v[2];
+		idx[3] = l == LAYOUT_NHWC ? v[2] : v[3];
+		return ts_compute(ctx, name, n, ax, ts_load(ctx, src, 4, idx));
+	}
+	/* physical index of each logical point */
+	idx[0] = v[0];
+	if (l == LAYOUT_NHWC) {
+		idx[1] = v[2];
+		idx[2] = v[3];
+		idx[3] = v[1];
+	} else {
+		idx[1] = ts_floordiv(ctx, v[1], ts_int(ctx, x));
+		idx[2] = v[2];
+		idx[3] = v[3];
+		idx[4] = ts_mod(ctx, v[1], ts_int(ctx, x));
+	}
+	return ts_compute(ctx, name, 4, ax, ts_load(ctx, src, nd, idx));
+}
+
+/* Rewrite task DAG "sub" so that its inputs flagged in "act" and its
+ * 4-D outputs are in layout "l" (block "x"): each such input becomes a
+ * placeholder of the physical shape read through a view stage, each
+ * output is stored through a layout stage. */
+static ts_dag *relayout_dag(ts_ctx *ctx, const ts_dag *sub, const bool *act,
+	int l, int x)
+{
+	ts_tensor **in = ts_new_array(ts_tensor *, sub->ninputs + 1);
+	ts_tensor **view = ts_new_array(ts_tensor *, sub->ninputs + 1);
+	ts_tensor **outs = ts_new_array(ts_tensor *, sub->noutputs + 1);
+	ts_dag *d;
+
+	for (int i = 0; i < sub->ninputs; i++) {
+		const ts_tensor *t = sub->inputs[i];
+		int64_t phys[5];
+		int nd = act[i] ? layout_shape(t, l, x, phys) : t->ndim;
+		in[i] = ts_placeholder(ctx, t->name, t->dtype, nd,
+			act[i] ? phys : t->shape);
+		view[i] = act[i] ? layout_stage(ctx, ts_asprintf("%s_view",
+			t->name), in[i], t, l, x, false) : in[i];
+		if (!view[i])
+			return NULL;
+	}
+	if (ts_dag_copy_stages(ctx, sub, view, outs) < 0)
+		return NULL;
+	for (int o = 0; o < sub->noutputs; o++)
+		if (outs[o]->ndim == 4)
+			outs[o] = layout_stage(ctx, ts_asprintf("%s_%s",
+				outs[o]->name, layout_name(l, x)), outs[o],
+				outs[o], l, x, true);
+	d = ts_dag_new(ctx, sub->ninputs, in, sub->noutputs, outs);
+	if (d)
+		d->name = ts_asprintf("%s@%s", sub->name, layout_name(l, x));
+	return d;
+}
+
+/* A DAG that converts "t" from layout "a" to layout "b". */
+static ts_dag *transform_dag(ts_ctx *ctx, const ts_tensor *t, int a, int b,
+	int x)
+{
+	int64_t phys[5];
+	int nd = layout_shape(t, a, x, phys);
+	ts_tensor *in = ts_placeholder(ctx, "T", t->dtype, nd, phys);
+	ts_tensor *lg = layout_stage(ctx, "T_logical", in, t, a, x, false);
+	ts_tensor *out = lg ? layout_stage(ctx, "T_out", lg, t, b, x, true)
+		: NULL;
+
+	return out ? ts_dag_new(ctx, 1, &in, 1, &out) : NULL;
+}
+
+/* Whether network tensor "t" is an activation that may change layout:
+ * 4-D, computed by a stage, not a network output. */
+static bool is_activation(const ts_dag *net, const ts_tensor *t)
+{
+	return t->ndim == 4 && t->stage && !ts_dag_is_output(net, t);
+}
+
+/* The layouts subgraph "sg" may take (a prefix of the layout enum): NCHW
+ * only unless it touches an activation and writes no 4-D network output;
+ * NCHW[x]c only when every activation's channels divide by "x". */
+static int node_layouts(const ts_dag *net, const ts_subgraph *sg, int x)
+{
+	bool any = false, blocked = x > 1;
+
+	for (int o = 0; o < sg->noutputs; o++) {
+		const ts_tensor *t = sg->outputs[o];
+		if (t->ndim == 4 && !is_activation(net, t))
+			return 1;
+		if (t->ndim == 4) {
+			any = true;
+			blocked &= t->shape[1] % x == 0;
+		}
+	}
+	for (int i = 0; i < sg->ninputs; i++)
+		if (is_activation(net, sg->inputs[i])) {
+			any = true;
+			blocked &= sg->inputs[i]->shape[1] % x == 0;
+		}
+	return !any ? 1 : blocked ? LAYOUT_COUNT : LAYOUT_NCHWC;
+}
+
+/* Which inputs of "sg" are activations, into "act". */
+static void activation_inputs(const ts_dag *net, const ts_subgraph *sg,
+	bool *act)
+{
+	for (int i = 0; i < sg->ninputs; i++)
+		act[i] = is_activation(net, sg->inputs[i]);
+}
+
+/* Time "dag" under its static schedule with "threads" threads; a cache
+ * keyed by canonical string avoids timing a DAG twice. */
+static double time_dag(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
+	int threads, ts_vec *keys, ts_vec *vals)
+{
+	const char *key = ts_dag_canonical_string(dag);
+	ts_schedule *sch;
+	ts_array **in, **args;
+	ts_module *m = NULL;
+	ts_compile_options co = ts_compile_options_default();
+	ts_timing t;
+	double s = INFINITY, *v;
+
+	for (int i = 0; i < keys->n; i++)
+		if (!strcmp(keys->v[i], key))
+			return *(double *)vals->v[i];
+	sch = ts_static_schedule(ctx, dag, tg);
+	co.threads = threads;
+	in = ts_dag_random_inputs(ctx, dag, 1);
+	args = ts_new_array(ts_array *, dag->ninputs + dag->noutputs + 1);
+	for (int i = 0; in && i < dag->ninputs; i++)
+		args[i] = in[i];
+	for (int o = 0; o < dag->noutputs; o++)
+		args[dag->ninputs + o] = ts_array_for_tensor(ctx,
+			dag->outputs[o]);
+	if (sch && in)
+		m = ts_module_compile(ctx, ts_lower(ctx, dag, sch), &co);
+	if (m && ts_module_time(m, args, 0.02, &t) == TS_OK)
+		s = t.median_s;
+	if (m)
+		ts_module_free(m);
+	ts_ctx_clear_error(ctx);
+	v = ts_new_atomic(double, 1);
+	*v = s;
+	ts_vec_push(keys, (void *)key);
+	ts_vec_push(vals, v);
+	return s;
+}
+
+/* The subgraph of "p" before "g" that writes "t", or -1. */
+static int producer_of(const ts_partition *p, int g, const ts_tensor *t)
+{
+	for (int h = 0; h < g; h++)
+		for (int o = 0; o < p->subgraphs[h].noutputs; o++)
+			if (p->subgraphs[h].outputs[o] == t)
+				return h;
+	return -1;
+}
+
+/* What the layout pass measures with, and remembers. */
+struct layout_env {
+	ts_ctx *ctx;
+	const ts_partition *p;
+	const ts_target *tg;
+	int threads, x;
+	ts_vec keys, vals;	/* timing cache */
+};
+
+/* The DAG of subgraph "g" of "env" in layout "l". */
+static ts_dag *node_dag(struct layout_env *env, int g, int l)
+{
+	const ts_subgraph *sg = &env->p->subgraphs[g];
+	bool *act = ts_new_atomic(bool, sg->ninputs + 1);
+	const ts_dag *sub = env->p->tasks[sg->task]->dag;
+
+	if (l == LAYOUT_NCHW)
+		return (ts_dag *)sub;
+	activation_inputs(env->p->dag, sg, act);
+	return relayout_dag(env->ctx, sub, act, l, env->x);
+}
+
+/* Fill the costs of node "g" and of the edges into it in "lp". */
+static ts_status fill_node(struct layout_env *env, ts_layout_problem *lp,
+	int g)
+{
+	const ts_subgraph *sg = &env->p->subgraphs[g];
+
+	for (int c = 0; c < lp->ncands[g]; c++) {
+		ts_dag *d = node_dag(env, g, c);
+		if (!d)
+			return TS_ERROR;
+		lp->cost[g][c] = time_dag(env->ctx, d, env->tg, env->threads,
+			&env->keys, &env->vals);
+		lp->names[g][c] = layout_name(c, env->x);
+	}
+	for (int i = 0; i < sg->ninputs; i++) {
+		int h, e;
+		if (!is_activation(env->p->dag, sg->inputs[i]))
+			continue;
+		h = producer_of(env->p, g, sg->inputs[i]);
+		e = h < 0 ? -1 : ts_layout_problem_add_edge(lp, env->ctx, h, g);
+		for (int a = 0; e >= 0 && a < lp->ncands[h]; a++)
+			for (int b = 0; b < lp->ncands[g]; b++)
+				lp->trans[e][a * lp->ncands[g] + b] = a == b ? 0 :
+					time_dag(env->ctx, transform_dag(env->ctx,
+					sg->inputs[i], a, b, env->x), env->tg,
+					env->threads, &env->keys, &env->vals);
+	}
+	return TS_OK;
+}
+
+/* Add "dag" to the tasks of "p" (or count one more occurrence of an
+ * equal one); return its index. */
+static int add_task(ts_partition *p, ts_dag *dag, const char *name,
+	ts_class klass, int64_t flops)
+{
+	const char *canon = ts_dag_canonical_string(dag);
+	ts_task *t;
+
+	for (int i = 0; i < p->ntasks; i++)
+		if (!strcmp(ts_dag_canonical_string(p->tasks[i]->dag), canon)) {
+			p->tasks[i]->weight++;
+			return i;
+		}
+	t = ts_new(ts_task);
+	t->id = p->ntasks;
+	t->dag = dag;
+	t->hash = ts_dag_hash(dag);
+	t->name = name;
+	t->weight = 1;
+	t->klass = klass;
+	t->flops = flops;
+	p->tasks = ts_grow(p->tasks, sizeof(ts_task *), p->ntasks,
+		p->ntasks + 1);
+	p->tasks[p->ntasks++] = t;
+	return t->id;
+}
+
+/* Append subgraph "sg" to "q". */
+static void push_subgraph(ts_partition *q, const ts_subgraph *sg)
+{
+	q->subgraphs = ts_grow(q->subgraphs, sizeof(ts_subgraph),
+		q->nsubgraphs, q->nsubgraphs + 1);
+	q->subgraphs[q->nsubgraphs++] = *sg;
+}
+
+/* Insert into "q" the conversion of input "i" of "sg" (written by "h" in
+ * layout "a") to layout "b", and read the converted tensor instead. */
+static void insert_transform(struct layout_env *env, ts_partition *q,
+	ts_subgraph *sg, int i, int a, int b)
+{
+	const ts_tensor *t = sg->inputs[i];
+	ts_subgraph tr = { 0 };
+	ts_tensor *conv = ts_placeholder(env->ctx, ts_asprintf("%s_%s",
+		t->name, layout_name(b, env->x)), t->dtype, 4, t->shape);
+
+	tr.anchor = sg->anchor;
+	tr.ninputs = tr.noutputs = 1;
+	tr.inputs = ts_new_array(ts_tensor *, 1);
+	tr.outputs = ts_new_array(ts_tensor *, 1);
+	tr.inputs[0] = (ts_tensor *)t;
+	tr.outputs[0] = conv;
+	tr.task = add_task(q, transform_dag(env->ctx, t, a, b, env->x),
+		ts_asprintf("%s->%s", layout_name(a, env->x),
+		layout_name(b, env->x)), TS_CLASS_DIRECT, 0);
+	push_subgraph(q, &tr);
+	sg->inputs[i] = conv;
+}
+
+/* The partition of "env" with the layouts "choice" applied: relaid
+ * tasks and the transformations between them. */
+static ts_partition *apply_layouts(struct layout_env *env, const int *choice,
+	int *ntransforms)
+{
+	const ts_partition *p = env->p;
+	ts_partition *q = ts_new(ts_partition);
+
+	q->dag = p->dag;
+	for (int g = 0; g < p->nsubgraphs; g++) {
+		ts_subgraph sg = p->subgraphs[g];
+		const ts_task *t = p->tasks[sg.task];
+		sg.inputs = ts_new_array(ts_tensor *, sg.ninputs + 1);
+		memcpy(sg.inputs, p->subgraphs[g].inputs,
+			sizeof(ts_tensor *) * (size_t)sg.ninputs);
+		for (int i = 0; i < sg.ninputs; i++) {
+			int h = is_activation(p->dag, sg.inputs[i]) ?
+				producer_of(p, g, sg.inputs[i]) : -1;
+			if (h >= 0 && choice[h] != choice[g]) {
+				insert_transform(env, q, &sg, i, choice[h],
+					choice[g]);
+				(*ntransforms)++;
+			}
+		}
+		sg.task = add_task(q, node_dag(env, g, choice[g]), t->name,
+			t->klass, t->flops);
+		push_subgraph(q, &sg);
+	}
+	return q;
+}
+
+/* The channel block of layouts on "target": its f32 vector lanes. */
+static int block_of(const ts_target *target)
+{
+	return target->kind == TS_TARGET_CPU ?
+		TS_MAX(1, ts_target_lanes(target, TS_F32)) : 1;
+}
+
+int ts_network_layout_count(const ts_partition *p, const ts_target *target,
+	int g)
+{
+	return node_layouts(p->dag, &p->subgraphs[g], block_of(target));
+}
+
+ts_partition *ts_network_apply_layouts(ts_ctx *ctx, const ts_partition *p,
+	const ts_target *target, const int *choice, int *ntransforms)
+{
+	struct layout_env env = { ctx, p, target, 0, block_of(target) };
+	int n = 0;
+	ts_partition *q;
+
+	for (int g = 0; g < p->nsubgraphs; g++)
+		if (choice[g] < 0 || choice[g] >= node_layouts(p->dag,
+		    &p->subgraphs[g], env.x)) {
+			ts_ctx_set_error(ctx, "subgraph %d (anchor '%s') cannot "
+				"take layout %d", g,
+				p->dag->stages[p->subgraphs[g].anchor]->name,
+				choice[g]);
+			return NULL;
+		}
+	q = apply_layouts(&env, choice, &n);
+	if (ntransforms)
+		*ntransforms = n;
+	return q;
+}
+
+ts_layout_plan *ts_network_choose_layouts(ts_ctx *ctx, const ts_partition *p,
+	const ts_target *target, int threads, int64_t max_states)
+{
+	struct layout_env env = { ctx, p, target, threads, block_of(target) };
+	int *nc = ts_new_atomic(int, p->nsubgraphs + 1);
+	ts_layout_plan *plan = ts_new(ts_layout_plan);
+
+	for (int g = 0; g < p->nsubgraphs; g++)
+		nc[g] = node_layouts(p->dag, &p->subgraphs[g], env.x);
+	plan->problem = ts_layout_problem_new(ctx, p->nsubgraphs, nc);
+	if (!plan->problem)
+		return NULL;
+	for (int g = 0; g < p->nsubgraphs; g++)
+		if (fill_node(&env, plan->problem, g) < 0)
+			return NULL;
+	plan->solution = ts_layout_solve(ctx, plan->problem, max_states);
+	plan->partition = apply_layouts(&env, plan->solution->choice,
+		&plan->ntransforms);
+	return plan;
 }

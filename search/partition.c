@@ -18,6 +18,7 @@
 #include <tessel/search.h>
 
 #include "dsl/internal.h"
+#include "search/network_internal.h"
 
 /* Tensors and axes of the network mapped to their copies in a subgraph. */
 struct clone_map {
@@ -127,6 +128,23 @@ static ts_tensor *clone_stage(struct clone_map *m, const ts_stage *s)
 		ts_vec_push(&m->to, t);
 	}
 	return t;
+}
+
+ts_status ts_dag_copy_stages(ts_ctx *ctx, const ts_dag *src,
+	ts_tensor *const *inputs, ts_tensor **outs)
+{
+	struct clone_map m = { ctx };
+
+	for (int i = 0; i < src->ninputs; i++) {
+		ts_vec_push(&m.from, src->inputs[i]);
+		ts_vec_push(&m.to, inputs[i]);
+	}
+	for (int i = 0; i < src->nstages; i++)
+		if (!clone_stage(&m, src->stages[i]))
+			return TS_ERROR;
+	for (int i = 0; i < src->noutputs; i++)
+		outs[i] = map_find(&m.from, &m.to, src->outputs[i]);
+	return TS_OK;
 }
 
 /* Per stage: the subgraphs it belongs to (a bit set over subgraphs is
@@ -548,6 +566,11 @@ ts_network *ts_network_compile(ts_ctx *ctx, const ts_dag *dag,
 		return NULL;
 	target = target_with_threads(target, o.threads);
 	p = ts_partition_dag(ctx, dag, target);
+	if (p && o.layout) {
+		ts_layout_plan *lp = ts_network_choose_layouts(ctx, p, target,
+			o.threads, 1 << 16);
+		p = lp ? lp->partition : NULL;
+	}
 	if (!p)
 		return NULL;
 	if (!o.naive)

@@ -19,7 +19,7 @@ struct tasks_opts {
 	const char *weights;	/* directory of <input>.npy, or NULL */
 	int threads;
 	int topk;		/* measured static candidates per task */
-	bool run, check, naive, profile;
+	bool run, check, naive, profile, layout;
 	double min_time;	/* seconds of timed runs; 0: no timing */
 	uint64_t seed;
 };
@@ -35,6 +35,7 @@ static void usage(FILE *out)
 		"  --check         with --run: compare with the interpreter\n"
 		"  --time SECONDS  with --run: time whole runs\n"
 		"  --profile       with --run: time each task alone\n"
+		"  --layout        choose the layout of each subgraph (timed)\n"
 		"  --threads N     threads of parallel loops\n"
 		"  --topk K        with --run: time the K best static choices of\n"
 		"                  each task and keep the fastest\n"
@@ -89,6 +90,8 @@ static int parse_args(int argc, char **argv, struct tasks_opts *o)
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			return TS_EXIT_OK;
+		} else if (!strcmp(a, "--layout")) {
+			o->layout = true;
 		} else if (!strcmp(a, "--run") || !strcmp(a, "--check") ||
 			   !strcmp(a, "--naive") || !strcmp(a, "--profile")) {
 			o->run = true;
@@ -190,9 +193,9 @@ static int profile_tasks(ts_ctx *ctx, ts_network *net)
 	return TS_EXIT_OK;
 }
 
-/* Compile, run, check and time the network "dag". */
+/* Compile the tasks of "p", run, check and time the network "dag". */
 static int run_network(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
-	const struct tasks_opts *o)
+	const ts_partition *p, const struct tasks_opts *o)
 {
 	ts_network_options no = ts_network_options_default();
 	ts_array **in, **out;
@@ -203,7 +206,9 @@ static int run_network(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
 	no.threads = o->threads;
 	no.naive = o->naive;
 	no.topk = o->topk;
-	net = ts_network_compile(ctx, dag, tg, &no);
+	net = ts_network_build(ctx, p, o->naive ? NULL :
+		ts_partition_static_schedules(ctx, p, tg, o->topk, o->threads),
+		&no);
 	in = net ? load_inputs(ctx, dag, o) : NULL;
 	out = calloc((size_t)dag->noutputs + 1, sizeof(*out));
 	if (!in || ts_network_run(net, in, out) < 0) {
@@ -235,6 +240,46 @@ static int run_network(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
 	return rc;
 }
 
+/* "tg" with "threads" cores (when positive): the static schedules then
+ * parallelise for that many threads. */
+static ts_target *with_threads(ts_target *tg, int threads)
+{
+	ts_target *t;
+
+	if (!tg || threads <= 0 || tg->kind != TS_TARGET_CPU)
+		return tg;
+	t = malloc(sizeof(*t));	/* lives until the process ends */
+	*t = *tg;
+	t->cpu.cores = threads;
+	t->cpu.peak_gflops_f32 = t->cpu.peak_gflops_f32_core * threads;
+	return t;
+}
+
+/* Choose layouts for "p", print the choice, return the relaid
+ * partition. */
+static const ts_partition *print_layouts(ts_ctx *ctx, const ts_partition *p,
+	const ts_target *tg, int threads)
+{
+	ts_layout_plan *lp = ts_network_choose_layouts(ctx, p, tg, threads,
+		1 << 16);
+
+	if (!lp)
+		return NULL;
+	printf("layout: chosen %.4f ms, all NCHW %.4f ms (%s, %lld states), "
+		"%d transformations\n", lp->solution->total * 1e3,
+		lp->solution->default_total * 1e3, lp->solution->exact ?
+		"exact DP" : "approximate", (long long)lp->solution->states,
+		lp->ntransforms);
+	for (int g = 0; g < p->nsubgraphs; g++) {
+		int c = lp->solution->choice[g];
+		if (lp->problem->ncands[g] > 1)
+			printf("layout %-10s %-8s (%s)\n",
+				p->tasks[p->subgraphs[g].task]->name,
+				lp->problem->names[g][c], c ? "changed" : "kept");
+	}
+	return lp->partition;
+}
+
 int ts_cmd_tasks(int argc, char **argv)
 {
 	struct tasks_opts o = { .seed = 1 };
@@ -242,13 +287,14 @@ int ts_cmd_tasks(int argc, char **argv)
 	ts_ctx *ctx;
 	ts_dag *dag;
 	ts_target *tg;
-	ts_partition *p;
+	const ts_partition *p;
 
 	if (rc >= 0)
 		return rc;
 	ctx = ts_ctx_alloc();
 	dag = ts_parse_file(ctx, o.file);
-	tg = dag ? ts_tool_target(ctx, o.target ? o.target : "host") : NULL;
+	tg = with_threads(dag ? ts_tool_target(ctx, o.target ? o.target :
+		"host") : NULL, o.threads);
 	p = tg ? ts_partition_dag(ctx, dag, tg) : NULL;
 	if (!p) {
 		ts_tool_report(ctx);
@@ -256,7 +302,12 @@ int ts_cmd_tasks(int argc, char **argv)
 		return TS_EXIT_USAGE;
 	}
 	ts_partition_print(stdout, p);
-	rc = o.run ? run_network(ctx, dag, tg, &o) : TS_EXIT_OK;
+	if (o.layout && !(p = print_layouts(ctx, p, tg, o.threads))) {
+		ts_tool_report(ctx);
+		ts_ctx_free(ctx);
+		return TS_EXIT_FAIL;
+	}
+	rc = o.run ? run_network(ctx, dag, tg, p, &o) : TS_EXIT_OK;
 	ts_ctx_free(ctx);
 	return rc;
 }

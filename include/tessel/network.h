@@ -103,6 +103,7 @@ typedef struct ts_network_options {
 	int threads;		/* threads of parallel loops; 0: default */
 	int opt_level;		/* LLVM optimisation level (3) */
 	bool naive;		/* naive schedules instead of static ones */
+	bool layout;		/* choose layouts (ts_network_choose_layouts) */
 	int topk;		/* > 1: compile and time the "topk" best
 				 * static configurations of each task and
 				 * keep the fastest (hardware-guided) */
@@ -222,6 +223,36 @@ ts_layout_solution *ts_layout_solve_approx(ts_ctx *ctx,
 /* Exhaustive search (for testing small problems). */
 ts_layout_solution *ts_layout_solve_exhaustive(ts_ctx *ctx,
 	const ts_layout_problem *lp);
+
+/* The layout pass on a partition: each subgraph is a node whose
+ * candidates are the layouts of the 4-D activations it reads and writes
+ * (NCHW, NHWC, and NCHW[x]c with x the target's f32 lanes when the
+ * channels divide), each expressed as a rewritten declaration (a view
+ * stage reads a relaid input, a layout stage stores the output) and timed
+ * under its static schedule with the JIT; an edge costs the time of the
+ * transformation stage between two different layouts.  The DP picks the
+ * combination (the approximate solver beyond "max_states"), and the
+ * result is a new partition with relaid tasks and the transformations
+ * inserted as subgraphs of their own. */
+typedef struct ts_layout_plan {
+	ts_layout_problem *problem;	/* nodes: the subgraphs, in order */
+	ts_layout_solution *solution;	/* total and all-default total */
+	ts_partition *partition;	/* the network with layouts applied */
+	int ntransforms;	/* transformation subgraphs inserted */
+} ts_layout_plan;
+
+ts_layout_plan *ts_network_choose_layouts(ts_ctx *ctx, const ts_partition *p,
+	const ts_target *target, int threads, int64_t max_states);
+/* The number of layouts subgraph "g" of "p" may take on "target":
+ * 1 (NCHW), 2 (and NHWC) or 3 (and NCHW[x]c). */
+int ts_network_layout_count(const ts_partition *p, const ts_target *target,
+	int g);
+/* The partition "p" with layout "choice"[g] (0 NCHW, 1 NHWC, 2 NCHW[x]c)
+ * for each subgraph: relaid tasks, transformations inserted where
+ * neighbours differ ("*ntransforms", may be NULL).  NULL with an error
+ * naming the subgraph for a layout it cannot take. */
+ts_partition *ts_network_apply_layouts(ts_ctx *ctx, const ts_partition *p,
+	const ts_target *target, const int *choice, int *ntransforms);
 
 #ifdef __cplusplus
 }

@@ -201,6 +201,107 @@ static void test_executor_set_schedule__naive_task_still_matches(
 	ts_network_free(net);
 }
 
+/* Run "net" on seeded inputs and compare with ts_eval of "dag". */
+static void compare_built(ts_ctx *ctx, const ts_dag *dag, ts_network *net)
+{
+	ts_array **in = ts_dag_random_inputs(ctx, dag, 9);
+	ts_array *want[4] = { 0 }, *got[4] = { 0 };
+
+	if (!net)
+		fail_msg("%s: %s", dag->name, ts_ctx_error(ctx));
+	check_plan(ts_network_partition(net), ts_network_memory(net));
+	assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+	if (ts_network_run(net, in, got) != TS_OK)
+		fail_msg("%s: %s", dag->name, ts_ctx_error(ctx));
+	for (int o = 0; o < dag->noutputs; o++) {
+		double err;
+		if (!ts_array_close(got[o], want[o], &err))
+			fail_msg("%s: output %s differs by %g", dag->name,
+				dag->outputs[o]->name, err);
+	}
+}
+
+/* Apply layout "pattern" (cycled over the subgraphs, clipped to what each
+ * may take) to "dag", run it naively and compare with ts_eval; return the
+ * number of transformations inserted. */
+static int run_with_layouts(ts_ctx *ctx, const ts_dag *dag,
+	const int *pattern, int npattern)
+{
+	ts_target *tg = host(ctx);
+	ts_partition *p = ts_partition_dag(ctx, dag, tg), *q;
+	int *choice, ntr = 0;
+	ts_network *net;
+
+	assert_non_null(p);
+	choice = calloc((size_t)p->nsubgraphs, sizeof(int));
+	for (int g = 0; g < p->nsubgraphs; g++) {
+		int n = ts_network_layout_count(p, tg, g);
+		choice[g] = pattern[g % npattern] < n ? pattern[g % npattern] : 0;
+	}
+	q = ts_network_apply_layouts(ctx, p, tg, choice, &ntr);
+	free(choice);
+	if (!q)
+		fail_msg("%s: %s", dag->name, ts_ctx_error(ctx));
+	assert_int_equal(q->nsubgraphs, p->nsubgraphs + ntr);
+	net = ts_network_build(ctx, q, NULL, NULL);
+	compare_built(ctx, dag, net);
+	ts_network_free(net);
+	return ntr;
+}
+
+static void test_layouts_resnet_reduced__every_pattern_matches_eval(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_network_resnet18(ctx, 1, 32, 16, 10);
+	static const int nhwc[] = { 1 }, blocked[] = { 2 }, mixed[] = { 0, 1, 2 };
+
+	assert_non_null(dag);
+	/* One layout everywhere: the stem reads the NCHW image as it is and
+	 * writes the new layout, the pooling reads it; no conversion. */
+	assert_int_equal(run_with_layouts(ctx, dag, nhwc, 1), 0);
+	assert_int_equal(run_with_layouts(ctx, dag, blocked, 1), 0);
+	/* Neighbours in different layouts: conversions between them. */
+	assert_true(run_with_layouts(ctx, dag, mixed, 3) > 3);
+}
+
+static void test_layouts_lenet_bad_choice__names_subgraph(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_network_lenet(ctx, 1);
+	ts_target *tg = host(ctx);
+	ts_partition *p = ts_partition_dag(ctx, dag, tg);
+	int *choice = calloc((size_t)p->nsubgraphs, sizeof(int));
+
+	/* The softmax's last stage writes the 2-D output: NCHW only. */
+	choice[p->nsubgraphs - 1] = 1;
+	assert_null(ts_network_apply_layouts(ctx, p, tg, choice, NULL));
+	assert_error_contains(ctx, "cannot take layout 1");
+	free(choice);
+}
+
+static void test_layouts_choose_lenet__never_worse_than_nchw(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_network_lenet(ctx, 1);
+	ts_target *tg = host(ctx);
+	ts_partition *p = ts_partition_dag(ctx, dag, tg);
+	ts_layout_plan *lp = ts_network_choose_layouts(ctx, p, tg, 1, 1 << 16);
+	ts_network *net;
+
+	if (!lp)
+		fail_msg("%s", ts_ctx_error(ctx));
+	assert_true(lp->solution->exact);
+	assert_true(lp->solution->total <= lp->solution->default_total);
+	assert_true(lp->solution->total > 0);
+	assert_int_equal(lp->partition->nsubgraphs,
+		p->nsubgraphs + lp->ntransforms);
+	net = ts_network_build(ctx, lp->partition,
+		ts_partition_static_schedules(ctx, lp->partition, tg, 0, 1), NULL);
+	compare_built(ctx, dag, net);
+	ts_network_free(net);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +315,9 @@ int main(void)
 		TS_TEST(test_executor_transformer_reduced__matches_eval),
 		TS_TEST(test_executor_bad_input__names_it),
 		TS_TEST(test_executor_set_schedule__naive_task_still_matches),
+		TS_TEST(test_layouts_resnet_reduced__every_pattern_matches_eval),
+		TS_TEST(test_layouts_lenet_bad_choice__names_subgraph),
+		TS_TEST(test_layouts_choose_lenet__never_worse_than_nchw),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
