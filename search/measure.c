@@ -6,7 +6,8 @@
  * fork and exec (so that the worker shares no thread, lock or OpenMP
  * team with the caller), sends one schedule at a time and waits for the
  * answer with poll: until the child says it has compiled, the build
- * timeout runs; after that, the run timeout.  A child that passes its
+ * timeout runs; after that, the run timeout, restarted whenever the child
+ * says it is alive between two runs (so it bounds one run, not all).  A child that passes its
  * deadline is killed; a worker that dies or stops answering is killed
  * and started again for the next candidate.  Writes use send() with
  * MSG_NOSIGNAL, so a dead worker never raises SIGPIPE in the caller.
@@ -623,6 +624,8 @@ static bool handle_line(ts_measurer *m, const char *line, double *deadline,
 	} else if (!strncmp(line, "built ", 6)) {
 		x->built = true;
 		out->build_s = strtod(line + 6, NULL);
+		*deadline = ts_measure_now() + m->opt.run_timeout_s;
+	} else if (!strcmp(line, "tick")) {
 		*deadline = ts_measure_now() + m->opt.run_timeout_s;
 	} else if (!strncmp(line, "message ", 8)) {
 		x->message = unescape(line + 8);

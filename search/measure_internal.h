@@ -10,6 +10,7 @@
  *	worker -> measurer	"ready <protocol> <dag hash>"	once
  *				"start <pid>"	a child took the candidate
  *				"built <seconds>"	lowered and compiled
+ *				"tick"	alive between runs
  *				"message <text>"	'\n' as "\n", '\\' as "\\"
  *				"result <code> <max abs err> <build s> <n>
  *				 <s1> ... <sn>"

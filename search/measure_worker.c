@@ -48,6 +48,7 @@ struct worker {
 	char *flush_buf;	/* larger than the last-level cache */
 	size_t flush_size;
 	volatile char flush_sink;	/* keeps the flush reads */
+	double last_tick;	/* when the child last said it is alive */
 	char in[4096];		/* unread request bytes */
 	size_t nin;
 };
@@ -354,13 +355,25 @@ static ts_status call(ts_module *m, ts_array **args, int n)
 	}
 }
 
+/* Tell the measurer that the child of "w" is alive between runs, at
+ * most five times a second: the run timeout counts from the last tick. */
+static void tick(struct worker *w)
+{
+	double now = ts_measure_now();
+
+	if (now - w->last_tick >= 0.2) {
+		say("tick\n");
+		w->last_tick = now;
+	}
+}
+
 /* Run "m" on "args" "reps" times (after a flush when "w" asks for it);
  * return the seconds per run, or a negative number on failure. */
 static double timed_runs(struct worker *w, ts_module *m, ts_array **args,
 	int reps)
 {
 	int n = w->dag->ninputs + w->dag->noutputs;
-	double t0;
+	double t0, t;
 
 	if (w->flush)
 		flush_caches(w);
@@ -368,7 +381,9 @@ static double timed_runs(struct worker *w, ts_module *m, ts_array **args,
 	for (int r = 0; r < reps; r++)
 		if (call(m, args, n) < 0)
 			return -1;
-	return (ts_measure_now() - t0) / reps;
+	t = (ts_measure_now() - t0) / reps;
+	tick(w);
+	return t;
 }
 
 /* The runs per sample: one when flushing (each run starts cold), else
@@ -439,11 +454,13 @@ static void run_candidate(struct worker *w, const char *json, int fault)
 		fail(w, TS_ERR_COMPILE, ts_measure_now() - t0);
 	build_s = ts_measure_now() - t0;
 	say("built %.9g\n", build_s);
+	w->last_tick = ts_measure_now();
 	ts_runtime_set_threads(w->threads);
 	if (!(args = worker_args(w, 99)))
 		fail(w, TS_ERR_RUNTIME, build_s);
 	if (ts_module_run(m, args) < 0)
 		fail(w, TS_ERR_RUNTIME, build_s);
+	tick(w);
 	if (fault == TS_FAULT_CRASH) {
 		volatile uintptr_t bad = 8;	/* a store to page zero */
 		*(volatile int *)bad = 1;

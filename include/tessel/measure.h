@@ -56,7 +56,8 @@ ts_status ts_error_code_from_name(const char *name, ts_error_code *out);
 /* How to measure.  Start from ts_measure_options_default(). */
 typedef struct ts_measure_options {
 	double build_timeout_s;	/* lowering and compiling (20) */
-	double run_timeout_s;	/* check, warm-up and timed runs (10) */
+	double run_timeout_s;	/* one run: the check run, or one timed
+				 * sample (10) */
 	double min_repeat_s;	/* timed runs add up to this at least (0.1) */
 	bool flush_cache;	/* read a buffer larger than the last-level
 				 * cache before every timed run, which then

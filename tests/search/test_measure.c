@@ -144,6 +144,24 @@ static void test_measure_good__checked_and_timed(void **state)
 	ts_measurer_free(m);
 }
 
+static void test_measure_long_timing__run_timeout_bounds_one_run(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul(ctx);
+	ts_measure_options o = fast_options();
+	ts_measurer *m;
+	ts_measure_result r;
+
+	/* Timed runs add up to more than the run timeout, each is short. */
+	o.min_repeat_s = 1.6;
+	o.run_timeout_s = 0.8;
+	m = ts_measurer_new(ctx, dag, &o, 5);
+	assert_non_null(m);
+	assert_int_equal(ts_measure(m, tiled(ctx, dag), &r), TS_OK);
+	assert_good(&r);
+}
+
 /* One misbehaviour and what it must give. */
 struct fault_case {
 	const char *fault;
@@ -346,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_error_code_names__as_documented),
 		cmocka_unit_test(test_options_default__as_documented),
 		TS_TEST(test_measure_good__checked_and_timed),
+		TS_TEST(test_measure_long_timing__run_timeout_bounds_one_run),
 		TS_TEST(test_measure_faults__reported_then_good_candidate),
 		TS_TEST(test_measure_set_fault__unknown_is_error),
 		TS_TEST(test_measure_fault_env__applies_to_candidates),
