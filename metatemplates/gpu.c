@@ -197,11 +197,14 @@ ts_gpu_template *ts_gpu_template_new(ts_ctx *ctx, const ts_dag *dag,
 	const ts_dag_info *info, const ts_target *target)
 {
 	ts_gpu_template *tp = ts_new(ts_gpu_template);
-	int n = dag->nstages;
+	int n;
 
 	if (!target || target->kind != TS_TARGET_GPU)
 		return ts_ctx_set_error(ctx, "GPU templates: target '%s' is "
 			"not a GPU", target ? target->name : "(none)"), NULL;
+	if (!dag || !info)
+		return NULL;
+	n = dag->nstages;
 	tp->ctx = ctx;
 	tp->dag = dag;
 	tp->info = info;

@@ -1,0 +1,377 @@
+/* CUDA C emission: every kernel of the catalogue (tiny and real sizes,
+ * the static GPU schedule for h100 and sampled GPU configurations)
+ * compiles with NVRTC to PTX for sm_75, sm_80 and sm_90 and to a cubin
+ * for sm_90 (NVRTC 13 has no sm_70 any more); the structure of the
+ * emitted code; errors of schedules a GPU cannot run; and, on a device,
+ * results checked against ts_eval. */
+#include <config.h>
+
+#include <dirent.h>
+#include <stdio.h>
+
+#include "tests/common.h"
+
+#include <tessel/cuda.h>
+#include <tessel/gpu.h>
+
+#include "dsl/internal.h"
+#include "examples/catalogue.h"
+
+static const char *const ptx_archs[] = { "sm_75", "sm_80", "sm_90" };
+
+/* Skip the calling test, with a printed reason, without NVRTC. */
+#define NEED_NVRTC(ctx) do { \
+	if (!ts_nvrtc_supports(ctx, "sm_90")) { \
+		print_message("skipping: no NVRTC for sm_90 (%s)\n", \
+			ts_ctx_error(ctx)); \
+		skip(); \
+	} \
+} while (0)
+
+/* Skip the calling test, with a printed reason, when there is no device. */
+#define NEED_DEVICE(ctx) do { \
+	if (!ts_cuda_available(ctx)) { \
+		print_message("skipping: no CUDA device (%s)\n", \
+			ts_ctx_error(ctx)); \
+		skip(); \
+	} \
+} while (0)
+
+/* The program of "dag" under "cfg" of "tp" (NULL: the static best);
+ * fails the test with the context's error. */
+static ts_cuda_program *emit_config(ts_ctx *ctx, const ts_dag *dag,
+	const ts_gpu_template *tp, const ts_config *cfg, const char *what)
+{
+	ts_schedule *sch = ts_gpu_template_apply(tp, cfg);
+	ts_func *f;
+	ts_cuda_program *p;
+
+	if (!sch)
+		fail_msg("%s: apply: %s", what, ts_ctx_error(ctx));
+	if (!(f = ts_lower(ctx, dag, sch)))
+		fail_msg("%s: lower: %s", what, ts_ctx_error(ctx));
+	if (!(p = ts_cuda_emit(ctx, f, &(ts_cuda_options){ .target =
+	    tp->target })))
+		fail_msg("%s: emit: %s", what, ts_ctx_error(ctx));
+	return p;
+}
+
+/* Compile "p" for every architecture of "archs" to PTX and, with
+ * "cubin", for sm_90 to a cubin; fail with NVRTC's log. */
+static void compile_all(ts_ctx *ctx, ts_cuda_program *p, const char *what,
+	int narchs, bool cubin)
+{
+	for (int a = 0; a < narchs; a++) {
+		if (ts_cuda_program_compile(ctx, p, ptx_archs[a], false) < 0)
+			fail_msg("%s: %s: %s\n%s", what, ptx_archs[a],
+				ts_ctx_error(ctx), p->source);
+		assert_non_null(strstr(p->image, ".entry"));
+	}
+	if (!cubin)
+		return;
+	if (ts_cuda_program_compile(ctx, p, "sm_90", true) < 0)
+		fail_msg("%s: cubin: %s", what, ts_ctx_error(ctx));
+	assert_memory_equal(p->image, "\177ELF", 4);
+}
+
+/* Static schedule and a few sampled fitting configurations of "dag" for
+ * "target": every kernel compiles; returns the static program. */
+static ts_cuda_program *check_dag(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target, const char *what, int nsamples, bool all)
+{
+	ts_gpu_static_result *r = ts_gpu_static_fill(ctx, dag, target, 2);
+	ts_cuda_program *p;
+	int found = 0;
+
+	if (!r)
+		fail_msg("%s: static filling: %s", what, ts_ctx_error(ctx));
+	p = emit_config(ctx, dag, r->tp, r->best, what);
+	assert_true(p->nkernels >= 1);
+	compile_all(ctx, p, what, all ? 3 : 1, all);
+	for (int tries = 0; found < nsamples && tries < 200; tries++) {
+		ts_config *c = ts_space_sample(r->tp->space, ctx);
+		char *w;
+		if (!ts_gpu_template_fits(r->tp, c))
+			continue;
+		w = ts_asprintf("%s, sampled %s", what, ts_config_to_json(c));
+		compile_all(ctx, emit_config(ctx, dag, r->tp, c, w), w, 1,
+			false);
+		found++;
+	}
+	return p;
+}
+
+/* Every catalogue operator at both sizes, static schedule for h100 (PTX
+ * for sm_75, sm_80, sm_90, cubin for sm_90) and two sampled
+ * configurations (PTX for sm_75). */
+static void test_cuda_emit_catalogue__compiles(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_target *h100;
+
+	NEED_NVRTC(ctx);
+	assert_non_null(h100 = ts_target_lookup(ctx, "h100"));
+	for (int i = 0; i < ts_catalogue_count; i++)
+		for (int size = TS_SIZE_TINY; size <= TS_SIZE_REAL; size++) {
+			ts_ctx *c = ts_ctx_alloc();
+			ts_dag *dag = ts_catalogue[i].build(c, size);
+			char *what = ts_asprintf("%s (%s)", ts_catalogue[i].name,
+				size ? "real" : "tiny");
+			ts_ctx_set_seed(c, 7);
+			if (!dag)
+				fail_msg("%s: %s", what, ts_ctx_error(c));
+			check_dag(c, dag, ts_target_lookup(c, "h100"), what, 2,
+				true);
+			ts_ctx_free(c);
+		}
+}
+
+/* Every example .tsl file, static schedules for v100, a100 and h100,
+ * to PTX for sm_75 (the catalogue test covers the other architectures). */
+static void test_cuda_emit_examples__compile(void **state)
+{
+	ts_ctx *ctx = *state;
+	const char *dir = ts_asprintf("%s/examples", ts_test_srcdir());
+	static const char *const gpus[] = { "v100", "a100", "h100" };
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	NEED_NVRTC(ctx);
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 5 || strcmp(e->d_name + len - 4, ".tsl"))
+			continue;
+		for (int g = 0; g < 3; g++) {
+			ts_ctx *c = ts_ctx_alloc();
+			ts_dag *dag = ts_parse_file(c, ts_asprintf("%s/%s", dir,
+				e->d_name));
+			if (!dag)
+				fail_msg("%s: %s", e->d_name, ts_ctx_error(c));
+			check_dag(c, dag, ts_target_lookup(c, gpus[g]),
+				ts_asprintf("%s on %s", e->d_name, gpus[g]), 0,
+				false);
+			ts_ctx_free(c);
+		}
+		n++;
+	}
+	closedir(d);
+	assert_true(n >= 5);
+}
+
+/* The tiled matmul: blocks, threads, shared staging between barriers,
+ * register accumulators; the launch description matches the source. */
+static void test_cuda_emit_matmul__structure(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_catalogue_find("matmul")->build(ctx, TS_SIZE_REAL);
+	ts_gpu_static_result *r;
+	ts_cuda_program *p;
+	char *hdr;
+
+	assert_non_null(dag);
+	assert_non_null(r = ts_gpu_static_fill(ctx, dag,
+		ts_target_lookup(ctx, "h100"), 1));
+	for (int k = 0; k < r->tp->plans[0].nshared; k++)
+		ts_config_set(r->best, r->tp->plans[0].knob_shared[k], 0, 1);
+	p = emit_config(ctx, dag, r->tp, r->best, "matmul");
+	assert_int_equal(p->nkernels, 1);
+	assert_non_null(strstr(p->source, "blockIdx.x"));
+	assert_non_null(strstr(p->source, "threadIdx.x"));
+	assert_non_null(strstr(p->source, "__shared__"));
+	assert_non_null(strstr(p->source, "__syncthreads();"));
+	assert_non_null(strstr(p->source, "per thread"));
+	assert_true(p->kernels[0].shared_bytes > 0);
+	assert_true(p->kernels[0].grid[0] * p->kernels[0].block[0] > 1000);
+	assert_int_equal(p->nbuffers, 3);
+	assert_string_equal(p->buffers[0].cname, "A");
+	assert_int_equal(p->buffers[2].arg, 2);
+	hdr = ts_cuda_program_header(p);
+	assert_non_null(strstr(hdr, p->kernels[0].name));
+	assert_non_null(strstr(hdr, ts_asprintf("{ %u, 1, 1 }",
+		p->kernels[0].grid[0])));
+}
+
+/* A long reduction becomes a cross-thread reduction with shuffles; f16
+ * goes through cuda_fp16.h; fast math uses the intrinsics. */
+static void test_cuda_emit_kinds__reduction_f16_fast_math(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "k",
+		"input X: f32[64, 4096]\n"
+		"output S[i: 64] = sum(k: 4096) exp(X[i, k])\n");
+	ts_dag *h;
+	ts_gpu_template *tp;
+	ts_config *c;
+	ts_cuda_program *p;
+
+	assert_non_null(dag);
+	tp = ts_gpu_template_new(ctx, dag, ts_analyze_dag(ctx, dag),
+		ts_target_lookup(ctx, "a100"));
+	assert_non_null(tp);
+	c = ts_gpu_template_default(tp);
+	ts_config_set(c, tp->plans[0].knob_cross, 0, 1);
+	ts_config_set(c, tp->plans[0].knob_rthreads, 0, 3);	/* 256 */
+	p = emit_config(ctx, dag, tp, c, "sum");
+	assert_non_null(strstr(p->source, "__shfl_down_sync"));
+	assert_non_null(strstr(p->source, "expf("));
+	assert_int_equal(p->kernels[0].block[0], 256);
+	assert_int_equal(p->kernels[0].grid[0], 64);
+	p = ts_cuda_emit(ctx, ts_lower(ctx, dag, ts_gpu_template_apply(tp, c)),
+		&(ts_cuda_options){ .fast_math = true });
+	assert_non_null(p);
+	assert_non_null(strstr(p->source, "__expf("));
+	h = ts_catalogue_find("cast_f16")->build(ts_ctx_alloc(), TS_SIZE_TINY);
+	assert_non_null(h);
+	p = ts_cuda_emit(h->ctx, ts_lower(h->ctx, h, NULL), NULL);
+	assert_non_null(p);
+	assert_non_null(strstr(p->source, "#include <cuda_fp16.h>"));
+	assert_non_null(strstr(p->source, "__float2half_rn"));
+	if (ts_nvrtc_supports(ctx, "sm_80"))
+		compile_all(h->ctx, p, "cast_f16", 3, true);
+	ts_ctx_free(h->ctx);
+}
+
+/* A kernel "body" made of one serial loop of one iteration around
+ * "body", over the buffer "X" (f32[2048]). */
+static ts_func *func_of(ts_ctx *ctx, ts_tensor *x, ts_stmt *body)
+{
+	ts_func *f = ts_new(ts_func);
+
+	f->args = ts_new_array(ts_tensor *, 1);
+	f->args[0] = x;
+	f->name = "bad";
+	f->nargs = 1;
+	f->ninputs = 0;
+	f->body = ts_stmt_for(ts_loop_var(ctx, "t", 1), TS_LOOP_SERIAL, body);
+	return f;
+}
+
+/* X[i] = v. */
+static ts_stmt *store(ts_ctx *ctx, ts_tensor *x, ts_expr *i, double v)
+{
+	return ts_stmt_store(x, 1, &i, ts_const(ctx, TS_F32, v));
+}
+
+/* A loop over "v" bound to "b" around "body". */
+static ts_stmt *bound(ts_axis *v, ts_bind b, ts_stmt *body)
+{
+	ts_stmt *s = ts_stmt_for(v, TS_LOOP_BOUND, body);
+
+	s->bind = b;
+	return s;
+}
+
+/* Programs a GPU cannot run as written fail with a message naming the
+ * kernel and the loop or buffer. */
+static void test_cuda_emit_errors__messages(void **state)
+{
+	ts_ctx *ctx = *state;
+	int64_t n = 2048;
+	ts_tensor *x = ts_buffer_new(ctx, "X", TS_F32, 1, &n);
+	ts_tensor *big = ts_buffer_new(ctx, "big", TS_F32, 1, &(int64_t){
+		20000 });
+	ts_axis *b = ts_loop_var(ctx, "b", 8), *t = ts_loop_var(ctx, "t", 64);
+	ts_axis *t2 = ts_loop_var(ctx, "u", 2048);
+	ts_expr *bv = ts_var(ctx, b), *tv = ts_var(ctx, t);
+	ts_stmt *s;
+
+	/* A store outside the block loop of its kernel. */
+	s = ts_stmt_block(2, (ts_stmt *[]){ store(ctx, x, ts_int(ctx, 0), 1),
+		bound(b, TS_BIND_BLOCK_X, store(ctx, x, bv, 2)) });
+	assert_null(ts_cuda_emit(ctx, func_of(ctx, x, s), NULL));
+	assert_error_contains(ctx, "kernel 'bad_k0': the store to 'X' is "
+		"outside the loop bound to blockIdx.x");
+	/* A block loop inside a thread loop. */
+	s = bound(t, TS_BIND_THREAD_X, bound(b, TS_BIND_BLOCK_X,
+		store(ctx, x, bv, 1)));
+	assert_null(ts_cuda_emit(ctx, func_of(ctx, x, s), NULL));
+	assert_error_contains(ctx, "loop 'b' bound to blockIdx.x is inside a "
+		"loop bound to threadIdx.x");
+	/* The same index bound twice. */
+	s = bound(t, TS_BIND_THREAD_X, bound(ts_loop_var(ctx, "t2", 4),
+		TS_BIND_THREAD_X, store(ctx, x, tv, 1)));
+	assert_null(ts_cuda_emit(ctx, func_of(ctx, x, s), NULL));
+	assert_error_contains(ctx, "loop 't2' is bound to threadIdx.x inside "
+		"another loop bound to it");
+	/* A barrier that only some threads reach. */
+	s = bound(t, TS_BIND_THREAD_X, ts_stmt_if(ts_binary(ctx, TS_OP_LT, tv,
+		ts_int(ctx, 32)), ts_stmt_sync(), NULL));
+	assert_null(ts_cuda_emit(ctx, func_of(ctx, x, s), NULL));
+	assert_error_contains(ctx, "a barrier under a condition on the "
+		"thread index");
+	/* Too many threads, too much shared memory. */
+	s = bound(t2, TS_BIND_THREAD_X, store(ctx, x, ts_var(ctx, t2), 1));
+	assert_null(ts_cuda_emit(ctx, func_of(ctx, x, s), NULL));
+	assert_error_contains(ctx, "2048 threads along x (at most 1024)");
+	s = ts_stmt_alloc(big, TS_SCOPE_SHARED, bound(t, TS_BIND_THREAD_X,
+		store(ctx, big, tv, 1)));
+	assert_null(ts_cuda_emit(ctx, func_of(ctx, x, s), NULL));
+	assert_error_contains(ctx, "80000 bytes of shared memory (at most "
+		"49152)");
+	/* A global temporary inside a kernel. */
+	s = ts_stmt_alloc(big, TS_SCOPE_GLOBAL, store(ctx, big, ts_int(ctx, 0),
+		1));
+	assert_null(ts_cuda_emit(ctx, func_of(ctx, x, s), NULL));
+	assert_error_contains(ctx, "buffer 'big' in global memory is "
+		"allocated inside a kernel");
+	/* A CPU target for GPU templates. */
+	assert_null(ts_gpu_template_new(ctx, NULL, NULL,
+		ts_target_lookup(ctx, "zen3")));
+	assert_error_contains(ctx, "target 'zen3' is not a GPU");
+}
+
+/* Every tiny catalogue operator on the device, static schedule for the
+ * device, against ts_eval. */
+static void test_cuda_run_catalogue__matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_target *dev;
+
+	NEED_DEVICE(ctx);
+	assert_non_null(dev = ts_cuda_device_target(ctx, 0));
+	for (int i = 0; i < ts_catalogue_count; i++) {
+		ts_ctx *c = ts_ctx_alloc();
+		ts_dag *dag = ts_catalogue[i].build(c, TS_SIZE_TINY);
+		ts_schedule *sch = ts_gpu_static_schedule(c, dag,
+			ts_cuda_device_target(c, 0));
+		ts_func *f = sch ? ts_lower(c, dag, sch) : NULL;
+		ts_cuda_program *p = f ? ts_cuda_emit(c, f, NULL) : NULL;
+		ts_array **in, **want, **args;
+		if (!p)
+			fail_msg("%s: %s", ts_catalogue[i].name, ts_ctx_error(c));
+		in = ts_dag_random_inputs(c, dag, 3);
+		want = ts_new_array(ts_array *, dag->noutputs + 1);
+		args = ts_new_array(ts_array *, f->nargs + 1);
+		assert_int_equal(ts_eval(c, dag, in, want), TS_OK);
+		for (int a = 0; a < f->nargs; a++)
+			args[a] = a < dag->ninputs ? in[a] :
+				ts_array_for_tensor(c, f->args[a]);
+		if (ts_cuda_program_run(c, p, args) < 0)
+			fail_msg("%s: %s", ts_catalogue[i].name, ts_ctx_error(c));
+		for (int o = 0; o < dag->noutputs; o++) {
+			double err = 0;
+			if (!ts_array_close(args[dag->ninputs + o], want[o], &err))
+				fail_msg("%s: output %d differs by %g\n%s",
+					ts_catalogue[i].name, o, err, p->source);
+		}
+		ts_ctx_free(c);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TS_TEST(test_cuda_emit_errors__messages),
+		TS_TEST(test_cuda_emit_matmul__structure),
+		TS_TEST(test_cuda_emit_kinds__reduction_f16_fast_math),
+		TS_TEST(test_cuda_emit_catalogue__compiles),
+		TS_TEST(test_cuda_emit_examples__compile),
+		TS_TEST(test_cuda_run_catalogue__matches_eval),
+	};
+
+	if (getenv("TS_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("TS_TEST_FILTER"));
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

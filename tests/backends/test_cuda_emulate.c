@@ -1,0 +1,280 @@
+/* The emitted CUDA C run on the CPU: with no GPU at hand, each program is
+ * compiled by the host C++ compiler against a small emulation of the CUDA
+ * execution model (every thread of a block an OS thread, __syncthreads a
+ * barrier, __shfl_down_sync an exchange between the 32 threads of a warp,
+ * __shared__ arrays one per block, blocks one after another), then its
+ * outputs are compared with ts_eval.  This checks what NVRTC cannot: the
+ * barriers, the cooperative copies, the cross-thread reductions and the
+ * guards compute the right values.  It does not check what only a device
+ * shows (memory model beyond barriers, warp scheduling, speed). */
+#include <config.h>
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "tests/common.h"
+
+#include <tessel/cuda.h>
+#include <tessel/gpu.h>
+
+#include "dsl/internal.h"
+#include "examples/catalogue.h"
+
+/* The CUDA names the emitted code uses, for the host compiler. */
+static const char shim[] =
+	"#include <cmath>\n#include <cstring>\n#include <thread>\n"
+	"#include <vector>\n#include <functional>\n#include <pthread.h>\n"
+	"using std::exp; using std::log;\n"
+	"typedef _Float16 __half;\n"
+	"static inline __half __float2half_rn(float f) { return (__half)f; }\n"
+	"static inline float __half2float(__half h) { return (float)h; }\n"
+	"struct ts_emu_dim { unsigned x, y, z; };\n"
+	"static thread_local ts_emu_dim threadIdx, blockIdx;\n"
+	"static thread_local int ts_emu_tid;\n"
+	"static pthread_barrier_t ts_emu_bar, ts_emu_warp[32];\n"
+	"#define __global__\n#define __device__\n"
+	"#define __forceinline__ inline\n#define __shared__ static\n"
+	"#define __restrict__ __restrict\n#define __launch_bounds__(n)\n"
+	"#define __align__(n) __attribute__((aligned(n)))\n"
+	"static inline void __syncthreads(void)\n"
+	"{ pthread_barrier_wait(&ts_emu_bar); }\n"
+	"static inline float __int_as_float(int i)\n"
+	"{ float f; memcpy(&f, &i, 4); return f; }\n"
+	"static inline double __longlong_as_double(long long i)\n"
+	"{ double f; memcpy(&f, &i, 8); return f; }\n"
+	/* glibc has __expf, __logf and __powf. */
+	"static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }\n"
+	"static inline double rsqrt(double x) { return 1.0 / sqrt(x); }\n"
+	"template <typename T> T __shfl_down_sync(unsigned, T v, int o)\n"
+	"{\n\tstatic T buf[1024];\n\tint w = ts_emu_tid / 32, l = ts_emu_tid % 32;\n"
+	"\tT r;\n\tbuf[ts_emu_tid] = v;\n\tpthread_barrier_wait(&ts_emu_warp[w]);\n"
+	"\tr = l + o < 32 ? buf[ts_emu_tid + o] : v;\n"
+	"\tpthread_barrier_wait(&ts_emu_warp[w]);\n\treturn r;\n}\n"
+	"static void ts_emu_launch(unsigned gx, unsigned gy, unsigned gz,\n"
+	"\tunsigned bx, unsigned by, unsigned bz, std::function<void()> k)\n"
+	"{\n\tunsigned n = bx * by * bz;\n"
+	"\tfor (unsigned z = 0; z < gz; z++)\n"
+	"\tfor (unsigned y = 0; y < gy; y++)\n"
+	"\tfor (unsigned x = 0; x < gx; x++) {\n"
+	"\t\tstd::vector<std::thread> ts;\n"
+	"\t\tpthread_barrier_init(&ts_emu_bar, NULL, n);\n"
+	"\t\tfor (unsigned w = 0; w < 32; w++)\n"
+	"\t\t\tpthread_barrier_init(&ts_emu_warp[w], NULL, n < 32 ? n : 32);\n"
+	"\t\tfor (unsigned t = 0; t < n; t++)\n"
+	"\t\t\tts.emplace_back([=] {\n"
+	"\t\t\t\tblockIdx = { x, y, z };\n"
+	"\t\t\t\tthreadIdx = { t % bx, t / bx % by, t / (bx * by) };\n"
+	"\t\t\t\tts_emu_tid = t;\n\t\t\t\tk();\n\t\t\t});\n"
+	"\t\tfor (auto &t : ts)\n\t\t\tt.join();\n"
+	"\t\tpthread_barrier_destroy(&ts_emu_bar);\n"
+	"\t\tfor (unsigned w = 0; w < 32; w++)\n"
+	"\t\t\tpthread_barrier_destroy(&ts_emu_warp[w]);\n"
+	"\t}\n}\n";
+
+/* The C++ type of a buffer of dtype "t". */
+static const char *mem_type(ts_dtype t)
+{
+	static const char *const n[TS_DTYPE_COUNT] = {
+		[TS_BOOL] = "unsigned char", [TS_I8] = "signed char",
+		[TS_U8] = "unsigned char", [TS_I32] = "int",
+		[TS_I64] = "long long", [TS_F16] = "__half",
+		[TS_F32] = "float", [TS_F64] = "double",
+	};
+	return n[t];
+}
+
+/* Append program "p" as namespace "ts_p<id>" to "b", with one launcher
+ * "ts_emu_<id>_<k>" per kernel. */
+static void add_program(ts_buf *b, const ts_cuda_program *p, int id)
+{
+	const char *s = p->source;
+	const char *inc = "#include <cuda_fp16.h>\n", *ext = "extern \"C\" ";
+
+	ts_buf_printf(b, "namespace ts_p%d {\n", id);
+	while (*s) {
+		if (!strncmp(s, inc, strlen(inc)))
+			s += strlen(inc);
+		else if (!strncmp(s, ext, strlen(ext)))
+			s += strlen(ext);
+		else
+			ts_buf_putc(b, *s++);
+	}
+	ts_buf_puts(b, "}\n");
+	for (int k = 0; k < p->nkernels; k++) {
+		const ts_cuda_launch_desc *l = &p->kernels[k];
+		ts_buf_printf(b, "extern \"C\" void ts_emu_%d_%d(void **b)\n{\n"
+			"\tts_emu_launch(%u, %u, %u, %u, %u, %u, [=] {\n"
+			"\t\tts_p%d::%s(", id, k, l->grid[0], l->grid[1],
+			l->grid[2], l->block[0], l->block[1], l->block[2], id,
+			l->name);
+		for (int i = 0; i < p->nbuffers; i++)
+			ts_buf_printf(b, "%s(%s *)b[%d]", i ? ", " : "",
+				mem_type(p->buffers[i].tensor->dtype), i);
+		ts_buf_puts(b, ");\n\t});\n}\n");
+	}
+}
+
+/* One program to emulate and how to check it. */
+struct job {
+	const char *what;
+	ts_ctx *ctx;
+	const ts_dag *dag;
+	ts_cuda_program *p;
+};
+
+/* Compile "src" into a shared object in a temporary folder and open it;
+ * fail the test with the compiler's output. */
+static void *build(const char *src)
+{
+	char dir[] = "/tmp/tessel-emu-XXXXXX";
+	char *cpp, *so, *cmd, *log;
+	FILE *f;
+	void *h;
+
+	assert_non_null(mkdtemp(dir));
+	cpp = ts_asprintf("%s/emu.cpp", dir);
+	so = ts_asprintf("%s/emu.so", dir);
+	log = ts_asprintf("%s/log", dir);
+	assert_non_null(f = fopen(cpp, "w"));
+	fputs(src, f);
+	fclose(f);
+	cmd = ts_asprintf("${CXX_FOR_TESTS:-g++} -std=c++17 -O1 -w -fPIC "
+		"-shared -pthread -o %s %s > %s 2>&1", so, cpp, log);
+	if (system(cmd) != 0) {
+		char text[4000] = "";
+		if ((f = fopen(log, "r"))) {
+			text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
+			fclose(f);
+		}
+		fail_msg("the host compiler failed on %s:\n%s", cpp, text);
+	}
+	if (!(h = dlopen(so, RTLD_NOW | RTLD_LOCAL)))
+		fail_msg("dlopen: %s", dlerror());
+	unlink(cpp);
+	unlink(so);
+	unlink(log);
+	rmdir(dir);
+	return h;
+}
+
+/* Run job "j" (number "id") from "h" and compare with ts_eval. */
+static void check_job(void *h, const struct job *j, int id)
+{
+	ts_ctx *ctx = j->ctx;
+	const ts_cuda_program *p = j->p;
+	ts_array **in = ts_dag_random_inputs(ctx, j->dag, 5);
+	ts_array **want = ts_new_array(ts_array *, j->dag->noutputs + 1);
+	ts_array **out = ts_new_array(ts_array *, p->nbuffers + 1);
+	void **bufs = ts_new_array(void *, p->nbuffers + 1);
+
+	assert_non_null(in);
+	assert_int_equal(ts_eval(ctx, j->dag, in, want), TS_OK);
+	for (int i = 0; i < p->nbuffers; i++) {
+		const ts_cuda_buffer *b = &p->buffers[i];
+		if (b->arg >= 0 && b->arg < p->func->ninputs) {
+			bufs[i] = in[b->arg]->data;
+		} else if (b->arg >= 0) {
+			out[i] = ts_array_for_tensor(ctx, b->tensor);
+			bufs[i] = out[i]->data;
+		} else {
+			bufs[i] = ts_new_atomic(char, b->bytes + 1);
+		}
+	}
+	for (int k = 0; k < p->nkernels; k++) {
+		void (*run)(void **) = (void (*)(void **))dlsym(h,
+			ts_asprintf("ts_emu_%d_%d", id, k));
+		assert_non_null(run);
+		run(bufs);
+	}
+	for (int i = 0; i < p->nbuffers; i++) {
+		int o = p->buffers[i].arg - p->func->ninputs;
+		double err = 0;
+		if (p->buffers[i].arg < p->func->ninputs)
+			continue;
+		if (!ts_array_close(out[i], want[o], &err))
+			fail_msg("%s: output '%s' differs from ts_eval by %g\n%s",
+				j->what, p->buffers[i].tensor->name, err,
+				p->source);
+	}
+}
+
+/* The program of "dag" under "cfg" of "tp", or NULL when it launches more
+ * threads than the emulation runs quickly. */
+static ts_cuda_program *program(ts_ctx *ctx, const ts_dag *dag,
+	const ts_gpu_template *tp, const ts_config *cfg)
+{
+	ts_schedule *sch = ts_gpu_template_apply(tp, cfg);
+	ts_func *f = sch ? ts_lower(ctx, dag, sch) : NULL;
+	ts_cuda_program *p = f ? ts_cuda_emit(ctx, f, NULL) : NULL;
+	int64_t threads = 0;
+
+	if (!p)
+		fail_msg("%s: %s", dag->name, ts_ctx_error(ctx));
+	for (int k = 0; k < p->nkernels; k++)
+		threads += (int64_t)p->kernels[k].grid[0] * p->kernels[k].grid[1]
+			* p->kernels[k].grid[2] * p->kernels[k].block[0] *
+			p->kernels[k].block[1] * p->kernels[k].block[2];
+	return threads <= 40000 ? p : NULL;
+}
+
+/* Every tiny catalogue operator: the static h100 schedule and two
+ * sampled configurations, emulated and compared with ts_eval. */
+static void test_cuda_emulate_catalogue__matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+	struct job *jobs = ts_new_array(struct job, 4 * ts_catalogue_count);
+	ts_ctx **ctxs = ts_new_array(ts_ctx *, ts_catalogue_count + 1);
+	int n = 0;
+	ts_buf src;
+	void *h;
+
+	if (system("${CXX_FOR_TESTS:-g++} --version > /dev/null 2>&1") != 0) {
+		print_message("skipping: no host C++ compiler\n");
+		skip();
+	}
+	ts_buf_init(&src);
+	ts_buf_puts(&src, shim);
+	for (int i = 0; i < ts_catalogue_count; i++) {
+		ts_ctx *c = ctxs[i] = ts_ctx_alloc();
+		ts_dag *dag = ts_catalogue[i].build(c, TS_SIZE_TINY);
+		ts_gpu_static_result *r;
+		int found = 0;
+		ts_ctx_set_seed(c, 11);
+		assert_non_null(dag);
+		r = ts_gpu_static_fill(c, dag, ts_target_lookup(c, "h100"), 1);
+		if (!r)
+			fail_msg("%s: %s", ts_catalogue[i].name, ts_ctx_error(c));
+		for (int tries = 0; found < 3 && tries < 100; tries++) {
+			ts_config *cfg = tries ? ts_space_sample(r->tp->space,
+				c) : r->best;
+			ts_cuda_program *p;
+			if (!ts_gpu_template_fits(r->tp, cfg) ||
+			    !(p = program(c, dag, r->tp, cfg)))
+				continue;
+			jobs[n] = (struct job){ ts_asprintf("%s %s",
+				ts_catalogue[i].name, ts_config_to_json(cfg)), c,
+				dag, p };
+			add_program(&src, p, n++);
+			found++;
+		}
+	}
+	h = build(src.s);
+	for (int j = 0; j < n; j++)
+		check_job(h, &jobs[j], j);
+	print_message("%d programs emulated\n", n);
+	assert_true(n >= ts_catalogue_count);
+	dlclose(h);
+	for (int i = 0; i < ts_catalogue_count; i++)
+		ts_ctx_free(ctxs[i]);
+	(void)ctx;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TS_TEST(test_cuda_emulate_catalogue__matches_eval),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
