@@ -21,6 +21,7 @@
 #include <math.h>
 
 #include <tessel/network.h>
+#include <tessel/tune.h>
 
 #include "dsl/internal.h"
 
@@ -148,4 +149,70 @@ ts_task_schedule *ts_task_schedule_run(ts_ctx *ctx, const ts_partition *p,
 		r->dead[t] = st[t].dead;
 	}
 	return r;
+}
+
+/* Tuning the tasks of a partition with the tuner of <tessel/tune.h>: one
+ * measurer per task kept across rounds, one tuner per round that resumes
+ * from the records log (when one is given), the best schedule kept. */
+struct tuner_env {
+	ts_ctx *ctx;
+	const ts_partition *p;
+	const ts_target *target;
+	const ts_tune_options *opt;
+	ts_measurer **measurers;
+	double *best;
+	ts_schedule **best_sch;
+};
+
+/* One round of "trials" measurements of task "task" (a ts_task_tune_fn
+ * over a struct tuner_env). */
+static ts_status tune_round(void *data, int task, int trials, double *best)
+{
+	struct tuner_env *env = data;
+	const ts_dag *dag = env->p->tasks[task]->dag;
+	ts_tune_options to = *env->opt;
+	ts_tuner *t;
+	ts_status st;
+
+	if (!env->measurers[task])
+		env->measurers[task] = ts_measurer_new(env->ctx, dag,
+			&to.measure, to.seed);
+	if (!env->measurers[task])
+		return TS_ERROR;
+	to.trials = trials;
+	to.measurer = env->measurers[task];
+	t = ts_tuner_new(env->ctx, dag, env->target, &to);
+	if (!t)
+		return TS_ERROR;
+	st = ts_tuner_run(t, NULL, NULL);
+	if (st == TS_OK && ts_tuner_best_time(t) < env->best[task]) {
+		env->best[task] = ts_tuner_best_time(t);
+		env->best_sch[task] = (ts_schedule *)ts_tuner_best_schedule(t);
+	}
+	ts_tuner_free(t);
+	*best = env->best[task];
+	return st;
+}
+
+ts_schedule **ts_partition_tune(ts_ctx *ctx, const ts_partition *p,
+	const ts_target *target, int rounds, const ts_tune_options *opt,
+	ts_task_progress_fn progress, void *pdata, ts_task_schedule **out)
+{
+	ts_tune_options def = ts_tune_options_default();
+	struct tuner_env env = { ctx, p, target, opt ? opt : &def };
+	ts_task_schedule *r;
+
+	env.measurers = ts_new_array(ts_measurer *, p->ntasks + 1);
+	env.best = ts_new_atomic(double, p->ntasks + 1);
+	env.best_sch = ts_new_array(ts_schedule *, p->ntasks + 1);
+	for (int t = 0; t < p->ntasks; t++)
+		env.best[t] = INFINITY;
+	r = ts_task_schedule_run(ctx, p, rounds, env.opt->trials, tune_round,
+		&env, progress, pdata);
+	for (int t = 0; t < p->ntasks; t++)
+		if (env.measurers[t])
+			ts_measurer_free(env.measurers[t]);
+	if (out)
+		*out = r;
+	return r ? env.best_sch : NULL;
 }

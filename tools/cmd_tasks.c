@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include <tessel/network.h>
+#include <tessel/tune.h>
+
+#define TS_TOOL_MIN(a, b) ((a) < (b) ? (a) : (b))
 
 #include "tools/commands.h"
 
@@ -19,6 +22,9 @@ struct tasks_opts {
 	const char *weights;	/* directory of <input>.npy, or NULL */
 	int threads;
 	int topk;		/* measured static candidates per task */
+	int tune;		/* rounds of tuning shared by the tasks */
+	int trials;		/* measurements per round */
+	const char *log;	/* records log of the tuner */
 	bool run, check, naive, profile, layout;
 	double min_time;	/* seconds of timed runs; 0: no timing */
 	uint64_t seed;
@@ -36,6 +42,10 @@ static void usage(FILE *out)
 		"  --time SECONDS  with --run: time whole runs\n"
 		"  --profile       with --run: time each task alone\n"
 		"  --layout        choose the layout of each subgraph (timed)\n"
+		"  --tune R        with --run: tune the tasks for R rounds shared\n"
+		"                  by expected gain (task scheduler)\n"
+		"  --trials N      measurements per round (default 16)\n"
+		"  --log FILE      records log of the tuner\n"
 		"  --threads N     threads of parallel loops\n"
 		"  --topk K        with --run: time the K best static choices of\n"
 		"                  each task and keep the fastest\n"
@@ -65,6 +75,12 @@ static bool set_value(struct tasks_opts *o, const char *name, const char *v)
 		o->weights = v;
 	else if (!strcmp(name, "--threads") && parse_long(v, 1, 4096, &n))
 		o->threads = (int)n;
+	else if (!strcmp(name, "--tune") && parse_long(v, 1, 100000, &n))
+		o->tune = (int)n;
+	else if (!strcmp(name, "--trials") && parse_long(v, 1, 100000, &n))
+		o->trials = (int)n;
+	else if (!strcmp(name, "--log"))
+		o->log = v;
 	else if (!strcmp(name, "--topk") && parse_long(v, 1, 1000, &n))
 		o->topk = (int)n;
 	else if (!strcmp(name, "--seed") && parse_long(v, 0, INT64_MAX, &n))
@@ -80,7 +96,8 @@ static bool set_value(struct tasks_opts *o, const char *name, const char *v)
 static int parse_args(int argc, char **argv, struct tasks_opts *o)
 {
 	static const char *const with_value[] = { "--target", "--weights",
-		"--threads", "--seed", "--time", "--topk", NULL };
+		"--threads", "--seed", "--time", "--topk", "--tune", "--trials",
+		"--log", NULL };
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -117,6 +134,7 @@ static int parse_args(int argc, char **argv, struct tasks_opts *o)
 		usage(stderr);
 		return TS_EXIT_USAGE;
 	}
+	o->run |= o->tune > 0;
 	return -1;
 }
 
@@ -193,6 +211,47 @@ static int profile_tasks(ts_ctx *ctx, ts_network *net)
 	return TS_EXIT_OK;
 }
 
+/* Show the estimated network latency after round "round" of tuning
+ * task "task" ("data" unused). */
+static void tune_progress(void *data, int round, int task, double latency)
+{
+	(void)data;
+	fprintf(stderr, "\rround %4d  task %3d  estimated latency %.4f ms ",
+		round, task, latency * 1e3);
+}
+
+/* The schedules of the tasks of "p": tuned for o->tune rounds, static
+ * where tuning found nothing (or without tuning). */
+static ts_schedule **schedules(ts_ctx *ctx, const ts_partition *p,
+	const ts_target *tg, const struct tasks_opts *o)
+{
+	ts_schedule **st = ts_partition_static_schedules(ctx, p, tg, o->topk,
+		o->threads), **tuned;
+	ts_tune_options to = ts_tune_options_default();
+	ts_task_schedule *r;
+
+	if (o->tune <= 0)
+		return st;
+	to.trials = o->trials > 0 ? o->trials : 16;
+	to.batch = TS_TOOL_MIN(to.batch, to.trials);
+	to.threads = to.measure.threads = o->threads > 0 ? o->threads : 1;
+	to.log = o->log;
+	to.seed = o->seed;
+	tuned = ts_partition_tune(ctx, p, tg, o->tune, &to, tune_progress,
+		NULL, &r);
+	fputc('\n', stderr);
+	if (!tuned)
+		return NULL;
+	for (int t = 0; t < p->ntasks; t++) {
+		printf("tuned task %d %-10s rounds %d  best %.4f ms%s\n", t,
+			p->tasks[t]->name, r->rounds_of[t], r->best[t] * 1e3,
+			r->dead[t] ? "  (no valid schedule: static kept)" : "");
+		if (tuned[t])
+			st[t] = tuned[t];
+	}
+	return st;
+}
+
 /* Compile the tasks of "p", run, check and time the network "dag". */
 static int run_network(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
 	const ts_partition *p, const struct tasks_opts *o)
@@ -206,9 +265,12 @@ static int run_network(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
 	no.threads = o->threads;
 	no.naive = o->naive;
 	no.topk = o->topk;
-	net = ts_network_build(ctx, p, o->naive ? NULL :
-		ts_partition_static_schedules(ctx, p, tg, o->topk, o->threads),
-		&no);
+	if (o->naive)
+		net = ts_network_build(ctx, p, NULL, &no);
+	else {
+		ts_schedule **sch = schedules(ctx, p, tg, o);
+		net = sch ? ts_network_build(ctx, p, sch, &no) : NULL;
+	}
 	in = net ? load_inputs(ctx, dag, o) : NULL;
 	out = calloc((size_t)dag->noutputs + 1, sizeof(*out));
 	if (!in || ts_network_run(net, in, out) < 0) {

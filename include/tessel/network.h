@@ -180,6 +180,18 @@ ts_task_schedule *ts_task_schedule_run(ts_ctx *ctx, const ts_partition *p,
 	int rounds, int trials, ts_task_tune_fn fn, void *data,
 	ts_task_progress_fn progress, void *pdata);
 
+struct ts_tune_options;
+/* Tune the tasks of "p" on this CPU for "rounds" rounds of opt->trials
+ * measurements each, shared by ts_task_schedule_run: each round of a
+ * task is one ts_tuner (<tessel/tune.h>) that resumes from opt->log when
+ * one is given, with one measurer per task kept across rounds.  Return
+ * the best schedule per task (NULL entries: none valid) and the rounds in
+ * "*out" (may be NULL); NULL with an error naming the task. */
+ts_schedule **ts_partition_tune(ts_ctx *ctx, const ts_partition *p,
+	const ts_target *target, int rounds,
+	const struct ts_tune_options *opt, ts_task_progress_fn progress,
+	void *pdata, ts_task_schedule **out);
+
 /* Graph-level layout choice, as an abstract problem: node n has
  * "ncands"[n] candidate layouts, candidate c costing cost[n][c] (its
  * best kernel time); an edge (u, v) costs trans[e][cu * ncands[v] + cv]
