@@ -123,6 +123,23 @@ static int nloops(const struct census *c)
 	return n;
 }
 
+/* Assert that "text" accumulates "term" into "target", directly
+ * ("C[i, j] = C[i, j] + term") or through a scalar accumulator that a
+ * later pass promoted it to ("C.acc = C.acc[] + term"). */
+static void assert_update(const char *text, const char *target,
+	const char *term)
+{
+	char direct[256], promoted[256];
+	size_t n = strcspn(target, "[");
+
+	snprintf(direct, sizeof(direct), "%s = %s + %s", target, target, term);
+	snprintf(promoted, sizeof(promoted), "%.*s.acc = %.*s.acc[] + %s",
+		(int)n, target, (int)n, target, term);
+	if (!strstr(text, direct) && !strstr(text, promoted))
+		fail_msg("no update \"%s\" or \"%s\" in\n%s", direct,
+			promoted, text);
+}
+
 /* Compile "f", run it on random inputs and compare with ts_eval. */
 static void check_numeric(ts_ctx *ctx, const ts_func *f)
 {
@@ -177,12 +194,13 @@ static void test_lower_naive__loops_and_buffers(void **state)
 	assert_int_equal(c.allocs[TS_SCOPE_GLOBAL], 1);
 	assert_non_null(c.alloc);
 	assert_int_equal(c.alloc->buffer->shape[0], 10);
-	/* M's nested reduction runs on a local scalar accumulator. */
-	assert_int_equal(c.allocs[TS_SCOPE_LOCAL], 1);
+	/* M's nested reduction runs on a local scalar accumulator (and
+	 * accumulators may be promoted to local scalars elsewhere too). */
+	assert_true(c.allocs[TS_SCOPE_LOCAL] >= 1);
 	assert_int_equal(f->nargs, 4);
 	assert_int_equal(f->ninputs, 2);
 	assert_non_null(strstr(text, "C[i, j] = 0.0\n"));
-	assert_non_null(strstr(text, "C[i, j] = C[i, j] + P[i, k] * B[k, j]"));
+	assert_update(text, "C[i, j]", "P[i, k] * B[k, j]");
 	assert_non_null(strstr(text, "M[i] = M.acc0[] / 6.0"));
 }
 
@@ -282,8 +300,8 @@ static void test_lower_compute_inline__substituted(void **state)
 	f = lower_ok(ctx, dag, sch);
 	c = census(f, NULL, NULL);
 	assert_int_equal(c.allocs[TS_SCOPE_GLOBAL], 0);
-	assert_non_null(strstr(ts_func_to_string(f),
-		"C[i, j] = C[i, j] + A[i, k] * 2.0 * B[k, j]"));
+	assert_update(ts_func_to_string(f), "C[i, j]",
+		"A[i, k] * 2.0 * B[k, j]");
 }
 
 static void test_lower_cache_write_read__local_tiles(void **state)
@@ -339,8 +357,7 @@ static void test_lower_rfactor__partial_buffer(void **state)
 	assert_int_equal(c.alloc->buffer->ndim, 3);
 	assert_int_equal(c.alloc->buffer->shape[2], 4);
 	assert_int_equal(c.loops[TS_LOOP_PARALLEL], 1);
-	assert_non_null(strstr(ts_func_to_string(f),
-		"C[i, j] = C[i, j] + C.rf[i, j, k.i]"));
+	assert_update(ts_func_to_string(f), "C[i, j]", "C.rf[i, j, k.i]");
 }
 
 static void test_lower_fuse__div_mod(void **state)
