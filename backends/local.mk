@@ -4,7 +4,8 @@ libtessel_la_SOURCES += \
 	backends/loop.c \
 	backends/lower_internal.h \
 	backends/lower_expr.c \
-	backends/lower.c
+	backends/lower.c \
+	backends/promote.c
 tesselinclude_HEADERS += include/tessel/loop.h include/tessel/lower.h
 include $(srcdir)/backends/llvm.mk
 include $(srcdir)/backends/cuda.mk

@@ -1175,5 +1175,6 @@ ts_func *ts_lower(ts_ctx *ctx, const ts_dag *dag, const ts_schedule *sch)
 		return NULL;
 	f = func_new(dag);
 	f->body = body;
+	ts_func_promote_accumulators(ctx, f);
 	return f;
 }

@@ -187,8 +187,10 @@ static ts_status add_tile_knobs(ts_template *tp, ts_stage_plan *p)
 	vec[nvec++] = "none";
 	p->knob_vec = ts_space_add_choice(sp, ts_asprintf("%s.vec", s->name),
 		nvec, vec);
+	/* 0: serial (small stages lose more to waking threads than they
+	 * gain). */
 	p->knob_par = ts_space_add_int(sp, ts_asprintf("%s.par", s->name),
-		s->ndim ? 1 : 0, s->ndim);
+		0, s->ndim);
 	p->knob_unroll = ts_space_add_bool(sp,
 		ts_asprintf("%s.unroll", s->name));
 	p->knob_cache_write = -1;

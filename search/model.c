@@ -57,6 +57,12 @@ static double vector_efficiency(const ts_stage_info *si, const ts_nest *n,
 		}
 		return unit && in->trip >= lanes ? 0.5 : 1.0 / lanes;
 	}
+	/* A vector of a few native registers is split by LLVM; any other
+	 * width wider than one register is rebuilt lane by lane. */
+	if (n->vec_width > lanes && n->vec_width % lanes)
+		return 1.0 / lanes;
+	if (n->vec_width > 4 * lanes)
+		return 0.5 / lanes;
 	eff = (double)n->vec_width / (lanes * ((n->vec_width + lanes - 1) /
 		lanes));
 	for (int k = 0; k < si->naccesses; k++) {
@@ -90,8 +96,10 @@ static double tile_efficiency(const ts_target_cpu *cpu, const ts_nest *n,
 		if (load_cycles > fma_cycles)
 			eff *= fma_cycles / load_cycles;
 	}
-	if (!n->cache_write)
-		eff *= 0.6;
+	/* The accumulator stays in registers only when its tile is a
+	 * perfect nest: a guarded tail keeps it in memory. */
+	if (!n->cache_write || n->padded != n->useful)
+		eff *= 0.5;
 	return eff;
 }
 
@@ -279,7 +287,15 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 	e->overhead += (double)n->padded / (double)(n->vec_width > 1 ?
 		n->vec_width : 1) / (double)n->unrolled / (f * threads) * 0.5;
 	if (n->npar > 0)
-		e->overhead += 3e-6;
+		e->overhead += 8e-6;
+	/* Code size: an unrolled body of many vector statements overflows
+	 * the instruction cache and takes LLVM long to compile. */
+	{
+		double body = (double)n->unrolled * (n->vec_width > 1 ?
+			(double)((n->vec_width + lanes - 1) / lanes) : 1.0);
+		if (body > 64)
+			e->compute *= body / 64;
+	}
 	e->total = e->compute;
 	for (int c = 0; c < 4; c++)
 		if (e->memory[c] > e->total)

@@ -40,6 +40,11 @@ ts_func *ts_lower(ts_ctx *ctx, const ts_dag *dag, const ts_schedule *sch);
  * b). */
 ts_expr *ts_index_simplify(ts_ctx *ctx, ts_expr *e);
 
+/* Give every accumulator tile that a reduction updates under loops not
+ * indexing it a small local buffer of its own, loaded before those loops
+ * and stored after them (backends/promote.c); ts_lower calls it. */
+void ts_func_promote_accumulators(ts_ctx *ctx, ts_func *f);
+
 #ifdef __cplusplus
 }
 #endif
