@@ -34,6 +34,18 @@ struct kern {
 	int nred;		/* cross-thread reductions so far */
 };
 
+/* A reduction across the threads of a loop: the update "acc = acc op x"
+ * ("update"), and when the accumulator was promoted into a buffer of its
+ * own, the store that loads it from the output ("init") and the one that
+ * stores it back ("write"); the output element is "out"["idx"]. */
+struct red {
+	const ts_stmt *update, *init, *write;
+	const ts_tensor *out;
+	int nidx;
+	ts_expr **idx;
+	ts_op op;
+};
+
 struct emit {
 	ts_ctx *ctx;
 	const ts_func *f;
@@ -49,12 +61,16 @@ struct emit {
 	bool divergent;		/* under a condition on the thread index */
 	ts_vec thread_axes;	/* variables bound to threads in scope */
 	ts_vec shared_bufs;	/* buffers in shared memory in scope */
-	const ts_stmt *red_store;	/* the store a reduction replaces */
-	const char *red_var;
+	ts_vec thread_bufs;	/* per-thread buffers in scope */
+	bool in_copy;		/* in a copy spread over the block */
+	const struct red *red;	/* the cross-thread reduction in progress */
+	const char *red_var;	/* its per-thread partial result */
 };
 
 static void emit_stmt(struct emit *E, const ts_stmt *s, int ind);
 static void emit_expr(struct emit *E, ts_buf *b, const ts_expr *e);
+static bool has_load(const ts_expr *e);
+static const char *identity(ts_op op, ts_dtype t);
 
 static const char *const dims = "xyz";
 
@@ -560,13 +576,53 @@ static void emit_store_text(struct emit *E, const ts_tensor *t, int nidx,
 	ts_buf_printf(b, "] = %s;\n", store_value(t, val));
 }
 
+static bool mentions(const ts_expr *e, const ts_axis *v);
+
+/* Fail when the store "s" to memory other threads see does not depend on
+ * the variable of an enclosing thread loop: every thread of that loop
+ * would write the same element. */
+static ts_status check_race(struct emit *E, const ts_stmt *s)
+{
+	for (int i = 0; i < E->thread_bufs.n; i++)
+		if (E->thread_bufs.v[i] == s->buffer)
+			return TS_OK;
+	for (int i = 0; i < E->thread_axes.n; i++) {
+		const ts_axis *v = E->thread_axes.v[i];
+		bool dep = v->extent == 1;
+		for (int d = 0; d < s->nidx; d++)
+			dep |= mentions(s->idx[d], v);
+		if (!dep) {
+			fail(E, "kernel '%s': the store to '%s' does not depend "
+				"on loop '%s' bound to a thread index: its "
+				"threads would all write the same element",
+				E->k->name, s->buffer->name, v->name);
+			return TS_ERROR;
+		}
+	}
+	return TS_OK;
+}
+
 /* Emit the store "s". */
 static void emit_store(struct emit *E, const ts_stmt *s, int ind)
 {
 	ts_buf v;
 
 	ts_buf_init(&v);
-	if (s == E->red_store) {
+	if (E->red && s == E->red->init) {
+		/* A promoted accumulator starts from the identity. */
+		emit_store_text(E, s->buffer, s->nidx, s->idx,
+			identity(E->red->op, s->buffer->dtype), ind);
+		return;
+	}
+	if (E->red && s == E->red->write) {
+		/* ... and ends as the thread's partial result. */
+		indent(E->b, ind);
+		ts_buf_printf(E->b, "%s = ", E->red_var);
+		emit_expr(E, E->b, s->value);
+		ts_buf_puts(E->b, ";\n");
+		return;
+	}
+	if (E->red && !E->red->init && s == E->red->update) {
 		/* The combine of a cross-thread reduction: into the
 		 * thread's partial result. */
 		const ts_expr *x = s->value;
@@ -585,6 +641,8 @@ static void emit_store(struct emit *E, const ts_stmt *s, int ind)
 		ts_buf_puts(E->b, ";\n");
 		return;
 	}
+	if (!E->in_copy && check_race(E, s) < 0)
+		return;
 	emit_expr(E, &v, s->value);
 	emit_store_text(E, s->buffer, s->nidx, s->idx, v.s ? v.s : "0", ind);
 }
@@ -604,28 +662,6 @@ static bool has_store(const ts_stmt *s)
 	case TS_STMT_IF: return has_store(s->body) || has_store(s->orelse);
 	case TS_STMT_FOR: case TS_STMT_ALLOC: return has_store(s->body);
 	default: return false;
-	}
-}
-
-/* Number of stores in "s"; "*last" receives one of them. */
-static int count_stores(const ts_stmt *s, const ts_stmt **last)
-{
-	int n = 0;
-
-	if (!s)
-		return 0;
-	switch (s->kind) {
-	case TS_STMT_STORE: *last = s; return 1;
-	case TS_STMT_BLOCK:
-		for (int i = 0; i < s->nstmts; i++)
-			n += count_stores(s->stmts[i], last);
-		return n;
-	case TS_STMT_IF:
-		return count_stores(s->body, last) +
-			count_stores(s->orelse, last);
-	case TS_STMT_FOR: case TS_STMT_ALLOC:
-		return count_stores(s->body, last);
-	default: return 0;
 	}
 }
 
@@ -671,29 +707,94 @@ static bool reads_buffer(const ts_expr *e, const ts_tensor *t)
 	return reads(e, t);
 }
 
-/* The store of a cross-thread reduction over the thread loop "s": the
- * only store of its body, "B[idx] = B[idx] op x" with "idx" free of "s"'s
- * variable and of every inner loop's; NULL if "s" is not one. */
-static const ts_stmt *reduction_store(const ts_stmt *s)
+/* Append the stores of "s" to "v" in program order. */
+static void collect_stores(const ts_stmt *s, ts_vec *v)
 {
-	const ts_stmt *st = NULL;
-	const ts_expr *v;
+	if (!s)
+		return;
+	switch (s->kind) {
+	case TS_STMT_STORE: ts_vec_push(v, (void *)s); return;
+	case TS_STMT_BLOCK:
+		for (int i = 0; i < s->nstmts; i++)
+			collect_stores(s->stmts[i], v);
+		return;
+	case TS_STMT_IF:
+		collect_stores(s->body, v);
+		collect_stores(s->orelse, v);
+		return;
+	case TS_STMT_FOR: case TS_STMT_ALLOC:
+		collect_stores(s->body, v);
+		return;
+	default: return;
+	}
+}
 
-	if (count_stores(s->body, &st) != 1)
-		return NULL;
-	v = st->value;
+/* Whether "st" is "B[idx] = B[idx] op x" ("op" a reducer's). */
+static bool is_update(const ts_stmt *st)
+{
+	const ts_expr *v = st->value;
+
 	if (v->kind != TS_EXPR_BINARY || (v->op != TS_OP_ADD &&
 	    v->op != TS_OP_MUL && v->op != TS_OP_MIN && v->op != TS_OP_MAX))
-		return NULL;
+		return false;
 	if (v->a->kind != TS_EXPR_LOAD || v->a->tensor != st->buffer ||
 	    v->a->nargs != st->nidx || reads_buffer(v->b, st->buffer))
-		return NULL;
+		return false;
 	for (int d = 0; d < st->nidx; d++)
-		if (!ts_expr_equal(v->a->args[d], st->idx[d]) ||
-		    mentions(st->idx[d], s->var) ||
-		    mentions_inner(st->idx[d], s->body))
-			return NULL;
-	return st;
+		if (!ts_expr_equal(v->a->args[d], st->idx[d]))
+			return false;
+	return true;
+}
+
+/* Whether "e" loads "t" at exactly "idx". */
+static bool is_load_of(const ts_expr *e, const ts_tensor *t, int n,
+	ts_expr *const *idx)
+{
+	if (e->kind != TS_EXPR_LOAD || e->tensor != t || e->nargs != n)
+		return false;
+	for (int d = 0; d < n; d++)
+		if (!ts_expr_equal(e->args[d], idx[d]))
+			return false;
+	return true;
+}
+
+/* Whether the loop "s" bound to threads is a reduction across them: its
+ * stores are one update (see is_update), or an accumulator loaded from
+ * the output, updated and stored back; the output's indices depend
+ * neither on "s" nor on a loop inside it.  Fills "r". */
+static bool reduction_of(const ts_stmt *s, struct red *r)
+{
+	ts_vec v = { 0 };
+	const ts_stmt *u;
+
+	collect_stores(s->body, &v);
+	memset(r, 0, sizeof(*r));
+	if (v.n == 1 && is_update(v.v[0])) {
+		u = r->update = v.v[0];
+		r->out = u->buffer;
+		r->nidx = u->nidx;
+		r->idx = u->idx;
+	} else if (v.n == 3 && is_update(v.v[1])) {
+		const ts_stmt *i = v.v[0], *w = v.v[2];
+		u = r->update = v.v[1];
+		if (i->buffer != u->buffer || w->value->kind != TS_EXPR_LOAD ||
+		    !is_load_of(w->value, u->buffer, i->nidx, i->idx) ||
+		    !is_load_of(i->value, w->buffer, w->nidx, w->idx))
+			return false;
+		r->init = i;
+		r->write = w;
+		r->out = w->buffer;
+		r->nidx = w->nidx;
+		r->idx = w->idx;
+	} else {
+		return false;
+	}
+	r->op = u->value->op;
+	for (int d = 0; d < r->nidx; d++)
+		if (mentions(r->idx[d], s->var) ||
+		    mentions_inner(r->idx[d], s->body))
+			return false;
+	return true;
 }
 
 /* The identity of "op" in the arithmetic type of "t" as C text. */
@@ -846,17 +947,17 @@ static void emit_bound_body(struct emit *E, const ts_stmt *s,
 	ts_buf_puts(b, "}\n");
 }
 
-/* Emit the loop "s" bound to thread dimension "d" as a cross-thread
- * reduction into "st". */
+/* Emit the loop "s" bound to thread dimension "d" as the cross-thread
+ * reduction "r". */
 static void emit_thread_reduce(struct emit *E, const ts_stmt *s, int d,
-	const ts_stmt *st, int ind)
+	const struct red *r, int ind)
 {
 	ts_buf *b = E->b;
-	const ts_expr *x = st->value;
-	ts_dtype t = st->buffer->dtype;
-	const char *T = ctype(E, t), *id = identity(x->op, t);
+	ts_dtype t = r->out->dtype;
+	const char *T = ctype(E, t), *id = identity(r->op, t);
 	char *var = ts_asprintf("ts_acc%d", E->k->nred), *cur;
-	ts_buf ld;
+	ts_expr *ld = ts_lower_load((ts_tensor *)r->out, r->nidx, r->idx);
+	ts_buf lb;
 	bool div = E->divergent;
 
 	if (E->divergent)
@@ -868,7 +969,7 @@ static void emit_thread_reduce(struct emit *E, const ts_stmt *s, int d,
 		s->var->name, dims[d]);
 	indent(b, ind + 1);
 	ts_buf_printf(b, "%s %s = %s;\n", T, var, id);
-	E->red_store = st;
+	E->red = r;
 	E->red_var = var;
 	E->tdepth[d]++;
 	ts_vec_push(&E->thread_axes, s->var);
@@ -878,13 +979,13 @@ static void emit_thread_reduce(struct emit *E, const ts_stmt *s, int d,
 	E->divergent = div;
 	E->thread_axes.n--;
 	E->tdepth[d]--;
-	E->red_store = NULL;
-	emit_block_reduce(E, d, x->op, T, id, var, ind + 1);
-	ts_buf_init(&ld);
-	emit_expr(E, &ld, x->a);
-	cur = ld.s ? ld.s : "0";
-	emit_store_text(E, st->buffer, st->nidx, st->idx,
-		combine_text(x->op, ts_asprintf("(%s)%s", T, cur), var), ind + 1);
+	E->red = NULL;
+	emit_block_reduce(E, d, r->op, T, id, var, ind + 1);
+	ts_buf_init(&lb);
+	emit_expr(E, &lb, ld);
+	cur = lb.s ? lb.s : "0";
+	emit_store_text(E, r->out, r->nidx, r->idx,
+		combine_text(r->op, ts_asprintf("(%s)%s", T, cur), var), ind + 1);
 	indent(b, ind);
 	ts_buf_puts(b, "}\n");
 }
@@ -895,7 +996,7 @@ static void emit_bound(struct emit *E, const ts_stmt *s, int ind)
 	ts_bind bd = s->bind;
 	bool block = bd >= TS_BIND_BLOCK_X && bd <= TS_BIND_BLOCK_Z;
 	int d = block ? bd - TS_BIND_BLOCK_X : bd - TS_BIND_THREAD_X;
-	const ts_stmt *st;
+	struct red *r = ts_new(struct red);
 	bool div = E->divergent;
 
 	if (block) {
@@ -911,8 +1012,8 @@ static void emit_bound(struct emit *E, const ts_stmt *s, int ind)
 		E->bdepth[d]--;
 		return;
 	}
-	if ((st = reduction_store(s)))
-		return emit_thread_reduce(E, s, d, st, ind);
+	if (reduction_of(s, r))
+		return emit_thread_reduce(E, s, d, r, ind);
 	E->tdepth[d]++;
 	ts_vec_push(&E->thread_axes, s->var);
 	if (s->var->extent < E->k->block[d])
@@ -977,17 +1078,22 @@ static int copy_nest(struct emit *E, const ts_stmt *s, const ts_stmt **loops,
 	    st->cond))
 		st = st->body;
 	if (!st || st->kind != TS_STMT_STORE || !is_shared(E, st->buffer) ||
-	    st->nidx != n || reads(st->value, st->buffer) ||
+	    st->nidx < n || reads(st->value, st->buffer) ||
 	    mentions_thread(E, st->value))
 		return 0;
+	/* Each loop variable is one index, the other indices constants. */
 	for (int i = 0; i < n; i++) {
-		bool found = false;
+		int found = 0;
 		for (int d = 0; d < st->nidx; d++)
-			found |= st->idx[d]->kind == TS_EXPR_VAR &&
+			found += st->idx[d]->kind == TS_EXPR_VAR &&
 				st->idx[d]->axis == loops[i]->var;
-		if (!found)
+		if (found != 1)
 			return 0;
 	}
+	for (int d = 0; d < st->nidx; d++)
+		if (st->idx[d]->kind != TS_EXPR_VAR &&
+		    st->idx[d]->kind != TS_EXPR_INT)
+			return 0;
 	for (int d = 0; d < st->nidx; d++)
 		if (mentions_thread(E, st->idx[d]))
 			return 0;
@@ -995,14 +1101,96 @@ static int copy_nest(struct emit *E, const ts_stmt *s, const ts_stmt **loops,
 	return n;
 }
 
+/* Whether the copy "inner" of the nest "loops" ("n" loops) moves f32
+ * values four at a time: no guard on the innermost variable, whose extent
+ * is a multiple of 4, the last destination index, and the unit stride of
+ * a source offset that is otherwise a multiple of 4 (so float4 loads are
+ * aligned). */
+static bool copy_by_4(struct emit *E, const ts_stmt **loops, int n,
+	const ts_stmt *inner)
+{
+	const ts_axis *iv = loops[n - 1]->var;
+	const ts_stmt *st = inner;
+	const ts_expr *v;
+	ts_expr *off;
+	ts_aff a;
+	bool seen = false;
+
+	if (st->kind == TS_STMT_IF) {
+		if (mentions(st->cond, iv))
+			return false;
+		st = st->body;
+	}
+	v = st->value;
+	if (iv->extent % 4 || v->kind != TS_EXPR_LOAD ||
+	    v->tensor->dtype != TS_F32 || st->buffer->dtype != TS_F32 ||
+	    st->idx[st->nidx - 1]->kind != TS_EXPR_VAR ||
+	    st->idx[st->nidx - 1]->axis != iv)
+		return false;
+	for (int d = 0; d + 1 < st->nidx; d++)
+		if (mentions(st->idx[d], iv))
+			return false;
+	off = v->args[0];
+	for (int d = 1; d < v->nargs; d++)
+		off = ts_add(E->ctx, ts_mul(E->ctx, off, ts_lower_int(E->ctx,
+			v->tensor->shape[d])), v->args[d]);
+	a = ts_aff_of_expr(E->ctx, off);
+	if (!a.ok || a.cst % 4)
+		return false;
+	for (int i = 0; i < a.n; i++) {
+		bool is_iv = a.atom[i]->kind == TS_EXPR_VAR &&
+			a.atom[i]->axis == iv;
+		if (is_iv ? a.coef[i] != 1 : a.coef[i] % 4 != 0)
+			return false;
+		seen |= is_iv;
+	}
+	return seen;
+}
+
+/* Emit the body of a float4 copy "inner" (see copy_by_4). */
+static void emit_copy4_body(struct emit *E, const ts_stmt *inner, int ind)
+{
+	ts_buf *b = E->b;
+	const ts_stmt *st = inner->kind == TS_STMT_IF ? inner->body : inner;
+	const ts_expr *v = st->value;
+	static const char lane[] = "xyzw";
+
+	if (inner->kind == TS_STMT_IF) {
+		indent(b, ind);
+		ts_buf_puts(b, "if (");
+		E->narrow = !has_load(inner->cond);
+		emit_expr(E, b, inner->cond);
+		E->narrow = false;
+		ts_buf_puts(b, ") {\n");
+		ind++;
+	}
+	indent(b, ind);
+	ts_buf_printf(b, "const float4 ts_v = *(const float4 *)&%s[",
+		buf_name(E, v->tensor));
+	emit_offset(E, b, v->tensor, v->nargs, v->args);
+	ts_buf_puts(b, "];\n");
+	for (int k = 0; k < 4; k++) {
+		indent(b, ind);
+		ts_buf_printf(b, "%s[", buf_name(E, st->buffer));
+		emit_offset(E, b, st->buffer, st->nidx, st->idx);
+		ts_buf_printf(b, " + %d] = ts_v.%c;\n", k, lane[k]);
+	}
+	if (inner->kind == TS_STMT_IF) {
+		indent(b, ind - 1);
+		ts_buf_puts(b, "}\n");
+	}
+}
+
 /* Emit the copy nest "loops" (of "n" loops around "inner") spread over
- * every thread of the block, between two barriers. */
+ * every thread of the block, between two barriers; four elements at a
+ * time where copy_by_4 allows. */
 static void emit_coop_copy(struct emit *E, const ts_stmt **loops, int n,
 	const ts_stmt *inner, int ind)
 {
 	ts_buf *b = E->b;
 	int64_t total = 1, div = 1;
 	const ts_stmt *st = inner->kind == TS_STMT_IF ? inner->body : inner;
+	bool by4 = copy_by_4(E, loops, n, inner);
 
 	if (E->divergent)
 		return fail(E, "kernel '%s': shared buffer '%s' is filled under "
@@ -1010,27 +1198,36 @@ static void emit_coop_copy(struct emit *E, const ts_stmt **loops, int n,
 			st->buffer->name);
 	for (int i = 0; i < n; i++)
 		total *= loops[i]->var->extent;
+	if (by4)
+		total /= 4;
 	indent(b, ind);
 	ts_buf_printf(b, "__syncthreads();\t/* %s: filled by the whole "
-		"block */\n", st->buffer->name);
+		"block%s */\n", st->buffer->name, by4 ? ", float4 loads" : "");
 	indent(b, ind);
 	ts_buf_printf(b, "for (%s ts_f = ts_tid; ts_f < %" PRId64 "; ts_f += "
 		"%" PRId64 ") {\n", var_type(total), total, E->k->nthreads);
 	for (int i = n - 1; i >= 0; i--) {
 		const ts_axis *v = loops[i]->var;
+		int64_t ext = by4 && i == n - 1 ? v->extent / 4 : v->extent;
+		const char *x4 = by4 && i == n - 1 ? " * 4" : "";
 		indent(b, ind + 1);
 		ts_buf_printf(b, "const %s %s = ", var_type(v->extent),
 			cname(E, v, v->name));
 		if (i == 0)
-			ts_buf_printf(b, "ts_f / %" PRId64 ";\n", div);
+			ts_buf_printf(b, "ts_f / %" PRId64 "%s;\n", div, x4);
 		else if (div == 1)
-			ts_buf_printf(b, "ts_f %% %" PRId64 ";\n", v->extent);
+			ts_buf_printf(b, "ts_f %% %" PRId64 "%s;\n", ext, x4);
 		else
-			ts_buf_printf(b, "ts_f / %" PRId64 " %% %" PRId64 ";\n",
-				div, v->extent);
-		div *= v->extent;
+			ts_buf_printf(b, "ts_f / %" PRId64 " %% %" PRId64 "%s;\n",
+				div, ext, x4);
+		div *= ext;
 	}
-	emit_stmt(E, inner, ind + 1);
+	E->in_copy = true;
+	if (by4)
+		emit_copy4_body(E, inner, ind + 1);
+	else
+		emit_stmt(E, inner, ind + 1);
+	E->in_copy = false;
 	indent(b, ind);
 	ts_buf_puts(b, "}\n");
 	indent(b, ind);
@@ -1102,7 +1299,7 @@ static void emit_alloc(struct emit *E, const ts_stmt *s, int ind)
 	const ts_tensor *t = s->buffer;
 	int64_t n = ts_tensor_size(t);
 	bool shared = s->scope == TS_SCOPE_SHARED;
-	int mark = E->shared_bufs.n;
+	int mark = E->shared_bufs.n, tmark = E->thread_bufs.n;
 
 	if (s->scope == TS_SCOPE_GLOBAL || s->scope == TS_SCOPE_ARG)
 		return fail(E, "kernel '%s': buffer '%s' in %s memory is "
@@ -1132,9 +1329,11 @@ static void emit_alloc(struct emit *E, const ts_stmt *s, int ind)
 	} else {
 		ts_buf_printf(b, "%s %s[%" PRId64 "];\t/* %s, per thread */\n",
 			ctype_mem(t->dtype), buf_name(E, t), n, t->name);
+		ts_vec_push(&E->thread_bufs, (void *)t);
 	}
 	emit_stmt(E, s->body, ind + 1);
 	E->shared_bufs.n = mark;
+	E->thread_bufs.n = tmark;
 	indent(b, ind);
 	ts_buf_puts(b, "}\n");
 }

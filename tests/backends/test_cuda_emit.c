@@ -301,6 +301,11 @@ static void test_cuda_emit_errors__messages(void **state)
 	assert_null(ts_cuda_emit(ctx, func_of(ctx, x, s), NULL));
 	assert_error_contains(ctx, "a barrier under a condition on the "
 		"thread index");
+	/* Every thread writing the same element, not as a reduction. */
+	s = bound(t, TS_BIND_THREAD_X, store(ctx, x, ts_int(ctx, 3), 1));
+	assert_null(ts_cuda_emit(ctx, func_of(ctx, x, s), NULL));
+	assert_error_contains(ctx, "the store to 'X' does not depend on loop "
+		"'t' bound to a thread index");
 	/* Too many threads, too much shared memory. */
 	s = bound(t2, TS_BIND_THREAD_X, store(ctx, x, ts_var(ctx, t2), 1));
 	assert_null(ts_cuda_emit(ctx, func_of(ctx, x, s), NULL));
