@@ -7,7 +7,10 @@
 #include <config.h>
 
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tests/common.h"
 
@@ -327,6 +330,99 @@ static void test_cuda_emit_errors__messages(void **state)
 	assert_error_contains(ctx, "target 'zen3' is not a GPU");
 }
 
+/* GPU static filling: the same seed gives the same choice, the best
+ * fits the target, ranks first, and is no faster than the arithmetic
+ * peak allows; a configuration with more threads than a block may have
+ * does not fit. */
+static void test_gpu_static_fill__model(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_catalogue_find("matmul")->build(ctx, TS_SIZE_REAL);
+	ts_target *h100 = ts_target_lookup(ctx, "h100");
+	ts_gpu_static_result *a, *b;
+	ts_gpu_template *tp;
+	ts_config *c;
+	double flops = 2.0 * 1024 * 1024 * 1024;
+
+	assert_non_null(dag);
+	ts_ctx_set_seed(ctx, 5);
+	assert_non_null(a = ts_gpu_static_fill(ctx, dag, h100, 4));
+	ts_ctx_set_seed(ctx, 5);
+	assert_non_null(b = ts_gpu_static_fill(ctx, dag, h100, 4));
+	assert_string_equal(ts_config_to_json(a->best),
+		ts_config_to_json(b->best));
+	assert_true(ts_gpu_template_fits(a->tp, a->best));
+	for (int i = 1; i < a->k; i++)
+		assert_true(a->topk_cost[i] >= a->topk_cost[0]);
+	assert_true(a->best_cost >= flops / (h100->gpu.peak_tflops_f32 * 1e12));
+	assert_true(a->best_cost < 0.01);
+	tp = a->tp;
+	c = ts_config_copy(a->best);
+	/* 32 x 32 x 2 threads per block: too many. */
+	{
+		int64_t in[2][2] = { { 32, 1 }, { 64, 1 } };
+		ts_config_set_split(c, tp->plans[0].split[0], in[0]);
+		ts_config_set_split(c, tp->plans[0].split[1], in[1]);
+	}
+	assert_false(ts_gpu_template_fits(tp, c));
+	assert_true(isinf(ts_gpu_model_estimate(tp, c)));
+}
+
+/* The command line: schedule --show-code prints the kernels, build
+ * writes the CUDA C, the image and the header, run without a device
+ * fails with a message. */
+static void test_cuda_cli__schedule_build_run(void **state)
+{
+	ts_ctx *ctx = *state;
+	const char *bd = getenv("TS_BUILDDIR") ? getenv("TS_BUILDDIR") :
+		TS_BUILDDIR;
+	const char *tsl = ts_asprintf("%s/examples/softmax.tsl",
+		ts_test_srcdir());
+	char dir[] = "/tmp/tessel-cuda-cli-XXXXXX";
+	char *out, *cmd;
+	FILE *f;
+	char text[8192];
+	size_t n;
+
+	NEED_NVRTC(ctx);
+	assert_non_null(mkdtemp(dir));
+	out = ts_asprintf("%s/out.txt", dir);
+	cmd = ts_asprintf("%s/tools/tessel schedule %s --target cuda:h100 "
+		"--show-code > %s 2>&1", bd, tsl, out);
+	assert_int_equal(system(cmd), 0);
+	assert_non_null(f = fopen(out, "r"));
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	assert_non_null(strstr(text, "on h100 (sm_90)"));
+	assert_non_null(strstr(text, "kernel softmax_k0: grid"));
+	assert_non_null(strstr(text, "extern \"C\" __global__"));
+	cmd = ts_asprintf("%s/tools/tessel build %s --target cuda:a100 -o %s "
+		"> %s 2>&1", bd, tsl, dir, out);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(access(ts_asprintf("%s/softmax.cu", dir), R_OK), 0);
+	assert_int_equal(access(ts_asprintf("%s/softmax.cubin", dir), R_OK), 0);
+	assert_int_equal(access(ts_asprintf("%s/softmax_cuda.h", dir), R_OK), 0);
+	cmd = ts_asprintf("%s/tools/tessel schedule %s --target cuda:zen3 "
+		"> %s 2>&1", bd, tsl, out);
+	assert_int_equal(WEXITSTATUS(system(cmd)), 2);
+	if (!ts_cuda_available(ctx)) {
+		cmd = ts_asprintf("%s/tools/tessel run %s --target cuda > %s "
+			"2>&1", bd, tsl, out);
+		assert_int_equal(WEXITSTATUS(system(cmd)), 1);
+		assert_non_null(f = fopen(out, "r"));
+		n = fread(text, 1, sizeof(text) - 1, f);
+		text[n] = '\0';
+		fclose(f);
+		assert_non_null(strstr(text, "tessel: no CUDA driver"));
+	}
+	unlink(out);
+	unlink(ts_asprintf("%s/softmax.cu", dir));
+	unlink(ts_asprintf("%s/softmax.cubin", dir));
+	unlink(ts_asprintf("%s/softmax_cuda.h", dir));
+	rmdir(dir);
+}
+
 /* Every tiny catalogue operator on the device, static schedule for the
  * device, against ts_eval. */
 static void test_cuda_run_catalogue__matches_eval(void **state)
@@ -371,6 +467,8 @@ int main(void)
 		TS_TEST(test_cuda_emit_errors__messages),
 		TS_TEST(test_cuda_emit_matmul__structure),
 		TS_TEST(test_cuda_emit_kinds__reduction_f16_fast_math),
+		TS_TEST(test_gpu_static_fill__model),
+		TS_TEST(test_cuda_cli__schedule_build_run),
 		TS_TEST(test_cuda_emit_catalogue__compiles),
 		TS_TEST(test_cuda_emit_examples__compile),
 		TS_TEST(test_cuda_run_catalogue__matches_eval),
