@@ -43,7 +43,7 @@ static int lanes_of(const ts_template *tp, const ts_stage *s)
 
 /* Fraction of the vector lanes doing useful, contiguous work in "n". */
 static double vector_efficiency(const ts_stage_info *si, const ts_nest *n,
-	int lanes, const ts_stage *s)
+	int lanes, const ts_stage *s, bool tiled_loads)
 {
 	double eff;
 
@@ -68,18 +68,47 @@ static double vector_efficiency(const ts_stage_info *si, const ts_nest *n,
 	for (int k = 0; k < si->naccesses; k++) {
 		int64_t st = si->accesses[k].stride[n->vec_axis];
 		/* A gather or scatter costs about a scalar access per
-		 * lane. */
+		 * lane (register tiles count their loads themselves). */
+		if (tiled_loads && !si->accesses[k].write)
+			continue;
 		if (st != 0 && st != 1)
 			eff *= 1.5 / lanes;
 	}
 	return eff;
 }
 
+/* Load-port cycles of one innermost iteration of the register tile of
+ * "n": each load brings one vector per point of the unrolled loops it
+ * depends on; a load along the vector axis with a stride other than 0 or
+ * 1 is a gather, about one load per lane. */
+static double tile_load_cycles(const ts_stage_info *si, const ts_nest *n,
+	int lanes)
+{
+	double cycles = 0;
+
+	for (int k = 0; k < si->naccesses; k++) {
+		const ts_access_info *ac = &si->accesses[k];
+		double vecs = 1;
+		if (ac->write)
+			continue;
+		for (int l = 0; l < n->nloops; l++) {
+			const ts_nest_loop *lp = &n->loops[l];
+			if (lp->kind == TS_LOOP_UNROLLED && ac->stride[lp->axis])
+				vecs *= (double)lp->trip;
+		}
+		if (n->vec_axis >= 0 && ac->stride[n->vec_axis] != 0 &&
+		    ac->stride[n->vec_axis] != 1)
+			vecs *= lanes / 2.0;
+		cycles += vecs;
+	}
+	return cycles / 2.0;
+}
+
 /* The arithmetic efficiency of the register tile of reduction nest "n":
  * independent accumulators to hide FMA latency, registers, loads per
  * FMA, and the accumulator kept out of memory. */
-static double tile_efficiency(const ts_target_cpu *cpu, const ts_nest *n,
-	int lanes, bool complex)
+static double tile_efficiency(const ts_target_cpu *cpu,
+	const ts_stage_info *si, const ts_nest *n, int lanes, bool complex)
 {
 	double v = n->vec_axis >= 0 ? (double)((n->vec_width + lanes - 1) /
 		lanes) : 1;
@@ -92,7 +121,7 @@ static double tile_efficiency(const ts_target_cpu *cpu, const ts_nest *n,
 		eff *= acc > 2 * regs ? 0.15 : 0.4;
 	if (complex) {
 		double fma_cycles = acc / cpu->fma_units;
-		double load_cycles = (u + v) / 2.0;
+		double load_cycles = tile_load_cycles(si, n, lanes);
 		if (load_cycles > fma_cycles)
 			eff *= fma_cycles / load_cycles;
 	}
@@ -272,9 +301,10 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 	peak = f * (cpu->fma_units > 0 ? cpu->fma_units : 1) * lanes * 2.0;
 	flops = (double)si->counts.flops + 10.0 * si->counts.special;
 	flops *= (double)n->padded / (double)n->useful;
-	eff = vector_efficiency(si, n, lanes, s);
+	eff = vector_efficiency(si, n, lanes, s,
+		p->klass == TS_CLASS_COMPLEX_REDUCTION);
 	if (p->nreduce > 0)
-		eff *= tile_efficiency(cpu, n, lanes,
+		eff *= tile_efficiency(cpu, si, n, lanes,
 			p->klass == TS_CLASS_COMPLEX_REDUCTION);
 	memset(e, 0, sizeof(*e));
 	e->threads = threads;
