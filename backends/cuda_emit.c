@@ -1101,6 +1101,41 @@ static int copy_nest(struct emit *E, const ts_stmt *s, const ts_stmt **loops,
 	return n;
 }
 
+/* Whether the affine form of "e" has "iv" with coefficient 1 (or not at
+ * all, with "iv_ok") and every other coefficient and its constant
+ * multiples of 4. */
+static bool aligned_4(struct emit *E, const ts_expr *e, const ts_axis *iv)
+{
+	ts_aff a = ts_aff_of_expr(E->ctx, (ts_expr *)e);
+
+	if (!a.ok || a.cst % 4)
+		return false;
+	for (int i = 0; i < a.n; i++) {
+		bool is_iv = a.atom[i]->kind == TS_EXPR_VAR &&
+			a.atom[i]->axis == iv;
+		if (is_iv ? a.coef[i] != 1 : a.coef[i] % 4 != 0)
+			return false;
+	}
+	return true;
+}
+
+/* Whether the guard "c" has the same value for "iv" = 4m .. 4m + 3: it
+ * does not mention "iv", or is a conjunction of "x >= n" and "x < n" with
+ * "x" aligned (aligned_4) and "n" a multiple of 4. */
+static bool same_for_4(struct emit *E, const ts_expr *c, const ts_axis *iv)
+{
+	if (!mentions(c, iv))
+		return true;
+	if (c->kind != TS_EXPR_BINARY)
+		return false;
+	if (c->op == TS_OP_AND)
+		return same_for_4(E, c->a, iv) && same_for_4(E, c->b, iv);
+	if ((c->op != TS_OP_GE && c->op != TS_OP_LT) ||
+	    c->b->kind != TS_EXPR_INT || c->b->ival % 4)
+		return false;
+	return aligned_4(E, c->a, iv);
+}
+
 /* Whether the copy "inner" of the nest "loops" ("n" loops) moves f32
  * values four at a time: no guard on the innermost variable, whose extent
  * is a multiple of 4, the last destination index, and the unit stride of
@@ -1117,7 +1152,7 @@ static bool copy_by_4(struct emit *E, const ts_stmt **loops, int n,
 	bool seen = false;
 
 	if (st->kind == TS_STMT_IF) {
-		if (mentions(st->cond, iv))
+		if (!same_for_4(E, st->cond, iv))
 			return false;
 		st = st->body;
 	}
