@@ -271,10 +271,79 @@ static void test_cuda_emulate_catalogue__matches_eval(void **state)
 	(void)ctx;
 }
 
+/* Declarations the catalogue lacks: f16 inputs with f32 accumulation and
+ * an f16 result, a product of reductions, a 3-d max over two axes. */
+static const char *const extra[] = {
+	"input A: f16[48, 64]\ninput B: f16[64, 32]\n"
+	"C[i: 48, j: 32] = sum(k: 64) f32(A[i, k]) * f32(B[k, j])\n"
+	"output D[i: 48, j: 32]: f16 = max(C[i, j], 0.0)\n",
+	"input X: f32[6, 40, 9]\n"
+	"output M[b: 6] = max(i: 40, j: 9) X[b, i, j] * 2.0 - 1.0\n",
+	"input X: f32[12, 300]\n"
+	"output N[i: 12] = prod(k: 300) (X[i, k] * 0.01 + 1.0)\n",
+};
+
+/* The extra declarations: static schedules for h100 and a100 and three
+ * sampled configurations each, emulated and compared with ts_eval. */
+static void test_cuda_emulate_extra__matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+	int nx = (int)(sizeof(extra) / sizeof(extra[0]));
+	struct job *jobs = ts_new_array(struct job, 8 * nx);
+	ts_ctx **ctxs = ts_new_array(ts_ctx *, nx + 1);
+	int n = 0;
+	ts_buf src;
+	void *h;
+
+	if (system("${CXX_FOR_TESTS:-g++} --version > /dev/null 2>&1") != 0) {
+		print_message("skipping: no host C++ compiler\n");
+		skip();
+	}
+	ts_buf_init(&src);
+	ts_buf_puts(&src, shim);
+	for (int i = 0; i < nx; i++) {
+		ts_ctx *c = ctxs[i] = ts_ctx_alloc();
+		ts_dag *dag = ts_parse_string(c, ts_asprintf("extra%d", i),
+			extra[i]);
+		static const char *const gpus[] = { "h100", "a100" };
+		if (!dag)
+			fail_msg("%s", ts_ctx_error(c));
+		for (int g = 0; g < 2; g++) {
+			ts_gpu_static_result *r = ts_gpu_static_fill(c, dag,
+				ts_target_lookup(c, gpus[g]), 1);
+			int found = 0;
+			if (!r)
+				fail_msg("%s", ts_ctx_error(c));
+			for (int t = 0; found < (g ? 1 : 4) && t < 100; t++) {
+				ts_config *cfg = t ? ts_space_sample(r->tp->space,
+					c) : r->best;
+				ts_cuda_program *p;
+				if (!ts_gpu_template_fits(r->tp, cfg) ||
+				    !(p = program(c, dag, r->tp, cfg)))
+					continue;
+				jobs[n] = (struct job){ ts_asprintf("extra%d %s",
+					i, ts_config_to_json(cfg)), c, dag, p };
+				add_program(&src, p, n++);
+				found++;
+			}
+		}
+	}
+	h = build(src.s);
+	for (int j = 0; j < n; j++)
+		check_job(h, &jobs[j], j);
+	print_message("%d programs emulated\n", n);
+	assert_true(n >= 2 * nx);
+	dlclose(h);
+	for (int i = 0; i < nx; i++)
+		ts_ctx_free(ctxs[i]);
+	(void)ctx;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TS_TEST(test_cuda_emulate_catalogue__matches_eval),
+		TS_TEST(test_cuda_emulate_extra__matches_eval),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
