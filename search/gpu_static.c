@@ -79,6 +79,17 @@ static double stage_time(const ts_gpu_template *tp, const ts_config *cfg,
 	memory = stage_bytes(tp, cfg, s) / (bw * (l.coalesced ? 1.0 :
 		0.25) * TS_MIN(1.0, occ * 2.0 + 0.25) * TS_MIN(1.0,
 		wave_eff * 2.0));
+	/* A tile's operands come from shared memory (or L1): an a x b
+	 * register tile loads a + b values per a * b multiply-adds, at 32
+	 * four-byte words per cycle per SM. */
+	if (p->rule == TS_GPU_TILE) {
+		double lpf = 2.0 / sqrt((double)l.per_thread);
+		double words = (double)g->sm_count * 32.0 * (g->clock_ghz > 0 ?
+			g->clock_ghz : 1.5) * 1e9;
+		double smem = flops / 2.0 * lpf / (words * TS_MIN(1.0, occ *
+			4.0) * TS_MAX(wave_eff, 0.05));
+		compute = TS_MAX(compute, smem);
+	}
 	return TS_MAX(compute, memory) + LAUNCH_S;
 }
 
