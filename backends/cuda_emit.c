@@ -1056,10 +1056,11 @@ static bool reads(const ts_expr *e, const ts_tensor *t)
 	return reads(e->a, t) || reads(e->b, t) || reads(e->c, t);
 }
 
-/* If "s" is a nest of plain loops copying into a shared buffer, each
- * iteration writing its own element (the store's indices are the nest's
- * variables, each once) with values that do not depend on the thread,
- * return the loops (outermost first) in "loops" and their count; else 0. */
+/* If "s" is a nest of plain loops (possibly none) copying into a shared
+ * buffer, each iteration writing its own element (the store's indices are
+ * the nest's variables, each once, and constants) with values that do not
+ * depend on the thread, return the loops (outermost first) in "loops" and
+ * their count; else -1. */
 static int copy_nest(struct emit *E, const ts_stmt *s, const ts_stmt **loops,
 	const ts_stmt **store)
 {
@@ -1071,8 +1072,8 @@ static int copy_nest(struct emit *E, const ts_stmt *s, const ts_stmt **loops,
 		loops[n++] = s;
 		s = s->body;
 	}
-	if (!n || !s)
-		return 0;
+	if (!s)
+		return -1;
 	st = s;
 	if (st->kind == TS_STMT_IF && !st->orelse && !mentions_thread(E,
 	    st->cond))
@@ -1080,7 +1081,7 @@ static int copy_nest(struct emit *E, const ts_stmt *s, const ts_stmt **loops,
 	if (!st || st->kind != TS_STMT_STORE || !is_shared(E, st->buffer) ||
 	    st->nidx < n || reads(st->value, st->buffer) ||
 	    mentions_thread(E, st->value))
-		return 0;
+		return -1;
 	/* Each loop variable is one index, the other indices constants. */
 	for (int i = 0; i < n; i++) {
 		int found = 0;
@@ -1088,15 +1089,15 @@ static int copy_nest(struct emit *E, const ts_stmt *s, const ts_stmt **loops,
 			found += st->idx[d]->kind == TS_EXPR_VAR &&
 				st->idx[d]->axis == loops[i]->var;
 		if (found != 1)
-			return 0;
+			return -1;
 	}
 	for (int d = 0; d < st->nidx; d++)
 		if (st->idx[d]->kind != TS_EXPR_VAR &&
 		    st->idx[d]->kind != TS_EXPR_INT)
-			return 0;
+			return -1;
 	for (int d = 0; d < st->nidx; d++)
 		if (mentions_thread(E, st->idx[d]))
-			return 0;
+			return -1;
 	*store = s;
 	return n;
 }
@@ -1225,7 +1226,7 @@ static void emit_coop_copy(struct emit *E, const ts_stmt **loops, int n,
 	ts_buf *b = E->b;
 	int64_t total = 1, div = 1;
 	const ts_stmt *st = inner->kind == TS_STMT_IF ? inner->body : inner;
-	bool by4 = copy_by_4(E, loops, n, inner);
+	bool by4 = n > 0 && copy_by_4(E, loops, n, inner);
 
 	if (E->divergent)
 		return fail(E, "kernel '%s': shared buffer '%s' is filled under "
@@ -1277,7 +1278,7 @@ static void emit_for(struct emit *E, const ts_stmt *s, int ind)
 	const char *v = cname(E, s->var, s->var->name);
 	int n;
 
-	if (E->k->nthreads > 1 && (n = copy_nest(E, s, loops, &st)))
+	if (E->k->nthreads > 1 && (n = copy_nest(E, s, loops, &st)) >= 0)
 		return emit_coop_copy(E, loops, n, st, ind);
 	if (s->loop == TS_LOOP_UNROLLED || (s->loop == TS_LOOP_BOUND &&
 	    s->bind == TS_BIND_VTHREAD) || s->loop == TS_LOOP_VECTORIZED) {
@@ -1412,6 +1413,8 @@ static void emit_if(struct emit *E, const ts_stmt *s, int ind)
 /* Emit the statement "s" at indentation "ind". */
 static void emit_stmt(struct emit *E, const ts_stmt *s, int ind)
 {
+	const ts_stmt *st = NULL;
+
 	if (!s || E->failed)
 		return;
 	switch (s->kind) {
@@ -1426,10 +1429,15 @@ static void emit_stmt(struct emit *E, const ts_stmt *s, int ind)
 		emit_block(E, s, ind);
 		return;
 	case TS_STMT_IF:
-		emit_if(E, s, ind);
-		return;
 	case TS_STMT_STORE:
-		emit_store(E, s, ind);
+		/* A copy of one element into shared memory: by one thread. */
+		if (E->k->nthreads > 1 && !E->in_copy &&
+		    copy_nest(E, s, NULL, &st) == 0)
+			return emit_coop_copy(E, NULL, 0, st, ind);
+		if (s->kind == TS_STMT_IF)
+			emit_if(E, s, ind);
+		else
+			emit_store(E, s, ind);
 		return;
 	case TS_STMT_ALLOC:
 		emit_alloc(E, s, ind);
