@@ -21,7 +21,8 @@ void ts_reason(ts_stage_info *si, const char *fmt, ...)
 		if (strcmp(si->reasons[i], line) == 0)
 			return;
 	r = ts_new_array(const char *, si->nreasons + 1);
-	memcpy(r, si->reasons, sizeof(*r) * si->nreasons);
+	if (si->nreasons)
+		memcpy(r, si->reasons, sizeof(*r) * si->nreasons);
 	r[si->nreasons++] = line;
 	si->reasons = r;
 }

@@ -79,8 +79,9 @@ static ts_status set_inputs(ts_dag *dag, struct topo *tp, int n,
 	if (n == 0) {
 		dag->ninputs = tp->placeholders.n;
 		dag->inputs = ts_new_array(ts_tensor *, dag->ninputs + 1);
-		memcpy(dag->inputs, tp->placeholders.v,
-			sizeof(ts_tensor *) * dag->ninputs);
+		if (dag->ninputs)
+			memcpy(dag->inputs, tp->placeholders.v,
+				sizeof(ts_tensor *) * dag->ninputs);
 		qsort(dag->inputs, dag->ninputs, sizeof(ts_tensor *), by_id);
 		return TS_OK;
 	}
