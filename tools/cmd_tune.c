@@ -27,6 +27,7 @@ struct tune_opts {
 	int topk;		/* > 0: hardware-guided top-k only */
 	int batch;
 	int threads;
+	int verify;		/* best candidates measured again */
 	uint64_t seed;
 	bool quiet;		/* no progress bar */
 };
@@ -85,6 +86,17 @@ static bool set_batch(struct tune_opts *o, const char *v)
 	return true;
 }
 
+/* Take "v" as the candidates "o" measures again at the end. */
+static bool set_verify(struct tune_opts *o, const char *v)
+{
+	long long n;
+
+	if (!parse_int(v, 0, 1000, &n))
+		return false;
+	o->verify = (int)n;
+	return true;
+}
+
 /* Take "v" as the records log of "o". */
 static bool set_log(struct tune_opts *o, const char *v)
 {
@@ -135,6 +147,8 @@ static const struct tune_option tune_options[] = {
 	  "configurations of the static model", "10" },
 	{ "--batch", true, set_batch, "candidates measured per round "
 	  "(default 16)" },
+	{ "--verify", true, set_verify, "measure the N best again at the end "
+	  "and choose by the new times (default 4)" },
 	{ "--log", true, set_log, "records log (JSON lines): resumed from, "
 	  "appended to; the curve goes next to it" },
 	{ "--seed", true, set_seed, "seed of the search and the inputs "
@@ -331,6 +345,7 @@ static ts_status tune_task(ts_ctx *ctx, const struct tune_opts *o,
 	to.batch = o->batch;
 	to.seed = o->seed;
 	to.threads = o->threads;
+	to.verify = o->verify;
 	to.log = o->log;
 	to.measure.threads = o->threads;
 	r->name = dag->name ? dag->name : o->file;
@@ -446,7 +461,7 @@ static int tune_program(ts_ctx *ctx, const struct tune_opts *o)
 int ts_cmd_tune(int argc, char **argv)
 {
 	struct tune_opts o = { .target = "host", .trials = 200, .batch = 16,
-		.threads = 1, .seed = 1 };
+		.threads = 1, .verify = 4, .seed = 1 };
 	ts_ctx *ctx;
 	int code = parse_args(argc, argv, &o);
 

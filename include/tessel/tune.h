@@ -152,6 +152,8 @@ typedef struct ts_tune_options {
 	int topk;		/* > 0: hardware-guided: measure only the k
 				 * best static configurations */
 	int static_k;		/* static candidates seeding the search (32) */
+	int verify;		/* at the end, measure the best few again
+				 * and choose by the new times (4; 0: no) */
 	uint64_t seed;		/* 0: the context's seed */
 	int threads;		/* threads of the kernels (1) */
 	const char *log;	/* records log (JSON lines), or NULL */
@@ -193,7 +195,8 @@ ts_tuner *ts_tuner_new(ts_ctx *ctx, const ts_dag *dag,
  * if the first stopped early. */
 ts_status ts_tuner_run(ts_tuner *t, ts_tune_progress_fn progress,
 	void *data);
-/* The fastest valid candidate (NULL and INFINITY before any). */
+/* The fastest valid candidate (NULL and INFINITY before any); after
+ * verification, by the times measured again. */
 const ts_schedule *ts_tuner_best_schedule(const ts_tuner *t);
 const ts_config *ts_tuner_best_config(const ts_tuner *t);
 double ts_tuner_best_time(const ts_tuner *t);

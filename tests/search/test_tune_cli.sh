@@ -14,7 +14,7 @@ output C[i: 32, j: 40] = sum(k: 24) A[i, k] * B[k, j]
 TSL
 
 "$tessel" tune "$tmp/mm.tsl" --trials 8 --batch 4 --log "$tmp/mm.jsonl" \
-	> "$tmp/out" 2> "$tmp/err"
+	--verify 0 > "$tmp/out" 2> "$tmp/err"
 grep -q "^task  *naive ms  *static ms  *tuned ms  *speedup" "$tmp/out"
 grep -q "^mm  *[0-9.]*  *[0-9.-]*  *[0-9.]*  *[0-9.-]*x* .* 8  *[0-9.]* " "$tmp/out"
 grep -q "8/8  best [0-9.]* ms" "$tmp/err"
@@ -23,11 +23,12 @@ test "$(head -1 "$tmp/mm.csv")" = "trial,best_s"
 test "$(wc -l < "$tmp/mm.csv")" = 9
 grep -q "<polyline" "$tmp/mm.svg"
 
-# resume: the 8 records are reused, 4 new measurements are appended
+# resume: the 8 records are reused, 4 new measurements are appended,
+# then the 2 best are measured again and appended too
 "$tessel" tune "$tmp/mm.tsl" --trials 4 --batch 4 --log "$tmp/mm.jsonl" \
-	--quiet > "$tmp/out" 2> "$tmp/err"
+	--verify 2 --quiet > "$tmp/out" 2> "$tmp/err"
 grep -q "(8 records resumed from the log)" "$tmp/out"
-test "$(wc -l < "$tmp/mm.jsonl")" = 12
+test "$(wc -l < "$tmp/mm.jsonl")" = 14
 test ! -s "$tmp/err" || ! grep -q "\[#" "$tmp/err"
 
 # hardware-guided top-k
