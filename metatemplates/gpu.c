@@ -162,7 +162,7 @@ static ts_status add_tile_knobs(ts_gpu_template *tp, ts_gpu_plan *p)
 		const ts_axis *ax = a < s->ndim ? s->axes[a]
 			: s->raxes[a - s->ndim];
 		p->split[a] = ts_space_add_split(tp->space, ts_asprintf("%s.%s",
-			s->name, ax->name), ax->extent, a < s->ndim ? 3 : 2,
+			s->name, ax->name), ax->extent, a < s->ndim ? 4 : 2,
 			true);
 		if (p->split[a] < 0)
 			return TS_ERROR;
@@ -400,32 +400,38 @@ static ts_status split_levels(ts_schedule *sch, const char *stage,
 
 /* The loops of a tiled stage, by level. */
 struct tiled {
-	const char *s[3][TS_MAX_AXES];	/* spatial levels */
-	const char *r[2][TS_MAX_AXES];	/* reduction levels */
-	int ns, nr;			/* spatial levels used */
+	const char *s[4][TS_MAX_AXES];	/* spatial: block, virtual thread,
+					 * thread, register */
+	const char *r[2][TS_MAX_AXES];	/* reduction: outer, inner */
 };
 
-/* Tile stage "s" of plan "p": spatial axes over the levels "first".."2"
- * of their split (3 levels at root, the last 2 in a block), reduction
- * axes over 2; order, fuse and bind, accumulate in registers, stage
- * inputs in shared memory and unroll as "cfg" says. */
+/* Tile stage "s" of plan "p": spatial axes over the levels "first".."3"
+ * of their split (4 levels at root, the last 3 in a block), reduction
+ * axes over 2.  Loops run block, thread, outer and inner reduction, then
+ * virtual thread and register levels (unrolled): a thread's outputs are
+ * its register tile repeated at the stride of the threads' tile, so
+ * neighbouring threads touch neighbouring elements.  Block and thread
+ * levels are fused and bound, the accumulator tile lives in registers,
+ * inputs are staged in shared memory and the inner reduction unrolled as
+ * "cfg" says. */
 static ts_status apply_tile(const ts_gpu_template *tp, const ts_gpu_plan *p,
 	const ts_config *cfg, ts_schedule *sch, int first)
 {
 	const ts_stage *s = tp->dag->stages[p->stage];
-	const char *order[TS_MAX_AXES * 5], *blk = NULL, *thr;
+	const char *order[TS_MAX_AXES * 6], *blk = NULL, *thr;
+	static const int sorder[] = { 0, 2 }, tail[] = { 1, 3 };
 	int64_t f[TS_MAX_LEVELS];
 	struct tiled t;
 	int n = 0;
 
 	memset(&t, 0, sizeof(t));
 	for (int a = 0; a < s->ndim; a++) {
-		const char *lv[3];
+		const char *lv[4];
 		factors(tp, p, cfg, a, f);
-		if (split_levels(sch, s->name, s->axes[a]->name, 3 - first,
+		if (split_levels(sch, s->name, s->axes[a]->name, 4 - first,
 		    f + first, lv) < 0)
 			return TS_ERROR;
-		for (int l = first; l < 3; l++)
+		for (int l = first; l < 4; l++)
 			t.s[l][a] = lv[l - first];
 	}
 	for (int a = 0; a < s->nraxes; a++) {
@@ -436,20 +442,21 @@ static ts_status apply_tile(const ts_gpu_template *tp, const ts_gpu_plan *p,
 		t.r[0][a] = lv[0];
 		t.r[1][a] = lv[1];
 	}
-	for (int l = first; l < 2; l++)
-		for (int a = 0; a < s->ndim; a++)
-			order[n++] = t.s[l][a];
+	for (int k = 0; k < 2; k++)
+		for (int a = 0; sorder[k] >= first && a < s->ndim; a++)
+			order[n++] = t.s[sorder[k]][a];
 	for (int l = 0; l < 2; l++)
 		for (int a = 0; a < s->nraxes; a++)
 			order[n++] = t.r[l][a];
-	for (int a = 0; a < s->ndim; a++)
-		order[n++] = t.s[2][a];
+	for (int k = 0; k < 2; k++)
+		for (int a = 0; a < s->ndim; a++)
+			order[n++] = t.s[tail[k]][a];
 	if (ts_schedule_reorder(sch, s->name, n, order) < 0)
 		return TS_ERROR;
 	if (first == 0 && (fuse_all(sch, s->name, s->ndim, t.s[0], &blk) < 0
 	    || ts_schedule_bind(sch, s->name, blk, TS_BIND_BLOCK_X) < 0))
 		return TS_ERROR;
-	if (fuse_all(sch, s->name, s->ndim, t.s[1], &thr) < 0 ||
+	if (fuse_all(sch, s->name, s->ndim, t.s[2], &thr) < 0 ||
 	    ts_schedule_bind(sch, s->name, thr, TS_BIND_THREAD_X) < 0 ||
 	    ts_schedule_cache_write(sch, s->name, thr) < 0)
 		return TS_ERROR;
@@ -459,9 +466,10 @@ static ts_status apply_tile(const ts_gpu_template *tp, const ts_gpu_plan *p,
 		    s->inputs[p->shared_input[k]]->name,
 		    t.r[0][s->nraxes - 1], 0, NULL) < 0)
 			return TS_ERROR;
-	for (int a = 0; a < s->ndim; a++)
-		if (ts_schedule_unroll(sch, s->name, t.s[2][a]) < 0)
-			return TS_ERROR;
+	for (int k = 0; k < 2; k++)
+		for (int a = 0; a < s->ndim; a++)
+			if (ts_schedule_unroll(sch, s->name, t.s[tail[k]][a]) < 0)
+				return TS_ERROR;
 	for (int a = 0; ts_config_get(cfg, p->knob_unroll, 0) &&
 	     a < s->nraxes; a++)
 		if (ts_schedule_unroll(sch, s->name, t.r[1][a]) < 0)
@@ -470,39 +478,41 @@ static ts_status apply_tile(const ts_gpu_template *tp, const ts_gpu_plan *p,
 }
 
 /* Schedule anchor "p" with its epilogue: the epilogue takes the block,
- * thread and register levels; the anchor is computed at its block loop
- * into a block tile, with its own thread loop. */
+ * thread, virtual thread and register levels; the anchor is computed at
+ * its block loop into a block tile, with its own thread loop. */
 static ts_status apply_fused(const ts_gpu_template *tp, const ts_gpu_plan *p,
 	const ts_config *cfg, ts_schedule *sch)
 {
 	const ts_stage *s = tp->dag->stages[p->stage];
 	const ts_stage *c = tp->dag->stages[p->epilogue];
-	const char *lv[TS_MAX_DIMS][3], *order[TS_MAX_DIMS * 3], *blk, *thr;
+	const char *lv[TS_MAX_DIMS][4], *order[TS_MAX_DIMS * 4], *blk, *thr;
 	const char *lvl[TS_MAX_DIMS] = { 0 };
+	static const int horder[] = { 0, 2, 1, 3 };
 	int64_t f[TS_MAX_LEVELS];
 	int n = 0;
 
 	for (int a = 0; a < c->ndim; a++) {
 		factors(tp, p, cfg, a, f);
-		if (split_levels(sch, c->name, c->axes[a]->name, 3, f,
+		if (split_levels(sch, c->name, c->axes[a]->name, 4, f,
 		    lv[a]) < 0)
 			return TS_ERROR;
 	}
-	for (int l = 0; l < 3; l++)
+	for (int k = 0; k < 4; k++)
 		for (int a = 0; a < c->ndim; a++)
-			order[n++] = lv[a][l];
+			order[n++] = lv[a][horder[k]];
 	if (ts_schedule_reorder(sch, c->name, n, order) < 0)
 		return TS_ERROR;
-	for (int l = 0; l < 2; l++) {
+	for (int k = 0; k < 2; k++) {
 		for (int a = 0; a < c->ndim; a++)
-			lvl[a] = lv[a][l];
-		if (fuse_all(sch, c->name, c->ndim, lvl, l ? &thr : &blk) < 0 ||
-		    ts_schedule_bind(sch, c->name, l ? thr : blk,
-		    l ? TS_BIND_THREAD_X : TS_BIND_BLOCK_X) < 0)
+			lvl[a] = lv[a][horder[k]];
+		if (fuse_all(sch, c->name, c->ndim, lvl, k ? &thr : &blk) < 0 ||
+		    ts_schedule_bind(sch, c->name, k ? thr : blk,
+		    k ? TS_BIND_THREAD_X : TS_BIND_BLOCK_X) < 0)
 			return TS_ERROR;
 	}
 	for (int a = 0; a < c->ndim; a++)
-		if (ts_schedule_unroll(sch, c->name, lv[a][2]) < 0)
+		if (ts_schedule_unroll(sch, c->name, lv[a][1]) < 0 ||
+		    ts_schedule_unroll(sch, c->name, lv[a][3]) < 0)
 			return TS_ERROR;
 	if (ts_schedule_compute_at(sch, s->name, c->name, blk) < 0)
 		return TS_ERROR;
@@ -589,7 +599,7 @@ static void block_tile(const ts_gpu_template *tp, const ts_gpu_plan *p,
 	*steps = 1;
 	for (int a = 0; a < s->ndim + s->nraxes; a++) {
 		factors(tp, p, cfg, a, f);
-		size[a] = a < s->ndim ? f[1] * f[2] : f[1];
+		size[a] = a < s->ndim ? f[1] * f[2] * f[3] : f[1];
 		if (a >= s->ndim)
 			*steps *= f[0];
 	}
@@ -687,8 +697,8 @@ void ts_gpu_template_launch(const ts_gpu_template *tp, const ts_config *cfg,
 	for (int a = 0; a < s->ndim; a++) {
 		factors(tp, p, cfg, a, f);
 		out->blocks *= f[0];
-		out->threads *= f[1];
-		out->per_thread *= f[2];
+		out->threads *= f[2];
+		out->per_thread *= f[1] * f[3];
 	}
 	out->shared_bytes = tile_shared(tp, p, cfg);
 	if (fused(p, cfg)) {

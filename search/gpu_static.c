@@ -141,10 +141,11 @@ static double rank(const ts_gpu_template *tp, struct ranking *r,
 }
 
 /* Seeds: the default, then per tiled stage square-ish tiles of 8x8 to
- * 16x16 threads with 4x4 or 8x8 outputs per thread where they divide. */
+ * 16x16 threads with 4x4 or 8x8 outputs per thread (as two virtual
+ * threads of 2x2 or 4x4 registers) where they divide. */
 static void seed(const ts_gpu_template *tp, struct ranking *r, int *rated)
 {
-	static const int64_t thr[] = { 8, 16, 16, 8 }, reg[] = { 4, 4, 8, 8 };
+	static const int64_t thr[] = { 8, 16, 16, 8 }, reg[] = { 2, 2, 4, 4 };
 
 	rank(tp, r, ts_gpu_template_default(tp), rated);
 	for (int v = 0; v < 4; v++) {
@@ -157,15 +158,16 @@ static void seed(const ts_gpu_template *tp, struct ranking *r, int *rated)
 			for (int a = 0; a < st->ndim + st->nraxes; a++) {
 				int64_t e = a < st->ndim ? st->axes[a]->extent
 					: st->raxes[a - st->ndim]->extent;
-				int64_t in[2];
+				int64_t in[3];
 				bool last2 = a >= st->ndim - 2 && a < st->ndim;
 				if (a < st->ndim) {
-					in[0] = last2 ? thr[v] : 1;
-					in[1] = last2 ? reg[v] : 1;
-					while (in[0] > 1 && e % (in[0] * in[1]))
-						in[0] /= 2;
-					while (in[1] > 1 && e % (in[0] * in[1]))
-						in[1] /= 2;
+					in[0] = last2 ? 2 : 1;
+					in[1] = last2 ? thr[v] : 1;
+					in[2] = last2 ? reg[v] : 1;
+					for (int k = 2; k >= 0; k--)
+						while (in[k] > 1 && e % (in[0] *
+						       in[1] * in[2]))
+							in[k] /= 2;
 				} else {
 					in[0] = 8;
 					while (in[0] > 1 && e % in[0])

@@ -12,10 +12,15 @@
  *				reduction inside), or a cross-thread
  *				reduction: one block per output, the fused
  *				reduction split over "rthreads" threads
- *	complex reduction	"SSRRS": spatial axes split into block,
- *				thread and register levels, reduction axes
- *				into an outer and an inner level; block and
- *				thread levels fused and bound; the
+ *	complex reduction	"SSSRRS": spatial axes split into block,
+ *				virtual thread, thread and register levels,
+ *				reduction axes into an outer and an inner
+ *				level; loops ordered block, thread, outer
+ *				and inner reduction, virtual thread and
+ *				register (both unrolled: a thread's outputs
+ *				are its register tile repeated at the
+ *				threads' stride); block and thread levels
+ *				fused and bound; the
  *				accumulator tile in registers (cache_write
  *				at the thread loop); inputs with reuse
  *				optionally staged in shared memory at the
@@ -50,7 +55,7 @@ typedef enum ts_gpu_rule {
 	TS_GPU_INLINE,		/* inlined into its consumers */
 	TS_GPU_DIRECT,		/* one thread per output element */
 	TS_GPU_REDUCE,		/* simple reduction: per thread or across */
-	TS_GPU_TILE,		/* complex reduction: SSRRS tiles */
+	TS_GPU_TILE,		/* complex reduction: SSSRRS tiles */
 	TS_GPU_LOCATION,	/* inline or root: a knob */
 	TS_GPU_RULE_COUNT
 } ts_gpu_rule;
@@ -65,7 +70,7 @@ typedef struct ts_gpu_plan {
 	int knob_cross;		/* bool: cross-thread reduction, or -1 */
 	int knob_rthreads;	/* choice: threads of a cross reduction */
 	int nspatial, nreduce;
-	int split[TS_MAX_AXES];	/* TILE: per axis (spatial: 3 levels,
+	int split[TS_MAX_AXES];	/* TILE: per axis (spatial: 4 levels,
 				 * reduction: 2) */
 	int knob_unroll;	/* TILE: bool */
 	int nshared;

@@ -358,9 +358,9 @@ static void test_gpu_static_fill__model(void **state)
 	assert_true(a->best_cost < 0.01);
 	tp = a->tp;
 	c = ts_config_copy(a->best);
-	/* 32 x 32 x 2 threads per block: too many. */
+	/* 32 x 64 threads per block: too many. */
 	{
-		int64_t in[2][2] = { { 32, 1 }, { 64, 1 } };
+		int64_t in[2][3] = { { 1, 32, 1 }, { 1, 64, 1 } };
 		ts_config_set_split(c, tp->plans[0].split[0], in[0]);
 		ts_config_set_split(c, tp->plans[0].split[1], in[1]);
 	}
