@@ -31,6 +31,7 @@ struct ts_network {
 	const ts_partition *p;
 	ts_network_options opt;
 	ts_module **modules;	/* one per task */
+	const ts_func **funcs;	/* what each module compiled */
 	ts_memory_plan *mem;
 	char *block;		/* the arena's allocation (GC atomic) */
 	char *arena;		/* inside "block", 64-byte aligned */
@@ -267,6 +268,7 @@ static ts_status compile_task(ts_network *net, int task,
 	if (net->modules[task])
 		ts_module_free(net->modules[task]);
 	net->modules[task] = m;
+	net->funcs[task] = f;
 	return TS_OK;
 }
 
@@ -295,6 +297,7 @@ ts_network *ts_network_build(ts_ctx *ctx, const ts_partition *p,
 	net->opt = opt ? *opt : ts_network_options_default();
 	net->mem = ts_memory_plan_new(ctx, p);
 	net->modules = ts_new_array(ts_module *, p->ntasks + 1);
+	net->funcs = ts_new_array(const ts_func *, p->ntasks + 1);
 	alloc_arena(net);
 	bind_all(net);
 	for (int t = 0; t < p->ntasks; t++)
@@ -478,4 +481,52 @@ void ts_network_free(ts_network *net)
 			ts_module_free(net->modules[t]);
 			net->modules[t] = NULL;
 		}
+}
+
+const ts_func *ts_network_task_func(const ts_network *net, int task)
+{
+	return task >= 0 && task < net->p->ntasks ? net->funcs[task] : NULL;
+}
+
+/* The C expression of argument "i" of subgraph "g" in the driver. */
+static const char *driver_arg(const ts_network *net, int g, int i)
+{
+	struct binding b = net->bind[g][i];
+
+	if (b.kind == BIND_INPUT)
+		return ts_asprintf("(void *)inputs[%d]", b.index);
+	if (b.kind == BIND_OUTPUT)
+		return ts_asprintf("outputs[%d]", b.index);
+	return ts_asprintf("(void *)(arena + %lld)",
+		(long long)net->mem->offset[b.index]);
+}
+
+char *ts_network_driver_source(const ts_network *net, const char *name,
+	const char *const *symbols)
+{
+	const ts_partition *p = net->p;
+	ts_buf b;
+
+	ts_buf_init(&b);
+	ts_buf_printf(&b, "/* %s: the network '%s' compiled by Tessel: %d "
+		"subgraphs over an arena\n * of %lld bytes. */\n#include "
+		"<stdlib.h>\n\n", name, p->dag->name ? p->dag->name : name,
+		p->nsubgraphs, (long long)net->mem->arena_bytes);
+	for (int t = 0; t < p->ntasks; t++)
+		ts_buf_printf(&b, "void %s_packed(void **args);\n", symbols[t]);
+	ts_buf_printf(&b, "\nint %s(const void *const *inputs, void *const "
+		"*outputs)\n{\n\tchar *arena = aligned_alloc(64, %lld);\n\n"
+		"\tif (!arena)\n\t\treturn -1;\n", name,
+		(long long)(net->mem->arena_bytes + 64));
+	for (int g = 0; g < p->nsubgraphs; g++) {
+		const ts_subgraph *sg = &p->subgraphs[g];
+		ts_buf_puts(&b, "\t{\n\t\tvoid *a[] = { ");
+		for (int i = 0; i < sg->ninputs + sg->noutputs; i++)
+			ts_buf_printf(&b, "%s%s", i ? ", " : "",
+				driver_arg(net, g, i));
+		ts_buf_printf(&b, " };\n\t\t%s_packed(a);\n\t}\n",
+			symbols[sg->task]);
+	}
+	ts_buf_puts(&b, "\tfree(arena);\n\treturn 0;\n}\n");
+	return b.s;
 }

@@ -1,2 +1,2 @@
 # backends/: the network executor (modules per task, memory plan).
-libtessel_la_SOURCES += backends/executor.c
+libtessel_la_SOURCES += backends/executor.c backends/network_aot.c

@@ -374,7 +374,11 @@ static ts_tensor *layout_stage(ts_ctx *ctx, const char *name, ts_tensor *src,
 	}
 	/* physical index of each logical point */
 	idx[0] = v[0];
-	if (l == LAYOUT_NHWC) {
+	if (l == LAYOUT_NCHW) {
+		idx[1] = v[1];
+		idx[2] = v[2];
+		idx[3] = v[3];
+	} else if (l == LAYOUT_NHWC) {
 		idx[1] = v[2];
 		idx[2] = v[3];
 		idx[3] = v[1];

@@ -4,6 +4,7 @@
  * interpreter and time it. */
 #include <config.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ struct tasks_opts {
 	int tune;		/* rounds of tuning shared by the tasks */
 	int trials;		/* measurements per round */
 	const char *log;	/* records log of the tuner */
+	const char *build;	/* directory of the AOT library, or NULL */
 	bool run, check, naive, profile, layout;
 	double min_time;	/* seconds of timed runs; 0: no timing */
 	uint64_t seed;
@@ -46,6 +48,8 @@ static void usage(FILE *out)
 		"                  by expected gain (task scheduler)\n"
 		"  --trials N      measurements per round (default 16)\n"
 		"  --log FILE      records log of the tuner\n"
+		"  --build DIR     with --run: write DIR/lib<name>.so (one entry\n"
+		"                  point for the whole network) and DIR/<name>.h\n"
 		"  --threads N     threads of parallel loops\n"
 		"  --topk K        with --run: time the K best static choices of\n"
 		"                  each task and keep the fastest\n"
@@ -81,6 +85,8 @@ static bool set_value(struct tasks_opts *o, const char *name, const char *v)
 		o->trials = (int)n;
 	else if (!strcmp(name, "--log"))
 		o->log = v;
+	else if (!strcmp(name, "--build"))
+		o->build = v;
 	else if (!strcmp(name, "--topk") && parse_long(v, 1, 1000, &n))
 		o->topk = (int)n;
 	else if (!strcmp(name, "--seed") && parse_long(v, 0, INT64_MAX, &n))
@@ -97,7 +103,7 @@ static int parse_args(int argc, char **argv, struct tasks_opts *o)
 {
 	static const char *const with_value[] = { "--target", "--weights",
 		"--threads", "--seed", "--time", "--topk", "--tune", "--trials",
-		"--log", NULL };
+		"--log", "--build", NULL };
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -134,7 +140,7 @@ static int parse_args(int argc, char **argv, struct tasks_opts *o)
 		usage(stderr);
 		return TS_EXIT_USAGE;
 	}
-	o->run |= o->tune > 0;
+	o->run |= o->tune > 0 || o->build;
 	return -1;
 }
 
@@ -252,6 +258,30 @@ static ts_schedule **schedules(ts_ctx *ctx, const ts_partition *p,
 	return st;
 }
 
+/* Build the AOT library of "net" into o->build, named after the file. */
+static int build_library(ts_ctx *ctx, const ts_dag *dag, ts_network *net,
+	const struct tasks_opts *o)
+{
+	const char *base = strrchr(o->file, '/');
+	char name[256];
+	int n = 0;
+
+	(void)dag;
+	base = base ? base + 1 : o->file;
+	if (!isalpha((unsigned char)*base))
+		name[n++] = 'n';
+	for (; *base && *base != '.' && n < 255; base++)
+		name[n++] = isalnum((unsigned char)*base) ? *base : '_';
+	name[n] = '\0';
+	if (ts_network_build_aot(ctx, net, o->build, name) < 0) {
+		ts_tool_report(ctx);
+		return TS_EXIT_FAIL;
+	}
+	printf("built %s/lib%s.so and %s/%s.h\n", o->build, name, o->build,
+		name);
+	return TS_EXIT_OK;
+}
+
 /* Compile the tasks of "p", run, check and time the network "dag". */
 static int run_network(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
 	const ts_partition *p, const struct tasks_opts *o)
@@ -285,6 +315,8 @@ static int run_network(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
 		mp->arena_bytes / 1048576.0, mp->total_bytes / 1048576.0);
 	if (o->check)
 		rc = check_outputs(ctx, dag, in, out);
+	if (o->build && build_library(ctx, dag, net, o) != TS_EXIT_OK)
+		rc = TS_EXIT_FAIL;
 	if (o->profile && profile_tasks(ctx, net) != TS_EXIT_OK)
 		rc = TS_EXIT_FAIL;
 	if (o->min_time > 0) {

@@ -147,6 +147,22 @@ ts_status ts_network_time(ts_network *net, ts_array *const *inputs,
 ts_status ts_network_time_task(ts_network *net, int task,
 	double min_total_s, ts_timing *out);
 void ts_network_free(ts_network *net);
+/* The lowered function of task "task" (NULL when out of range). */
+const ts_func *ts_network_task_func(const ts_network *net, int task);
+/* C source of the whole network as one function
+ *
+ *	int "name"(const void *const *inputs, void *const *outputs)
+ *
+ * calling "symbols"[t]_packed (the AOT entry of task t) subgraph by
+ * subgraph over an arena it allocates per call (returns -1 when that
+ * fails, else 0).  Inputs and outputs follow the network's DAG. */
+char *ts_network_driver_source(const ts_network *net, const char *name,
+	const char *const *symbols);
+/* Ahead of time: build every task with ts_build_aot into "dir" and link
+ * them with the driver into "dir"/lib"name".so, with a header
+ * "dir"/"name".h; the host's architecture only. */
+ts_status ts_network_build_aot(ts_ctx *ctx, const ts_network *net,
+	const char *dir, const char *name);
 
 /* The task scheduler (search/taskscheduler.c): shares "rounds" tuning
  * rounds of "trials" measurements among the tasks of a partition.  A

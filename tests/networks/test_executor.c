@@ -2,6 +2,11 @@
  * reference interpreter. */
 #include <config.h>
 
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "tests/common.h"
 #include "examples/networks.h"
 
@@ -92,6 +97,25 @@ static void test_memory_plan_null_partition__error(void **state)
 	assert_error_contains(ctx, "no partition");
 }
 
+/* Seeded inputs for "dag" with every weight (an input of two or more
+ * dimensions after the first input) scaled by sqrt(3 / fan-in), so that
+ * activations stay of order one through deep networks and a different
+ * summation order changes results by rounding only. */
+static ts_array **scaled_inputs(ts_ctx *ctx, const ts_dag *dag,
+	uint64_t seed)
+{
+	ts_array **in = ts_dag_random_inputs(ctx, dag, seed);
+
+	for (int i = 1; in && i < dag->ninputs; i++) {
+		ts_array *a = in[i];
+		double s = a->ndim >= 2 ?
+			sqrt(3.0 / (double)(a->size / a->shape[0])) : 0.1;
+		for (int64_t k = 0; k < a->size; k++)
+			ts_array_set(a, k, ts_array_get(a, k) * s);
+	}
+	return in;
+}
+
 /* Compile "dag" (static schedules unless "naive"), run it on seeded
  * inputs and compare every output with ts_eval. */
 static void run_and_compare(ts_ctx *ctx, const ts_dag *dag, bool naive,
@@ -109,7 +133,7 @@ static void run_and_compare(ts_ctx *ctx, const ts_dag *dag, bool naive,
 	if (!net)
 		fail_msg("%s: %s", dag->name, ts_ctx_error(ctx));
 	check_plan(ts_network_partition(net), ts_network_memory(net));
-	in = ts_dag_random_inputs(ctx, dag, 3);
+	in = scaled_inputs(ctx, dag, 3);
 	assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
 	if (ts_network_run(net, in, got) != TS_OK)
 		fail_msg("%s: %s", dag->name, ts_ctx_error(ctx));
@@ -204,7 +228,7 @@ static void test_executor_set_schedule__naive_task_still_matches(
 /* Run "net" on seeded inputs and compare with ts_eval of "dag". */
 static void compare_built(ts_ctx *ctx, const ts_dag *dag, ts_network *net)
 {
-	ts_array **in = ts_dag_random_inputs(ctx, dag, 9);
+	ts_array **in = scaled_inputs(ctx, dag, 9);
 	ts_array *want[4] = { 0 }, *got[4] = { 0 };
 
 	if (!net)
@@ -302,6 +326,42 @@ static void test_layouts_choose_lenet__never_worse_than_nchw(void **state)
 	ts_network_free(net);
 }
 
+static void test_network_aot_lenet__library_matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_network_lenet(ctx, 2);
+	ts_network *net = ts_network_compile(ctx, dag, host(ctx), NULL);
+	char dir[] = "/tmp/ts_net_aotXXXXXX", so[256], *src;
+	ts_array **in = ts_dag_random_inputs(ctx, dag, 4), *want[1] = { 0 };
+	ts_array *got = ts_array_for_tensor(ctx, dag->outputs[0]);
+	const void *ins[16];
+	void *outs[1] = { got->data }, *lib;
+	int (*entry)(const void *const *, void *const *);
+
+	assert_non_null(net);
+	assert_non_null(mkdtemp(dir));
+	if (ts_network_build_aot(ctx, net, dir, "lenet2") != TS_OK)
+		fail_msg("%s", ts_ctx_error(ctx));
+	src = ts_network_driver_source(net, "lenet2",
+		(const char *[]){ "a", "b", "c", "d", "e", "f", "g", "h", "i",
+		"j", "k", "l", "m", "n", "o", "p", "q", "r" });
+	assert_non_null(strstr(src, "int lenet2(const void *const *inputs"));
+	snprintf(so, sizeof(so), "%s/liblenet2.so", dir);
+	lib = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+	if (!lib)
+		fail_msg("%s", dlerror());
+	entry = (int (*)(const void *const *, void *const *))dlsym(lib,
+		"lenet2");
+	assert_non_null(entry);
+	for (int i = 0; i < dag->ninputs; i++)
+		ins[i] = in[i]->data;
+	assert_int_equal(entry(ins, outs), 0);
+	assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+	assert_true(ts_array_close(got, want[0], NULL));
+	dlclose(lib);
+	ts_network_free(net);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +378,7 @@ int main(void)
 		TS_TEST(test_layouts_resnet_reduced__every_pattern_matches_eval),
 		TS_TEST(test_layouts_lenet_bad_choice__names_subgraph),
 		TS_TEST(test_layouts_choose_lenet__never_worse_than_nchw),
+		TS_TEST(test_network_aot_lenet__library_matches_eval),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
