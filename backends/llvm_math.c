@@ -25,8 +25,11 @@
  *            Chebyshev fits, relative error 5e-10 and absolute 1.3e-8).
  *   pow(a,b) f32: exp(b log|a|) in f64, with the C99 special cases.
  *
- * The largest errors measured against libm over 2^24 points and the
- * special values are in tests/backends/test_llvm_math.c.  f64 erf and f64
+ * Largest errors in f32 over all 2^32 inputs (vectorized, against libm
+ * in double): exp 0.94 ulp, log 1.52, tanh 2.56, sigmoid 2.40, erf 2.76;
+ * NaN, infinities, zeros and subnormals as libm.  In f64 (sampled): exp
+ * 0.87, log 1.46, tanh 2.57, sigmoid 2.17.  tests/backends/
+ * test_llvm_math.c checks 4 ulp on millions of points.  f64 erf and f64
  * pow have no expansion here (the caller calls the library): a
  * polynomial for erf accurate to 1e-16, and a double-double log for pow,
  * are left for later.
