@@ -1,6 +1,7 @@
 /* bench_network: a whole network compiled by Tessel, timed on request.
  *
  *	bench_network NET BATCH DIR [--threads N] [--topk K] [--naive]
+ *		[--tune ROUNDS [--trials N]]
  *
  * NET is lenet, mlp, resnet18 or transformer (BATCH is the sequence
  * length for the transformer).  The program builds the network, writes
@@ -90,16 +91,54 @@ static int serve(ts_network *net, ts_array **in)
 }
 
 /* Parse the options after the three positional arguments. */
-static void options(int argc, char **argv, ts_network_options *o)
+static void options(int argc, char **argv, ts_network_options *o,
+	int *rounds, int *trials)
 {
 	for (int i = 4; i < argc; i++) {
-		if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+		if (!strcmp(argv[i], "--tune") && i + 1 < argc)
+			*rounds = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--trials") && i + 1 < argc)
+			*trials = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
 			o->threads = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--topk") && i + 1 < argc)
 			o->topk = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--naive"))
 			o->naive = true;
 	}
+}
+
+/* Compile "dag": static schedules (the model's best, or the fastest of
+ * its top-k), or tuned for "rounds" rounds of "trials" by the task
+ * scheduler, static where tuning found nothing. */
+static ts_network *compile(ts_ctx *ctx, const ts_dag *dag, ts_target *tg,
+	const ts_network_options *o, int rounds, int trials)
+{
+	ts_tune_options to = ts_tune_options_default();
+	ts_partition *p;
+	ts_schedule **st, **tuned;
+
+	if (o->threads > 0) {
+		tg->cpu.cores = o->threads;
+		tg->cpu.peak_gflops_f32 = tg->cpu.peak_gflops_f32_core *
+			o->threads;
+	}
+	if (rounds <= 0)
+		return ts_network_compile(ctx, dag, tg, o);
+	p = ts_partition_dag(ctx, dag, tg);
+	st = p ? ts_partition_static_schedules(ctx, p, tg, o->topk,
+		o->threads) : NULL;
+	to.trials = trials;
+	to.batch = trials < to.batch ? trials : to.batch;
+	to.threads = to.measure.threads = o->threads > 0 ? o->threads : 1;
+	tuned = st ? ts_partition_tune(ctx, p, tg, rounds, &to, NULL, NULL,
+		NULL) : NULL;
+	if (!tuned)
+		return NULL;
+	for (int t = 0; t < p->ntasks; t++)
+		if (tuned[t])
+			st[t] = tuned[t];
+	return ts_network_build(ctx, p, st, o);
 }
 
 int main(int argc, char **argv)
@@ -110,13 +149,14 @@ int main(int argc, char **argv)
 	ts_target *tg;
 	ts_network *net = NULL;
 	ts_array **in = NULL, *out[4] = { 0 };
+	int rounds = 0, trials = 16;
 
 	if (argc < 4) {
 		fprintf(stderr, "usage: bench_network NET BATCH DIR "
 			"[--threads N] [--topk K] [--naive]\n");
 		return 2;
 	}
-	options(argc, argv, &o);
+	options(argc, argv, &o, &rounds, &trials);
 	ctx = ts_ctx_alloc();
 	dag = build(ctx, argv[1], atoi(argv[2]));
 	tg = dag ? ts_target_host(ctx) : NULL;
@@ -129,7 +169,7 @@ int main(int argc, char **argv)
 				in = NULL;
 	}
 	if (in)
-		net = ts_network_compile(ctx, dag, tg, &o);
+		net = compile(ctx, dag, tg, &o, rounds, trials);
 	if (!net || ts_network_run(net, in, out) != TS_OK ||
 	    write_npy(ctx, argv[3], dag->outputs[0]->name, out[0])) {
 		fprintf(stderr, "bench_network: %s\n", ts_ctx_error(ctx));

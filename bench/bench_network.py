@@ -11,6 +11,7 @@ round medians and the ratio PyTorch time / Tessel time (above 1: Tessel is
 faster).
 
 usage: bench_network.py BUILD [--threads N] [--rounds R] [--topk K]
+                        [--tune ROUNDS --trials N]
                         [--cases lenet:1,lenet:64,mlp:64,resnet18:1]
 """
 import argparse
@@ -126,6 +127,8 @@ def run_case(build, net, batch, args):
                str(batch), d, "--threads", str(args.threads)]
         if args.topk > 1:
             cmd += ["--topk", str(args.topk)]
+        if args.tune > 0:
+            cmd += ["--tune", str(args.tune), "--trials", str(args.trials)]
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, text=True)
@@ -166,12 +169,20 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=0.5)
     ap.add_argument("--topk", type=int, default=0)
+    ap.add_argument("--tune", type=int, default=0,
+                    help="rounds of tuning shared by the tasks (0: static)")
+    ap.add_argument("--trials", type=int, default=16,
+                    help="measurements per tuning round")
     ap.add_argument("--cases", default="lenet:1,lenet:64,mlp:64,resnet18:1")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
+    mode = "static"
+    if args.topk > 1:
+        mode = "top-%d measured" % args.topk
+    if args.tune > 0:
+        mode = "tuned, %d rounds of %d trials" % (args.tune, args.trials)
     print("# threads %d, %d interleaved rounds, torch %s, %s"
-          % (args.threads, args.rounds, torch.__version__,
-             "top-%d measured" % args.topk if args.topk > 1 else "static"))
+          % (args.threads, args.rounds, torch.__version__, mode))
     print("| network | batch | tasks | arena MiB | Tessel ms | PyTorch ms "
           "| PyTorch/Tessel (range) | max rel. error | compile s |")
     print("|---|---|---|---|---|---|---|---|---|")

@@ -374,6 +374,48 @@ static const ts_partition *print_layouts(ts_ctx *ctx, const ts_partition *p,
 	return lp->partition;
 }
 
+int ts_tool_tune_network(ts_ctx *ctx, const ts_dag *dag, ts_target *target,
+	const struct ts_tune_options *opt, bool quiet)
+{
+	ts_partition *p = ts_partition_dag(ctx, dag, target);
+	ts_tune_options to = *opt;
+	ts_schedule **st, **tuned;
+	ts_task_schedule *r;
+	int rounds;
+
+	if (!p) {
+		ts_tool_report(ctx);
+		return TS_EXIT_USAGE;
+	}
+	if (p->nsubgraphs <= 1)
+		return -1;
+	/* The budget of the command line, in rounds of one batch. */
+	to.trials = to.batch > 0 ? to.batch : 16;
+	rounds = opt->trials / to.trials > 0 ? opt->trials / to.trials : 1;
+	printf("%s: %d subgraphs, %d tasks; %d rounds of %d trials shared by "
+		"expected gain\n", dag->name ? dag->name : "network",
+		p->nsubgraphs, p->ntasks, rounds, to.trials);
+	st = ts_partition_static_schedules(ctx, p, target, 0, to.threads);
+	tuned = ts_partition_tune(ctx, p, target, rounds, &to,
+		quiet ? NULL : tune_progress, NULL, &r);
+	if (!quiet)
+		fputc('\n', stderr);
+	if (!tuned) {
+		ts_tool_report(ctx);
+		return TS_EXIT_FAIL;
+	}
+	for (int t = 0; t < p->ntasks; t++) {
+		printf("task %3d %-12s weight %d  rounds %d  best %.4f ms%s\n", t,
+			p->tasks[t]->name, p->tasks[t]->weight, r->rounds_of[t],
+			r->best[t] * 1e3, r->dead[t] ? "  (no valid schedule)" : "");
+		if (tuned[t])
+			st[t] = tuned[t];
+	}
+	printf("estimated network latency %.4f ms\n",
+		r->nrounds ? r->latency[r->nrounds - 1] * 1e3 : 0.0);
+	return TS_EXIT_OK;
+}
+
 int ts_cmd_tasks(int argc, char **argv)
 {
 	struct tasks_opts o = { .seed = 1 };

@@ -30,6 +30,7 @@ struct tune_opts {
 	int verify;		/* best candidates measured again */
 	uint64_t seed;
 	bool quiet;		/* no progress bar */
+	bool network;		/* tune the tasks of a network together */
 };
 
 /* One option: its name, whether it takes a value, and what it does with
@@ -140,6 +141,13 @@ static bool set_quiet(struct tune_opts *o, const char *v)
 	return true;
 }
 
+/* Tune "o"'s file as a network ("v" unused). */
+static bool set_network(struct tune_opts *o, const char *v)
+{
+	o->network = true;
+	return true;
+}
+
 /* The options of tessel tune; add a row to add one. */
 static const struct tune_option tune_options[] = {
 	{ "--trials", true, set_trials, "measurements per task (default 200)" },
@@ -157,6 +165,8 @@ static const struct tune_option tune_options[] = {
 	{ "--target", true, set_target, "host (default), a shipped name or "
 	  "FILE.json" },
 	{ "--quiet", false, set_quiet, "no progress bar" },
+	{ "--network", false, set_network, "a network: partition it into "
+	  "tasks and share --trials among them by expected gain" },
 };
 
 enum { N_TUNE_OPTIONS = sizeof(tune_options) / sizeof(tune_options[0]) };
@@ -445,6 +455,18 @@ static int tune_program(ts_ctx *ctx, const struct tune_opts *o)
 		return TS_EXIT_USAGE;
 	}
 	ts_ctx_set_seed(ctx, o->seed);
+	if (o->network) {
+		ts_tune_options to = ts_tune_options_default();
+		int code;
+		to.trials = o->trials;
+		to.batch = o->batch;
+		to.seed = o->seed;
+		to.threads = to.measure.threads = o->threads;
+		to.log = o->log;
+		code = ts_tool_tune_network(ctx, dag, target, &to, o->quiet);
+		if (code >= 0)
+			return code;
+	}
 	if (tune_task(ctx, o, dag, target, &r) < 0) {
 		if (!o->quiet)
 			fputc('\n', stderr);

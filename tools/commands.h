@@ -35,6 +35,12 @@ int ts_cmd_measure_worker(int argc, char **argv);
 ts_func *ts_tool_lower_records(ts_ctx *ctx, const ts_dag *dag,
 	const char *log, int threads, const char *verb);
 int ts_cmd_tasks(int argc, char **argv);
+struct ts_tune_options;
+/* Tune "dag" as a network when it has several subgraphs (tools/cmd_tasks.c):
+ * the task scheduler shares opt->trials in rounds of opt->batch; return
+ * the exit code, or -1 when "dag" is a single subgraph. */
+int ts_tool_tune_network(ts_ctx *ctx, const ts_dag *dag, ts_target *target,
+	const struct ts_tune_options *opt, bool quiet);
 int ts_cmd_schedule(int argc, char **argv);
 /* The target named "name": "host", a shipped name, or a JSON file. */
 ts_target *ts_tool_target(ts_ctx *ctx, const char *name);
