@@ -391,7 +391,10 @@ int ts_tool_tune_network(ts_ctx *ctx, const ts_dag *dag, ts_target *target,
 		return -1;
 	/* The budget of the command line, in rounds of one batch. */
 	to.trials = to.batch > 0 ? to.batch : 16;
-	rounds = opt->trials / to.trials > 0 ? opt->trials / to.trials : 1;
+	/* At least one round per task: the warm-up visits every task. */
+	rounds = opt->trials / to.trials;
+	if (rounds < p->ntasks)
+		rounds = p->ntasks;
 	printf("%s: %d subgraphs, %d tasks; %d rounds of %d trials shared by "
 		"expected gain\n", dag->name ? dag->name : "network",
 		p->nsubgraphs, p->ntasks, rounds, to.trials);

@@ -13,3 +13,5 @@ check_PROGRAMS += tests/networks/test_taskscheduler
 TESTS += tests/networks/test_taskscheduler
 tests_networks_test_taskscheduler_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_networks_test_taskscheduler_LDADD = $(TEST_LIBS)
+TESTS += tests/networks/test_cli.sh
+EXTRA_DIST += tests/networks/test_cli.sh

@@ -1,0 +1,76 @@
+#!/bin/sh
+# tessel tasks end to end: the task list of LeNet, the network run and
+# checked through the executor, the library built ahead of time, the
+# layout choice, and the messages of bad usage.
+set -u
+
+builddir=${TS_BUILDDIR:-.}
+srcdir=${TS_SRCDIR:-.}
+tessel=$builddir/tools/tessel
+examples=$srcdir/examples
+failures=0
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessel-tasks.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+	echo "FAIL: $*"
+	failures=$((failures + 1))
+}
+
+# expect CODE NAME COMMAND...: run COMMAND with its output in
+# $tmp/NAME.out and $tmp/NAME.err, and check its exit status.
+expect() {
+	want=$1 name=$2
+	shift 2
+	"$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	got=$?
+	[ "$got" -eq "$want" ] || fail "$name: exit $got, expected $want ($*)"
+}
+
+# has NAME FILE TEXT: FILE ($tmp/NAME.out or .err) contains TEXT.
+has() {
+	grep -q -- "$3" "$tmp/$1.$2" || fail "$1: no '$3' in its $2"
+}
+
+expect 0 list "$tessel" tasks "$examples/lenet.tsl"
+has list out "11 subgraphs, 11 tasks"
+has list out "task 0  anchor C1  class complex_reduction  weight 1  flops 576000"
+has list out "stages: R1 (direct), P1 (simple_reduction)"
+
+expect 0 resnet "$tessel" tasks "$examples/resnet18.tsl"
+has resnet out "24 subgraphs, 22 tasks, 3.636 GFLOP"
+has resnet out "anchor L1a_A_C  class complex_reduction  weight 2"
+
+expect 0 run "$tessel" tasks --check --threads 1 --time 0.01 \
+	"$examples/lenet.tsl"
+has run out "check Y: ok"
+has run out "memory: 10 intermediate buffers"
+has run out "time: median"
+
+expect 0 build "$tessel" tasks --build "$tmp" --threads 1 "$examples/mlp.tsl"
+has build out "built $tmp/libmlp.so and $tmp/mlp.h"
+[ -f "$tmp/libmlp.so" ] || fail "build: no libmlp.so"
+grep -q "int mlp(const void \*const \*inputs, void \*const \*outputs);" \
+	"$tmp/mlp.h" || fail "build: no entry point in mlp.h"
+
+expect 0 layout "$tessel" tasks --layout --check --threads 1 \
+	"$examples/lenet.tsl"
+has layout out "layout: chosen"
+has layout out "all NCHW"
+has layout out "check Y: ok"
+
+expect 2 nofile "$tessel" tasks
+has nofile err "usage: tessel tasks"
+expect 2 badopt "$tessel" tasks --threads zero "$examples/lenet.tsl"
+has badopt err "bad or missing value for --threads"
+expect 2 unknown "$tessel" tasks --frobnicate "$examples/lenet.tsl"
+has unknown err "unexpected argument '--frobnicate'"
+expect 2 missing "$tessel" tasks "$tmp/none.tsl"
+has missing err "none.tsl"
+
+if [ "$failures" -ne 0 ]; then
+	echo "$failures failure(s)"
+	exit 1
+fi
+exit 0
