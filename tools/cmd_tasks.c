@@ -379,7 +379,7 @@ int ts_tool_tune_network(ts_ctx *ctx, const ts_dag *dag, ts_target *target,
 {
 	ts_partition *p = ts_partition_dag(ctx, dag, target);
 	ts_tune_options to = *opt;
-	ts_schedule **st, **tuned;
+	ts_schedule **tuned;
 	ts_task_schedule *r;
 	int rounds;
 
@@ -398,7 +398,6 @@ int ts_tool_tune_network(ts_ctx *ctx, const ts_dag *dag, ts_target *target,
 	printf("%s: %d subgraphs, %d tasks; %d rounds of %d trials shared by "
 		"expected gain\n", dag->name ? dag->name : "network",
 		p->nsubgraphs, p->ntasks, rounds, to.trials);
-	st = ts_partition_static_schedules(ctx, p, target, 0, to.threads);
 	tuned = ts_partition_tune(ctx, p, target, rounds, &to,
 		quiet ? NULL : tune_progress, NULL, &r);
 	if (!quiet)
@@ -411,8 +410,6 @@ int ts_tool_tune_network(ts_ctx *ctx, const ts_dag *dag, ts_target *target,
 		printf("task %3d %-12s weight %d  rounds %d  best %.4f ms%s\n", t,
 			p->tasks[t]->name, p->tasks[t]->weight, r->rounds_of[t],
 			r->best[t] * 1e3, r->dead[t] ? "  (no valid schedule)" : "");
-		if (tuned[t])
-			st[t] = tuned[t];
 	}
 	printf("estimated network latency %.4f ms\n",
 		r->nrounds ? r->latency[r->nrounds - 1] * 1e3 : 0.0);
