@@ -448,12 +448,31 @@ static int next_batch(ts_tuner *t, int n, ts_config **out)
 		score : NULL, t, out);
 }
 
+/* The configurations "t" verifies into "cfg": the best measured, and
+ * the static choice so that the two are compared in one batch; return
+ * how many. */
+static int verify_set(ts_tuner *t, ts_config **cfg)
+{
+	int k = TS_MIN(t->opt.verify, t->nelite), n = 0;
+	bool has_static = false;
+
+	for (int i = 0; i < k; i++) {
+		cfg[n++] = t->elite[i];
+		has_static = has_static || ts_config_equal(t->elite[i],
+			t->st->best);
+	}
+	if (k && !has_static && ts_evolve_is_marked(t->evo, t->st->best))
+		cfg[n++] = t->st->best;
+	return n;
+}
+
 /* Measure the best configurations of "t" again and choose the best by
  * the new times: on a busy machine one lucky measurement must not
  * decide.  The new measurements are logged but are not trials. */
 static ts_status verify(ts_tuner *t)
 {
-	int k = TS_MIN(t->opt.verify, t->nelite);
+	ts_config **all = ts_new_array(ts_config *, t->opt.verify + 2);
+	int k = verify_set(t, all);
 	const ts_schedule **sch = ts_new_array(const ts_schedule *, k + 1);
 	ts_measure_result *res = ts_new_array(ts_measure_result, k + 1);
 	ts_config **cfg = ts_new_array(ts_config *, k + 1);
@@ -461,9 +480,9 @@ static ts_status verify(ts_tuner *t)
 	int m = 0, b = -1;
 
 	for (int i = 0; i < k; i++) {
-		ts_schedule *s = ts_template_apply(t->tp, t->elite[i]);
+		ts_schedule *s = ts_template_apply(t->tp, all[i]);
 		if (s) {
-			cfg[m] = t->elite[i];
+			cfg[m] = all[i];
 			sch[m++] = s;
 		}
 		ts_ctx_clear_error(t->ctx);
@@ -471,10 +490,12 @@ static ts_status verify(ts_tuner *t)
 	if (m == 0 || measure(t, m, sch, res) < 0)
 		return m == 0 ? TS_OK : TS_ERROR;
 	for (int i = 0; i < m; i++) {
+		bool ok = res[i].error == TS_ERR_NONE && res[i].median_s > 0;
 		if (log_append(t, cfg[i], sch[i], &res[i]) < 0)
 			return TS_ERROR;
-		if (res[i].error == TS_ERR_NONE && res[i].median_s > 0 &&
-		    res[i].median_s < best) {
+		if (ts_config_equal(cfg[i], t->st->best))
+			t->static_s = ok ? res[i].median_s : INFINITY;
+		if (ok && res[i].median_s < best) {
 			best = res[i].median_s;
 			b = i;
 		}

@@ -152,8 +152,9 @@ typedef struct ts_tune_options {
 	int topk;		/* > 0: hardware-guided: measure only the k
 				 * best static configurations */
 	int static_k;		/* static candidates seeding the search (32) */
-	int verify;		/* at the end, measure the best few again
-				 * and choose by the new times (4; 0: no) */
+	int verify;		/* at the end, measure the best few and the
+				 * static choice again and choose by the new
+				 * times (4; 0: no) */
 	uint64_t seed;		/* 0: the context's seed */
 	int threads;		/* threads of the kernels (1) */
 	const char *log;	/* records log (JSON lines), or NULL */
@@ -201,7 +202,8 @@ const ts_schedule *ts_tuner_best_schedule(const ts_tuner *t);
 const ts_config *ts_tuner_best_config(const ts_tuner *t);
 double ts_tuner_best_time(const ts_tuner *t);
 /* The measured time of the static model's choice (INFINITY if not
- * measured or failed). */
+ * measured or failed); after verification, measured again with the
+ * best. */
 double ts_tuner_static_time(const ts_tuner *t);
 /* Best time after each trial of this run: "*best" gets an array of the
  * returned length (INFINITY before the first valid one). */
