@@ -97,14 +97,24 @@ ts_static_result *ts_static_fill(ts_ctx *ctx, const ts_dag *dag,
 		ts_config *d = ts_template_default(r->tp);
 		pool_offer(&p, d, ts_model_estimate_with(&m, d, NULL));
 	}
-	nsamples = 400 + 300 * dag->nstages;
+	nsamples = 1000 + 400 * dag->nstages;
 	for (int i = 0; i < nsamples; i++) {
 		ts_config *c = ts_space_sample(r->tp->space, ctx);
 		pool_offer(&p, c, ts_model_estimate_with(&m, c, NULL));
 	}
-	nstarts = p.n < 6 ? p.n : 6;
-	for (int i = 0; i < nstarts; i++)
-		climb(ctx, &m, &p, p.cfg[i], p.cost[i], 150 + 60 * dag->nstages);
+	/* Climb from copies of the best: the pool changes as it climbs. */
+	nstarts = p.n < 10 ? p.n : 10;
+	{
+		ts_config *start[10];
+		double cost[10];
+		for (int i = 0; i < nstarts; i++) {
+			start[i] = p.cfg[i];
+			cost[i] = p.cost[i];
+		}
+		for (int i = 0; i < nstarts; i++)
+			climb(ctx, &m, &p, start[i], cost[i],
+				250 + 80 * dag->nstages);
+	}
 	r->k = k < p.n ? k : p.n;
 	r->topk = p.cfg;
 	r->topk_cost = p.cost;
