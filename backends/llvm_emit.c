@@ -1179,7 +1179,7 @@ static void emit_if(emitter *e, const ts_stmt *s)
 
 /* An ALLOC statement "s": a stack array in the entry block (so that
  * small accumulators become registers), or aligned heap memory for
- * global temporaries. */
+ * global temporaries and local tiles over 128 KiB. */
 static void emit_alloc(emitter *e, const ts_stmt *s)
 {
 	const ts_tensor *t = s->buffer;
@@ -1189,7 +1189,9 @@ static void emit_alloc(emitter *e, const ts_stmt *s)
 	LLVMTypeRef pt[2] = { e->i64, e->i64 };
 	LLVMValueRef p, args[2];
 
-	if (s->scope != TS_SCOPE_GLOBAL) {
+	/* Large local tiles go to the heap too: the stacks of the
+	 * runtime's worker threads are small. */
+	if (s->scope != TS_SCOPE_GLOBAL && bytes <= 128 * 1024) {
 		p = LLVMBuildAlloca(e->ab, at, t->name);
 		LLVMSetAlignment(p, 64);
 		env_push(&e->bufs, t, p);
