@@ -538,6 +538,23 @@ static void fill_tiling(const ts_template *tp, const ts_stage_plan *p,
 	}
 }
 
+/* Whether "e" mentions the variable of "axis". */
+static bool expr_uses_axis(const ts_expr *e, const ts_axis *axis)
+{
+	if (!e)
+		return false;
+	if (e->kind == TS_EXPR_VAR)
+		return e->axis == axis;
+	for (int i = 0; i < e->nargs; i++)
+		if (expr_uses_axis(e->args[i], axis))
+			return true;
+	return expr_uses_axis(e->a, axis) || expr_uses_axis(e->b, axis) ||
+		expr_uses_axis(e->c, axis);
+}
+
+static int pack_layout(const ts_template *tp, const ts_stage_plan *p,
+	const ts_config *cfg, const ts_tensor *in, int *perm);
+
 /* Whether "t" is an input or a stage with a buffer of its own at root
  * under "cfg" (only those can be packed). */
 static bool at_root(const ts_template *tp, const ts_config *cfg,
@@ -557,6 +574,57 @@ static bool at_root(const ts_template *tp, const ts_config *cfg,
 	return !(p->fused_into >= 0 && fused(&tp->plans[p->fused_into], cfg));
 }
 
+/* The dimension of "t" that the variable of "axis" indexes in the loads
+ * of "e", or -1. */
+static int dim_of_axis(const ts_expr *e, const ts_tensor *t,
+	const ts_axis *axis)
+{
+	int d;
+
+	if (!e)
+		return -1;
+	if (e->kind == TS_EXPR_LOAD && e->tensor == t)
+		for (int i = 0; i < e->nargs; i++)
+			if (expr_uses_axis(e->args[i], axis))
+				return i;
+	for (int i = 0; i < e->nargs; i++)
+		if ((d = dim_of_axis(e->args[i], t, axis)) >= 0)
+			return d;
+	if ((d = dim_of_axis(e->a, t, axis)) >= 0)
+		return d;
+	if ((d = dim_of_axis(e->b, t, axis)) >= 0)
+		return d;
+	return dim_of_axis(e->c, t, axis);
+}
+
+int ts_template_pack_layout(const ts_template *tp, const ts_stage_plan *p,
+	const ts_config *cfg, const ts_tensor *in, int *perm)
+{
+	return pack_layout(tp, p, cfg, in, perm);
+}
+
+/* The layout of a packed copy of input "in" of "p" under "cfg": when the
+ * vector axis walks a dimension of "in" that is not its last, that
+ * dimension goes last so the vector loads are contiguous.  Return the
+ * permutation's length (0: the tensor's own layout). */
+static int pack_layout(const ts_template *tp, const ts_stage_plan *p,
+	const ts_config *cfg, const ts_tensor *in, int *perm)
+{
+	const ts_stage *s = tp->dag->stages[p->stage];
+	int v = vec_axis(tp, p, cfg), d, n = 0;
+
+	if (v < 0 || in->ndim < 2)
+		return 0;
+	d = dim_of_axis(s->body, in, s->axes[v]);
+	if (d < 0 || d == in->ndim - 1)
+		return 0;
+	for (int i = 0; i < in->ndim; i++)
+		if (i != d)
+			perm[n++] = i;
+	perm[n++] = d;
+	return n;
+}
+
 /* Apply the packing knobs of "p" on the tiling "t". */
 static ts_status apply_packs(const ts_template *tp, const ts_stage_plan *p,
 	const ts_config *cfg, ts_schedule *sch, const struct tiling *t,
@@ -567,12 +635,13 @@ static ts_status apply_packs(const ts_template *tp, const ts_stage_plan *p,
 	for (int k = 0; k < p->npack; k++) {
 		int where = (int)ts_config_get(cfg, p->knob_pack[k], 0);
 		int pos = where == PACK_OUTER ? outer_pos : inner_pos;
-		if (where == PACK_NONE || pos < 0 ||
-		    !at_root(tp, cfg, s->inputs[p->pack_input[k]]))
+		const ts_tensor *in = s->inputs[p->pack_input[k]];
+		int perm[TS_MAX_DIMS], nperm;
+		if (where == PACK_NONE || pos < 0 || !at_root(tp, cfg, in))
 			continue;
-		if (ts_schedule_cache_read(sch, s->name,
-		    s->inputs[p->pack_input[k]]->name, loop_at(t, pos),
-		    0, NULL) < 0)
+		nperm = pack_layout(tp, p, cfg, in, perm);
+		if (ts_schedule_cache_read(sch, s->name, in->name,
+		    loop_at(t, pos), nperm, nperm ? perm : NULL) < 0)
 			return TS_ERROR;
 	}
 	return TS_OK;

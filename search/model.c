@@ -71,8 +71,9 @@ static double vector_efficiency(const ts_stage_info *si, const ts_nest *n,
 	for (int k = 0; k < si->naccesses; k++) {
 		int64_t st = si->accesses[k].stride[n->vec_axis];
 		/* A gather or scatter costs about a scalar access per
-		 * lane (register tiles count their loads themselves). */
-		if (tiled_loads && !si->accesses[k].write)
+		 * lane (register tiles count their loads themselves, and
+		 * write their accumulators once per tile). */
+		if (tiled_loads)
 			continue;
 		if (st != 0 && st != 1)
 			eff *= 1.5 / lanes;
@@ -80,13 +81,29 @@ static double vector_efficiency(const ts_stage_info *si, const ts_nest *n,
 	return eff;
 }
 
+/* Whether input "t" of plan "p" is packed under "cfg" into a layout
+ * whose last dimension is the one the vector axis walks. */
+static bool packed_contiguous(const ts_template *tp, const ts_config *cfg,
+	const ts_stage_plan *p, const ts_tensor *t)
+{
+	const ts_stage *s = tp->dag->stages[p->stage];
+	int perm[TS_MAX_DIMS];
+
+	for (int k = 0; k < p->npack; k++)
+		if (s->inputs[p->pack_input[k]] == t &&
+		    ts_config_get(cfg, p->knob_pack[k], 0) != 0)
+			return ts_template_pack_layout(tp, p, cfg, t, perm) > 0;
+	return false;
+}
+
 /* Load-port cycles of one innermost iteration of the register tile of
  * "n": each load brings one vector per point of the unrolled loops it
  * depends on; a load along the vector axis with a stride other than 0 or
- * 1 is a gather, about one load per lane. */
-static double tile_load_cycles(const ts_stage_info *si, const ts_nest *n,
-	int lanes)
+ * 1 is a gather: a load per lane or more. */
+static double tile_load_cycles(const ts_template *tp, const ts_config *cfg,
+	const ts_stage_info *si, const ts_nest *n, int lanes)
 {
+	const ts_stage_plan *p = &tp->plans[n->stage];
 	double cycles = 0;
 
 	for (int k = 0; k < si->naccesses; k++) {
@@ -94,14 +111,17 @@ static double tile_load_cycles(const ts_stage_info *si, const ts_nest *n,
 		double vecs = 1;
 		if (ac->write)
 			continue;
+		if (packed_contiguous(tp, cfg, p, ac->tensor))
+			vecs = 1;
 		for (int l = 0; l < n->nloops; l++) {
 			const ts_nest_loop *lp = &n->loops[l];
 			if (lp->kind == TS_LOOP_UNROLLED && ac->stride[lp->axis])
 				vecs *= (double)lp->trip;
 		}
 		if (n->vec_axis >= 0 && ac->stride[n->vec_axis] != 0 &&
-		    ac->stride[n->vec_axis] != 1)
-			vecs *= lanes / 2.0;
+		    ac->stride[n->vec_axis] != 1 &&
+		    !packed_contiguous(tp, cfg, p, ac->tensor))
+			vecs *= lanes;
 		cycles += vecs;
 	}
 	return cycles / 2.0;
@@ -110,12 +130,13 @@ static double tile_load_cycles(const ts_stage_info *si, const ts_nest *n,
 /* The arithmetic efficiency of the register tile of reduction nest "n":
  * independent accumulators to hide FMA latency, registers, loads per
  * FMA, and the accumulator kept out of memory. */
-static double tile_efficiency(const ts_target_cpu *cpu,
+static double tile_efficiency(const ts_template *tp, const ts_config *cfg,
 	const ts_stage_info *si, const ts_nest *n, int lanes, bool complex)
 {
 	double v = n->vec_axis >= 0 ? (double)((n->vec_width + lanes - 1) /
 		lanes) : 1;
 	double u = (double)n->unrolled, acc = u * v, eff = 1;
+	const ts_target_cpu *cpu = &tp->target->cpu;
 	double need = cpu->fma_units * 4.0;
 	int regs = cpu->vector_registers > 0 ? cpu->vector_registers : 16;
 
@@ -124,7 +145,7 @@ static double tile_efficiency(const ts_target_cpu *cpu,
 		eff *= acc > 2 * regs ? 0.15 : 0.4;
 	if (complex) {
 		double fma_cycles = acc / cpu->fma_units;
-		double load_cycles = tile_load_cycles(si, n, lanes);
+		double load_cycles = tile_load_cycles(tp, cfg, si, n, lanes);
 		if (load_cycles > fma_cycles)
 			eff *= fma_cycles / load_cycles;
 	}
@@ -260,7 +281,7 @@ static double pack_time(const ts_model *m, const ts_config *cfg,
 		int where = (int)ts_config_get(cfg, p->knob_pack[k], 0);
 		const ts_tensor *in = tp->dag->stages[n->stage]->inputs[
 			p->pack_input[k]];
-		int level = where == 1 ? 0 : 1, pos = -1;
+		int level = where == 1 ? 0 : 1, pos = -1, perm[TS_MAX_DIMS];
 		double iters = 1;
 		int64_t size[TS_MAX_AXES];
 		if (!where)
@@ -272,12 +293,16 @@ static double pack_time(const ts_model *m, const ts_config *cfg,
 		for (int q = 0; q <= pos; q++)
 			iters *= (double)n->loops[q].trip;
 		tile_inside(n, tr->naxes, pos, size);
+		/* A copy that transposes moves about 2 bytes a cycle, one
+		 * in the tensor's own layout about 8. */
+		double rate = ts_template_pack_layout(tp, p, cfg, in,
+			perm) ? 2.0 : 8.0;
 		for (int fi = 0; fi < tr->nfootprints; fi++)
 			if (tr->footprints[fi]->tensor == in)
 				t += (double)ts_footprint_volume(
 					tr->footprints[fi], size) *
 					tr->elem_size[fi] * iters /
-					(8.0 * f * threads);
+					(rate * f * threads);
 	}
 	return t;
 }
@@ -307,7 +332,7 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 	eff = vector_efficiency(si, n, lanes, s,
 		p->klass == TS_CLASS_COMPLEX_REDUCTION);
 	if (p->nreduce > 0)
-		eff *= tile_efficiency(cpu, si, n, lanes,
+		eff *= tile_efficiency(tp, cfg, si, n, lanes,
 			p->klass == TS_CLASS_COMPLEX_REDUCTION);
 	memset(e, 0, sizeof(*e));
 	e->threads = threads;

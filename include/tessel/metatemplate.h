@@ -121,6 +121,11 @@ ts_schedule *ts_template_apply(const ts_template *tp, const ts_config *cfg);
  * no nest of their own: inlined). */
 bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 	int stage, ts_nest *nest);
+/* The layout of the packed copy of input "in" of stage plan "p" under
+ * "cfg" as a permutation into "perm" (buffer dimension j holds tensor
+ * dimension perm[j]); its length, 0 for the tensor's own layout. */
+int ts_template_pack_layout(const ts_template *tp, const ts_stage_plan *p,
+	const ts_config *cfg, const ts_tensor *in, int *perm);
 /* A configuration the template thinks sensible before any model: every
  * knob at its default. */
 ts_config *ts_template_default(const ts_template *tp);
