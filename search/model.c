@@ -307,6 +307,24 @@ static double pack_time(const ts_model *m, const ts_config *cfg,
 	return t;
 }
 
+/* A factor for code LLVM handles badly whatever the stage's bound: an
+ * unrolled body of many vector statements overflows the instruction
+ * cache and takes long to compile, and a vector of many native
+ * registers is slow to legalise (measured: direct stages with 1024-lane
+ * vectors or 1024 unrolled copies compile for minutes). */
+static double codegen_penalty(const ts_nest *n, int lanes)
+{
+	double regs = n->vec_width > 1 ?
+		(double)((n->vec_width + lanes - 1) / lanes) : 1.0;
+	double body = (double)n->unrolled * regs, f = 1;
+
+	if (body > 32)
+		f *= body / 32;
+	if (regs > 4)
+		f *= regs / 4;
+	return f;
+}
+
 /* Estimate nest "n" into "e"; return the seconds. */
 static double nest_time(const ts_model *m, const ts_config *cfg,
 	const ts_nest *n, ts_estimate *e)
@@ -346,14 +364,7 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 		n->vec_width : 1) / (double)n->unrolled / (f * threads) * 0.5;
 	if (n->npar > 0)
 		e->overhead += 8e-6;
-	/* Code size: an unrolled body of many vector statements overflows
-	 * the instruction cache and takes LLVM long to compile. */
-	{
-		double body = (double)n->unrolled * (n->vec_width > 1 ?
-			(double)((n->vec_width + lanes - 1) / lanes) : 1.0);
-		if (body > 64)
-			e->compute *= body / 64;
-	}
+
 	e->total = e->compute;
 	for (int c = 0; c < 4; c++)
 		if (e->memory[c] > e->total)
@@ -364,6 +375,7 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 			rest += e->memory[c];
 		e->total += 0.15 * (rest - e->total) + e->overhead;
 	}
+	e->total *= codegen_penalty(n, lanes);
 	return e->total;
 }
 
