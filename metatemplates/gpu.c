@@ -24,6 +24,7 @@
 #include <tessel/gpu.h>
 
 #include "dsl/internal.h"
+#include "metatemplates/facts.h"
 
 static const char *const thread_choices[] = {
 	"32", "64", "128", "256", "512", "1024",
@@ -49,62 +50,12 @@ static int64_t choice_num(const ts_gpu_template *tp, const ts_config *cfg,
 	return strtoll(k->choices[ts_config_get(cfg, knob, 0)], NULL, 10);
 }
 
-/* Whether the body "e" holds a reduction below its root ("top"). */
-static bool nested_reduce(const ts_expr *e, bool top)
+/* Whether stage "s" of the GPU template "arg" becomes inlined. */
+static bool gpu_inlined(const void *arg, int s)
 {
-	if (!e)
-		return false;
-	if (e->kind == TS_EXPR_REDUCE && !top)
-		return true;
-	for (int i = 0; i < e->nargs; i++)
-		if (nested_reduce(e->args[i], false))
-			return true;
-	return nested_reduce(e->a, false) || nested_reduce(e->b, false) ||
-		nested_reduce(e->c, false);
-}
+	const ts_gpu_template *tp = arg;
 
-/* Whether every load of "t" in "e" reads it at the axes of "s" in
- * order. */
-static bool loads_identity(const ts_expr *e, const ts_tensor *t,
-	const ts_stage *s)
-{
-	if (!e)
-		return true;
-	if (e->kind == TS_EXPR_LOAD && e->tensor == t) {
-		if (e->nargs != s->ndim)
-			return false;
-		for (int d = 0; d < e->nargs; d++)
-			if (e->args[d]->kind != TS_EXPR_VAR ||
-			    e->args[d]->axis != s->axes[d])
-				return false;
-	}
-	for (int i = 0; i < e->nargs; i++)
-		if (!loads_identity(e->args[i], t, s))
-			return false;
-	return loads_identity(e->a, t, s) && loads_identity(e->b, t, s) &&
-		loads_identity(e->c, t, s);
-}
-
-/* The one stage that consumes stage "s" element for element, seen
- * through inlined stages, or -1. */
-static int effective_consumer(const ts_gpu_template *tp, int s)
-{
-	const ts_dag *dag = tp->dag;
-	const ts_tensor *t = dag->stages[s]->out;
-
-	for (;;) {
-		int c;
-		if (dag->nconsumers[s] != 1 || ts_dag_is_output(dag, t))
-			return -1;
-		c = dag->consumers[s][0];
-		if (dag->stages[c]->ndim != dag->stages[s]->ndim ||
-		    !loads_identity(dag->stages[c]->body, t, dag->stages[c]))
-			return -1;
-		if (tp->plans[c].rule != TS_GPU_INLINE)
-			return c;
-		s = c;
-		t = dag->stages[c]->out;
-	}
+	return tp->plans[s].rule == TS_GPU_INLINE;
 }
 
 /* Choose the rule of stage "s" (in the order of the file comment). */
@@ -121,7 +72,7 @@ static void choose_rule(ts_gpu_template *tp, int s)
 	p->epilogue = p->fused_into = -1;
 	p->nspatial = st->ndim;
 	p->nreduce = st->nraxes;
-	if (nested_reduce(st->body, true)) {
+	if (ts_body_has_nested_reduce(st->body)) {
 		p->rule = TS_GPU_DIRECT;
 		p->nreduce = 0;
 	} else if (si->klass == TS_CLASS_DIRECT && si->inlinable &&
@@ -238,7 +189,7 @@ ts_gpu_template *ts_gpu_template_new(ts_ctx *ctx, const ts_dag *dag,
 		case TS_GPU_TILE:
 			if (add_tile_knobs(tp, p) < 0)
 				return NULL;
-			c = effective_consumer(tp, s);
+			c = ts_dag_effective_consumer(tp->dag, s, gpu_inlined, tp);
 			if (c >= 0 && tp->plans[c].rule == TS_GPU_DIRECT &&
 			    tp->plans[c].nreduce == 0 &&
 			    tp->plans[c].fused_into < 0 &&

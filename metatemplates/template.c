@@ -23,6 +23,7 @@
 #include <tessel/metatemplate.h>
 
 #include "dsl/internal.h"
+#include "metatemplates/facts.h"
 
 static const char *rule_names[TS_RULE_COUNT] = {
 	[TS_RULE_INLINE] = "inline", [TS_RULE_TILE] = "tile",
@@ -47,72 +48,12 @@ static const char *const pack_names[PACK_COUNT] = {
 	"none", "outer", "inner",
 };
 
-/* Whether the body of "s" holds a reduction below its root. */
-static bool has_nested_reduce(const ts_expr *e, bool top)
+/* Whether stage "s" of the template "arg" becomes inlined. */
+static bool is_inlined(const void *arg, int s)
 {
-	if (!e)
-		return false;
-	if (e->kind == TS_EXPR_REDUCE && !top)
-		return true;
-	if (e->kind == TS_EXPR_REDUCE)
-		return has_nested_reduce(e->a, false);
-	for (int i = 0; i < e->nargs; i++)
-		if (has_nested_reduce(e->args[i], false))
-			return true;
-	return has_nested_reduce(e->a, false) ||
-		has_nested_reduce(e->b, false) ||
-		has_nested_reduce(e->c, false);
-}
+	const ts_template *tp = arg;
 
-/* Whether every load of "t" in "e" reads "t" at the axes of "s" in order
- * (the consumer walks the producer's elements one for one). */
-static bool loads_identity(const ts_expr *e, const ts_tensor *t,
-	const ts_stage *s)
-{
-	if (!e)
-		return true;
-	if (e->kind == TS_EXPR_LOAD && e->tensor == t) {
-		if (e->nargs != s->ndim)
-			return false;
-		for (int d = 0; d < e->nargs; d++)
-			if (e->args[d]->kind != TS_EXPR_VAR ||
-			    e->args[d]->axis != s->axes[d])
-				return false;
-	}
-	for (int i = 0; i < e->nargs; i++)
-		if (!loads_identity(e->args[i], t, s))
-			return false;
-	return loads_identity(e->a, t, s) && loads_identity(e->b, t, s) &&
-		loads_identity(e->c, t, s);
-}
-
-/* Whether stage "s" of the template becomes inlined. */
-static bool is_inlined(const ts_template *tp, int s)
-{
 	return tp->plans[s].rule == TS_RULE_INLINE;
-}
-
-/* The stage that really consumes stage "s" once inlined stages are seen
- * through, when there is exactly one and it reads every element one for
- * one; -1 otherwise. */
-static int effective_consumer(const ts_template *tp, int s)
-{
-	const ts_dag *dag = tp->dag;
-	const ts_tensor *t = dag->stages[s]->out;
-
-	for (;;) {
-		int c;
-		if (dag->nconsumers[s] != 1 || ts_dag_is_output(dag, t))
-			return -1;
-		c = dag->consumers[s][0];
-		if (dag->stages[c]->ndim != dag->stages[s]->ndim ||
-		    !loads_identity(dag->stages[c]->body, t, dag->stages[c]))
-			return -1;
-		if (!is_inlined(tp, c))
-			return c;
-		s = c;
-		t = dag->stages[c]->out;
-	}
 }
 
 /* The tiling structure of class "k". */
@@ -244,7 +185,7 @@ static void choose_rule(ts_template *tp, int s)
 	p->knob_cache_write = p->knob_fuse = p->knob_at = -1;
 	p->knob_rfvec = -1;
 	p->fuse_consumer = p->fused_into = p->at_consumer = -1;
-	if (has_nested_reduce(st->body, true)) {
+	if (ts_body_has_nested_reduce(st->body)) {
 		p->rule = TS_RULE_PLAIN;
 		p->structure = "SS";
 	} else if (si->klass == TS_CLASS_DIRECT && si->inlinable &&
@@ -287,7 +228,7 @@ ts_template *ts_template_new(ts_ctx *ctx, const ts_dag *dag,
 		if (p->klass != TS_CLASS_COMPLEX_REDUCTION)
 			continue;
 		add_pack_knobs(tp, p);
-		c = effective_consumer(tp, s);
+		c = ts_dag_effective_consumer(tp->dag, s, is_inlined, tp);
 		if (c >= 0 && tp->plans[c].rule == TS_RULE_TILE &&
 		    tp->plans[c].klass != TS_CLASS_COMPLEX_REDUCTION &&
 		    tp->plans[c].klass != TS_CLASS_SIMPLE_REDUCTION &&
@@ -538,20 +479,6 @@ static void fill_tiling(const ts_template *tp, const ts_stage_plan *p,
 	}
 }
 
-/* Whether "e" mentions the variable of "axis". */
-static bool expr_uses_axis(const ts_expr *e, const ts_axis *axis)
-{
-	if (!e)
-		return false;
-	if (e->kind == TS_EXPR_VAR)
-		return e->axis == axis;
-	for (int i = 0; i < e->nargs; i++)
-		if (expr_uses_axis(e->args[i], axis))
-			return true;
-	return expr_uses_axis(e->a, axis) || expr_uses_axis(e->b, axis) ||
-		expr_uses_axis(e->c, axis);
-}
-
 static int pack_layout(const ts_template *tp, const ts_stage_plan *p,
 	const ts_config *cfg, const ts_tensor *in, int *perm);
 
@@ -585,7 +512,7 @@ static int dim_of_axis(const ts_expr *e, const ts_tensor *t,
 		return -1;
 	if (e->kind == TS_EXPR_LOAD && e->tensor == t)
 		for (int i = 0; i < e->nargs; i++)
-			if (expr_uses_axis(e->args[i], axis))
+			if (ts_expr_uses_axis(e->args[i], axis))
 				return i;
 	for (int i = 0; i < e->nargs; i++)
 		if ((d = dim_of_axis(e->args[i], t, axis)) >= 0)

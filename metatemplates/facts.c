@@ -1,0 +1,79 @@
+/* Facts about compute declarations shared by the CPU and GPU
+ * meta-templates. */
+#include <config.h>
+
+#include "metatemplates/facts.h"
+
+/* Whether "e" holds a reduction, counting "e" itself unless "top". */
+static bool has_reduce(const ts_expr *e, bool top)
+{
+	if (!e)
+		return false;
+	if (e->kind == TS_EXPR_REDUCE && !top)
+		return true;
+	for (int i = 0; i < e->nargs; i++)
+		if (has_reduce(e->args[i], false))
+			return true;
+	return has_reduce(e->a, false) || has_reduce(e->b, false) ||
+		has_reduce(e->c, false);
+}
+
+bool ts_body_has_nested_reduce(const ts_expr *e)
+{
+	return has_reduce(e, true);
+}
+
+bool ts_body_loads_identity(const ts_expr *e, const ts_tensor *t,
+	const ts_stage *s)
+{
+	if (!e)
+		return true;
+	if (e->kind == TS_EXPR_LOAD && e->tensor == t) {
+		if (e->nargs != s->ndim)
+			return false;
+		for (int d = 0; d < e->nargs; d++)
+			if (e->args[d]->kind != TS_EXPR_VAR ||
+			    e->args[d]->axis != s->axes[d])
+				return false;
+	}
+	for (int i = 0; i < e->nargs; i++)
+		if (!ts_body_loads_identity(e->args[i], t, s))
+			return false;
+	return ts_body_loads_identity(e->a, t, s) &&
+		ts_body_loads_identity(e->b, t, s) &&
+		ts_body_loads_identity(e->c, t, s);
+}
+
+bool ts_expr_uses_axis(const ts_expr *e, const ts_axis *axis)
+{
+	if (!e)
+		return false;
+	if (e->kind == TS_EXPR_VAR)
+		return e->axis == axis;
+	for (int i = 0; i < e->nargs; i++)
+		if (ts_expr_uses_axis(e->args[i], axis))
+			return true;
+	return ts_expr_uses_axis(e->a, axis) || ts_expr_uses_axis(e->b, axis) ||
+		ts_expr_uses_axis(e->c, axis);
+}
+
+int ts_dag_effective_consumer(const ts_dag *dag, int s,
+	bool (*inlined)(const void *arg, int stage), const void *arg)
+{
+	const ts_tensor *t = dag->stages[s]->out;
+
+	for (;;) {
+		int c;
+		if (dag->nconsumers[s] != 1 || ts_dag_is_output(dag, t))
+			return -1;
+		c = dag->consumers[s][0];
+		if (dag->stages[c]->ndim != dag->stages[s]->ndim ||
+		    !ts_body_loads_identity(dag->stages[c]->body, t,
+		    dag->stages[c]))
+			return -1;
+		if (!inlined(arg, c))
+			return c;
+		s = c;
+		t = dag->stages[c]->out;
+	}
+}
