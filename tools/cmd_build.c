@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <tessel/search.h>
+
 #include "tools/commands.h"
 
 /* The command line of one build. */
@@ -88,18 +90,19 @@ static bool set_emit_text(struct build_opts *o, const char *v)
 	return true;
 }
 
-/* Take "v" as the GPU target of "o" ("cuda", "cuda:NAME|FILE.json"). */
+/* Take "v" as the target of "o": a CPU description (host, a shipped
+ * name, a JSON file) or "cuda", "cuda:NAME|FILE.json". */
 static bool set_target(struct build_opts *o, const char *v)
 {
 	o->target = v;
-	return ts_tool_is_cuda_target(v);
+	return *v != '\0';
 }
 
 /* The options of tessel build; add a row to add one. */
 static const struct build_option build_options[] = {
 	{ "-o", true, set_out, "the output folder (created if missing)" },
 	{ "--schedule", true, set_schedule,
-	  "naive (default) or a schedule in a JSON file" },
+	  "static (default), naive, or a schedule in a JSON file" },
 	{ "--records", true, set_records,
 	  "the best record of this log for the host (else static)" },
 	{ "--target-triple", true, set_triple,
@@ -111,7 +114,10 @@ static const struct build_option build_options[] = {
 	{ "--fast-math", false, set_fast_math,
 	  "allow reassociation and approximate functions" },
 	{ "--target", true, set_target,
-	  "cuda, cuda:NAME or cuda:FILE.json: CUDA C, cubin or PTX, header" },
+	  "the CPU to schedule for: host (default), zen3, skylake-sp,\n"
+	  "                     neoverse-n1, apple-m1 or FILE.json (its triple and\n"
+	  "                     cpu are the defaults); or cuda, cuda:NAME,\n"
+	  "                     cuda:FILE.json: CUDA C, cubin or PTX, header" },
 	{ "--emit-text", false, set_emit_text,
 	  "also write DIR/<name>.ll (LLVM IR) and DIR/<name>.s (assembly)" },
 };
@@ -224,16 +230,33 @@ static ts_status write_text(ts_ctx *ctx, const ts_func *f,
 	return TS_OK;
 }
 
+/* The lowered program of "dag" under the schedule "o" asks for: the best
+ * record of a log, a given schedule, or (the default) the static
+ * schedule for the CPU description "cpu". */
+static ts_func *build_func(ts_ctx *ctx, const ts_dag *dag,
+	const struct build_opts *o, const ts_target *cpu)
+{
+	ts_schedule *sch;
+
+	if (o->records)
+		return ts_tool_lower_records(ctx, dag, o->records, 0, "build");
+	if (o->schedule && strcmp(o->schedule, "static"))
+		return ts_tool_lower(ctx, dag, o->schedule);
+	sch = ts_static_schedule(ctx, dag, cpu);
+	return sch ? ts_lower(ctx, dag, sch) : NULL;
+}
+
 /* Lower and compile the program of "o" in "ctx"; return the exit code. */
 static int build_program(ts_ctx *ctx, const struct build_opts *o)
 {
 	ts_compile_options opt = ts_compile_options_default();
 	ts_dag *dag = ts_parse_file(ctx, o->file);
+	ts_target *cpu;
 	const char *sym;
 	char so[4096];
 	ts_func *f;
 
-	if (dag && o->target) {
+	if (dag && o->target && ts_tool_is_cuda_target(o->target)) {
 		ts_target *tg = ts_tool_cuda_target(ctx, o->target);
 		if (!tg) {
 			ts_tool_report(ctx);
@@ -242,15 +265,22 @@ static int build_program(ts_ctx *ctx, const struct build_opts *o)
 		mkdir(o->out, 0777);
 		return ts_tool_cuda_build(ctx, dag, tg, o->out, o->fast_math);
 	}
-	if (!dag || !(f = o->records ? ts_tool_lower_records(ctx, dag,
-	    o->records, 0, "build") : ts_tool_lower(ctx, dag,
-	    o->schedule))) {
+	cpu = dag ? ts_tool_target(ctx, o->target) : NULL;
+	if (cpu && cpu->kind != TS_TARGET_CPU) {
+		ts_ctx_set_error(ctx, "target '%s' is a GPU: write --target "
+			"cuda:%s", o->target, o->target);
+		cpu = NULL;
+	}
+	if (!cpu || !(f = build_func(ctx, dag, o, cpu))) {
 		ts_tool_report(ctx);
 		return TS_EXIT_USAGE;
 	}
-	opt.triple = o->triple;
-	opt.cpu = o->cpu;
-	opt.features = o->features;
+	/* A description given with --target also says what to generate
+	 * code for, unless --target-triple or --cpu say otherwise. */
+	opt.triple = o->triple ? o->triple : o->target ? cpu->cpu.triple : NULL;
+	opt.cpu = o->cpu ? o->cpu : o->target ? cpu->cpu.llvm_cpu : NULL;
+	opt.features = o->features ? o->features :
+		o->target && !o->cpu ? cpu->cpu.llvm_features : NULL;
 	opt.fast_math = o->fast_math;
 	if (ts_build_aot(ctx, f, o->out, &opt) < 0) {
 		ts_tool_report(ctx);
