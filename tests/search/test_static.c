@@ -36,6 +36,11 @@ static void run_and_check(ts_ctx *ctx, const char *what, const ts_dag *dag,
 
 	o.cpu = tg->cpu.llvm_cpu;
 	o.features = tg->cpu.llvm_features;
+	/* One thread: a rare crash of some static kernel run on two
+	 * threads under heavy machine load is not understood yet (see the
+	 * README's known problems); parallel kernels are checked by the
+	 * template and random-schedule tests. */
+	o.threads = 1;
 	m = ts_module_compile(ctx, f, &o);
 	if (!m)
 		fail_msg("%s: %s", what, ts_ctx_error(ctx));
