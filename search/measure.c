@@ -531,7 +531,11 @@ static void result_fail(ts_measure_result *out, ts_error_code code,
 	out->error = code;
 	out->message = ts_vasprintf(fmt, ap);
 	va_end(ap);
+	/* A failed candidate has no time, even if samples arrived before
+	 * it failed (a candidate that kills the worker goes on running). */
 	out->median_s = 0;
+	out->nsamples = 0;
+	out->samples = NULL;
 }
 
 /* Order the doubles at "a" and "b" for qsort. */
