@@ -11,6 +11,7 @@
 #include <tessel/search.h>
 
 #include "tools/commands.h"
+#include "tools/options.h"
 
 /* The command line of one build. */
 struct build_opts {
@@ -26,80 +27,66 @@ struct build_opts {
 	const char *target;	/* cuda[:NAME|FILE.json], or NULL: the CPU */
 };
 
-/* One option: its name, whether it takes a value, and where it goes. */
-struct build_option {
-	const char *name;
-	bool has_value;
-	bool (*set)(struct build_opts *o, const char *v);
-	const char *help;
-};
-
 /* Take "v" as the output folder of "o". */
-static bool set_out(struct build_opts *o, const char *v)
+static bool set_out(void *o, const char *v)
 {
-	o->out = v;
-	return *v != '\0';
+	return ts_tool_set_string(&((struct build_opts *)o)->out, v);
 }
 
 /* Take "v" as the records log of "o". */
-static bool set_records(struct build_opts *o, const char *v)
+static bool set_records(void *o, const char *v)
 {
-	o->records = v;
-	return *v != '\0';
+	return ts_tool_set_string(&((struct build_opts *)o)->records, v);
 }
 
 /* Take "v" as the schedule of "o". */
-static bool set_schedule(struct build_opts *o, const char *v)
+static bool set_schedule(void *o, const char *v)
 {
-	o->schedule = v;
-	return *v != '\0';
+	return ts_tool_set_string(&((struct build_opts *)o)->schedule, v);
 }
 
 /* Take "v" as the target triple of "o". */
-static bool set_triple(struct build_opts *o, const char *v)
+static bool set_triple(void *o, const char *v)
 {
-	o->triple = v;
-	return *v != '\0';
+	return ts_tool_set_string(&((struct build_opts *)o)->triple, v);
 }
 
 /* Take "v" as the target CPU of "o". */
-static bool set_cpu(struct build_opts *o, const char *v)
+static bool set_cpu(void *o, const char *v)
 {
-	o->cpu = v;
-	return *v != '\0';
+	return ts_tool_set_string(&((struct build_opts *)o)->cpu, v);
 }
 
-/* Take "v" as the target features of "o". */
-static bool set_features(struct build_opts *o, const char *v)
+/* Take "v" as the target features of "o" (may be empty). */
+static bool set_features(void *o, const char *v)
 {
-	o->features = v;
+	((struct build_opts *)o)->features = v;
 	return true;
 }
 
 /* Ask "o" for fast math ("v" unused). */
-static bool set_fast_math(struct build_opts *o, const char *v)
+static bool set_fast_math(void *o, const char *v)
 {
-	o->fast_math = true;
+	((struct build_opts *)o)->fast_math = true;
 	return true;
 }
 
 /* Ask "o" for the LLVM IR and assembly as text too ("v" unused). */
-static bool set_emit_text(struct build_opts *o, const char *v)
+static bool set_emit_text(void *o, const char *v)
 {
-	o->emit_text = true;
+	((struct build_opts *)o)->emit_text = true;
 	return true;
 }
 
 /* Take "v" as the target of "o": a CPU description (host, a shipped
  * name, a JSON file) or "cuda", "cuda:NAME|FILE.json". */
-static bool set_target(struct build_opts *o, const char *v)
+static bool set_target(void *o, const char *v)
 {
-	o->target = v;
-	return *v != '\0';
+	return ts_tool_set_string(&((struct build_opts *)o)->target, v);
 }
 
 /* The options of tessel build; add a row to add one. */
-static const struct build_option build_options[] = {
+static const struct ts_tool_option build_options[] = {
 	{ "-o", true, set_out, "the output folder (created if missing)" },
 	{ "--schedule", true, set_schedule,
 	  "static (default), naive, or a schedule in a JSON file" },
@@ -122,87 +109,28 @@ static const struct build_option build_options[] = {
 	  "also write DIR/<name>.ll (LLVM IR) and DIR/<name>.s (assembly)" },
 };
 
-enum { N_BUILD_OPTIONS = sizeof(build_options) / sizeof(build_options[0]) };
-
-/* Print the usage of the verb to "out". */
-static void build_usage(FILE *out)
-{
-	fprintf(out, "usage: tessel build FILE.tsl -o DIR [options]\n\n"
-		"Compile FILE.tsl ahead of time: DIR/<name>.o and DIR/<name>.h "
-		"for the target,\nand DIR/lib<name>.so when the target has this "
-		"machine's architecture\n(linked with $CC, default cc).\n\n");
-	for (int i = 0; i < N_BUILD_OPTIONS; i++) {
-		char name[64];
-		snprintf(name, sizeof(name), "%s%s", build_options[i].name,
-			build_options[i].has_value ? " V" : "");
-		fprintf(out, "  %-18s %s\n", name, build_options[i].help);
-	}
-	fprintf(out, "  %-18s %s\n\nexit codes: 0 success, 1 the compilation "
-		"failed, 2 bad usage or input\n", "--help", "this text");
-}
-
-/* Apply the option at "argv"["*i"] (as "NAME V" or "NAME=V") to "o".
- * Return -1 when it was applied, else the exit code. */
-static int apply_option(int argc, char **argv, int *i, struct build_opts *o)
-{
-	for (int k = 0; k < N_BUILD_OPTIONS; k++) {
-		const struct build_option *op = &build_options[k];
-		size_t n = strlen(op->name);
-		const char *v = NULL;
-		if (strncmp(argv[*i], op->name, n) ||
-		    (argv[*i][n] && argv[*i][n] != '='))
-			continue;
-		if (op->has_value && argv[*i][n] == '=')
-			v = argv[*i] + n + 1;
-		else if (op->has_value && *i + 1 < argc)
-			v = argv[++*i];
-		if (op->has_value && !v) {
-			fprintf(stderr, "tessel build: %s needs a value\n",
-				op->name);
-			return TS_EXIT_USAGE;
-		}
-		if (!op->set(o, v)) {
-			fprintf(stderr, "tessel build: bad value '%s' for %s\n",
-				v ? v : "", op->name);
-			return TS_EXIT_USAGE;
-		}
-		return -1;
-	}
-	fprintf(stderr, "tessel build: unknown option '%s' (see tessel build "
-		"--help)\n", argv[*i]);
-	return TS_EXIT_USAGE;
-}
+/* The command line of tessel build. */
+static const struct ts_tool_options build_command = {
+	"build", build_options, sizeof(build_options) /
+	sizeof(build_options[0]),
+	"usage: tessel build FILE.tsl -o DIR [options]\n\n"
+	"Compile FILE.tsl ahead of time: DIR/<name>.o and DIR/<name>.h for "
+	"the target,\nand DIR/lib<name>.so when the target has this "
+	"machine's architecture\n(linked with $CC, default cc).\n\n",
+	"0 success, 1 the compilation failed, 2 bad usage or input",
+};
 
 /* Fill "o" from "argc" and "argv"; return -1 to go on, or the exit
  * code. */
 static int parse_args(int argc, char **argv, struct build_opts *o)
 {
-	int code;
+	int code = ts_tool_parse_args(&build_command, argc, argv, o, &o->file);
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			build_usage(stdout);
-			return TS_EXIT_OK;
-		}
-		if (argv[i][0] == '-' && argv[i][1]) {
-			if ((code = apply_option(argc, argv, &i, o)) >= 0)
-				return code;
-		} else if (o->file) {
-			fprintf(stderr, "tessel build: one program at a time "
-				"('%s' and '%s')\n", o->file, argv[i]);
-			return TS_EXIT_USAGE;
-		} else {
-			o->file = argv[i];
-		}
-	}
-	if (!o->file || !o->out) {
-		if (o->file)
-			fprintf(stderr, "tessel build: -o DIR is required\n");
-		else
-			build_usage(stderr);
+	if (code < 0 && !o->out) {
+		fprintf(stderr, "tessel build: -o DIR is required\n");
 		return TS_EXIT_USAGE;
 	}
-	return -1;
+	return code;
 }
 
 /* Write the LLVM IR ("assembly": the assembly) of "f" under "opt" to

@@ -13,6 +13,7 @@
 #include <tessel/search.h>
 
 #include "tools/commands.h"
+#include "tools/options.h"
 
 /* The command line of one run. */
 struct run_opts {
@@ -27,94 +28,68 @@ struct run_opts {
 	const char *target;	/* cuda[:NAME|FILE.json], or NULL: this CPU */
 };
 
-/* One option: its name, whether it takes a value, and what it does with
- * it (return false when the value is bad). */
-struct run_option {
-	const char *name;
-	bool has_value;
-	bool (*set)(struct run_opts *o, const char *v);
-	const char *help;
-};
-
-/* Parse the integer "s" in ["lo", "hi"] into "*v". */
-static bool parse_int(const char *s, long long lo, long long hi,
-	long long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoll(s, &end, 0);
-	return *s && !*end && !errno && *v >= lo && *v <= hi;
-}
-
 /* Take "v" as the schedule of "o". */
-static bool set_schedule(struct run_opts *o, const char *v)
+static bool set_schedule(void *o, const char *v)
 {
-	o->schedule = v;
-	return *v != '\0';
+	return ts_tool_set_string(&((struct run_opts *)o)->schedule, v);
 }
 
 /* Take "v" as the records log of "o". */
-static bool set_records(struct run_opts *o, const char *v)
+static bool set_records(void *o, const char *v)
 {
-	o->records = v;
-	return *v != '\0';
+	return ts_tool_set_string(&((struct run_opts *)o)->records, v);
 }
 
 /* Take "v" as the thread count of "o". */
-static bool set_threads(struct run_opts *o, const char *v)
+static bool set_threads(void *o, const char *v)
 {
-	long long n;
-
-	if (!parse_int(v, 1, 4096, &n))
-		return false;
-	o->threads = (int)n;
-	return true;
+	return ts_tool_set_int(&((struct run_opts *)o)->threads, v, 1, 4096);
 }
 
 /* Ask "o" to check the outputs ("v" unused). */
-static bool set_check(struct run_opts *o, const char *v)
+static bool set_check(void *o, const char *v)
 {
-	o->check = true;
+	((struct run_opts *)o)->check = true;
 	return true;
 }
 
 /* Ask "o" for JSON output ("v" unused). */
-static bool set_json(struct run_opts *o, const char *v)
+static bool set_json(void *o, const char *v)
 {
-	o->json = true;
+	((struct run_opts *)o)->json = true;
 	return true;
 }
 
 /* Take "v" as the input seed of "o". */
-static bool set_seed(struct run_opts *o, const char *v)
+static bool set_seed(void *o, const char *v)
 {
 	long long n;
 
-	if (!parse_int(v, 0, INT64_MAX, &n))
+	if (!ts_tool_parse_int(v, 0, INT64_MAX, &n))
 		return false;
-	o->seed = (uint64_t)n;
+	((struct run_opts *)o)->seed = (uint64_t)n;
 	return true;
 }
 
 /* Take "v" as the minimum timed seconds of "o". */
-static bool set_min_time(struct run_opts *o, const char *v)
+static bool set_min_time(void *o, const char *v)
 {
+	struct run_opts *r = o;
 	char *end;
 
-	o->min_time = strtod(v, &end);
-	return *v && !*end && o->min_time >= 0 && o->min_time <= 600;
+	r->min_time = strtod(v, &end);
+	return *v && !*end && r->min_time >= 0 && r->min_time <= 600;
 }
 
 /* Take "v" as the GPU target of "o" ("cuda", "cuda:NAME|FILE.json"). */
-static bool set_target(struct run_opts *o, const char *v)
+static bool set_target(void *o, const char *v)
 {
-	o->target = v;
+	((struct run_opts *)o)->target = v;
 	return ts_tool_is_cuda_target(v);
 }
 
 /* The options of tessel run; add a row to add one. */
-static const struct run_option run_options[] = {
+static const struct ts_tool_option run_options[] = {
 	{ "--schedule", true, set_schedule,
 	  "naive (default) or a schedule in a JSON file" },
 	{ "--records", true, set_records,
@@ -132,86 +107,16 @@ static const struct run_option run_options[] = {
 	  "cuda, cuda:NAME or cuda:FILE.json: on the GPU, checked" },
 };
 
-enum { N_RUN_OPTIONS = sizeof(run_options) / sizeof(run_options[0]) };
-
-/* Print the usage of the verb to "out". */
-static void run_usage(FILE *out)
-{
-	fprintf(out, "usage: tessel run FILE.tsl [options]\n\n"
-		"Compile FILE.tsl with the LLVM backend for this machine, run "
-		"it on random\ninputs and print the median time of repeated "
-		"runs (after one warm-up)\nand GFLOP/s.\n\n");
-	for (int i = 0; i < N_RUN_OPTIONS; i++) {
-		char name[64];
-		snprintf(name, sizeof(name), "%s%s", run_options[i].name,
-			run_options[i].has_value ? " V" : "");
-		fprintf(out, "  %-18s %s\n", name, run_options[i].help);
-	}
-	fprintf(out, "  %-18s %s\n\nexit codes: 0 success, 1 the compilation "
-		"or the check failed, 2 bad usage\nor input\n", "--help",
-		"this text");
-}
-
-/* Apply the option at "argv"["*i"] (as "--name V" or "--name=V") to "o".
- * Return -1 when it was applied, else the exit code. */
-static int apply_option(int argc, char **argv, int *i, struct run_opts *o)
-{
-	for (int k = 0; k < N_RUN_OPTIONS; k++) {
-		const struct run_option *op = &run_options[k];
-		size_t n = strlen(op->name);
-		const char *v = NULL;
-		if (strncmp(argv[*i], op->name, n) ||
-		    (argv[*i][n] && argv[*i][n] != '='))
-			continue;
-		if (op->has_value && argv[*i][n] == '=')
-			v = argv[*i] + n + 1;
-		else if (op->has_value && *i + 1 < argc)
-			v = argv[++*i];
-		if (op->has_value && !v) {
-			fprintf(stderr, "tessel run: %s needs a value\n",
-				op->name);
-			return TS_EXIT_USAGE;
-		}
-		if (!op->set(o, v)) {
-			fprintf(stderr, "tessel run: bad value '%s' for %s\n",
-				v ? v : "", op->name);
-			return TS_EXIT_USAGE;
-		}
-		return -1;
-	}
-	fprintf(stderr, "tessel run: unknown option '%s' (see tessel run "
-		"--help)\n", argv[*i]);
-	return TS_EXIT_USAGE;
-}
-
-/* Fill "o" from "argc" and "argv"; return -1 to go on, or the exit
- * code. */
-static int parse_args(int argc, char **argv, struct run_opts *o)
-{
-	int code;
-
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			run_usage(stdout);
-			return TS_EXIT_OK;
-		}
-		if (argv[i][0] == '-' && argv[i][1]) {
-			if ((code = apply_option(argc, argv, &i, o)) >= 0)
-				return code;
-		} else if (o->file) {
-			fprintf(stderr, "tessel run: one program at a time "
-				"('%s' and '%s')\n", o->file, argv[i]);
-			return TS_EXIT_USAGE;
-		} else {
-			o->file = argv[i];
-		}
-	}
-	if (!o->file) {
-		run_usage(stderr);
-		return TS_EXIT_USAGE;
-	}
-	return -1;
-}
+/* The command line of tessel run. */
+static const struct ts_tool_options run_command = {
+	"run", run_options, sizeof(run_options) / sizeof(run_options[0]),
+	"usage: tessel run FILE.tsl [options]\n\n"
+	"Compile FILE.tsl with the LLVM backend for this machine, run it on "
+	"random\ninputs and print the median time of repeated runs (after "
+	"one warm-up)\nand GFLOP/s.\n\n",
+	"0 success, 1 the compilation or the check failed, 2 bad usage\n"
+	"or input",
+};
 
 /* The contents of the file "path" (GC-allocated), or NULL with an error
  * in "ctx". */
@@ -415,7 +320,7 @@ int ts_cmd_run(int argc, char **argv)
 {
 	struct run_opts o = { .schedule = "naive", .seed = 1, .min_time = 0.2 };
 	ts_ctx *ctx;
-	int code = parse_args(argc, argv, &o);
+	int code = ts_tool_parse_args(&run_command, argc, argv, &o, &o.file);
 
 	if (code >= 0)
 		return code;

@@ -17,6 +17,7 @@
 #include <tessel/tune.h>
 
 #include "tools/commands.h"
+#include "tools/options.h"
 
 /* The command line of one tuning run. */
 struct tune_opts {
@@ -33,123 +34,75 @@ struct tune_opts {
 	bool network;		/* tune the tasks of a network together */
 };
 
-/* One option: its name, whether it takes a value, and what it does with
- * it (return false when the value is bad). */
-struct tune_option {
-	const char *name;
-	bool has_value;
-	bool (*set)(struct tune_opts *o, const char *v);
-	const char *help;
-	const char *implied;	/* the value when none follows, or NULL */
-};
-
-/* Parse the integer "s" in ["lo", "hi"] into "*v". */
-static bool parse_int(const char *s, long long lo, long long hi,
-	long long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoll(s, &end, 0);
-	return *s && !*end && !errno && *v >= lo && *v <= hi;
-}
-
 /* Take "v" as the trials of "o". */
-static bool set_trials(struct tune_opts *o, const char *v)
+static bool set_trials(void *o, const char *v)
 {
-	long long n;
-
-	if (!parse_int(v, 1, 1000000, &n))
-		return false;
-	o->trials = (int)n;
-	return true;
+	return ts_tool_set_int(&((struct tune_opts *)o)->trials, v, 1, 1000000);
 }
 
 /* Take "v" as the top-k of "o". */
-static bool set_topk(struct tune_opts *o, const char *v)
+static bool set_topk(void *o, const char *v)
 {
-	long long n;
-
-	if (!parse_int(v, 1, 10000, &n))
-		return false;
-	o->topk = (int)n;
-	return true;
+	return ts_tool_set_int(&((struct tune_opts *)o)->topk, v, 1, 10000);
 }
 
 /* Take "v" as the batch size of "o". */
-static bool set_batch(struct tune_opts *o, const char *v)
+static bool set_batch(void *o, const char *v)
 {
-	long long n;
-
-	if (!parse_int(v, 1, 4096, &n))
-		return false;
-	o->batch = (int)n;
-	return true;
+	return ts_tool_set_int(&((struct tune_opts *)o)->batch, v, 1, 4096);
 }
 
 /* Take "v" as the candidates "o" measures again at the end. */
-static bool set_verify(struct tune_opts *o, const char *v)
+static bool set_verify(void *o, const char *v)
 {
-	long long n;
-
-	if (!parse_int(v, 0, 1000, &n))
-		return false;
-	o->verify = (int)n;
-	return true;
+	return ts_tool_set_int(&((struct tune_opts *)o)->verify, v, 0, 1000);
 }
 
 /* Take "v" as the records log of "o". */
-static bool set_log(struct tune_opts *o, const char *v)
+static bool set_log(void *o, const char *v)
 {
-	o->log = v;
-	return *v != '\0';
+	return ts_tool_set_string(&((struct tune_opts *)o)->log, v);
 }
 
 /* Take "v" as the seed of "o". */
-static bool set_seed(struct tune_opts *o, const char *v)
+static bool set_seed(void *o, const char *v)
 {
 	long long n;
 
-	if (!parse_int(v, 1, INT64_MAX, &n))
+	if (!ts_tool_parse_int(v, 1, INT64_MAX, &n))
 		return false;
-	o->seed = (uint64_t)n;
+	((struct tune_opts *)o)->seed = (uint64_t)n;
 	return true;
 }
 
 /* Take "v" as the threads of "o". */
-static bool set_threads(struct tune_opts *o, const char *v)
+static bool set_threads(void *o, const char *v)
 {
-	long long n;
-
-	if (!parse_int(v, 1, 4096, &n))
-		return false;
-	o->threads = (int)n;
-	return true;
+	return ts_tool_set_int(&((struct tune_opts *)o)->threads, v, 1, 4096);
 }
 
 /* Take "v" as the target of "o". */
-static bool set_target(struct tune_opts *o, const char *v)
+static bool set_target(void *o, const char *v)
 {
-	o->target = v;
-	return *v != '\0';
+	return ts_tool_set_string(&((struct tune_opts *)o)->target, v);
 }
 
 /* Silence the progress bar of "o" ("v" unused). */
-static bool set_quiet(struct tune_opts *o, const char *v)
+static bool set_quiet(void *o, const char *v)
 {
-	o->quiet = true;
+	((struct tune_opts *)o)->quiet = true;
 	return true;
 }
 
 /* Tune "o"'s file as a network ("v" unused). */
-static bool set_network(struct tune_opts *o, const char *v)
+static bool set_network(void *o, const char *v)
 {
-	o->network = true;
+	((struct tune_opts *)o)->network = true;
 	return true;
 }
 
 /* The options of tessel tune; add a row to add one. */
-static const struct tune_option tune_options[] = {
+static const struct ts_tool_option tune_options[] = {
 	{ "--trials", true, set_trials, "measurements per task (default 200)" },
 	{ "--topk", true, set_topk, "measure only the K (default 10) best "
 	  "configurations of the static model", "10" },
@@ -169,93 +122,18 @@ static const struct tune_option tune_options[] = {
 	  "tasks and share --trials among them by expected gain" },
 };
 
-enum { N_TUNE_OPTIONS = sizeof(tune_options) / sizeof(tune_options[0]) };
-
-/* Print the usage of the verb to "out". */
-static void tune_usage(FILE *out)
-{
-	fprintf(out, "usage: tessel tune FILE.tsl [options]\n\n"
-		"Tune every task of FILE.tsl by measuring candidate schedules "
-		"on this machine\n(evolutionary search guided by a learned "
-		"cost model, or the static model's\ntop-k), then print naive, "
-		"static and tuned times per task.  With --log, every\n"
-		"measurement is appended to the log, a later run resumes from "
-		"it, and the\ntuning curve is written as LOG.csv and LOG.svg "
-		"(LOG without its extension).\n\n");
-	for (int i = 0; i < N_TUNE_OPTIONS; i++) {
-		char name[64];
-		snprintf(name, sizeof(name), "%s%s", tune_options[i].name,
-			tune_options[i].implied ? " [V]" :
-			tune_options[i].has_value ? " V" : "");
-		fprintf(out, "  %-18s %s\n", name, tune_options[i].help);
-	}
-	fprintf(out, "  %-18s %s\n\nexit codes: 0 success, 1 tuning failed, "
-		"2 bad usage or input\n", "--help", "this text");
-}
-
-/* Apply the option at "argv"["*i"] (as "--name V" or "--name=V") to "o".
- * Return -1 when it was applied, else the exit code. */
-static int apply_option(int argc, char **argv, int *i, struct tune_opts *o)
-{
-	for (int k = 0; k < N_TUNE_OPTIONS; k++) {
-		const struct tune_option *op = &tune_options[k];
-		size_t n = strlen(op->name);
-		const char *v = NULL;
-		if (strncmp(argv[*i], op->name, n) ||
-		    (argv[*i][n] && argv[*i][n] != '='))
-			continue;
-		if (op->has_value && argv[*i][n] == '=')
-			v = argv[*i] + n + 1;
-		else if (op->implied && (*i + 1 >= argc ||
-		    !strchr("0123456789", argv[*i + 1][0]) || !argv[*i + 1][0]))
-			v = op->implied;
-		else if (op->has_value && *i + 1 < argc)
-			v = argv[++*i];
-		if (op->has_value && !v) {
-			fprintf(stderr, "tessel tune: %s needs a value\n",
-				op->name);
-			return TS_EXIT_USAGE;
-		}
-		if (!op->set(o, v)) {
-			fprintf(stderr, "tessel tune: bad value '%s' for %s\n",
-				v ? v : "", op->name);
-			return TS_EXIT_USAGE;
-		}
-		return -1;
-	}
-	fprintf(stderr, "tessel tune: unknown option '%s' (see tessel tune "
-		"--help)\n", argv[*i]);
-	return TS_EXIT_USAGE;
-}
-
-/* Fill "o" from "argc" and "argv"; return -1 to go on, or the exit
- * code. */
-static int parse_args(int argc, char **argv, struct tune_opts *o)
-{
-	int code;
-
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			tune_usage(stdout);
-			return TS_EXIT_OK;
-		}
-		if (argv[i][0] == '-' && argv[i][1]) {
-			if ((code = apply_option(argc, argv, &i, o)) >= 0)
-				return code;
-		} else if (o->file) {
-			fprintf(stderr, "tessel tune: one program at a time "
-				"('%s' and '%s')\n", o->file, argv[i]);
-			return TS_EXIT_USAGE;
-		} else {
-			o->file = argv[i];
-		}
-	}
-	if (!o->file) {
-		tune_usage(stderr);
-		return TS_EXIT_USAGE;
-	}
-	return -1;
-}
+/* The command line of tessel tune. */
+static const struct ts_tool_options tune_command = {
+	"tune", tune_options, sizeof(tune_options) / sizeof(tune_options[0]),
+	"usage: tessel tune FILE.tsl [options]\n\n"
+	"Tune every task of FILE.tsl by measuring candidate schedules on "
+	"this machine\n(evolutionary search guided by a learned cost model, "
+	"or the static model's\ntop-k), then print naive, static and tuned "
+	"times per task.  With --log, every\nmeasurement is appended to the "
+	"log, a later run resumes from it, and the\ntuning curve is written "
+	"as LOG.csv and LOG.svg (LOG without its extension).\n\n",
+	"0 success, 1 tuning failed, 2 bad usage or input",
+};
 
 /* Draw the progress bar of "p" on stderr ("data" unused). */
 static void progress_bar(const ts_tune_progress *p, void *data)
@@ -485,7 +363,7 @@ int ts_cmd_tune(int argc, char **argv)
 	struct tune_opts o = { .target = "host", .trials = 200, .batch = 16,
 		.threads = 1, .verify = 4, .seed = 1 };
 	ts_ctx *ctx;
-	int code = parse_args(argc, argv, &o);
+	int code = ts_tool_parse_args(&tune_command, argc, argv, &o, &o.file);
 
 	if (code >= 0)
 		return code;
