@@ -15,6 +15,7 @@
 
 #include <tessel/lower.h>
 #include <tessel/network.h>
+#include <tessel/records.h>
 #include <tessel/search.h>
 
 #include "dsl/internal.h"
@@ -577,4 +578,62 @@ ts_network *ts_network_compile(ts_ctx *ctx, const ts_dag *dag,
 		sch = ts_partition_static_schedules(ctx, p, target, o.topk,
 			o.threads);
 	return ts_network_build(ctx, p, sch, &o);
+}
+
+/* Whether subgraph "g" of "p" reads a network input of two or more
+ * dimensions that no other subgraph reads (its own weights). */
+static bool reads_own_weights(const ts_partition *p, int g)
+{
+	const ts_subgraph *sg = &p->subgraphs[g];
+
+	for (int i = 0; i < sg->ninputs; i++) {
+		const ts_tensor *t = sg->inputs[i];
+		bool shared = false;
+		if (t->stage || t->ndim < 2)
+			continue;
+		for (int h = 0; h < p->nsubgraphs && !shared; h++)
+			for (int k = 0; h != g && k < p->subgraphs[h].ninputs;
+			     k++)
+				shared |= p->subgraphs[h].inputs[k] == t;
+		if (!shared)
+			return true;
+	}
+	return false;
+}
+
+bool ts_partition_is_network(const ts_partition *p)
+{
+	int layers = 0;
+
+	for (int g = 0; p && g < p->nsubgraphs; g++)
+		layers += reads_own_weights(p, g);
+	return layers >= 2;
+}
+
+ts_schedule **ts_partition_record_schedules(ts_ctx *ctx,
+	const ts_partition *p, const ts_target *target, const char *log,
+	const ts_record **used)
+{
+	ts_schedule **sch = ts_new_array(ts_schedule *, p->ntasks + 1);
+	const char *key = ts_target_key(target);
+	ts_record **recs;
+	int n = 0;
+
+	if (!(recs = ts_records_load(ctx, log, &n)))
+		return NULL;
+	for (int t = 0; t < p->ntasks; t++) {
+		const ts_dag *dag = p->tasks[t]->dag;
+		const ts_record *best = ts_records_best(recs, n,
+			p->tasks[t]->hash, key);
+		if (used)
+			used[t] = best;
+		if (best && !(sch[t] = ts_record_schedule(ctx, dag, best))) {
+			ts_ctx_set_error(ctx, "%s:%d: the record of task %d "
+				"(anchor '%s') does not replay: %s", log,
+				best->line, t, p->tasks[t]->name,
+				ts_ctx_error(ctx));
+			return NULL;
+		}
+	}
+	return sch;
 }

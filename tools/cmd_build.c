@@ -11,6 +11,7 @@
 #include <tessel/search.h>
 
 #include "tools/commands.h"
+#include "tools/network_tool.h"
 #include "tools/options.h"
 
 /* The command line of one build. */
@@ -25,6 +26,7 @@ struct build_opts {
 	bool fast_math;
 	bool emit_text;		/* also <name>.ll and <name>.s */
 	const char *target;	/* cuda[:NAME|FILE.json], or NULL: the CPU */
+	int threads;		/* cores of the schedules; 0: all */
 };
 
 /* Take "v" as the output folder of "o". */
@@ -85,6 +87,12 @@ static bool set_target(void *o, const char *v)
 	return ts_tool_set_string(&((struct build_opts *)o)->target, v);
 }
 
+/* Take "v" as the cores the schedules of "o" are for. */
+static bool set_threads(void *o, const char *v)
+{
+	return ts_tool_set_int(&((struct build_opts *)o)->threads, v, 1, 4096);
+}
+
 /* The options of tessel build; add a row to add one. */
 static const struct ts_tool_option build_options[] = {
 	{ "-o", true, set_out, "the output folder (created if missing)" },
@@ -107,6 +115,9 @@ static const struct ts_tool_option build_options[] = {
 	  "                     cuda:FILE.json: CUDA C, cubin or PTX, header" },
 	{ "--emit-text", false, set_emit_text,
 	  "also write DIR/<name>.ll (LLVM IR) and DIR/<name>.s (assembly)" },
+	{ "--threads", true, set_threads,
+	  "the cores the schedules are for, and of the host whose\n"
+	  "                     records apply (default: all)" },
 };
 
 /* The command line of tessel build. */
@@ -116,7 +127,10 @@ static const struct ts_tool_options build_command = {
 	"usage: tessel build FILE.tsl -o DIR [options]\n\n"
 	"Compile FILE.tsl ahead of time: DIR/<name>.o and DIR/<name>.h for "
 	"the target,\nand DIR/lib<name>.so when the target has this "
-	"machine's architecture\n(linked with $CC, default cc).\n\n",
+	"machine's architecture\n(linked with $CC, default cc).  A network "
+	"(two or more layers with weights\nof their own) becomes one library "
+	"for this machine, DIR/lib<file>.so, with\none entry point; each "
+	"task takes its best record (--records) or the static\nschedule.\n\n",
 	"0 success, 1 the compilation failed, 2 bad usage or input",
 };
 
@@ -167,11 +181,67 @@ static ts_func *build_func(ts_ctx *ctx, const ts_dag *dag,
 	ts_schedule *sch;
 
 	if (o->records)
-		return ts_tool_lower_records(ctx, dag, o->records, 0, "build");
+		return ts_tool_lower_records(ctx, dag, o->records, o->threads,
+			"build");
 	if (o->schedule && strcmp(o->schedule, "static"))
 		return ts_tool_lower(ctx, dag, o->schedule);
-	sch = ts_static_schedule(ctx, dag, cpu);
+	sch = ts_static_schedule(ctx, dag, ts_tool_target_threads(cpu,
+		o->threads));
 	return sch ? ts_lower(ctx, dag, sch) : NULL;
+}
+
+/* The option of "o" that a network build cannot honour, or NULL. */
+static const char *network_conflict(const struct build_opts *o)
+{
+	if (o->triple)
+		return "--target-triple";
+	if (o->cpu)
+		return "--cpu";
+	if (o->features)
+		return "--features";
+	if (o->fast_math)
+		return "--fast-math";
+	if (o->emit_text)
+		return "--emit-text";
+	if (o->target && strcmp(o->target, "host"))
+		return "--target";
+	return NULL;
+}
+
+/* Build the network "p" of "o" for "host" into one library; return the
+ * exit code. */
+static int build_network(ts_ctx *ctx, const struct build_opts *o,
+	const ts_partition *p, const ts_target *host)
+{
+	struct ts_tool_network_opts no = { "build", o->records, o->threads,
+		0, o->schedule && !strcmp(o->schedule, "naive") };
+	const char *bad = network_conflict(o), *name;
+	ts_network *net;
+
+	if (bad || (o->schedule && strcmp(o->schedule, "naive") &&
+	    strcmp(o->schedule, "static"))) {
+		fprintf(stderr, "tessel build: '%s' is a network of %d "
+			"subgraphs: it is built for this machine, each task "
+			"with its record or static schedule (%s does not "
+			"apply)\n", o->file, p->nsubgraphs, bad ? bad :
+			"--schedule FILE");
+		return TS_EXIT_USAGE;
+	}
+	if (!(net = ts_tool_network_compile(ctx, p, host, &no))) {
+		ts_tool_report(ctx);
+		return TS_EXIT_FAIL;
+	}
+	name = ts_tool_network_name(o->file);
+	mkdir(o->out, 0777);
+	if (ts_network_build_aot(ctx, net, o->out, name) < 0) {
+		ts_tool_report(ctx);
+		ts_network_free(net);
+		return TS_EXIT_FAIL;
+	}
+	ts_tool_warnings(ctx);
+	ts_network_free(net);
+	printf("%s/%s.h\n%s/lib%s.so\n", o->out, name, o->out, name);
+	return TS_EXIT_OK;
 }
 
 /* Lower and compile the program of "o" in "ctx"; return the exit code. */
@@ -182,6 +252,7 @@ static int build_program(ts_ctx *ctx, const struct build_opts *o)
 	ts_target *cpu;
 	const char *sym;
 	char so[4096];
+	ts_partition *p;
 	ts_func *f;
 
 	if (dag && o->target && ts_tool_is_cuda_target(o->target)) {
@@ -199,6 +270,9 @@ static int build_program(ts_ctx *ctx, const struct build_opts *o)
 			"cuda:%s", o->target, o->target);
 		cpu = NULL;
 	}
+	if (cpu && cpu->kind == TS_TARGET_CPU && (p = ts_tool_network_partition(
+	    ctx, dag, ts_tool_target_threads(cpu, o->threads), false)))
+		return build_network(ctx, o, p, cpu);
 	if (!cpu || !(f = build_func(ctx, dag, o, cpu))) {
 		ts_tool_report(ctx);
 		return TS_EXIT_USAGE;
@@ -232,7 +306,7 @@ static int build_program(ts_ctx *ctx, const struct build_opts *o)
  * "build"). */
 int ts_cmd_build(int argc, char **argv)
 {
-	struct build_opts o = { .schedule = "naive" };
+	struct build_opts o = { 0 };
 	ts_ctx *ctx;
 	int code = parse_args(argc, argv, &o);
 

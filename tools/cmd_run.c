@@ -13,6 +13,7 @@
 #include <tessel/search.h>
 
 #include "tools/commands.h"
+#include "tools/network_tool.h"
 #include "tools/options.h"
 
 /* The command line of one run. */
@@ -91,9 +92,10 @@ static bool set_target(void *o, const char *v)
 /* The options of tessel run; add a row to add one. */
 static const struct ts_tool_option run_options[] = {
 	{ "--schedule", true, set_schedule,
-	  "naive (default) or a schedule in a JSON file" },
+	  "naive (default; static for a network) or a JSON file" },
 	{ "--records", true, set_records,
-	  "the best record of this log (else the static schedule)" },
+	  "the best record of this log (else the static schedule);\n"
+	  "                     of each task of a network" },
 	{ "--threads", true, set_threads,
 	  "threads of parallel loops (default: OpenMP's)" },
 	{ "--check", false, set_check,
@@ -113,7 +115,9 @@ static const struct ts_tool_options run_command = {
 	"usage: tessel run FILE.tsl [options]\n\n"
 	"Compile FILE.tsl with the LLVM backend for this machine, run it on "
 	"random\ninputs and print the median time of repeated runs (after "
-	"one warm-up)\nand GFLOP/s.\n\n",
+	"one warm-up)\nand GFLOP/s.  A network (two or more layers with weights of "
+	"their own) runs\ntask by task through the executor, each task "
+	"with its best record (--records)\nor its static schedule.\n\n",
 	"0 success, 1 the compilation or the check failed, 2 bad usage\n"
 	"or input",
 };
@@ -180,6 +184,8 @@ static double dag_flops(ts_ctx *ctx, const ts_dag *dag)
 
 /* The results of one run. */
 struct run_result {
+	const char *kernel;	/* the function, or the network's name */
+	int subgraphs, tasks;	/* of a network; 0 for one kernel */
 	ts_timing timing;
 	double flops;
 	bool checked, passed;
@@ -239,8 +245,8 @@ static void print_json_string(const char *s)
 	putchar('"');
 }
 
-/* Print "r" for "o" and "f" as text or JSON. */
-static void print_result(const struct run_opts *o, const ts_func *f,
+/* Print "r" for "o" as text or JSON. */
+static void print_result(const struct run_opts *o,
 	const struct run_result *r)
 {
 	double ms = r->timing.median_s * 1e3;
@@ -251,7 +257,10 @@ static void print_result(const struct run_opts *o, const ts_func *f,
 		printf("{\"file\": ");
 		print_json_string(o->file);
 		printf(", \"kernel\": ");
-		print_json_string(f->name);
+		print_json_string(r->kernel);
+		if (r->subgraphs)
+			printf(", \"subgraphs\": %d, \"tasks\": %d",
+				r->subgraphs, r->tasks);
 		printf(", \"median_ms\": %.6g, \"min_ms\": %.6g, \"runs\": %d, "
 			"\"flops\": %.0f, \"gflops\": %.6g, \"threads\": %d, "
 			"\"checked\": %s, \"passed\": %s, \"max_abs_err\": ", ms,
@@ -265,12 +274,72 @@ static void print_result(const struct run_opts *o, const ts_func *f,
 			printf("null}\n");
 		return;
 	}
-	printf("%s: %s median %.4f ms (min %.4f ms, %d runs), %.2f GFLOP/s\n",
-		o->file, f->name, ms, r->timing.min_s * 1e3, r->timing.nsamples,
-		gflops);
+	if (r->subgraphs)
+		printf("%s: network %s (%d subgraphs, %d tasks) median %.4f ms "
+			"(min %.4f ms, %d runs), %.2f GFLOP/s\n", o->file,
+			r->kernel, r->subgraphs, r->tasks, ms,
+			r->timing.min_s * 1e3, r->timing.nsamples, gflops);
+	else
+		printf("%s: %s median %.4f ms (min %.4f ms, %d runs), %.2f "
+			"GFLOP/s\n", o->file, r->kernel, ms,
+			r->timing.min_s * 1e3, r->timing.nsamples, gflops);
 	if (r->checked)
 		printf("check: %s (max abs error %.3g)\n", r->passed ? "pass"
 			: "FAIL", r->max_abs_err);
+}
+
+/* Compile the network "p" of "dag" (for "host" with o->threads cores)
+ * as "o" asks, check and time it; return the exit code. */
+static int run_network(ts_ctx *ctx, const struct run_opts *o,
+	const ts_dag *dag, const ts_partition *p, const ts_target *host)
+{
+	struct ts_tool_network_opts no = { "run", o->records, o->threads, 0,
+		o->schedule && !strcmp(o->schedule, "naive") };
+	struct run_result r = { .kernel = dag->name ? dag->name : "network",
+		.subgraphs = p->nsubgraphs, .tasks = p->ntasks };
+	ts_network *net = ts_tool_network_compile(ctx, p, host, &no);
+	ts_array **in = net ? ts_dag_random_inputs(ctx, dag, o->seed) : NULL;
+	ts_array **out = GC_MALLOC(sizeof(*out) * (dag->noutputs + 1));
+	int code = TS_EXIT_OK;
+
+	if (!in || ts_network_run(net, in, out) < 0) {
+		ts_tool_report(ctx);
+		ts_network_free(net);
+		return TS_EXIT_FAIL;
+	}
+	ts_tool_warnings(ctx);
+	if (o->check) {
+		code = ts_tool_network_check(ctx, dag, in, out, &r.max_abs_err,
+			true);
+		r.checked = true;
+		r.passed = code == TS_EXIT_OK;
+	}
+	if (ts_network_time(net, in, o->min_time, &r.timing) < 0) {
+		ts_tool_report(ctx);
+		ts_network_free(net);
+		return TS_EXIT_FAIL;
+	}
+	ts_network_free(net);
+	r.flops = (double)ts_partition_flops(p);
+	print_result(o, &r);
+	return code;
+}
+
+/* The partition of "dag" when "o" runs it as a network (no GPU target,
+ * no schedule file), else NULL; "*host" receives the host target. */
+static ts_partition *network_of(ts_ctx *ctx, const struct run_opts *o,
+	const ts_dag *dag, ts_target **host)
+{
+	if (o->target || (o->schedule && strcmp(o->schedule, "naive") &&
+	    strcmp(o->schedule, "static")))
+		return NULL;
+	*host = ts_target_host(ctx);
+	if (!*host) {
+		ts_ctx_clear_error(ctx);
+		return NULL;
+	}
+	return ts_tool_network_partition(ctx, dag,
+		ts_tool_target_threads(*host, o->threads), false);
 }
 
 /* Compile, check and time the program of "o" in "ctx"; return the exit
@@ -283,7 +352,11 @@ static int run_program(ts_ctx *ctx, const struct run_opts *o)
 	ts_func *f;
 	ts_module *m;
 	ts_array **args;
+	ts_target *host = NULL;
+	ts_partition *p = dag ? network_of(ctx, o, dag, &host) : NULL;
 
+	if (p)
+		return run_network(ctx, o, dag, p, host);
 	if (dag && o->target) {
 		ts_target *tg = ts_tool_cuda_target(ctx, o->target);
 		if (!tg) {
@@ -311,14 +384,15 @@ static int run_program(ts_ctx *ctx, const struct run_opts *o)
 	}
 	r.flops = dag_flops(ctx, dag);
 	ts_module_free(m);
-	print_result(o, f, &r);
+	r.kernel = f->name;
+	print_result(o, &r);
 	return r.checked && !r.passed ? TS_EXIT_FAIL : TS_EXIT_OK;
 }
 
 /* Run "tessel run" with the "argc" arguments "argv" (argv[0] is "run"). */
 int ts_cmd_run(int argc, char **argv)
 {
-	struct run_opts o = { .schedule = "naive", .seed = 1, .min_time = 0.2 };
+	struct run_opts o = { .seed = 1, .min_time = 0.2 };
 	ts_ctx *ctx;
 	int code = ts_tool_parse_args(&run_command, argc, argv, &o, &o.file);
 

@@ -9,12 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gc.h>
+
 #include <tessel/network.h>
+#include <tessel/records.h>
 #include <tessel/tune.h>
 
 #define TS_TOOL_MIN(a, b) ((a) < (b) ? (a) : (b))
 
 #include "tools/commands.h"
+#include "tools/network_tool.h"
 
 /* The command line. */
 struct tasks_opts {
@@ -26,6 +30,7 @@ struct tasks_opts {
 	int tune;		/* rounds of tuning shared by the tasks */
 	int trials;		/* measurements per round */
 	const char *log;	/* records log of the tuner */
+	const char *records;	/* best record per task, or NULL */
 	const char *build;	/* directory of the AOT library, or NULL */
 	bool run, check, naive, profile, layout;
 	double min_time;	/* seconds of timed runs; 0: no timing */
@@ -48,6 +53,8 @@ static void usage(FILE *out)
 		"                  by expected gain (task scheduler)\n"
 		"  --trials N      measurements per round (default 16)\n"
 		"  --log FILE      records log of the tuner\n"
+		"  --records FILE  with --run: the best record of each task in\n"
+		"                  FILE (static where it has none)\n"
 		"  --build DIR     with --run: write DIR/lib<name>.so (one entry\n"
 		"                  point for the whole network) and DIR/<name>.h\n"
 		"  --threads N     threads of parallel loops\n"
@@ -85,6 +92,8 @@ static bool set_value(struct tasks_opts *o, const char *name, const char *v)
 		o->trials = (int)n;
 	else if (!strcmp(name, "--log"))
 		o->log = v;
+	else if (!strcmp(name, "--records"))
+		o->records = v;
 	else if (!strcmp(name, "--build"))
 		o->build = v;
 	else if (!strcmp(name, "--topk") && parse_long(v, 1, 1000, &n))
@@ -103,7 +112,7 @@ static int parse_args(int argc, char **argv, struct tasks_opts *o)
 {
 	static const char *const with_value[] = { "--target", "--weights",
 		"--threads", "--seed", "--time", "--topk", "--tune", "--trials",
-		"--log", "--build", NULL };
+		"--log", "--build", "--records", NULL };
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -140,7 +149,7 @@ static int parse_args(int argc, char **argv, struct tasks_opts *o)
 		usage(stderr);
 		return TS_EXIT_USAGE;
 	}
-	o->run |= o->tune > 0 || o->build;
+	o->run |= o->tune > 0 || o->build || o->records;
 	return -1;
 }
 
@@ -166,27 +175,31 @@ static ts_array **load_inputs(ts_ctx *ctx, const ts_dag *dag,
 	return in;
 }
 
-/* Compare the network's outputs "got" with the interpreter's. */
-static int check_outputs(ts_ctx *ctx, const ts_dag *dag, ts_array **in,
-	ts_array **got)
+int ts_tool_network_check(ts_ctx *ctx, const ts_dag *dag, ts_array **in,
+	ts_array **got, double *max_err, bool quiet)
 {
-	ts_array **want = calloc((size_t)dag->noutputs, sizeof(*want));
+	ts_array **want = GC_MALLOC(sizeof(*want) * ((size_t)dag->noutputs +
+		1));
 	int rc = TS_EXIT_OK;
 
-	if (ts_eval(ctx, dag, in, want) < 0) {
-		free(want);
+	if (max_err)
+		*max_err = 0;
+	if (!want || ts_eval(ctx, dag, in, want) < 0) {
 		ts_tool_report(ctx);
 		return TS_EXIT_FAIL;
 	}
 	for (int o = 0; o < dag->noutputs; o++) {
 		double err = 0;
 		bool ok = ts_array_close(got[o], want[o], &err);
-		printf("check %s: %s (max abs error %.3g)\n",
-			dag->outputs[o]->name, ok ? "ok" : "MISMATCH", err);
+		if (!quiet)
+			printf("check %s: %s (max abs error %.3g)\n",
+				dag->outputs[o]->name, ok ? "ok" : "MISMATCH",
+				err);
+		if (max_err && err > *max_err)
+			*max_err = err;
 		if (!ok)
 			rc = TS_EXIT_FAIL;
 	}
-	free(want);
 	return rc;
 }
 
@@ -226,24 +239,29 @@ static void tune_progress(void *data, int round, int task, double latency)
 		round, task, latency * 1e3);
 }
 
-/* The schedules of the tasks of "p": tuned for o->tune rounds, static
- * where tuning found nothing (or without tuning). */
+/* The schedules of the tasks of "p" for "host" (partitioned for "tg"):
+ * tuned for o->tune rounds, else the best record of o->records, else
+ * static. */
 static ts_schedule **schedules(ts_ctx *ctx, const ts_partition *p,
-	const ts_target *tg, const struct tasks_opts *o)
+	const ts_target *host, const struct tasks_opts *o)
 {
-	ts_schedule **st = ts_partition_static_schedules(ctx, p, tg, o->topk,
-		o->threads), **tuned;
+	struct ts_tool_network_opts no = { "tasks", o->records, o->threads,
+		o->topk, false };
+	ts_schedule **st = ts_tool_network_schedules(ctx, p, host, &no);
 	ts_tune_options to = ts_tune_options_default();
+	ts_schedule **tuned;
 	ts_task_schedule *r;
 
-	if (o->tune <= 0)
+	if (!st || o->tune <= 0)
 		return st;
 	to.trials = o->trials > 0 ? o->trials : 16;
 	to.batch = TS_TOOL_MIN(to.batch, to.trials);
 	to.threads = to.measure.threads = o->threads > 0 ? o->threads : 1;
 	to.log = o->log;
 	to.seed = o->seed;
-	tuned = ts_partition_tune(ctx, p, tg, o->tune, &to, tune_progress,
+	/* The tuner sets the cores of "host" to its threads: its records
+	 * are keyed as tessel tune's and --records look them up. */
+	tuned = ts_partition_tune(ctx, p, host, o->tune, &to, tune_progress,
 		NULL, &r);
 	fputc('\n', stderr);
 	if (!tuned)
@@ -258,21 +276,28 @@ static ts_schedule **schedules(ts_ctx *ctx, const ts_partition *p,
 	return st;
 }
 
-/* Build the AOT library of "net" into o->build, named after the file. */
-static int build_library(ts_ctx *ctx, const ts_dag *dag, ts_network *net,
-	const struct tasks_opts *o)
+char *ts_tool_network_name(const char *file)
 {
-	const char *base = strrchr(o->file, '/');
-	char name[256];
+	const char *base = strrchr(file, '/');
+	char *name;
 	int n = 0;
 
-	(void)dag;
-	base = base ? base + 1 : o->file;
+	base = base ? base + 1 : file;
+	name = GC_MALLOC_ATOMIC(strlen(base) + 2);
 	if (!isalpha((unsigned char)*base))
 		name[n++] = 'n';
 	for (; *base && *base != '.' && n < 255; base++)
 		name[n++] = isalnum((unsigned char)*base) ? *base : '_';
 	name[n] = '\0';
+	return name;
+}
+
+/* Build the AOT library of "net" into o->build, named after the file. */
+static int build_library(ts_ctx *ctx, ts_network *net,
+	const struct tasks_opts *o)
+{
+	const char *name = ts_tool_network_name(o->file);
+
 	if (ts_network_build_aot(ctx, net, o->build, name) < 0) {
 		ts_tool_report(ctx);
 		return TS_EXIT_FAIL;
@@ -282,8 +307,108 @@ static int build_library(ts_ctx *ctx, const ts_dag *dag, ts_network *net,
 	return TS_EXIT_OK;
 }
 
-/* Compile the tasks of "p", run, check and time the network "dag". */
-static int run_network(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
+ts_target *ts_tool_target_threads(const ts_target *tg, int threads)
+{
+	ts_target *t;
+
+	if (!tg || threads <= 0 || tg->kind != TS_TARGET_CPU)
+		return (ts_target *)tg;
+	t = GC_MALLOC_UNCOLLECTABLE(sizeof(*t));	/* lives with the process */
+	*t = *tg;
+	t->cpu.cores = threads;
+	t->cpu.peak_gflops_f32 = t->cpu.peak_gflops_f32_core * threads;
+	return t;
+}
+
+ts_partition *ts_tool_network_partition(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *tg, bool force)
+{
+	ts_partition *p = ts_partition_dag(ctx, dag, tg);
+
+	/* A DAG the partition cannot follow is left to the single-kernel
+	 * path, which reports its own errors. */
+	if (!p) {
+		ts_ctx_clear_error(ctx);
+		return NULL;
+	}
+	if (force ? p->nsubgraphs > 1 : ts_partition_is_network(p))
+		return p;
+	return NULL;
+}
+
+/* "host" as the tuner keys its records: "threads" cores (when positive),
+ * every other field unchanged. */
+static ts_target *records_target(const ts_target *host, int threads)
+{
+	ts_target *t = GC_MALLOC(sizeof(*t));
+
+	*t = *host;
+	if (threads > 0 && t->kind == TS_TARGET_CPU)
+		t->cpu.cores = threads;
+	return t;
+}
+
+/* Say on stderr which schedule task "t" of "p" got ("rec": its record,
+ * or NULL: static) for "o". */
+static void say_choice(const ts_partition *p, int t, const ts_record *rec,
+	const ts_target *key, const struct ts_tool_network_opts *o)
+{
+	if (rec)
+		fprintf(stderr, "tessel %s: task %d (anchor %s): schedule of "
+			"the record at %s:%d (median %.4g ms)\n", o->verb, t,
+			p->tasks[t]->name, o->records, rec->line,
+			rec->median_s * 1e3);
+	else
+		fprintf(stderr, "tessel %s: task %d (anchor %s): no valid "
+			"record in %s for workload %s on target %s: using the "
+			"static schedule\n", o->verb, t, p->tasks[t]->name,
+			o->records, p->tasks[t]->hash, ts_target_key(key));
+}
+
+ts_schedule **ts_tool_network_schedules(ts_ctx *ctx, const ts_partition *p,
+	const ts_target *host, const struct ts_tool_network_opts *o)
+{
+	const ts_target *tg = ts_tool_target_threads(host, o->threads);
+	const ts_target *key = records_target(host, o->threads);
+	const ts_record **used = GC_MALLOC(sizeof(*used) * (p->ntasks + 1));
+	ts_schedule **rec = NULL, **st;
+	int found = 0;
+
+	if (o->records && !(rec = ts_partition_record_schedules(ctx, p, key,
+	    o->records, used)))
+		return NULL;
+	ts_tool_warnings(ctx);
+	st = ts_partition_static_schedules(ctx, p, tg, o->topk, o->threads);
+	for (int t = 0; rec && t < p->ntasks; t++) {
+		say_choice(p, t, used[t], key, o);
+		if (rec[t]) {
+			st[t] = rec[t];
+			found++;
+		}
+	}
+	if (rec)
+		fprintf(stderr, "tessel %s: %d of %d tasks from records, %d "
+			"static\n", o->verb, found, p->ntasks, p->ntasks - found);
+	return st;
+}
+
+ts_network *ts_tool_network_compile(ts_ctx *ctx, const ts_partition *p,
+	const ts_target *host, const struct ts_tool_network_opts *o)
+{
+	ts_network_options no = ts_network_options_default();
+	ts_schedule **sch = NULL;
+
+	no.threads = o->threads;
+	no.naive = o->naive;
+	no.topk = o->topk;
+	if (!o->naive && !(sch = ts_tool_network_schedules(ctx, p, host, o)))
+		return NULL;
+	return ts_network_build(ctx, p, sch, &no);
+}
+
+/* Compile the tasks of "p" (partitioned for "host" with o->threads
+ * cores), run, check and time the network "dag". */
+static int run_network(ts_ctx *ctx, const ts_dag *dag, const ts_target *host,
 	const ts_partition *p, const struct tasks_opts *o)
 {
 	ts_network_options no = ts_network_options_default();
@@ -298,14 +423,14 @@ static int run_network(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
 	if (o->naive)
 		net = ts_network_build(ctx, p, NULL, &no);
 	else {
-		ts_schedule **sch = schedules(ctx, p, tg, o);
+		ts_schedule **sch = schedules(ctx, p, host, o);
 		net = sch ? ts_network_build(ctx, p, sch, &no) : NULL;
 	}
 	in = net ? load_inputs(ctx, dag, o) : NULL;
-	out = calloc((size_t)dag->noutputs + 1, sizeof(*out));
+	out = GC_MALLOC(sizeof(*out) * ((size_t)dag->noutputs + 1));
 	if (!in || ts_network_run(net, in, out) < 0) {
-		free(out);
 		ts_tool_report(ctx);
+		ts_network_free(net);
 		return TS_EXIT_FAIL;
 	}
 	ts_tool_warnings(ctx);
@@ -314,8 +439,8 @@ static int run_network(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
 		"(%.3f MiB without reuse)\n", mp->nbuffers,
 		mp->arena_bytes / 1048576.0, mp->total_bytes / 1048576.0);
 	if (o->check)
-		rc = check_outputs(ctx, dag, in, out);
-	if (o->build && build_library(ctx, dag, net, o) != TS_EXIT_OK)
+		rc = ts_tool_network_check(ctx, dag, in, out, NULL, false);
+	if (o->build && build_library(ctx, net, o) != TS_EXIT_OK)
 		rc = TS_EXIT_FAIL;
 	if (o->profile && profile_tasks(ctx, net) != TS_EXIT_OK)
 		rc = TS_EXIT_FAIL;
@@ -329,24 +454,8 @@ static int run_network(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
 				t.median_s * 1e3, t.min_s * 1e3, t.nsamples);
 		}
 	}
-	free(out);
 	ts_network_free(net);
 	return rc;
-}
-
-/* "tg" with "threads" cores (when positive): the static schedules then
- * parallelise for that many threads. */
-static ts_target *with_threads(ts_target *tg, int threads)
-{
-	ts_target *t;
-
-	if (!tg || threads <= 0 || tg->kind != TS_TARGET_CPU)
-		return tg;
-	t = malloc(sizeof(*t));	/* lives until the process ends */
-	*t = *tg;
-	t->cpu.cores = threads;
-	t->cpu.peak_gflops_f32 = t->cpu.peak_gflops_f32_core * threads;
-	return t;
 }
 
 /* Choose layouts for "p", print the choice, return the relaid
@@ -422,15 +531,15 @@ int ts_cmd_tasks(int argc, char **argv)
 	int rc = parse_args(argc, argv, &o);
 	ts_ctx *ctx;
 	ts_dag *dag;
-	ts_target *tg;
+	ts_target *host, *tg;
 	const ts_partition *p;
 
 	if (rc >= 0)
 		return rc;
 	ctx = ts_ctx_alloc();
 	dag = ts_parse_file(ctx, o.file);
-	tg = with_threads(dag ? ts_tool_target(ctx, o.target ? o.target :
-		"host") : NULL, o.threads);
+	host = dag ? ts_tool_target(ctx, o.target ? o.target : "host") : NULL;
+	tg = ts_tool_target_threads(host, o.threads);
 	p = tg ? ts_partition_dag(ctx, dag, tg) : NULL;
 	if (!p) {
 		ts_tool_report(ctx);
@@ -443,7 +552,7 @@ int ts_cmd_tasks(int argc, char **argv)
 		ts_ctx_free(ctx);
 		return TS_EXIT_FAIL;
 	}
-	rc = o.run ? run_network(ctx, dag, tg, p, &o) : TS_EXIT_OK;
+	rc = o.run ? run_network(ctx, dag, host, p, &o) : TS_EXIT_OK;
 	ts_ctx_free(ctx);
 	return rc;
 }

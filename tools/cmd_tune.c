@@ -1,7 +1,9 @@
 /* tessel tune: tune every task of a .tsl program by measurement, with a
  * progress bar on stderr, a summary table on stdout, and the tuning
- * curve (CSV and SVG) next to the records log.  For now the whole DAG is
- * one task. */
+ * curve (CSV and SVG) next to the records log.  A network (two or more
+ * layers with weights of their own, or any partition of several
+ * subgraphs with --network) is tuned task by task by the task scheduler
+ * (tools/cmd_tasks.c); anything else is one task. */
 #include <config.h>
 
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include <tessel/tune.h>
 
 #include "tools/commands.h"
+#include "tools/network_tool.h"
 #include "tools/options.h"
 
 /* The command line of one tuning run. */
@@ -118,8 +121,9 @@ static const struct ts_tool_option tune_options[] = {
 	{ "--target", true, set_target, "host (default), a shipped name or "
 	  "FILE.json" },
 	{ "--quiet", false, set_quiet, "no progress bar" },
-	{ "--network", false, set_network, "a network: partition it into "
-	  "tasks and share --trials among them by expected gain" },
+	{ "--network", false, set_network, "tune as a network even with fewer "
+	  "than two layers with\n                     weights of their own: "
+	  "its tasks share --trials by expected gain" },
 };
 
 /* The command line of tessel tune. */
@@ -131,7 +135,10 @@ static const struct ts_tool_options tune_command = {
 	"or the static model's\ntop-k), then print naive, static and tuned "
 	"times per task.  With --log, every\nmeasurement is appended to the "
 	"log, a later run resumes from it, and the\ntuning curve is written "
-	"as LOG.csv and LOG.svg (LOG without its extension).\n\n",
+	"as LOG.csv and LOG.svg (LOG without its extension).  A network "
+	"(two or more\nlayers with weights of their own) is tuned task by "
+	"task: its tasks share\n--trials in rounds of --batch, by expected "
+	"gain.\n\n",
 	"0 success, 1 tuning failed, 2 bad usage or input",
 };
 
@@ -333,7 +340,7 @@ static int tune_program(ts_ctx *ctx, const struct tune_opts *o)
 		return TS_EXIT_USAGE;
 	}
 	ts_ctx_set_seed(ctx, o->seed);
-	if (o->network) {
+	if (o->network || ts_tool_network_partition(ctx, dag, target, false)) {
 		ts_tune_options to = ts_tune_options_default();
 		int code;
 		to.trials = o->trials;

@@ -130,6 +130,21 @@ ts_network *ts_network_compile(ts_ctx *ctx, const ts_dag *dag,
 ts_schedule **ts_partition_static_schedules(ts_ctx *ctx,
 	const ts_partition *p, const ts_target *target, int topk,
 	int threads);
+/* Whether "p" is a network rather than one operator: at least two of
+ * its subgraphs are layers, each reading a network input of two or more
+ * dimensions that no other subgraph reads (its own weights).  A softmax
+ * or a layer norm, whose subgraphs all read the same input, is one
+ * operator. */
+bool ts_partition_is_network(const ts_partition *p);
+struct ts_record;
+/* The schedule of each task of "p" replayed from the best valid record
+ * of the log "log" for its workload on "target" (NULL entries where the
+ * log has none); "used"[t] (when "used" is not NULL) receives that
+ * record or NULL.  NULL with an error naming the log when it cannot be
+ * read, or the task whose record does not replay. */
+ts_schedule **ts_partition_record_schedules(ts_ctx *ctx,
+	const ts_partition *p, const ts_target *target, const char *log,
+	const struct ts_record **used);
 const ts_partition *ts_network_partition(const ts_network *net);
 const ts_memory_plan *ts_network_memory(const ts_network *net);
 /* Replace the schedule of task "task" by "sch" and recompile it. */
