@@ -734,12 +734,89 @@ static LLVMValueRef emit_unary(emitter *e, const ts_expr *x)
 	}
 }
 
-/* A SELECT node "x". */
+/* Whether evaluating "x" reads memory. */
+static bool reads_memory(const ts_expr *x)
+{
+	if (!x)
+		return false;
+	if (x->kind == TS_EXPR_LOAD)
+		return true;
+	for (int i = 0; i < x->nargs; i++)
+		if (reads_memory(x->args[i]))
+			return true;
+	return reads_memory(x->a) || reads_memory(x->b) || reads_memory(x->c);
+}
+
+/* "v" shaped as a vector when "like" is one, built at the end of the
+ * block "bb" (before its terminator is added). */
+static LLVMValueRef shape_at(emitter *e, LLVMBasicBlockRef bb, LLVMValueRef v,
+	LLVMValueRef like)
+{
+	if (!is_vec(like) || is_vec(v))
+		return v;
+	LLVMPositionBuilderAtEnd(e->b, bb);
+	return splat(e, v);
+}
+
+/* A SELECT node "x" whose arms read memory, under the scalar condition
+ * "c": only the chosen arm runs, so that a guarded load (the border of
+ * a padded input, say) never reads outside its buffer. */
+static LLVMValueRef emit_select_branch(emitter *e, const ts_expr *x,
+	LLVMValueRef c)
+{
+	LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(e->c, e->fn,
+		"sel.then");
+	LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(e->c, e->fn,
+		"sel.else");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->fn,
+		"sel.end");
+	LLVMBasicBlockRef from[2];
+	LLVMValueRef v[2], phi;
+
+	LLVMBuildCondBr(e->b, c, then, other);
+	LLVMPositionBuilderAtEnd(e->b, then);
+	v[0] = emit_expr(e, x->b);
+	from[0] = LLVMGetInsertBlock(e->b);
+	LLVMPositionBuilderAtEnd(e->b, other);
+	v[1] = emit_expr(e, x->c);
+	from[1] = LLVMGetInsertBlock(e->b);
+	v[0] = shape_at(e, from[0], v[0], v[1]);
+	v[1] = shape_at(e, from[1], v[1], v[0]);
+	for (int i = 0; i < 2; i++) {
+		LLVMPositionBuilderAtEnd(e->b, from[i]);
+		LLVMBuildBr(e->b, done);
+	}
+	LLVMPositionBuilderAtEnd(e->b, done);
+	if (LLVMTypeOf(v[0]) != LLVMTypeOf(v[1])) {
+		emit_error(e, "the arms of a select have different types");
+		return v[0];
+	}
+	phi = LLVMBuildPhi(e->b, LLVMTypeOf(v[0]), "sel");
+	LLVMAddIncoming(phi, v, from, 2);
+	return phi;
+}
+
+/* A SELECT node "x".  Arms that read memory are evaluated only where
+ * they are chosen: by a branch under a scalar condition, under a lane
+ * mask (masked loads and gathers) under a vector one. */
 static LLVMValueRef emit_select(emitter *e, const ts_expr *x)
 {
-	LLVMValueRef c = emit_expr(e, x->a);
-	LLVMValueRef a = emit_expr(e, x->b), b = emit_expr(e, x->c);
+	LLVMValueRef c = emit_expr(e, x->a), a, b, saved = e->mask;
+	bool guarded = reads_memory(x->b) || reads_memory(x->c);
 
+	if (guarded && !is_vec(c))
+		return emit_select_branch(e, x, c);
+	if (guarded) {
+		LLVMValueRef nc = LLVMBuildNot(e->b, c, "");
+		e->mask = saved ? LLVMBuildAnd(e->b, saved, c, "") : c;
+		a = emit_expr(e, x->b);
+		e->mask = saved ? LLVMBuildAnd(e->b, saved, nc, "") : nc;
+		b = emit_expr(e, x->c);
+		e->mask = saved;
+	} else {
+		a = emit_expr(e, x->b);
+		b = emit_expr(e, x->c);
+	}
 	unify(e, &a, &b);
 	if (is_vec(c)) {
 		a = splat(e, a);

@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -814,6 +815,67 @@ static void test_llvm_options__contract_fast_math_vector_width(void **state)
 	check_func(ctx, f, &opt, 0, "fast math");
 }
 
+/* A copy of "a" in its own mapping with an inaccessible page on each
+ * side: its data ends at the upper page when "at_end", else it starts
+ * right after the lower one.  Any read outside the data faults. */
+static ts_array *fenced(ts_ctx *ctx, const ts_array *a, bool at_end)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t bytes = (size_t)a->size * ts_dtype_size(a->dtype);
+	size_t pages = (bytes + page - 1) / page + 2;
+	ts_array *c = ts_array_alloc(ctx, a->dtype, a->ndim, a->shape);
+	char *m = mmap(NULL, pages * page, PROT_READ | PROT_WRITE,
+		MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(bytes % 64, 0);
+	assert_int_equal(mprotect(m, page, PROT_NONE), 0);
+	assert_int_equal(mprotect(m + (pages - 1) * page, page, PROT_NONE), 0);
+	c->data = at_end ? m + (pages - 1) * page - bytes : m + page;
+	memcpy(c->data, a->data, bytes);
+	return c;
+}
+
+/* P[i] = X[i - 2] inside the border, 0 outside: the load of a select's
+ * arm runs only where the arm is chosen, by a branch in scalar code and
+ * under a mask in vector code, so that X is never read out of bounds
+ * (the input sits against inaccessible pages). */
+static void test_llvm_select__guarded_arm_never_reads_outside(void **state)
+{
+	ts_ctx *ctx = *state;
+	int64_t n = 32, np = 36;
+	ts_tensor *X = ts_placeholder(ctx, "XS", TS_F32, 1, &n);
+	ts_axis *i = ts_axis_new(ctx, "i", np);
+	ts_expr *vi = ts_var(ctx, i);
+	ts_expr *inside = ts_binary(ctx, TS_OP_AND,
+		ts_binary(ctx, TS_OP_GE, vi, ts_int(ctx, 2)),
+		ts_binary(ctx, TS_OP_LT, vi, ts_int(ctx, n + 2)));
+	ts_tensor *P = ts_compute(ctx, "PS", 1, &i, ts_select(ctx, inside,
+		ts_at(ctx, X, 1, ts_add(ctx, vi, ts_int(ctx, -2))),
+		ts_float(ctx, 0.0)));
+	ts_dag *dag = ts_dag_new(ctx, 1, &X, 1, &P);
+	ts_func *fs[2] = { elementwise(ctx, dag, SERIAL, 1),
+		elementwise(ctx, dag, VECTOR, 8) };
+	const char *parts[2] = { "sel.then", "llvm.masked.load.v8f32" };
+
+	for (int k = 0; k < 2; k++) {
+		ts_module *m = ts_module_compile(ctx, fs[k], NULL);
+		ts_array **args = make_args(ctx, fs[k]);
+		check_ir_has(ctx, fs[k], parts[k], true);
+		if (!m)
+			fail_msg("select: compile: %s", ts_ctx_error(ctx));
+		for (int end = 0; end < 2; end++) {
+			ts_array *in = args[0];
+			args[0] = fenced(ctx, in, end);
+			if (ts_module_run(m, args) < 0)
+				fail_msg("select: run: %s", ts_ctx_error(ctx));
+			args[0] = in;
+			check_outputs(ctx, fs[k], args, "guarded select");
+		}
+		ts_module_free(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -835,6 +897,7 @@ int main(void)
 		TS_TEST(test_llvm_vector_reduction_axis__runs_lane_by_lane),
 		TS_TEST(test_llvm_options__contract_fast_math_vector_width),
 		TS_TEST(test_llvm_parallel_nested__matches_eval),
+		TS_TEST(test_llvm_select__guarded_arm_never_reads_outside),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
