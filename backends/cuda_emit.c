@@ -30,6 +30,8 @@ struct kern {
 	int64_t grid[3], block[3];
 	bool bused[3], tused[3];	/* some loop binds the dimension */
 	int64_t nthreads;
+	bool warp;		/* a thread of the IR is a warp (tensor cores) */
+	bool stage_f, stage_h;	/* uses the f32 / f16 staging tiles */
 	int64_t shared;
 	int nred;		/* cross-thread reductions so far */
 };
@@ -65,10 +67,21 @@ struct emit {
 	bool in_copy;		/* in a copy spread over the block */
 	const struct red *red;	/* the cross-thread reduction in progress */
 	const char *red_var;	/* its per-thread partial result */
+	ts_vec frags;		/* accumulators on tensor cores (kernel) */
+	ts_vec mem_bufs;	/* shared buffers of the kernel */
+	const ts_tensor *stage_buf;	/* read from "stage_text" instead */
+	const char *stage_text;
+	bool uses_wmma;
 };
 
 static void emit_stmt(struct emit *E, const ts_stmt *s, int ind);
 static void emit_expr(struct emit *E, ts_buf *b, const ts_expr *e);
+static void emit_store(struct emit *E, const ts_stmt *s, int ind);
+static bool emit_tc_nest(struct emit *E, const ts_stmt *s, int ind);
+static bool in_warp(struct emit *E);
+static const struct frag *frag_of(struct emit *E, const ts_tensor *t);
+static void emit_frag_alloc(struct emit *E, const ts_stmt *s,
+	const struct frag *fr, int ind);
 static bool has_load(const ts_expr *e);
 static const char *identity(ts_op op, ts_dtype t);
 
@@ -286,6 +299,11 @@ static void emit_load(struct emit *E, ts_buf *b, const ts_expr *e)
 {
 	const ts_tensor *t = e->tensor;
 
+	if (t == E->stage_buf) {
+		ts_buf_printf(b, t->dtype == TS_F16 ? "__half2float(%s)" : "%s",
+			E->stage_text);
+		return;
+	}
 	if (t->dtype == TS_F16)
 		ts_buf_puts(b, "__half2float(");
 	else if (t->dtype == TS_BOOL)
@@ -545,6 +563,8 @@ static char *first_thread_cond(struct emit *E)
 {
 	ts_buf c;
 
+	if (E->in_copy)
+		return NULL;	/* spread over every thread of the block */
 	ts_buf_init(&c);
 	for (int d = 0; d < 3; d++)
 		if (E->k->tused[d] && !E->tdepth[d])
@@ -1270,6 +1290,778 @@ static void emit_coop_copy(struct emit *E, const ts_stmt **loops, int n,
 	ts_buf_puts(b, "__syncthreads();\n");
 }
 
+/* Tensor cores.
+ *
+ * A kernel whose thread loops stand for warps (a loop bound to threadIdx.y
+ * and none to threadIdx.x above it, or no thread loop at all) computes
+ * the per-thread accumulator tiles of the IR with nvcuda::wmma when every
+ * use of such a tile is one of three loop nests whose two innermost loops
+ * walk a 16 x 16 tile of it (guards that always hold are allowed):
+ *
+ *	fill	tile = constant			-> wmma::fill_fragment
+ *	mma	tile += a * b over a loop of 16	-> load_matrix_sync of both
+ *		(the accumulator possibly	   operands (16 x 16 tiles of
+ *		promoted into a scalar)		   f16 buffers in shared or
+ *						   global memory), mma_sync
+ *	store	x = f(tile), anything else	-> store_matrix_sync into the
+ *						   warp's staging tile, then
+ *						   its 32 lanes compute f
+ *
+ * The tile is then an array of fragments, the launch gets 32 lanes along
+ * threadIdx.x, and every other statement in the warp runs on lane 0 as
+ * statements outside a thread loop do. */
+
+static void collect_loads(const ts_expr *e, const ts_tensor *t, ts_vec *v);
+static bool mentions_buffer(const ts_stmt *s, const ts_tensor *t);
+
+/* A per-warp accumulator held in fragments. */
+struct frag {
+	const ts_tensor *buf;
+	int64_t nfrag;		/* 16 x 16 tiles */
+};
+
+/* One 16 x 16 tile of a buffer in a fragment nest: the loop variables of
+ * its rows and columns, the offset of its first element ("base"), the
+ * distance between rows ("ld", or between columns when "col_major"). */
+struct tile {
+	const ts_tensor *buf;
+	ts_expr *base;
+	int64_t ld;
+	bool col_major;
+	ts_aff aff;		/* the offset without rows and columns */
+};
+
+/* A fragment nest (see above): its loops kept as loops, the loops of
+ * the tile's rows, columns and reduction, and the statement inside. */
+struct fnest {
+	int nouter;
+	const ts_stmt *outer[2 * TS_MAX_DIMS + 2];
+	const ts_axis *row, *col, *k;
+	const ts_stmt *store;	/* fill, store: the store; mma: the update */
+	struct tile acc, a, b;
+};
+
+/* The bounds of the integer index "e" (loop variables over their
+ * extents, sums, constant products, floor divisions and modulos by
+ * positive constants); false when "e" is none of these. */
+static bool index_range(const ts_expr *e, int64_t *lo, int64_t *hi)
+{
+	int64_t l1, h1, l2, h2, c;
+
+	switch (e->kind) {
+	case TS_EXPR_INT:
+		*lo = *hi = e->ival;
+		return true;
+	case TS_EXPR_VAR:
+		*lo = 0;
+		*hi = e->axis->extent - 1;
+		return true;
+	case TS_EXPR_CAST:
+		return index_range(e->a, lo, hi);
+	case TS_EXPR_BINARY:
+		break;
+	default:
+		return false;
+	}
+	if (!index_range(e->a, &l1, &h1))
+		return false;
+	if (e->op == TS_OP_FLOORDIV || e->op == TS_OP_MOD) {
+		if (e->b->kind != TS_EXPR_INT || (c = e->b->ival) <= 0)
+			return false;
+		if (e->op == TS_OP_MOD && (l1 < 0 || h1 >= c)) {
+			*lo = 0;
+			*hi = c - 1;
+		} else if (e->op == TS_OP_MOD) {
+			*lo = l1;
+			*hi = h1;
+		} else {
+			*lo = l1 >= 0 ? l1 / c : -((-l1 + c - 1) / c);
+			*hi = h1 >= 0 ? h1 / c : -((-h1 + c - 1) / c);
+		}
+		return true;
+	}
+	if (!index_range(e->b, &l2, &h2))
+		return false;
+	switch (e->op) {
+	case TS_OP_ADD: *lo = l1 + l2; *hi = h1 + h2; return true;
+	case TS_OP_SUB: *lo = l1 - h2; *hi = h1 - l2; return true;
+	case TS_OP_MUL:
+		if (l2 != h2 && l1 != h1)
+			return false;
+		c = l2 == h2 ? l2 : l1;
+		if (l2 != h2) {
+			l1 = l2;
+			h1 = h2;
+		}
+		*lo = c >= 0 ? l1 * c : h1 * c;
+		*hi = c >= 0 ? h1 * c : l1 * c;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Whether the guard "c" holds for every value of the loop variables. */
+static bool always_true(const ts_expr *c)
+{
+	int64_t la, ha, lb, hb;
+
+	if (c->kind == TS_EXPR_INT)
+		return c->ival != 0;
+	if (c->kind != TS_EXPR_BINARY)
+		return false;
+	if (c->op == TS_OP_AND)
+		return always_true(c->a) && always_true(c->b);
+	if (!index_range(c->a, &la, &ha) || !index_range(c->b, &lb, &hb))
+		return false;
+	switch (c->op) {
+	case TS_OP_GE: return la >= hb;
+	case TS_OP_GT: return la > hb;
+	case TS_OP_LE: return ha <= lb;
+	case TS_OP_LT: return ha < lb;
+	default: return false;
+	}
+}
+
+/* The perfect nest of plain loops at "s" (guards that always hold
+ * skipped), outermost first, into "loops" (at most "max"); the statement
+ * inside goes to "*body".  Returns the number of loops. */
+static int nest_of(const ts_stmt *s, const ts_stmt **loops, int max,
+	const ts_stmt **body)
+{
+	int n = 0;
+
+	for (;;) {
+		if (s && s->kind == TS_STMT_IF && !s->orelse &&
+		    always_true(s->cond)) {
+			s = s->body;
+			continue;
+		}
+		if (!s || s->kind != TS_STMT_FOR || s->loop == TS_LOOP_BOUND ||
+		    n == max)
+			break;
+		loops[n++] = s;
+		s = s->body;
+	}
+	*body = s;
+	return n;
+}
+
+/* The affine form of the flat offset of "t" at "idx". */
+static ts_aff flat_aff(struct emit *E, const ts_tensor *t, int n,
+	ts_expr *const *idx)
+{
+	ts_expr *off = n ? idx[0] : ts_lower_int(E->ctx, 0);
+
+	for (int d = 1; d < n; d++)
+		off = ts_add(E->ctx, ts_mul(E->ctx, off, ts_lower_int(E->ctx,
+			t->shape[d])), idx[d]);
+	return ts_aff_of_expr(E->ctx, off);
+}
+
+/* The coefficient of the loop variable "v" in "a", removed from "a". */
+static int64_t take_coef(ts_aff *a, const ts_axis *v)
+{
+	int64_t c = 0;
+
+	for (int i = 0; i < a->n; i++)
+		if (a->atom[i]->kind == TS_EXPR_VAR && a->atom[i]->axis == v) {
+			c += a->coef[i];
+			a->coef[i] = 0;
+		}
+	return c;
+}
+
+/* Drop the terms of "a" whose coefficient is zero. */
+static void aff_compact(ts_aff *a)
+{
+	int n = 0;
+
+	for (int i = 0; i < a->n; i++)
+		if (a->coef[i] != 0) {
+			a->atom[n] = a->atom[i];
+			a->coef[n++] = a->coef[i];
+		}
+	a->n = n;
+}
+
+/* Whether every coefficient of "a" and its constant are multiples of
+ * "m". */
+static bool aff_multiple(const ts_aff *a, int64_t m)
+{
+	if (!a->ok || a->cst % m)
+		return false;
+	for (int i = 0; i < a->n; i++)
+		if (a->coef[i] % m)
+			return false;
+	return true;
+}
+
+/* Fill "tl" with the 16 x 16 tile of "t" at "idx" whose rows the loop
+ * "u" and columns the loop "v" walk, "z" (may be NULL) having no part;
+ * false unless the offset is base + ld * u + v (or base + u + ld * v,
+ * column-major, when "any_major") with "ld" at least 16 and a multiple
+ * of 16 bytes and "base" a multiple of 32 bytes (wmma's alignment). */
+static bool tile_of(struct emit *E, const ts_tensor *t, int n,
+	ts_expr *const *idx, const ts_axis *u, const ts_axis *v,
+	const ts_axis *z, bool any_major, struct tile *tl)
+{
+	int64_t esz = (int64_t)ts_dtype_size(t->dtype), cu, cv;
+
+	tl->buf = t;
+	tl->aff = flat_aff(E, t, n, idx);
+	cu = take_coef(&tl->aff, u);
+	cv = take_coef(&tl->aff, v);
+	if ((z && take_coef(&tl->aff, z) != 0) || !tl->aff.ok)
+		return false;
+	tl->col_major = cu == 1 && cv != 1;
+	if (tl->col_major && !any_major)
+		return false;
+	tl->ld = tl->col_major ? cv : cu;
+	if ((tl->col_major ? cu : cv) != 1 || tl->ld < 16 ||
+	    (tl->ld * esz) % 16 || !aff_multiple(&tl->aff, 32 / esz))
+		return false;
+	aff_compact(&tl->aff);
+	for (int i = 0; i < tl->aff.n; i++)
+		if (mentions(tl->aff.atom[i], u) || mentions(tl->aff.atom[i], v) ||
+		    (z && mentions(tl->aff.atom[i], z)))
+			return false;
+	tl->base = ts_aff_to_expr(E->ctx, &tl->aff);
+	return true;
+}
+
+/* The fragment of "fr" that the tile "tl" of its buffer is, as an index
+ * expression; NULL unless the tile starts on a fragment boundary (rows a
+ * multiple of 16 apart, columns a multiple of 16 within a row). */
+static ts_expr *frag_index(struct emit *E, const struct tile *tl)
+{
+	ts_aff rows = tl->aff, cols = tl->aff;
+	int64_t ld = tl->ld, lo, hi;
+
+	if (tl->col_major || ld % 16 || ts_tensor_size(tl->buf) % (16 * ld))
+		return NULL;
+	rows.n = cols.n = 0;
+	rows.cst = tl->aff.cst / (16 * ld) * (16 * ld);
+	cols.cst = tl->aff.cst - rows.cst;
+	for (int i = 0; i < tl->aff.n; i++) {
+		ts_aff *to = tl->aff.coef[i] % (16 * ld) == 0 ? &rows : &cols;
+		if (tl->aff.coef[i] == 0)
+			continue;
+		to->atom[to->n] = tl->aff.atom[i];
+		to->coef[to->n++] = tl->aff.coef[i];
+	}
+	if (!index_range(ts_aff_to_expr(E->ctx, &cols), &lo, &hi) ||
+	    lo < 0 || hi + 16 > ld || !aff_multiple(&cols, 16))
+		return NULL;
+	for (int i = 0; i < rows.n; i++)
+		rows.coef[i] /= 256;
+	for (int i = 0; i < cols.n; i++)
+		cols.coef[i] /= 16;
+	rows.cst /= 256;
+	cols.cst /= 16;
+	rows = ts_aff_add(rows, &cols, 1);
+	return rows.ok ? ts_aff_to_expr(E->ctx, &rows) : NULL;
+}
+
+/* Whether "t" is memory every lane of a warp sees: an argument, a global
+ * temporary or a buffer in shared memory. */
+static bool warp_visible(struct emit *E, const ts_tensor *t)
+{
+	for (int i = 0; i < E->p->nbuffers; i++)
+		if (E->p->buffers[i].tensor == t)
+			return true;
+	for (int i = 0; i < E->mem_bufs.n; i++)
+		if (E->mem_bufs.v[i] == t)
+			return true;
+	return false;
+}
+
+/* The f16 load "e" is, or whose f32 cast it is, or NULL. */
+static const ts_expr *f16_operand(const ts_expr *e)
+{
+	if (e->kind == TS_EXPR_CAST && e->dtype == TS_F32)
+		e = e->a;
+	return e->kind == TS_EXPR_LOAD && e->tensor->dtype == TS_F16 ? e : NULL;
+}
+
+/* Whether the rows "r" and columns "c" of "nest" walk a fragment of
+ * "acc" at "idx" (either loop may be the rows); fills nest->acc,
+ * nest->row and nest->col. */
+static bool acc_tile(struct emit *E, struct fnest *nest, const ts_tensor *acc,
+	int n, ts_expr *const *idx, const ts_axis *r, const ts_axis *c)
+{
+	for (int swap = 0; swap < 2; swap++) {
+		const ts_axis *u = swap ? c : r, *v = swap ? r : c;
+		if (tile_of(E, acc, n, idx, u, v, nest->k, false, &nest->acc) &&
+		    frag_index(E, &nest->acc)) {
+			nest->row = u;
+			nest->col = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The loops of "s" for a fragment nest: the two innermost walk 16 x 16;
+ * the others go to nest->outer.  Returns the statement inside. */
+static const ts_stmt *fnest_loops(const ts_stmt *s, struct fnest *nest)
+{
+	const ts_stmt *loops[2 * TS_MAX_DIMS + 4], *body;
+	int n = nest_of(s, loops, 2 * TS_MAX_DIMS + 4, &body);
+
+	if (n < 2 || loops[n - 1]->var->extent != 16 ||
+	    loops[n - 2]->var->extent != 16)
+		return NULL;
+	nest->nouter = n - 2;
+	for (int i = 0; i < n - 2; i++)
+		nest->outer[i] = loops[i];
+	nest->row = loops[n - 2]->var;
+	nest->col = loops[n - 1]->var;
+	return body;
+}
+
+/* Whether "s" is a fill nest of the accumulator "acc" (see above). */
+static bool match_fill(struct emit *E, const ts_stmt *s, const ts_tensor *acc,
+	struct fnest *nest)
+{
+	const ts_stmt *b;
+
+	memset(nest, 0, sizeof(*nest));
+	if (!(b = fnest_loops(s, nest)) || b->kind != TS_STMT_STORE ||
+	    b->buffer != acc || (b->value->kind != TS_EXPR_INT &&
+	    b->value->kind != TS_EXPR_FLOAT))
+		return false;
+	nest->store = b;
+	return acc_tile(E, nest, acc, b->nidx, b->idx, nest->row, nest->col);
+}
+
+/* Whether "s" is a store nest reading the accumulator "acc" (see
+ * above): every load of "acc" in the stored value at one index. */
+static bool match_store(struct emit *E, const ts_stmt *s, const ts_tensor *acc,
+	struct fnest *nest)
+{
+	const ts_stmt *b;
+	ts_vec loads = { 0 };
+
+	memset(nest, 0, sizeof(*nest));
+	if (!(b = fnest_loops(s, nest)) || b->kind != TS_STMT_STORE ||
+	    b->buffer == acc || !reads(b->value, acc))
+		return false;
+	for (int d = 0; d < b->nidx; d++)
+		if (reads(b->idx[d], acc))
+			return false;
+	collect_loads(b->value, acc, &loads);
+	for (int i = 1; i < loads.n; i++)
+		if (!is_load_of(loads.v[i], acc, ((ts_expr *)loads.v[0])->nargs,
+		    ((ts_expr *)loads.v[0])->args))
+			return false;
+	nest->store = b;
+	return acc_tile(E, nest, acc, ((ts_expr *)loads.v[0])->nargs,
+		((ts_expr *)loads.v[0])->args, nest->row, nest->col);
+}
+
+/* The update "acc = acc + a * b" inside the loop of 16 "kl" (its only
+ * statement), or NULL. */
+static const ts_stmt *mma_update(const ts_stmt *kl)
+{
+	const ts_stmt *u;
+
+	if (!kl || kl->kind != TS_STMT_FOR || kl->loop == TS_LOOP_BOUND ||
+	    kl->var->extent != 16 || nest_of(kl->body, NULL, 0, &u) != 0 ||
+	    !u || u->kind != TS_STMT_STORE || !is_update(u) ||
+	    u->value->op != TS_OP_ADD || u->value->b->kind != TS_EXPR_BINARY ||
+	    u->value->b->op != TS_OP_MUL)
+		return NULL;
+	return u;
+}
+
+/* Whether "s" is a multiply-add nest into the accumulator "acc" (see
+ * above). */
+static bool match_mma(struct emit *E, const ts_stmt *s, const ts_tensor *acc,
+	struct fnest *nest)
+{
+	const ts_stmt *b, *u, *init = NULL, *wr = NULL;
+	const ts_expr *x, *y, *prod;
+	int nidx;
+	ts_expr *const *idx;
+
+	memset(nest, 0, sizeof(*nest));
+	if (!(b = fnest_loops(s, nest)))
+		return false;
+	if (b->kind == TS_STMT_ALLOC && ts_tensor_size(b->buffer) == 1 &&
+	    b->body && b->body->kind == TS_STMT_BLOCK &&
+	    b->body->nstmts == 3) {
+		/* The accumulator promoted into a scalar. */
+		init = b->body->stmts[0];
+		wr = b->body->stmts[2];
+		b = b->body->stmts[1];
+	}
+	if (!(u = mma_update(b)))
+		return false;
+	nest->k = b->var;
+	if (init) {
+		if (init->kind != TS_STMT_STORE || wr->kind != TS_STMT_STORE ||
+		    init->buffer != u->buffer || wr->buffer != acc ||
+		    !is_load_of(init->value, acc, wr->nidx, wr->idx) ||
+		    !is_load_of(wr->value, u->buffer, init->nidx, init->idx))
+			return false;
+		nidx = wr->nidx;
+		idx = wr->idx;
+	} else {
+		if (u->buffer != acc)
+			return false;
+		nidx = u->nidx;
+		idx = u->idx;
+	}
+	prod = u->value->b;
+	if (!(x = f16_operand(prod->a)) || !(y = f16_operand(prod->b)) ||
+	    !warp_visible(E, x->tensor) || !warp_visible(E, y->tensor) ||
+	    !acc_tile(E, nest, acc, nidx, idx, nest->row, nest->col))
+		return false;
+	nest->store = u;
+	/* "a" walks rows and the reduction, "b" the reduction and
+	 * columns. */
+	for (int swap = 0; swap < 2; swap++) {
+		const ts_expr *p = swap ? y : x, *q = swap ? x : y;
+		if (tile_of(E, p->tensor, p->nargs, p->args, nest->row, nest->k,
+		    nest->col, true, &nest->a) && tile_of(E, q->tensor,
+		    q->nargs, q->args, nest->k, nest->col, nest->row, true,
+		    &nest->b))
+			return true;
+	}
+	return false;
+}
+
+/* Append the loads of "t" in "e" to "v". */
+static void collect_loads(const ts_expr *e, const ts_tensor *t, ts_vec *v)
+{
+	if (!e)
+		return;
+	if (e->kind == TS_EXPR_LOAD && e->tensor == t)
+		ts_vec_push(v, (void *)e);
+	for (int i = 0; i < e->nargs; i++)
+		collect_loads(e->args[i], t, v);
+	collect_loads(e->a, t, v);
+	collect_loads(e->b, t, v);
+	collect_loads(e->c, t, v);
+}
+
+/* Whether every use of "acc" in "s" is inside a fill, multiply-add or
+ * store nest; counts the multiply-add nests in "*nmma". */
+static bool frag_uses(struct emit *E, const ts_stmt *s, const ts_tensor *acc,
+	int *nmma)
+{
+	struct fnest nest;
+
+	if (!s)
+		return true;
+	switch (s->kind) {
+	case TS_STMT_FOR:
+		if (s->loop == TS_LOOP_BOUND && s->bind != TS_BIND_VTHREAD)
+			return !mentions_buffer(s->body, acc);
+		if (match_mma(E, s, acc, &nest)) {
+			(*nmma)++;
+			return true;
+		}
+		if (match_fill(E, s, acc, &nest) || match_store(E, s, acc, &nest))
+			return true;
+		return frag_uses(E, s->body, acc, nmma);
+	case TS_STMT_BLOCK:
+		for (int i = 0; i < s->nstmts; i++)
+			if (!frag_uses(E, s->stmts[i], acc, nmma))
+				return false;
+		return true;
+	case TS_STMT_IF:
+		return !reads(s->cond, acc) && frag_uses(E, s->body, acc, nmma) &&
+			frag_uses(E, s->orelse, acc, nmma);
+	case TS_STMT_ALLOC:
+		return frag_uses(E, s->body, acc, nmma);
+	case TS_STMT_STORE:
+		return !mentions_buffer(s, acc);
+	default:
+		return true;
+	}
+}
+
+/* Whether the statement "s" stores to or loads "t". */
+static bool mentions_buffer(const ts_stmt *s, const ts_tensor *t)
+{
+	if (!s)
+		return false;
+	switch (s->kind) {
+	case TS_STMT_STORE:
+		if (s->buffer == t || reads(s->value, t))
+			return true;
+		for (int d = 0; d < s->nidx; d++)
+			if (reads(s->idx[d], t))
+				return true;
+		return false;
+	case TS_STMT_BLOCK:
+		for (int i = 0; i < s->nstmts; i++)
+			if (mentions_buffer(s->stmts[i], t))
+				return true;
+		return false;
+	case TS_STMT_IF:
+		return reads(s->cond, t) || mentions_buffer(s->body, t) ||
+			mentions_buffer(s->orelse, t);
+	case TS_STMT_FOR: case TS_STMT_ALLOC:
+		return mentions_buffer(s->body, t);
+	default:
+		return false;
+	}
+}
+
+/* The fragments of buffer "t" in "E", or NULL. */
+static const struct frag *frag_of(struct emit *E, const ts_tensor *t)
+{
+	for (int i = 0; i < E->frags.n; i++)
+		if (((struct frag *)E->frags.v[i])->buf == t)
+			return E->frags.v[i];
+	return NULL;
+}
+
+/* Find the accumulators of kernel "s" that tensor cores can hold (see
+ * above) and the buffers every lane sees; "in_x": under a loop bound to
+ * threadIdx.x, "in_t": under some thread loop, "warp": under a loop bound
+ * to threadIdx.y or z and none to threadIdx.x (a thread of the IR is a
+ * warp there). */
+static void tc_scan(struct emit *E, const ts_stmt *s, bool in_x, bool in_t,
+	bool warp)
+{
+	int nmma = 0;
+
+	if (!s)
+		return;
+	switch (s->kind) {
+	case TS_STMT_FOR:
+		if (s->loop == TS_LOOP_BOUND && s->bind == TS_BIND_THREAD_X) {
+			in_x = in_t = true;
+			warp = false;
+		} else if (s->loop == TS_LOOP_BOUND && (s->bind ==
+			   TS_BIND_THREAD_Y || s->bind == TS_BIND_THREAD_Z)) {
+			in_t = true;
+			warp = !in_x;
+		}
+		tc_scan(E, s->body, in_x, in_t, warp);
+		return;
+	case TS_STMT_BLOCK:
+		for (int i = 0; i < s->nstmts; i++)
+			tc_scan(E, s->stmts[i], in_x, in_t, warp);
+		return;
+	case TS_STMT_IF:
+		tc_scan(E, s->body, in_x, in_t, warp);
+		tc_scan(E, s->orelse, in_x, in_t, warp);
+		return;
+	case TS_STMT_ALLOC:
+		if (s->scope == TS_SCOPE_SHARED || (s->scope == TS_SCOPE_LOCAL &&
+		    !in_t))
+			ts_vec_push(&E->mem_bufs, s->buffer);
+		tc_scan(E, s->body, in_x, in_t, warp);
+		if (s->scope == TS_SCOPE_LOCAL && warp &&
+		    (s->buffer->dtype == TS_F32 || s->buffer->dtype == TS_F16) &&
+		    ts_tensor_size(s->buffer) % 256 == 0 &&
+		    frag_uses(E, s->body, s->buffer, &nmma) && nmma > 0) {
+			struct frag *fr = ts_new(struct frag);
+			fr->buf = s->buffer;
+			fr->nfrag = ts_tensor_size(s->buffer) / 256;
+			ts_vec_push(&E->frags, fr);
+		}
+		return;
+	default:
+		return;
+	}
+}
+
+/* Whether "E" is in a warp of a tensor-core kernel, outside its lanes. */
+static bool in_warp(struct emit *E)
+{
+	return E->k->warp && !E->tdepth[0] && (E->tdepth[1] || E->tdepth[2]);
+}
+
+/* Open the loops "nest"->outer at "ind"; return the indentation inside. */
+static int open_outer(struct emit *E, const struct fnest *nest, int ind)
+{
+	for (int i = 0; i < nest->nouter; i++) {
+		const ts_axis *v = nest->outer[i]->var;
+		const char *n = cname(E, v, v->name);
+		if (nest->outer[i]->loop == TS_LOOP_UNROLLED) {
+			indent(E->b, ind);
+			ts_buf_puts(E->b, "#pragma unroll\n");
+		}
+		indent(E->b, ind);
+		ts_buf_printf(E->b, "for (%s %s = 0; %s < %" PRId64 "; %s++) {\n",
+			var_type(v->extent), n, n, v->extent, n);
+		ind++;
+	}
+	return ind;
+}
+
+/* Close the loops "nest"->outer opened at "ind". */
+static void close_outer(struct emit *E, const struct fnest *nest, int ind)
+{
+	for (int i = nest->nouter - 1; i >= 0; i--) {
+		indent(E->b, ind + i);
+		ts_buf_puts(E->b, "}\n");
+	}
+}
+
+/* The index expression "e" as C text (32-bit arithmetic). */
+static char *index_text(struct emit *E, const ts_expr *e)
+{
+	ts_buf b;
+
+	ts_buf_init(&b);
+	E->narrow = true;
+	emit_expr(E, &b, e);
+	E->narrow = false;
+	return b.s ? b.s : (char *)"0";
+}
+
+/* The fragment that the accumulator tile of "nest" is, as C text. */
+static char *frag_text(struct emit *E, const struct fnest *nest)
+{
+	return ts_asprintf("%s[%s]", buf_name(E, nest->acc.buf),
+		index_text(E, frag_index(E, &nest->acc)));
+}
+
+/* The address of the first element of tile "tl" as C text. */
+static char *tile_addr(struct emit *E, const struct tile *tl)
+{
+	return ts_asprintf("&%s[%s]", buf_name(E, tl->buf),
+		index_text(E, tl->base));
+}
+
+/* Emit the fill nest "nest". */
+static void emit_tc_fill(struct emit *E, const struct fnest *nest, int ind)
+{
+	int in = open_outer(E, nest, ind);
+	ts_buf v;
+
+	ts_buf_init(&v);
+	emit_expr(E, &v, nest->store->value);
+	indent(E->b, in);
+	ts_buf_printf(E->b, "wmma::fill_fragment(%s, %s);\n", frag_text(E, nest),
+		store_value(nest->acc.buf, v.s ? v.s : "0"));
+	close_outer(E, nest, ind);
+}
+
+/* Emit the multiply-add nest "nest": one 16 x 16 x 16 step per
+ * iteration of its outer loops. */
+static void emit_tc_mma(struct emit *E, const struct fnest *nest, int ind)
+{
+	int in = open_outer(E, nest, ind);
+	ts_buf *b = E->b;
+	char *c = frag_text(E, nest);
+
+	indent(b, in);
+	ts_buf_printf(b, "{\t/* %s, %s, %s: 16 x 16 x 16 on tensor cores */\n",
+		nest->row->name, nest->col->name, nest->k->name);
+	indent(b, in + 1);
+	ts_buf_printf(b, "wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, "
+		"wmma::%s> ts_a;\n", nest->a.col_major ? "col_major" :
+		"row_major");
+	indent(b, in + 1);
+	ts_buf_printf(b, "wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, "
+		"wmma::%s> ts_b;\n", nest->b.col_major ? "col_major" :
+		"row_major");
+	indent(b, in + 1);
+	ts_buf_printf(b, "wmma::load_matrix_sync(ts_a, %s, %" PRId64 ");\n",
+		tile_addr(E, &nest->a), nest->a.ld);
+	indent(b, in + 1);
+	ts_buf_printf(b, "wmma::load_matrix_sync(ts_b, %s, %" PRId64 ");\n",
+		tile_addr(E, &nest->b), nest->b.ld);
+	indent(b, in + 1);
+	ts_buf_printf(b, "wmma::mma_sync(%s, ts_a, ts_b, %s);\n", c, c);
+	indent(b, in);
+	ts_buf_puts(b, "}\n");
+	close_outer(E, nest, ind);
+}
+
+/* Emit the store nest "nest": each fragment goes to the warp's staging
+ * tile, then the 32 lanes compute the stored values from it. */
+static void emit_tc_store(struct emit *E, const struct fnest *nest, int ind)
+{
+	int in = open_outer(E, nest, ind);
+	ts_buf *b = E->b;
+	bool half = nest->acc.buf->dtype == TS_F16;
+	const char *st = half ? "ts_stage_h" : "ts_stage_f";
+
+	if (half)
+		E->k->stage_h = true;
+	else
+		E->k->stage_f = true;
+	indent(b, in);
+	ts_buf_printf(b, "{\t/* %s, %s: through the warp's staging tile */\n",
+		nest->row->name, nest->col->name);
+	indent(b, in + 1);
+	ts_buf_printf(b, "wmma::store_matrix_sync(%s + 256 * (ts_tid / 32), %s, "
+		"16, wmma::mem_row_major);\n", st, frag_text(E, nest));
+	indent(b, in + 1);
+	ts_buf_puts(b, "__syncwarp();\n");
+	indent(b, in + 1);
+	ts_buf_puts(b, "for (int ts_e = threadIdx.x; ts_e < 256; ts_e += 32) {\n");
+	indent(b, in + 2);
+	ts_buf_printf(b, "const int %s = ts_e / 16;\n", cname(E, nest->row,
+		nest->row->name));
+	indent(b, in + 2);
+	ts_buf_printf(b, "const int %s = ts_e %% 16;\n", cname(E, nest->col,
+		nest->col->name));
+	E->stage_buf = nest->acc.buf;
+	E->stage_text = ts_asprintf("%s[256 * (ts_tid / 32) + ts_e]", st);
+	E->tdepth[0]++;
+	emit_store(E, nest->store, in + 2);
+	E->tdepth[0]--;
+	E->stage_buf = NULL;
+	indent(b, in + 1);
+	ts_buf_puts(b, "}\n");
+	indent(b, in + 1);
+	ts_buf_puts(b, "__syncwarp();\n");
+	indent(b, in);
+	ts_buf_puts(b, "}\n");
+	close_outer(E, nest, ind);
+}
+
+/* Emit "s" on tensor cores if it is a fragment nest of an accumulator
+ * of "E"; return whether it was. */
+static bool emit_tc_nest(struct emit *E, const ts_stmt *s, int ind)
+{
+	struct fnest nest;
+
+	for (int i = 0; i < E->frags.n; i++) {
+		const ts_tensor *acc = ((struct frag *)E->frags.v[i])->buf;
+		if (match_mma(E, s, acc, &nest))
+			emit_tc_mma(E, &nest, ind);
+		else if (match_fill(E, s, acc, &nest))
+			emit_tc_fill(E, &nest, ind);
+		else if (match_store(E, s, acc, &nest))
+			emit_tc_store(E, &nest, ind);
+		else
+			continue;
+		return true;
+	}
+	return false;
+}
+
+/* Emit the allocation "s" of the accumulator "fr" as fragments. */
+static void emit_frag_alloc(struct emit *E, const ts_stmt *s,
+	const struct frag *fr, int ind)
+{
+	bool half = fr->buf->dtype == TS_F16;
+
+	E->uses_wmma = true;
+	E->uses_f16 |= half;
+	indent(E->b, ind);
+	ts_buf_puts(E->b, "{\n");
+	indent(E->b, ind + 1);
+	ts_buf_printf(E->b, "wmma::fragment<wmma::accumulator, 16, 16, 16, %s> "
+		"%s[%" PRId64 "];\t/* %s, per warp: 16 x 16 tiles */\n",
+		half ? "__half" : "float", buf_name(E, fr->buf), fr->nfrag,
+		fr->buf->name);
+	emit_stmt(E, s->body, ind + 1);
+	indent(E->b, ind);
+	ts_buf_puts(E->b, "}\n");
+}
+
 /* Emit the plain loop "s". */
 static void emit_for(struct emit *E, const ts_stmt *s, int ind)
 {
@@ -1278,6 +2070,8 @@ static void emit_for(struct emit *E, const ts_stmt *s, int ind)
 	const char *v = cname(E, s->var, s->var->name);
 	int n;
 
+	if (in_warp(E) && emit_tc_nest(E, s, ind))
+		return;
 	if (E->k->nthreads > 1 && (n = copy_nest(E, s, loops, &st)) >= 0)
 		return emit_coop_copy(E, loops, n, st, ind);
 	if (s->loop == TS_LOOP_UNROLLED || (s->loop == TS_LOOP_BOUND &&
@@ -1336,12 +2130,18 @@ static void emit_alloc(struct emit *E, const ts_stmt *s, int ind)
 	int64_t n = ts_tensor_size(t);
 	bool shared = s->scope == TS_SCOPE_SHARED;
 	int mark = E->shared_bufs.n, tmark = E->thread_bufs.n;
+	const struct frag *fr = frag_of(E, t);
 
+	if (fr)
+		return emit_frag_alloc(E, s, fr, ind);
 	if (s->scope == TS_SCOPE_GLOBAL || s->scope == TS_SCOPE_ARG)
 		return fail(E, "kernel '%s': buffer '%s' in %s memory is "
 			"allocated inside a kernel", E->k->name, t->name,
 			ts_scope_name(s->scope));
-	if (!shared && E->k->nthreads > 1 && outside_threads(E)) {
+	/* In a warp of a tensor-core kernel a local buffer is the warp's
+	 * (its statements run on lane 0). */
+	if (!shared && E->k->nthreads > 1 && outside_threads(E) &&
+	    !in_warp(E)) {
 		for (int d = 0; d < 3; d++)
 			if (E->tdepth[d])
 				return fail(E, "kernel '%s': buffer '%s' is "
@@ -1357,7 +2157,7 @@ static void emit_alloc(struct emit *E, const ts_stmt *s, int ind)
 	ts_buf_puts(b, "{\n");
 	indent(b, ind + 1);
 	if (shared) {
-		ts_buf_printf(b, "__shared__ __align__(16) %s %s[%" PRId64 "];"
+		ts_buf_printf(b, "__shared__ __align__(32) %s %s[%" PRId64 "];"
 			"\t/* %s */\n", ctype_mem(t->dtype), buf_name(E, t), n,
 			t->name);
 		E->k->shared += n * (int64_t)ts_dtype_size(t->dtype);
@@ -1554,6 +2354,16 @@ static void emit_kernel(struct emit *E, const ts_stmt *s, ts_buf *out)
 	for (int d = 0; d < 3; d++)
 		k->grid[d] = k->block[d] = 1;
 	scan_bound(E, s, k, depth);
+	E->frags.n = E->mem_bufs.n = 0;
+	tc_scan(E, s, false, false, false);
+	if (E->frags.n && (k->block[0] == 1 || k->block[0] == 32)) {
+		/* Each thread of the IR is a warp of 32 lanes. */
+		k->warp = true;
+		k->block[0] = 32;
+		k->tused[0] = true;
+	} else {
+		E->frags.n = 0;
+	}
 	k->nthreads = k->block[0] * k->block[1] * k->block[2];
 	check_launch(E, k);
 	if (E->failed)
@@ -1564,6 +2374,9 @@ static void emit_kernel(struct emit *E, const ts_stmt *s, ts_buf *out)
 	emit_stmt(E, s, 1);
 	if (E->failed)
 		return;
+	for (int h = 0; h < 2; h++)
+		if (h ? k->stage_h : k->stage_f)
+			k->shared += k->nthreads / 32 * 256 * (h ? 2 : 4);
 	if (k->shared > smax)
 		return fail(E, "kernel '%s': %" PRId64 " bytes of shared memory "
 			"(at most %" PRId64 ")", k->name, k->shared, smax);
@@ -1579,6 +2392,12 @@ static void emit_kernel(struct emit *E, const ts_stmt *s, ts_buf *out)
 			"\n", k->block[0], k->block[1]);
 	else
 		ts_buf_puts(out, "\tconst int ts_tid = 0;\n");
+	for (int h = 0; h < 2; h++)
+		if (h ? k->stage_h : k->stage_f)
+			ts_buf_printf(out, "\t__shared__ __align__(32) %s "
+				"ts_stage_%c[%" PRId64 "];\t/* a 16 x 16 tile "
+				"per warp */\n", h ? "__half" : "float",
+				h ? 'h' : 'f', k->nthreads / 32 * 256);
 	ts_buf_printf(out, "\t(void)ts_tid;\n%s}\n", body.s ? body.s : "");
 	E->p->kernels = ts_grow(E->p->kernels, sizeof(ts_cuda_launch_desc),
 		E->p->nkernels, E->p->nkernels + 1);
@@ -1677,6 +2496,9 @@ ts_cuda_program *ts_cuda_emit(ts_ctx *ctx, const ts_func *f,
 		p->nkernels, p->nkernels == 1 ? "" : "s");
 	if (E.uses_f16)
 		ts_buf_puts(&src, "#include <cuda_fp16.h>\n");
+	if (E.uses_wmma)
+		ts_buf_puts(&src, "#include <mma.h>\nnamespace wmma = "
+			"nvcuda::wmma;\n");
 	ts_buf_puts(&src, prelude);
 	if (out.s)
 		ts_buf_puts(&src, out.s);

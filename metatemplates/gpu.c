@@ -11,7 +11,9 @@
  *	2. direct, cheap to inline, not an output -> INLINE
  *	3. location-tunable, one consumer	-> LOCATION (inline or root)
  *	4. complex reduction			-> TILE; an elementwise
- *						   consumer gets a fusion knob
+ *						   consumer gets a fusion knob,
+ *						   and shapes the tensor cores
+ *						   take a tensor_core knob
  *	5. simple reduction			-> REDUCE
  *	6. anything else			-> DIRECT
  */
@@ -69,6 +71,7 @@ static void choose_rule(ts_gpu_template *tp, int s)
 	p->klass = si->klass;
 	p->knob_threads = p->knob_vec = p->knob_cross = -1;
 	p->knob_rthreads = p->knob_unroll = p->knob_fuse = p->knob_at = -1;
+	p->knob_tc = -1;
 	p->epilogue = p->fused_into = -1;
 	p->nspatial = st->ndim;
 	p->nreduce = st->nraxes;
@@ -144,6 +147,154 @@ static ts_status add_tile_knobs(ts_gpu_template *tp, ts_gpu_plan *p)
 	return TS_OK;
 }
 
+/* The f16 load that "e" is, or whose f32 cast it is; NULL otherwise. */
+static const ts_expr *tc_operand(const ts_expr *e)
+{
+	if (e->kind == TS_EXPR_CAST && e->dtype == TS_F32)
+		e = e->a;
+	return e->kind == TS_EXPR_LOAD && e->tensor->dtype == TS_F16 ? e : NULL;
+}
+
+/* Set in "*mask" the axes of stage "s" (spatial, then reduction) along
+ * which the access facts "si" say the load "ld" moves; return why it
+ * cannot feed a fragment (not affine, guarded, an index that is not a
+ * plain axis or a constant, an axis read twice), or NULL. */
+static const char *tc_axes(const ts_stage *s, const ts_stage_info *si,
+	const ts_expr *ld, unsigned *mask)
+{
+	const ts_access_info *ac = NULL;
+	unsigned seen = 0;
+
+	for (int k = 0; k < si->naccesses; k++)
+		if (si->accesses[k].load == ld)
+			ac = &si->accesses[k];
+	if (!ac || !ac->affine || ac->guarded)
+		return ts_asprintf("stage '%s': operand '%s' is not an affine "
+			"access without a guard", s->name, ld->tensor->name);
+	*mask = 0;
+	for (int a = 0; a < s->ndim + s->nraxes && a < 32; a++)
+		if (ac->stride[a] != 0)
+			*mask |= 1u << a;
+	for (int d = 0; d < ld->nargs; d++) {
+		const ts_expr *x = ld->args[d];
+		int a = -1;
+		for (int b = 0; x->kind == TS_EXPR_VAR && b < s->ndim +
+		     s->nraxes; b++)
+			if (x->axis == (b < s->ndim ? s->axes[b] :
+			    s->raxes[b - s->ndim]))
+				a = b;
+		if (x->kind == TS_EXPR_INT)
+			continue;
+		if (a < 0 || (seen >> a & 1))
+			return ts_asprintf("stage '%s': index %d of operand "
+				"'%s' is not a plain axis read once", s->name,
+				d, ld->tensor->name);
+		seen |= 1u << a;
+	}
+	return NULL;
+}
+
+/* The name of axis "a" of "s" (spatial, then reduction). */
+static const char *axis_name(const ts_stage *s, int a)
+{
+	return a < s->ndim ? s->axes[a]->name : s->raxes[a - s->ndim]->name;
+}
+
+/* The extent of axis "a" of "s" (spatial, then reduction). */
+static int64_t axis_extent(const ts_stage *s, int a)
+{
+	return a < s->ndim ? s->axes[a]->extent :
+		s->raxes[a - s->ndim]->extent;
+}
+
+/* Why tile "p" of "tp" cannot run on tensor cores, from the target and
+ * the analysis of its body and accesses; NULL when it can, with the
+ * fragment axes filled in.  Each operand must read the reduction axis
+ * and one spatial axis the other does not (a 2-D tile each), the other
+ * axes it reads shared with the other operand (batch axes). */
+static const char *tc_facts(const ts_gpu_template *tp, ts_gpu_plan *p)
+{
+	const ts_stage *s = tp->dag->stages[p->stage];
+	const ts_stage_info *si = tp->info->stages[p->stage];
+	const ts_target_gpu *g = &tp->target->gpu;
+	const ts_expr *b = s->body, *x, *y;
+	unsigned mx, my, kbit, ox, oy;
+	const char *r;
+	int ax[3];
+
+	if (g->cc_major < 7)
+		return ts_asprintf("target '%s' (%s) has no tensor cores",
+			tp->target->name, g->arch ? g->arch : "no arch");
+	if (b->kind != TS_EXPR_REDUCE || b->reducer != TS_RED_SUM ||
+	    s->nraxes != 1 || s->ndim < 2 || s->ndim + 1 > 32)
+		return ts_asprintf("stage '%s': tensor cores need a sum over "
+			"one reduction axis", s->name);
+	if (s->out->dtype != TS_F32 && s->out->dtype != TS_F16)
+		return ts_asprintf("stage '%s': the accumulator is %s, not f32 "
+			"or f16", s->name, ts_dtype_name(s->out->dtype));
+	b = b->a;
+	if (b->kind != TS_EXPR_BINARY || b->op != TS_OP_MUL ||
+	    !(x = tc_operand(b->a)) || !(y = tc_operand(b->b)))
+		return ts_asprintf("stage '%s': the summand is not a product "
+			"of two f16 loads", s->name);
+	if (x->tensor == y->tensor)
+		return ts_asprintf("stage '%s': both operands read '%s'",
+			s->name, x->tensor->name);
+	if ((r = tc_axes(s, si, x, &mx)) || (r = tc_axes(s, si, y, &my)))
+		return r;
+	kbit = 1u << s->ndim;
+	if (!(mx & kbit) || !(my & kbit))
+		return ts_asprintf("stage '%s': operand '%s' does not read the "
+			"reduction axis '%s'", s->name, (mx & kbit ? y : x)->
+			tensor->name, s->raxes[0]->name);
+	ox = mx & ~my & ~kbit;
+	oy = my & ~mx & ~kbit;
+	if (__builtin_popcount(ox) != 1 || __builtin_popcount(oy) != 1)
+		return ts_asprintf("stage '%s': operands '%s' and '%s' do not "
+			"each read one spatial axis the other does not",
+			s->name, x->tensor->name, y->tensor->name);
+	for (int a = 0; a < s->ndim; a++)
+		if (!((mx | my) >> a & 1))
+			return ts_asprintf("stage '%s': axis '%s' is read by no "
+				"operand", s->name, s->axes[a]->name);
+	ax[0] = TS_MIN(__builtin_ctz(ox), __builtin_ctz(oy));
+	ax[1] = TS_MAX(__builtin_ctz(ox), __builtin_ctz(oy));
+	ax[2] = s->ndim;
+	for (int t = 0; t < 3; t++)
+		if (axis_extent(s, ax[t]) % 16)
+			return ts_asprintf("stage '%s': the extent %" PRId64 " of "
+				"axis '%s' is not a multiple of 16", s->name,
+				axis_extent(s, ax[t]), axis_name(s, ax[t]));
+	p->tc_m = ax[0];
+	p->tc_n = ax[1];
+	p->tc_k = 0;
+	return NULL;
+}
+
+/* Add the tensor-core knobs of tile "p" when the facts allow them:
+ * the switch, and the splits of the fragment axes in units of 16. */
+static ts_status add_tc_knobs(ts_gpu_template *tp, ts_gpu_plan *p)
+{
+	const ts_stage *s = tp->dag->stages[p->stage];
+	int ax[3];
+
+	if ((p->tc_reason = tc_facts(tp, p)))
+		return TS_OK;
+	ax[0] = p->tc_m;
+	ax[1] = p->tc_n;
+	ax[2] = s->ndim + p->tc_k;
+	p->knob_tc = ts_space_add_bool(tp->space, ts_asprintf(
+		"%s.tensor_core", s->name));
+	for (int t = 0; t < 3; t++) {
+		p->tc_split[t] = ts_space_add_split(tp->space, ts_asprintf(
+			"%s.tc.%s", s->name, axis_name(s, ax[t])),
+			axis_extent(s, ax[t]) / 16, t < 2 ? 3 : 2, true);
+		if (p->tc_split[t] < 0)
+			return TS_ERROR;
+	}
+	return TS_OK;
+}
+
 ts_gpu_template *ts_gpu_template_new(ts_ctx *ctx, const ts_dag *dag,
 	const ts_dag_info *info, const ts_target *target)
 {
@@ -187,7 +338,7 @@ ts_gpu_template *ts_gpu_template_new(ts_ctx *ctx, const ts_dag *dag,
 				rthread_choices);
 			break;
 		case TS_GPU_TILE:
-			if (add_tile_knobs(tp, p) < 0)
+			if (add_tile_knobs(tp, p) < 0 || add_tc_knobs(tp, p) < 0)
 				return NULL;
 			c = ts_dag_effective_consumer(tp->dag, s, gpu_inlined, tp);
 			if (c >= 0 && tp->plans[c].rule == TS_GPU_DIRECT &&
@@ -227,6 +378,8 @@ ts_config *ts_gpu_template_default(const ts_gpu_template *tp)
 			ts_config_set(c, p->knob_shared[k], 0, 1);
 		if (p->knob_fuse >= 0)
 			ts_config_set(c, p->knob_fuse, 0, 1);
+		if (p->knob_tc >= 0)
+			ts_config_set(c, p->knob_tc, 0, 1);
 		if (p->knob_at >= 0)
 			ts_config_set(c, p->knob_at, 0, 1);	/* inline */
 	}
@@ -321,14 +474,17 @@ static ts_status apply_cross(ts_schedule *sch, const ts_stage *s,
 	return ts_schedule_bind(sch, s->name, names[0], TS_BIND_THREAD_X);
 }
 
-/* Factors of axis "a" of "p" under "cfg", outermost level first. */
+/* Factors of axis "a" of "p" under "cfg", outermost level first; "a"
+ * below zero: the tensor-core split -1 - "a" (rows, columns,
+ * reduction). */
 static void factors(const ts_gpu_template *tp, const ts_gpu_plan *p,
 	const ts_config *cfg, int a, int64_t *f)
 {
-	const ts_knob *k = tp->space->knobs[p->split[a]];
+	int knob = a < 0 ? p->tc_split[-1 - a] : p->split[a];
+	const ts_knob *k = tp->space->knobs[knob];
 
 	for (int l = 0; l < k->nparts; l++)
-		f[l] = ts_config_get(cfg, p->split[a], l);
+		f[l] = ts_config_get(cfg, knob, l);
 }
 
 /* Split "name" of "stage" into "n" levels of trips "f" (outermost
@@ -428,6 +584,140 @@ static ts_status apply_tile(const ts_gpu_template *tp, const ts_gpu_plan *p,
 	return TS_OK;
 }
 
+/* Whether tile "p" computes on tensor cores under "cfg". */
+static bool tc_on(const ts_gpu_plan *p, const ts_config *cfg)
+{
+	return p->knob_tc >= 0 && ts_config_get(cfg, p->knob_tc, 0);
+}
+
+/* The tensor-core factors of tile "p" under "cfg": "f"[t] for the rows,
+ * columns and reduction (t = 0, 1, 2), in units of 16, outermost level
+ * first. */
+static void tc_factors(const ts_gpu_template *tp, const ts_gpu_plan *p,
+	const ts_config *cfg, int64_t f[3][3])
+{
+	for (int t = 0; t < 3; t++)
+		factors(tp, p, cfg, -1 - t, f[t]);
+}
+
+/* Tile stage "s" of plan "p" for tensor cores: rows and columns split
+ * into block, warp, fragments per warp and 16, the reduction into outer
+ * and inner steps of 16; loops run block, warp, outer and inner
+ * reduction, fragments, then the 16 x 16 x 16 fragment itself (all
+ * unrolled).  The warp loop is bound to threadIdx.y (the emitter gives
+ * each of its iterations a warp), the accumulator tile is cached there
+ * and both operands are staged in shared memory at the outer reduction
+ * loop.  "in_block": computed at a consumer's block loop, so without a
+ * block level; other spatial axes are left to the block loop. */
+static ts_status apply_tc(const ts_gpu_template *tp, const ts_gpu_plan *p,
+	const ts_config *cfg, ts_schedule *sch, bool in_block)
+{
+	const ts_stage *s = tp->dag->stages[p->stage];
+	const char *lv[3][3], *in16[3], *order[TS_MAX_AXES + 12], *blk, *warp;
+	const char *blocks[TS_MAX_AXES];
+	int ax[3] = { p->tc_m, p->tc_n, s->ndim + p->tc_k }, n = 0, nb = 0;
+	int first = in_block ? 1 : 0;
+	int64_t f[3][3];
+
+	tc_factors(tp, p, cfg, f);
+	for (int t = 0; t < 3; t++) {
+		const char *name = axis_name(s, ax[t]);
+		int levels = t < 2 ? 3 - first : 2;
+		if (ts_schedule_split(sch, s->name, name, 16, TS_TAIL_GUARD) < 0 ||
+		    split_levels(sch, s->name, ts_asprintf("%s.o", name),
+		    levels, f[t] + (t < 2 ? first : 0), lv[t] + (t < 2 ?
+		    first : 0)) < 0)
+			return TS_ERROR;
+		in16[t] = ts_asprintf("%s.i", name);
+	}
+	for (int a = 0; a < s->ndim; a++)
+		if (a != p->tc_m && a != p->tc_n)
+			order[n++] = blocks[nb++] = s->axes[a]->name;
+	for (int t = first; t < 3; t++) {
+		for (int u = 0; u < 2; u++)
+			order[n++] = lv[u][t];
+		if (!in_block && t == 0) {
+			blocks[nb++] = lv[0][0];
+			blocks[nb++] = lv[1][0];
+		}
+		if (t == 1) {
+			order[n++] = lv[2][0];
+			order[n++] = lv[2][1];
+		}
+	}
+	for (int t = 0; t < 3; t++)
+		order[n++] = in16[t];
+	if (ts_schedule_reorder(sch, s->name, n, order) < 0)
+		return TS_ERROR;
+	if (!in_block && (fuse_all(sch, s->name, nb, blocks, &blk) < 0 ||
+	    ts_schedule_bind(sch, s->name, blk, TS_BIND_BLOCK_X) < 0))
+		return TS_ERROR;
+	if (fuse_all(sch, s->name, 2, (const char *[]){ lv[0][1], lv[1][1] },
+	    &warp) < 0 ||
+	    ts_schedule_bind(sch, s->name, warp, TS_BIND_THREAD_Y) < 0 ||
+	    ts_schedule_cache_write(sch, s->name, warp) < 0)
+		return TS_ERROR;
+	for (int i = 0; i < s->ninputs; i++)
+		if (ts_schedule_cache_read(sch, s->name, s->inputs[i]->name,
+		    lv[2][0], 0, NULL) < 0)
+			return TS_ERROR;
+	for (int k = 0; k < 6; k++)
+		if (ts_schedule_unroll(sch, s->name, k < 3 ? in16[k] :
+		    k < 5 ? lv[k - 3][2] : lv[2][1]) < 0)
+			return TS_ERROR;
+	return TS_OK;
+}
+
+/* Schedule tensor-core anchor "p" with its epilogue: the epilogue's
+ * block tile (the anchor's block tile of rows and columns) is fused and
+ * spread over the warps (threadIdx.y) and their 32 lanes (threadIdx.x),
+ * neighbouring lanes on neighbouring elements; the anchor is computed at
+ * its block loop into a block tile in shared memory. */
+static ts_status apply_tc_fused(const ts_gpu_template *tp,
+	const ts_gpu_plan *p, const ts_config *cfg, ts_schedule *sch)
+{
+	const ts_stage *s = tp->dag->stages[p->stage];
+	const ts_stage *c = tp->dag->stages[p->epilogue];
+	const char *order[TS_MAX_DIMS + 2], *blocks[TS_MAX_DIMS], *blk, *e;
+	int64_t f[3][3], bt[2], warps;
+	int n = 0, nb = 0;
+
+	tc_factors(tp, p, cfg, f);
+	for (int t = 0; t < 2; t++)
+		bt[t] = f[t][1] * f[t][2] * 16;
+	warps = f[0][1] * f[1][1];
+	for (int t = 0; t < 2; t++)
+		if (ts_schedule_split(sch, c->name, c->axes[t ? p->tc_n :
+		    p->tc_m]->name, bt[t], TS_TAIL_GUARD) < 0)
+			return TS_ERROR;
+	for (int a = 0; a < c->ndim; a++)
+		if (a != p->tc_m && a != p->tc_n)
+			order[n++] = blocks[nb++] = c->axes[a]->name;
+	for (int k = 0; k < 4; k++)
+		order[n++] = ts_asprintf("%s.%s", c->axes[k & 1 ? p->tc_n :
+			p->tc_m]->name, k < 2 ? "o" : "i");
+	blocks[nb++] = order[n - 4];
+	blocks[nb++] = order[n - 3];
+	if (ts_schedule_reorder(sch, c->name, n, order) < 0 ||
+	    fuse_all(sch, c->name, nb, blocks, &blk) < 0 ||
+	    ts_schedule_bind(sch, c->name, blk, TS_BIND_BLOCK_X) < 0 ||
+	    fuse_all(sch, c->name, 2, order + n - 2, &e) < 0 ||
+	    ts_schedule_split(sch, c->name, e, 32, TS_TAIL_GUARD) < 0 ||
+	    ts_schedule_split(sch, c->name, ts_asprintf("%s.o", e),
+	    bt[0] * bt[1] / 32 / warps, TS_TAIL_GUARD) < 0 ||
+	    ts_schedule_reorder(sch, c->name, 3, (const char *[]){
+	    ts_asprintf("%s.o.o", e), ts_asprintf("%s.i", e),
+	    ts_asprintf("%s.o.i", e) }) < 0 ||
+	    ts_schedule_bind(sch, c->name, ts_asprintf("%s.o.o", e),
+	    TS_BIND_THREAD_Y) < 0 ||
+	    ts_schedule_bind(sch, c->name, ts_asprintf("%s.i", e),
+	    TS_BIND_THREAD_X) < 0 ||
+	    ts_schedule_unroll(sch, c->name, ts_asprintf("%s.o.i", e)) < 0 ||
+	    ts_schedule_compute_at(sch, s->name, c->name, blk) < 0)
+		return TS_ERROR;
+	return apply_tc(tp, p, cfg, sch, true);
+}
+
 /* Schedule anchor "p" with its epilogue: the epilogue takes the block,
  * thread, virtual thread and register levels; the anchor is computed at
  * its block loop into a block tile, with its own thread loop. */
@@ -510,8 +800,12 @@ ts_schedule *ts_gpu_template_apply(const ts_gpu_template *tp,
 				st = apply_direct(sch, s, thr, vec);
 			break;
 		case TS_GPU_TILE:
-			st = fused(p, cfg) ? apply_fused(tp, p, cfg, sch) :
-				apply_tile(tp, p, cfg, sch, 0);
+			if (tc_on(p, cfg))
+				st = fused(p, cfg) ? apply_tc_fused(tp, p, cfg,
+					sch) : apply_tc(tp, p, cfg, sch, false);
+			else
+				st = fused(p, cfg) ? apply_fused(tp, p, cfg,
+					sch) : apply_tile(tp, p, cfg, sch, 0);
 			break;
 		default:
 			break;
@@ -545,15 +839,38 @@ static void block_tile(const ts_gpu_template *tp, const ts_gpu_plan *p,
 	const ts_config *cfg, int64_t *size, int64_t *steps)
 {
 	const ts_stage *s = tp->dag->stages[p->stage];
-	int64_t f[TS_MAX_LEVELS];
+	int64_t f[TS_MAX_LEVELS], tc[3][3];
 
 	*steps = 1;
+	if (tc_on(p, cfg)) {
+		tc_factors(tp, p, cfg, tc);
+		for (int a = 0; a < s->ndim + s->nraxes; a++)
+			size[a] = 1;
+		size[p->tc_m] = tc[0][1] * tc[0][2] * 16;
+		size[p->tc_n] = tc[1][1] * tc[1][2] * 16;
+		size[s->ndim + p->tc_k] = tc[2][1] * 16;
+		*steps = tc[2][0];
+		return;
+	}
 	for (int a = 0; a < s->ndim + s->nraxes; a++) {
 		factors(tp, p, cfg, a, f);
 		size[a] = a < s->ndim ? f[1] * f[2] * f[3] : f[1];
 		if (a >= s->ndim)
 			*steps *= f[0];
 	}
+}
+
+/* The number of blocks of tile "p" under "cfg". */
+static int64_t tile_blocks(const ts_gpu_template *tp, const ts_gpu_plan *p,
+	const ts_config *cfg)
+{
+	const ts_stage *s = tp->dag->stages[p->stage];
+	int64_t size[TS_MAX_AXES], steps, blocks = 1;
+
+	block_tile(tp, p, cfg, size, &steps);
+	for (int a = 0; a < s->ndim; a++)
+		blocks *= s->axes[a]->extent / size[a];
+	return blocks;
 }
 
 /* Bytes of shared memory the staged inputs of tile "p" take under "cfg"
@@ -565,6 +882,13 @@ static int64_t tile_shared(const ts_gpu_template *tp, const ts_gpu_plan *p,
 	int64_t size[TS_MAX_AXES], steps, bytes = 0;
 
 	block_tile(tp, p, cfg, size, &steps);
+	if (tc_on(p, cfg)) {
+		for (int i = 0; i < s->ninputs && i < TS_MAX_DIMS; i++)
+			bytes += (p->fp[i] ? ts_footprint_volume(p->fp[i], size)
+				: ts_tensor_size(s->inputs[i])) *
+				(int64_t)ts_dtype_size(s->inputs[i]->dtype);
+		return bytes;
+	}
 	for (int k = 0; k < p->nshared; k++) {
 		int i = p->shared_input[k];
 		if (!ts_config_get(cfg, p->knob_shared[k], 0) ||
@@ -581,16 +905,13 @@ double ts_gpu_template_tile_traffic(const ts_gpu_template *tp,
 {
 	const ts_gpu_plan *p = &tp->plans[stage];
 	const ts_stage *s = tp->dag->stages[stage];
-	int64_t size[TS_MAX_AXES], steps, blocks = 1, f[TS_MAX_LEVELS];
+	int64_t size[TS_MAX_AXES], steps, blocks;
 	double bytes = 0;
 
 	if (p->rule != TS_GPU_TILE)
 		return 0;
 	block_tile(tp, p, cfg, size, &steps);
-	for (int a = 0; a < s->ndim; a++) {
-		factors(tp, p, cfg, a, f);
-		blocks *= f[0];
-	}
+	blocks = tile_blocks(tp, p, cfg);
 	for (int i = 0; i < s->ninputs; i++) {
 		double vol = i < TS_MAX_DIMS && p->fp[i] ?
 			(double)ts_footprint_volume(p->fp[i], size) :
@@ -600,10 +921,53 @@ double ts_gpu_template_tile_traffic(const ts_gpu_template *tp,
 	return bytes * (double)steps * (double)blocks;
 }
 
+bool ts_gpu_template_tensor_core(const ts_gpu_template *tp,
+	const ts_config *cfg, int stage)
+{
+	return tc_on(&tp->plans[stage], cfg);
+}
+
+const char *ts_gpu_template_tc_reason(const ts_gpu_template *tp, int stage)
+{
+	const ts_gpu_plan *p = &tp->plans[stage];
+
+	if (p->knob_tc >= 0)
+		return NULL;
+	if (p->rule != TS_GPU_TILE)
+		return ts_asprintf("stage '%s' is not a complex reduction",
+			tp->dag->stages[stage]->name);
+	return p->tc_reason;
+}
+
 bool ts_gpu_template_fused(const ts_gpu_template *tp, const ts_config *cfg,
 	int stage)
 {
 	return fused(&tp->plans[stage], cfg);
+}
+
+/* How tile "p" runs on tensor cores under "cfg": 32 lanes per warp, a
+ * lane's share of the warp's fragments, both operands staged, a 16 x 16
+ * staging tile per warp for the accumulator's write-back and the block
+ * tile of a fused epilogue. */
+static void tc_launch(const ts_gpu_template *tp, const ts_gpu_plan *p,
+	const ts_config *cfg, ts_gpu_launch *out)
+{
+	const ts_stage *s = tp->dag->stages[p->stage];
+	int64_t f[3][3], warps, frags, acc = ts_dtype_size(s->out->dtype);
+
+	tc_factors(tp, p, cfg, f);
+	warps = f[0][1] * f[1][1];
+	frags = f[0][2] * f[1][2];
+	out->tensor_core = true;
+	out->blocks = tile_blocks(tp, p, cfg);
+	out->threads = 32 * warps;
+	out->per_thread = frags * 8;
+	out->shared_bytes = tile_shared(tp, p, cfg) + warps * 256 * acc;
+	if (fused(p, cfg))
+		out->shared_bytes += warps * frags * 256 * acc;
+	/* Accumulators (8 a fragment), operand fragments, addresses. */
+	out->registers = 40 + frags * 8 + (f[0][2] + f[1][2]) * 8;
+	out->coalesced = true;
 }
 
 void ts_gpu_template_launch(const ts_gpu_template *tp, const ts_config *cfg,
@@ -643,6 +1007,10 @@ void ts_gpu_template_launch(const ts_gpu_template *tp, const ts_config *cfg,
 			(out->threads * out->per_thread);
 		out->registers = 24 + 4 * out->per_thread;
 		out->coalesced = coalesced_on(si, s->ndim - 1);
+		return;
+	}
+	if (tc_on(p, cfg)) {
+		tc_launch(tp, p, cfg, out);
 		return;
 	}
 	for (int a = 0; a < s->ndim; a++) {

@@ -34,8 +34,21 @@
  *	nested reductions	one thread per output
  *
  * Splits of complex reductions take divisors only, so no tile has a tail
- * and every barrier is reached by every thread of the block.  Tensor
- * cores are not used.
+ * and every barrier is reached by every thread of the block.
+ *
+ * Tensor cores.  A complex reduction gets a "tensor_core" knob when the
+ * analysis allows it (ts_gpu_template_tc_reason says why not otherwise):
+ * the target has tensor cores (sm_70 and later), the stage is a sum over
+ * one reduction axis of the product of two f16 loads (or their f32
+ * casts) into an f32 or f16 accumulator, each operand reads the
+ * reduction axis and one spatial axis the other does not (plus shared
+ * batch axes), every index a plain axis, and the two fragment axes and
+ * the reduction axis have extents that are multiples of 16.  With the
+ * knob on, those axes are split into 16 x 16 x 16 fragments: rows and
+ * columns into block, warp and fragments per warp, the reduction into
+ * outer and inner steps; every thread loop stands for one warp (bound to
+ * threadIdx.y), the operands are staged in shared memory and the emitter
+ * computes each fragment with nvcuda::wmma.
  */
 #ifndef TESSEL_GPU_H
 #define TESSEL_GPU_H
@@ -83,6 +96,14 @@ typedef struct ts_gpu_plan {
 	/* TILE: the footprint of each input (stage->inputs order, the
 	 * first TS_MAX_DIMS), NULL where isl has none. */
 	ts_footprint *fp[TS_MAX_DIMS];
+	/* TILE on tensor cores. */
+	int knob_tc;		/* bool, or -1 when the facts rule it out */
+	const char *tc_reason;	/* why there is no knob_tc, or NULL */
+	int tc_m, tc_n;		/* spatial axes of fragment rows, columns */
+	int tc_k;		/* the reduction axis (index in raxes) */
+	int tc_split[3];	/* m/16 and n/16 into block, warp and
+				 * fragments per warp; k/16 into outer and
+				 * inner steps */
 } ts_gpu_plan;
 
 /* GPU meta-templates instantiated on a DAG and a GPU target. */
@@ -108,6 +129,8 @@ typedef struct ts_gpu_launch {
 	bool coalesced;		/* neighbouring threads, neighbouring
 				 * elements of every access along the
 				 * thread axis */
+	bool tensor_core;	/* fragments on tensor cores: "threads"
+				 * counts the lanes of its warps */
 } ts_gpu_launch;
 
 /* Build the knob space of "dag" for the GPU "target".
@@ -124,6 +147,12 @@ ts_config *ts_gpu_template_default(const ts_gpu_template *tp);
 /* How stage "stage" runs under "cfg". */
 void ts_gpu_template_launch(const ts_gpu_template *tp, const ts_config *cfg,
 	int stage, ts_gpu_launch *out);
+/* Whether stage "stage" computes on tensor cores under "cfg". */
+bool ts_gpu_template_tensor_core(const ts_gpu_template *tp,
+	const ts_config *cfg, int stage);
+/* Why stage "stage" has no tensor-core knob (naming the stage, axis or
+ * operand at fault), or NULL when it has one. */
+const char *ts_gpu_template_tc_reason(const ts_gpu_template *tp, int stage);
 /* Whether anchor "stage" is fused with its epilogue under "cfg". */
 bool ts_gpu_template_fused(const ts_gpu_template *tp, const ts_config *cfg,
 	int stage);
