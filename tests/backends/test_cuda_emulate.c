@@ -2,10 +2,11 @@
  * compiled by the host C++ compiler against a small emulation of the CUDA
  * execution model (every thread of a block an OS thread, __syncthreads a
  * barrier, __shfl_down_sync an exchange between the 32 threads of a warp,
- * __shared__ arrays one per block, blocks one after another), then its
+ * __shared__ arrays one per block, blocks one after another, the wmma
+ * fragment calls collective among the 32 lanes of a warp), then its
  * outputs are compared with ts_eval.  This checks what NVRTC cannot: the
- * barriers, the cooperative copies, the cross-thread reductions and the
- * guards compute the right values.  It does not check what only a device
+ * barriers, the cooperative copies, the cross-thread reductions, the
+ * guards and the tensor-core fragments compute the right values.  It does not check what only a device
  * shows (memory model beyond barriers, warp scheduling, speed). */
 #include <config.h>
 
@@ -25,6 +26,7 @@
 static const char shim[] =
 	"#include <cmath>\n#include <cstring>\n#include <thread>\n"
 	"#include <vector>\n#include <functional>\n#include <pthread.h>\n"
+	"#include <cstdio>\n#include <cstdlib>\n#include <type_traits>\n"
 	"using std::exp; using std::log;\n"
 	"typedef _Float16 __half;\n"
 	"static inline __half __float2half_rn(float f) { return (__half)f; }\n"
@@ -52,6 +54,56 @@ static const char shim[] =
 	"\tT r;\n\tbuf[ts_emu_tid] = v;\n\tpthread_barrier_wait(&ts_emu_warp[w]);\n"
 	"\tr = l + o < 32 ? buf[ts_emu_tid + o] : v;\n"
 	"\tpthread_barrier_wait(&ts_emu_warp[w]);\n\treturn r;\n}\n"
+	/* nvcuda::wmma: every lane holds the whole 16 x 16 tile of a
+	 * fragment (the emitted code never looks at which lane owns which
+	 * element); each call is collective: the 32 lanes of the warp meet
+	 * in it, and the loads and stores check that they all name the same
+	 * memory. */
+	"static inline void __syncwarp(unsigned m = 0xffffffffu)\n"
+	"{ (void)m; pthread_barrier_wait(&ts_emu_warp[ts_emu_tid / 32]); }\n"
+	"static void ts_emu_collective(const void *p, unsigned ld)\n{\n"
+	"\tstatic const void *ptr[1024];\n\tstatic unsigned lds[1024];\n"
+	"\tint w = ts_emu_tid / 32;\n"
+	"\tptr[ts_emu_tid] = p;\n\tlds[ts_emu_tid] = ld;\n"
+	"\tpthread_barrier_wait(&ts_emu_warp[w]);\n"
+	"\tfor (int l = w * 32; l < w * 32 + 32; l++)\n"
+	"\t\tif (ptr[l] != p || lds[l] != ld) {\n"
+	"\t\t\tfprintf(stderr, \"wmma: the lanes of warp %d name different"
+	" tiles\\n\", w);\n\t\t\tabort();\n\t\t}\n"
+	"\tpthread_barrier_wait(&ts_emu_warp[w]);\n}\n"
+	"namespace nvcuda { namespace wmma {\n"
+	"struct matrix_a {}; struct matrix_b {}; struct accumulator {};\n"
+	"struct row_major {}; struct col_major {};\n"
+	"enum layout_t { mem_row_major, mem_col_major };\n"
+	"template <typename U, int M, int N, int K, typename T, typename L = void>\n"
+	"struct fragment { T x[256]; };\n"
+	"template <typename U, typename T, typename L>\n"
+	"void load_matrix_sync(fragment<U, 16, 16, 16, T, L> &f, const T *p,\n"
+	"\tunsigned ld)\n{\n\tts_emu_collective(p, ld);\n"
+	"\tfor (int r = 0; r < 16; r++)\n\t\tfor (int c = 0; c < 16; c++)\n"
+	"\t\t\tf.x[r * 16 + c] = std::is_same<L, col_major>::value ?\n"
+	"\t\t\t\tp[r + c * ld] : p[r * ld + c];\n}\n"
+	"template <typename F, typename V> void fill_fragment(F &f, V v)\n{\n"
+	"\tts_emu_collective(NULL, 0);\n"
+	"\tfor (int i = 0; i < 256; i++)\n\t\tf.x[i] = v;\n}\n"
+	"template <typename D, typename A, typename B, typename C>\n"
+	"void mma_sync(D &d, const A &a, const B &b, const C &c)\n{\n"
+	"\tfloat t[256];\n\tts_emu_collective(NULL, 0);\n"
+	"\tfor (int m = 0; m < 16; m++)\n\t\tfor (int n = 0; n < 16; n++) {\n"
+	"\t\t\tfloat s = (float)c.x[m * 16 + n];\n"
+	"\t\t\tfor (int k = 0; k < 16; k++)\n"
+	"\t\t\t\ts += (float)a.x[m * 16 + k] * (float)b.x[k * 16 + n];\n"
+	"\t\t\tt[m * 16 + n] = s;\n\t\t}\n"
+	"\tfor (int i = 0; i < 256; i++)\n\t\td.x[i] = t[i];\n}\n"
+	"template <typename T, typename F>\n"
+	"void store_matrix_sync(T *p, const F &f, unsigned ld, layout_t l)\n{\n"
+	"\tts_emu_collective(p, ld);\n"
+	"\tif (ts_emu_tid % 32 == 0)\n"
+	"\t\tfor (int r = 0; r < 16; r++)\n\t\t\tfor (int c = 0; c < 16; c++)\n"
+	"\t\t\t\tp[l == mem_col_major ? r + c * ld : r * ld + c] =\n"
+	"\t\t\t\t\tf.x[r * 16 + c];\n"
+	"\tts_emu_collective(p, ld);\n}\n"
+	"} }\n"
 	"static void ts_emu_launch(unsigned gx, unsigned gy, unsigned gz,\n"
 	"\tunsigned bx, unsigned by, unsigned bz, std::function<void()> k)\n"
 	"{\n\tunsigned n = bx * by * bz;\n"
@@ -91,11 +143,14 @@ static void add_program(ts_buf *b, const ts_cuda_program *p, int id)
 {
 	const char *s = p->source;
 	const char *inc = "#include <cuda_fp16.h>\n", *ext = "extern \"C\" ";
+	const char *mma = "#include <mma.h>\n";
 
 	ts_buf_printf(b, "namespace ts_p%d {\n", id);
 	while (*s) {
 		if (!strncmp(s, inc, strlen(inc)))
 			s += strlen(inc);
+		else if (!strncmp(s, mma, strlen(mma)))
+			s += strlen(mma);
 		else if (!strncmp(s, ext, strlen(ext)))
 			s += strlen(ext);
 		else
@@ -339,12 +394,98 @@ static void test_cuda_emulate_extra__matches_eval(void **state)
 	(void)ctx;
 }
 
+/* Declarations whose reduction the tensor cores take: an f16 matmul with
+ * f32 accumulation and a fused f16 epilogue, a batched matmul, both
+ * operands stored transposed (column-major fragments), and an f16
+ * accumulator. */
+static const char *const tc_decls[] = {
+	"input A: f16[64, 48]\ninput B: f16[48, 32]\n"
+	"C[i: 64, j: 32] = sum(k: 48) f32(A[i, k]) * f32(B[k, j])\n"
+	"output D[i: 64, j: 32]: f16 = max(C[i, j], 0.0)\n",
+	"input A: f16[3, 32, 32]\ninput B: f16[3, 32, 48]\n"
+	"output C[b: 3, i: 32, j: 48] = sum(k: 32) f32(A[b, i, k]) * "
+	"f32(B[b, k, j])\n",
+	"input A: f16[32, 48]\ninput B: f16[64, 32]\n"
+	"output C[i: 48, j: 64] = sum(k: 32) f32(A[k, i]) * f32(B[j, k])\n",
+	"input A: f16[32, 64]\ninput B: f16[64, 16]\n"
+	"output C[i: 32, j: 16]: f16 = sum(k: 64) A[i, k] * B[k, j]\n",
+};
+
+/* The tensor-core declarations: sampled configurations of the h100
+ * template with the tensor_core knob on (fused and not), emulated and
+ * compared with ts_eval; each program must use wmma. */
+static void test_cuda_emulate_tensor_core__matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+	int nx = (int)(sizeof(tc_decls) / sizeof(tc_decls[0]));
+	struct job *jobs = ts_new_array(struct job, 6 * nx);
+	ts_ctx **ctxs = ts_new_array(ts_ctx *, nx + 1);
+	int n = 0;
+	ts_buf src;
+	void *h;
+
+	if (system("${CXX_FOR_TESTS:-g++} --version > /dev/null 2>&1") != 0) {
+		print_message("skipping: no host C++ compiler\n");
+		skip();
+	}
+	ts_buf_init(&src);
+	ts_buf_puts(&src, shim);
+	for (int i = 0; i < nx; i++) {
+		ts_ctx *c = ctxs[i] = ts_ctx_alloc();
+		ts_dag *dag = ts_parse_string(c, ts_asprintf("tc%d", i),
+			tc_decls[i]);
+		const ts_dag_info *info = dag ? ts_analyze_dag(c, dag) : NULL;
+		ts_gpu_template *tp = info ? ts_gpu_template_new(c, dag, info,
+			ts_target_lookup(c, "h100")) : NULL;
+		int knob, fuse, found = 0;
+		ts_ctx_set_seed(c, 7);
+		if (!tp)
+			fail_msg("tc%d: %s", i, ts_ctx_error(c));
+		knob = ts_space_find(tp->space, "C.tensor_core");
+		fuse = ts_space_find(tp->space, "C.fuse");
+		if (knob < 0)
+			fail_msg("tc%d: no tensor_core knob: %s", i,
+				ts_gpu_template_tc_reason(tp, dag->nstages - 1));
+		for (int t = 0; found < 5 && t < 200; t++) {
+			ts_config *cfg = ts_space_sample(tp->space, c);
+			ts_cuda_program *p;
+			ts_config_set(cfg, knob, 0, 1);
+			if (fuse >= 0)
+				ts_config_set(cfg, fuse, 0, found % 2);
+			if (!ts_gpu_template_fits(tp, cfg) ||
+			    !(p = program(c, dag, tp, cfg)))
+				continue;
+			if (!strstr(p->source, "wmma::mma_sync"))
+				fail_msg("tc%d %s: no tensor cores in\n%s", i,
+					ts_config_to_json(cfg), p->source);
+			jobs[n] = (struct job){ ts_asprintf("tc%d %s", i,
+				ts_config_to_json(cfg)), c, dag, p };
+			add_program(&src, p, n++);
+			found++;
+		}
+		if (found < 2)
+			fail_msg("tc%d: only %d fitting configurations", i, found);
+	}
+	h = build(src.s);
+	for (int j = 0; j < n; j++)
+		check_job(h, &jobs[j], j);
+	print_message("%d tensor-core programs emulated\n", n);
+	dlclose(h);
+	for (int i = 0; i < nx; i++)
+		ts_ctx_free(ctxs[i]);
+	(void)ctx;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TS_TEST(test_cuda_emulate_catalogue__matches_eval),
 		TS_TEST(test_cuda_emulate_extra__matches_eval),
+		TS_TEST(test_cuda_emulate_tensor_core__matches_eval),
 	};
+
+	if (getenv("TS_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("TS_TEST_FILTER"));
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
