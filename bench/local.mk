@@ -28,3 +28,12 @@ noinst_PROGRAMS += bench/bench_probe
 bench_bench_probe_SOURCES = bench/bench_probe.c $(BENCH_COMMON)
 bench_bench_probe_LDADD = examples/libcatalogue.la $(BENCH_LIBS)
 include $(srcdir)/bench/network.mk
+
+# Tuned matmul against OpenBLAS and the static schedule, with the time
+# tuning took.
+if HAVE_OPENBLAS
+noinst_PROGRAMS += bench/bench_tune
+bench_bench_tune_SOURCES = bench/bench_tune.c bench/tuned.c bench/tuned.h \
+	$(BENCH_COMMON)
+bench_bench_tune_LDADD = $(BENCH_LIBS) $(BLAS_LIBS)
+endif

@@ -1,0 +1,214 @@
+/* Tuned fp32 matmul against OpenBLAS and against Tessel's own static
+ * schedule, in the same run.  For each seed: the static schedule, a full
+ * tuning run (evolutionary search with the learned cost model, at most
+ * --trials measurements) and a hardware-guided run (only the static
+ * model's top --topk configurations measured) are compiled; then the four
+ * kernels run interleaved and the table gives medians and ratios.  Every
+ * candidate the tuner timed was first checked against the reference
+ * interpreter; the kernels here are checked against cblas_sgemm.
+ *
+ * What the targets ask, printed under the table:
+ *   tuned / OpenBLAS                 >= 0.9
+ *   tuned / static                   >= 1.2, or static within 5% of tuned
+ *   top-k / tuned (as speed)         >= 0.9, top-k tuning under 15 s
+ *
+ *   usage: bench_tune [--size M N K] [--threads T] [--trials N]
+ *                     [--topk K] [--seeds S] [--min-time S]
+ */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cblas.h>
+
+#include "bench/bench.h"
+#include "bench/tuned.h"
+
+/* The options of the program. */
+struct tune_opts {
+	int64_t m, n, k;
+	int threads, trials, topk, seeds;
+	double min_time;
+};
+
+/* One sgemm call on arrays held as ts_array. */
+struct tune_blas {
+	const struct tune_opts *o;
+	const float *a, *b;
+	float *c;
+};
+
+/* Run cblas_sgemm on "arg" (a struct tune_blas). */
+static void blas_run(void *arg)
+{
+	struct tune_blas *p = arg;
+	const struct tune_opts *o = p->o;
+
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)o->m,
+		(int)o->n, (int)o->k, 1.0f, p->a, (int)o->k, p->b, (int)o->n,
+		0.0f, p->c, (int)o->n);
+}
+
+/* One run of a compiled module. */
+struct tune_kernel {
+	ts_module *m;
+	ts_array **args;
+};
+
+/* Run the module of "arg" (a struct tune_kernel); exit on failure. */
+static void kernel_run(void *arg)
+{
+	struct tune_kernel *p = arg;
+
+	if (ts_module_run(p->m, p->args) < 0) {
+		fprintf(stderr, "bench_tune: run failed\n");
+		exit(1);
+	}
+}
+
+/* The matmul of "o", declared from text with compute only. */
+static ts_dag *tune_declare(ts_ctx *ctx, const struct tune_opts *o)
+{
+	char src[512];
+
+	snprintf(src, sizeof(src),
+		"input A: f32[%lld, %lld]\n"
+		"input B: f32[%lld, %lld]\n"
+		"output C[i: %lld, j: %lld] = sum(k: %lld) A[i, k] * B[k, j]\n",
+		(long long)o->m, (long long)o->k, (long long)o->k,
+		(long long)o->n, (long long)o->m, (long long)o->n,
+		(long long)o->k);
+	return ts_parse_string(ctx, "bench_tune", src);
+}
+
+/* Whether "got" matches "want" for a sum of "k" products. */
+static bool tune_close(ts_ctx *ctx, ts_array *got, ts_array *want, int64_t k)
+{
+	double err = 0, rel = 0;
+
+	if (ts_array_compare(ctx, got, want, &err, &rel) < 0)
+		bench_die(ctx, "comparing with cblas");
+	return err <= 1e-3 * sqrt((double)k);
+}
+
+/* Tune and measure with "seed"; print one row per kernel and the target
+ * lines.  Return false when a kernel disagrees with cblas. */
+static bool tune_case(const struct tune_opts *o, uint64_t seed)
+{
+	ts_ctx *ctx = ts_ctx_alloc();
+	ts_dag *dag = tune_declare(ctx, o);
+	struct bench_tuning full = { .trials = o->trials, .seed = seed };
+	struct bench_tuning top = { .trials = o->topk, .topk = o->topk,
+		.seed = seed };
+	struct tune_kernel kern[3];
+	struct tune_blas bp;
+	struct bench_runner r[4];
+	ts_module *ms[3];
+	ts_array **args, *ref;
+	static const char *names[3] = { "static", "tuned", "top-k" };
+	double flops = 2.0 * o->m * o->n * o->k;
+	bool ok = true;
+
+	ts_ctx_set_seed(ctx, seed);
+	if (!dag || !(args = bench_args(ctx, dag, 7)) ||
+	    !(ref = ts_array_for_tensor(ctx, dag->outputs[0])))
+		bench_die(ctx, "declaring the matmul");
+	ms[0] = bench_compile_static(ctx, dag, o->threads, NULL);
+	ms[1] = ms[0] ? bench_compile_tuned(ctx, dag, o->threads, &full,
+		"full") : NULL;
+	ms[2] = ms[1] ? bench_compile_tuned(ctx, dag, o->threads, &top,
+		"top-k") : NULL;
+	if (!ms[2])
+		bench_die(ctx, "tuning");
+	openblas_set_num_threads(o->threads);
+	bp = (struct tune_blas){ o, args[0]->data, args[1]->data, ref->data };
+	blas_run(&bp);
+	for (int i = 0; i < 3; i++) {
+		kern[i] = (struct tune_kernel){ ms[i],
+			bench_args_fresh_outputs(ctx, dag, args) };
+		kernel_run(&kern[i]);
+		if (!tune_close(ctx, kern[i].args[2], ref, o->k)) {
+			fprintf(stderr, "bench_tune: %s kernel disagrees with "
+				"cblas\n", names[i]);
+			ok = false;
+		}
+		r[i] = (struct bench_runner){ .name = names[i],
+			.run = kernel_run, .arg = &kern[i] };
+	}
+	r[3] = (struct bench_runner){ .name = "openblas", .run = blas_run,
+		.arg = &bp };
+	bench_interleave(r, 4, 10, 2000, o->min_time);
+	for (int i = 0; i < 4; i++)
+		printf("| %llu | %s | %s | %.3f | %.1f | %.2f |\n",
+			(unsigned long long)seed, r[i].name,
+			i == 1 ? "full" : i == 2 ? "top-k" : "",
+			r[i].median * 1e3, flops / r[i].median * 1e-9,
+			r[3].median / r[i].median);
+	printf("| %llu | targets | tuned/OpenBLAS %.2f (>= 0.9) | "
+		"tuned/static %.2f (>= 1.2 or static within 5%%) | top-k %.0f%% "
+		"of tuned (>= 90%%) | top-k in %.1f s (< 15 s), full in %.0f s "
+		"|\n", (unsigned long long)seed,
+		r[3].median / r[1].median, r[0].median / r[1].median,
+		100.0 * r[1].median / r[2].median, top.seconds, full.seconds);
+	fflush(stdout);
+	for (int i = 0; i < 3; i++)
+		ts_module_free(ms[i]);
+	ts_ctx_free(ctx);
+	return ok;
+}
+
+/* Print the usage and exit with 2. */
+static void tune_usage(void)
+{
+	fprintf(stderr, "usage: bench_tune [--size M N K] [--threads T] "
+		"[--trials N] [--topk K] [--seeds S] [--min-time S]\n");
+	exit(2);
+}
+
+/* Parse "argv" into "o"; exit with 2 on bad usage. */
+static void tune_parse(int argc, char **argv, struct tune_opts *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int left = argc - i - 1;
+		if (!strcmp(a, "--size") && left >= 3) {
+			o->m = atoll(argv[++i]);
+			o->n = atoll(argv[++i]);
+			o->k = atoll(argv[++i]);
+		} else if (!strcmp(a, "--threads") && left >= 1) {
+			o->threads = atoi(argv[++i]);
+		} else if (!strcmp(a, "--trials") && left >= 1) {
+			o->trials = atoi(argv[++i]);
+		} else if (!strcmp(a, "--topk") && left >= 1) {
+			o->topk = atoi(argv[++i]);
+		} else if (!strcmp(a, "--seeds") && left >= 1) {
+			o->seeds = atoi(argv[++i]);
+		} else if (!strcmp(a, "--min-time") && left >= 1) {
+			o->min_time = atof(argv[++i]);
+		} else {
+			tune_usage();
+		}
+	}
+	if (o->m <= 0 || o->n <= 0 || o->k <= 0 || o->threads <= 0 ||
+	    o->trials <= 0 || o->topk <= 0 || o->seeds <= 0)
+		tune_usage();
+}
+
+int main(int argc, char **argv)
+{
+	struct tune_opts o = { 1024, 1024, 1024, 1, 300, 10, 1, 2.0 };
+	bool ok = true;
+
+	tune_parse(argc, argv, &o);
+	printf("matmul %lld x %lld x %lld, %d thread(s); OpenBLAS kernels: "
+		"%s\n\n", (long long)o.m, (long long)o.n, (long long)o.k,
+		o.threads, openblas_get_corename());
+	printf("| seed | kernel | tuning | ms | GFLOP/s | OpenBLAS/kernel |\n");
+	printf("|---|---|---|---|---|---|\n");
+	for (int s = 1; s <= o.seeds; s++)
+		ok &= tune_case(&o, (uint64_t)s);
+	return ok ? 0 : 1;
+}

@@ -1,0 +1,29 @@
+/* Tuning inside a benchmark program: measure candidates of one DAG on
+ * this machine and compile the fastest, so that a benchmark can set the
+ * tuned kernel beside the static one and a library in the same run. */
+#ifndef TESSEL_BENCH_TUNED_H
+#define TESSEL_BENCH_TUNED_H
+
+#include <stdint.h>
+
+#include <tessel/backend.h>
+
+/* How to tune, and what the tuning took. */
+struct bench_tuning {
+	int trials;		/* measurements at most */
+	int topk;		/* > 0: measure only the static top-k */
+	uint64_t seed;
+	const char *log;	/* records log appended to, or NULL */
+	/* Filled by bench_compile_tuned: */
+	double seconds;		/* wall time of the tuning */
+	int measured;		/* measurements made */
+	double best_s;		/* the tuner's own time of its best */
+};
+
+/* Tune "dag" for the host with "threads" threads as "t" says, lower the
+ * fastest candidate and compile it with "threads" threads.  Progress
+ * goes to stderr under the label "what".  NULL with an error in "ctx". */
+ts_module *bench_compile_tuned(ts_ctx *ctx, const ts_dag *dag, int threads,
+	struct bench_tuning *t, const char *what);
+
+#endif
