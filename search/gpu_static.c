@@ -1,8 +1,8 @@
 /* Static filling of GPU templates: an analytical model of one GPU
  * (occupancy from threads, registers and shared memory per block, waves
  * of blocks over the SMs, coalescing of the thread axis, global traffic
- * after shared-memory staging) rates configurations with no
- * measurement; the best are kept. */
+ * after shared-memory staging, the tensor-core peak for tiles on tensor
+ * cores) rates configurations with no measurement; the best are kept. */
 #include <config.h>
 
 #include <math.h>
@@ -40,6 +40,34 @@ static double stage_bytes(const ts_gpu_template *tp, const ts_config *cfg,
 		return ts_gpu_template_tile_traffic(tp, cfg, s) +
 			(double)si->counts.bytes_written;
 	return (double)si->counts.bytes_read + (double)si->counts.bytes_written;
+}
+
+/* The arithmetic and shared-memory time of tile "s" on tensor cores
+ * under "cfg" whose launch is "l", at occupancy "occ" and wave
+ * efficiency "wave_eff": the tensor-core peak (eight times the f32 peak
+ * when the target does not say) scaled by the warps an SM holds (one per
+ * sub-partition at least) and the fragments each warp has in flight; a
+ * warp with fm x fn accumulator fragments loads fm + fn operand
+ * fragments (512 bytes each) per fm * fn 16 x 16 x 16 steps, at 128
+ * bytes per cycle per SM. */
+static double tc_time(const ts_gpu_template *tp, const ts_config *cfg,
+	int s, double flops, double occ, double wave_eff)
+{
+	const ts_target_gpu *g = &tp->target->gpu;
+	const ts_gpu_plan *p = &tp->plans[s];
+	double fm = (double)ts_config_get(cfg, p->tc_split[0], 2);
+	double fn = (double)ts_config_get(cfg, p->tc_split[1], 2);
+	double peak = (g->peak_tflops_tensor_f16 > 0 ? g->peak_tflops_tensor_f16
+		: 8.0 * (g->peak_tflops_f32 > 0 ? g->peak_tflops_f32 : 10.0)) *
+		1e12;
+	double ilp = TS_MIN(1.0, 0.2 + 0.1 * fm * fn);
+	double eff = TS_MIN(1.0, occ * 8.0) * TS_MAX(wave_eff, 0.05);
+	double steps = flops / 8192.0;
+	double bytes = steps * (fm + fn) * 512.0 / (fm * fn);
+	double smem = bytes / ((double)g->sm_count * 128.0 * (g->clock_ghz > 0 ?
+		g->clock_ghz : 1.5) * 1e9 * eff);
+
+	return TS_MAX(flops / (peak * ilp * eff), smem);
 }
 
 /* The model's time of stage "s" in seconds (0 when it has no kernel,
@@ -82,7 +110,9 @@ static double stage_time(const ts_gpu_template *tp, const ts_config *cfg,
 	/* A tile's operands come from shared memory (or L1): an a x b
 	 * register tile loads a + b values per a * b multiply-adds, at 32
 	 * four-byte words per cycle per SM. */
-	if (p->rule == TS_GPU_TILE) {
+	if (l.tensor_core) {
+		compute = tc_time(tp, cfg, s, flops, occ, wave_eff);
+	} else if (p->rule == TS_GPU_TILE) {
 		double lpf = 2.0 / sqrt((double)l.per_thread);
 		double words = (double)g->sm_count * 32.0 * (g->clock_ghz > 0 ?
 			g->clock_ghz : 1.5) * 1e9;
@@ -111,13 +141,44 @@ struct ranking {
 	double *cost;
 };
 
+/* Give the knobs that tiles on tensor cores ignore (the splits, staging
+ * and unrolling of the plain tiles) their defaults in "c", so that
+ * configurations that differ only there compare equal. */
+static void tc_canonical(const ts_gpu_template *tp, ts_config *c)
+{
+	ts_config *d = NULL;
+
+	for (int s = 0; s < tp->dag->nstages; s++) {
+		const ts_gpu_plan *p = &tp->plans[s];
+		const ts_stage *st = tp->dag->stages[s];
+		int knobs[TS_MAX_AXES + TS_MAX_DIMS + 1], n = 0;
+		if (!ts_gpu_template_tensor_core(tp, c, s))
+			continue;
+		if (!d)
+			d = ts_gpu_template_default(tp);
+		for (int a = 0; a < st->ndim + st->nraxes; a++)
+			knobs[n++] = p->split[a];
+		for (int k = 0; k < p->nshared; k++)
+			knobs[n++] = p->knob_shared[k];
+		knobs[n++] = p->knob_unroll;
+		for (int k = 0; k < n; k++)
+			for (int l = 0; l < tp->space->knobs[knobs[k]]->nparts ||
+			     l == 0; l++)
+				ts_config_set(c, knobs[k], l,
+					ts_config_get(d, knobs[k], l));
+	}
+}
+
 /* Rate "c" and keep it in "r" when it is among the best; return its
  * cost. */
 static double rank(const ts_gpu_template *tp, struct ranking *r,
 	ts_config *c, int *rated)
 {
-	double cost = ts_gpu_model_estimate(tp, c);
+	double cost;
 	int pos;
+
+	tc_canonical(tp, c);
+	cost = ts_gpu_model_estimate(tp, c);
 
 	(*rated)++;
 	if (!isfinite(cost))
@@ -138,6 +199,32 @@ static double rank(const ts_gpu_template *tp, struct ranking *r,
 	r->c[pos] = c;
 	r->cost[pos] = cost;
 	return cost;
+}
+
+/* Tensor-core seeds of tile "p" into "c": "warps" x "warps" warps of
+ * "frags" x "frags" fragments (fewer where they do not divide), inner
+ * reduction steps of "kin" fragments.  Returns false when "p" has no
+ * tensor-core knob. */
+static bool tc_seed(const ts_gpu_template *tp, const ts_gpu_plan *p,
+	ts_config *c, int64_t warps, int64_t frags, int64_t kin)
+{
+	const ts_knob *k;
+	int64_t in[2];
+
+	if (p->knob_tc < 0)
+		return false;
+	ts_config_set(c, p->knob_tc, 0, 1);
+	for (int t = 0; t < 3; t++) {
+		k = tp->space->knobs[p->tc_split[t]];
+		in[0] = t < 2 ? warps : kin;
+		in[1] = frags;
+		for (int l = t < 2 ? 1 : 0; l >= 0; l--)
+			while (in[l] > 1 && k->extent % (t < 2 ? in[0] * in[1] :
+			       in[0]))
+				in[l] /= 2;
+		ts_config_set_split(c, p->tc_split[t], in);
+	}
+	return true;
 }
 
 /* Seeds: the default, then per tiled stage square-ish tiles of 8x8 to
@@ -177,6 +264,16 @@ static void seed(const ts_gpu_template *tp, struct ranking *r, int *rated)
 			}
 		}
 		if (ts_config_is_valid(c))
+			rank(tp, r, c, rated);
+	}
+	for (int v = 0; v < 6; v++) {
+		static const int64_t w[] = { 2, 2, 2, 4, 1, 4 };
+		static const int64_t fr[] = { 2, 4, 1, 2, 2, 4 };
+		ts_config *c = ts_gpu_template_default(tp);
+		bool any = false;
+		for (int s = 0; s < tp->dag->nstages; s++)
+			any |= tc_seed(tp, &tp->plans[s], c, w[v], fr[v], 2);
+		if (any && ts_config_is_valid(c))
 			rank(tp, r, c, rated);
 	}
 }

@@ -312,6 +312,10 @@ static ts_status check_gpu(ts_ctx *ctx, const char *where,
 	    g->bandwidth_gbs < 0 || g->memory_size < 0)
 		return ts_ctx_set_error(ctx, "%s: clock, peaks, memory and "
 			"bandwidth must not be negative", where);
+	if (major < 7 && g->peak_tflops_tensor_f16 > 0)
+		return ts_ctx_set_error(ctx, "%s: 'peak_tflops_tensor_f16' is "
+			"given but %s has no tensor cores (sm_70 and later)",
+			where, g->arch);
 	return TS_OK;
 }
 

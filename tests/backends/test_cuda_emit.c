@@ -461,6 +461,238 @@ static void test_cuda_run_catalogue__matches_eval(void **state)
 	}
 }
 
+/* f16 reductions the tensor cores take (tiny sizes): a matmul with f32
+ * accumulation and a fused f16 epilogue, a batched matmul, transposed
+ * operands, an f16 accumulator. */
+static const char *const tc_src[] = {
+	"input A: f16[64, 48]\ninput B: f16[48, 32]\n"
+	"C[i: 64, j: 32] = sum(k: 48) f32(A[i, k]) * f32(B[k, j])\n"
+	"output D[i: 64, j: 32]: f16 = max(C[i, j], 0.0)\n",
+	"input A: f16[3, 32, 32]\ninput B: f16[3, 32, 48]\n"
+	"output C[b: 3, i: 32, j: 48] = sum(k: 32) f32(A[b, i, k]) * "
+	"f32(B[b, k, j])\n",
+	"input A: f16[32, 48]\ninput B: f16[64, 32]\n"
+	"output C[i: 48, j: 64] = sum(k: 32) f32(A[k, i]) * f32(B[j, k])\n",
+	"input A: f16[32, 64]\ninput B: f16[64, 16]\n"
+	"output C[i: 32, j: 16]: f16 = sum(k: 64) A[i, k] * B[k, j]\n",
+};
+
+/* The GPU template of the declaration "src" for "target". */
+static ts_gpu_template *tc_template(ts_ctx *ctx, const char *src,
+	const char *target)
+{
+	ts_dag *dag = ts_parse_string(ctx, "tc", src);
+	const ts_dag_info *info = dag ? ts_analyze_dag(ctx, dag) : NULL;
+	ts_gpu_template *tp = info ? ts_gpu_template_new(ctx, dag, info,
+		ts_target_lookup(ctx, target)) : NULL;
+
+	if (!tp)
+		fail_msg("%s: %s", src, ts_ctx_error(ctx));
+	return tp;
+}
+
+/* A fitting configuration of "tp" with stage C on tensor cores and its
+ * epilogue fused when "fuse" (and the knob exists): sampled. */
+static ts_config *tc_config(ts_ctx *ctx, const ts_gpu_template *tp,
+	bool fuse)
+{
+	int knob = ts_space_find(tp->space, "C.tensor_core");
+	int fk = ts_space_find(tp->space, "C.fuse");
+
+	assert_true(knob >= 0);
+	for (int t = 0; t < 200; t++) {
+		ts_config *c = ts_space_sample(tp->space, ctx);
+		ts_config_set(c, knob, 0, 1);
+		if (fk >= 0)
+			ts_config_set(c, fk, 0, fuse);
+		if (ts_gpu_template_fits(tp, c))
+			return c;
+	}
+	fail_msg("no fitting tensor-core configuration");
+	return NULL;
+}
+
+/* Whether "p" computes on tensor cores: wmma fragments, one warp of 32
+ * lanes per thread of the IR. */
+static void assert_wmma(const ts_cuda_program *p, const char *what)
+{
+	if (!strstr(p->source, "#include <mma.h>") ||
+	    !strstr(p->source, "wmma::load_matrix_sync") ||
+	    !strstr(p->source, "wmma::mma_sync") ||
+	    !strstr(p->source, "wmma::store_matrix_sync") ||
+	    !strstr(p->source, "wmma::fill_fragment"))
+		fail_msg("%s: no tensor cores in\n%s", what, p->source);
+	assert_int_equal(p->kernels[0].block[0], 32);
+}
+
+/* Every tensor-core declaration, its epilogue fused and not, with the
+ * knob on: wmma in the source, PTX for sm_75, sm_80, sm_90 and a cubin
+ * for sm_90. */
+static void test_cuda_emit_tensor_core__compiles(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	NEED_NVRTC(ctx);
+	for (size_t i = 0; i < sizeof(tc_src) / sizeof(tc_src[0]); i++) {
+		ts_gpu_template *tp = tc_template(ctx, tc_src[i], "h100");
+		for (int fuse = 0; fuse < 2; fuse++) {
+			ts_config *c = tc_config(ctx, tp, fuse);
+			char *what = ts_asprintf("tc%zu %s", i,
+				ts_config_to_json(c));
+			ts_cuda_program *p = emit_config(ctx, tp->dag, tp, c,
+				what);
+			assert_true(ts_gpu_template_tensor_core(tp, c,
+				tp->dag->nstages - 1 - (tp->plans[0].epilogue
+				>= 0)));
+			assert_wmma(p, what);
+			compile_all(ctx, p, what, 3, true);
+		}
+	}
+}
+
+/* Stages the tensor cores cannot take have no tensor_core knob, and the
+ * template says why; a target without tensor cores has none either, and
+ * a tensor-core peak on it is an error. */
+static void test_gpu_template_tensor_core__absent(void **state)
+{
+	static const struct {
+		const char *src, *reason;
+	} cases[] = {
+		{ "input A: f32[32, 32]\ninput B: f32[32, 32]\n"
+		  "output C[i: 32, j: 32] = sum(k: 32) A[i, k] * B[k, j]\n",
+		  "stage 'C': the summand is not a product of two f16 loads" },
+		{ "input A: f16[32, 32]\ninput B: f16[32, 40]\n"
+		  "output C[i: 32, j: 40] = sum(k: 32) f32(A[i, k]) * "
+		  "f32(B[k, j])\n",
+		  "stage 'C': the extent 40 of axis 'j' is not a multiple of 16" },
+		{ "input A: f16[32, 48]\ninput B: f16[48, 32]\n"
+		  "output C[i: 32, j: 32] = max(k: 48) f32(A[i, k]) * "
+		  "f32(B[k, j])\n",
+		  "stage 'C': tensor cores need a sum over one reduction axis" },
+		{ "input A: f16[32, 48]\ninput B: f16[32, 32]\n"
+		  "output C[i: 32, j: 32] = sum(k: 32) f32(A[i, k + 16]) * "
+		  "f32(B[k, j])\n",
+		  "stage 'C': index 1 of operand 'A' is not a plain axis" },
+		{ "input A: f16[32, 32]\ninput B: f16[32, 32, 16]\n"
+		  "output C[i: 32, j: 32, z: 16] = sum(k: 32) f32(A[i, k]) * "
+		  "f32(B[k, j, z])\n",
+		  "stage 'C': operands 'A' and 'B' do not each read one spatial "
+		  "axis the other does not" },
+	};
+	ts_ctx *ctx = *state;
+	ts_target *h100 = ts_target_lookup(ctx, "h100"), *p100;
+	ts_gpu_template *tp;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tp = tc_template(ctx, cases[i].src, "h100");
+		assert_true(ts_space_find(tp->space, "C.tensor_core") < 0);
+		if (!strstr(ts_gpu_template_tc_reason(tp, 0), cases[i].reason))
+			fail_msg("expected \"%s\", got \"%s\"", cases[i].reason,
+				ts_gpu_template_tc_reason(tp, 0));
+	}
+	/* The same matmul has the knob on V100 (sm_70), not on sm_60. */
+	tp = tc_template(ctx, tc_src[0], "v100");
+	assert_true(ts_space_find(tp->space, "C.tensor_core") >= 0);
+	assert_null(ts_gpu_template_tc_reason(tp, 0));
+	p100 = ts_new(ts_target);
+	*p100 = *h100;
+	p100->name = "p100";
+	p100->gpu.arch = "sm_60";
+	ts_target_finish(p100);
+	assert_int_equal(ts_target_check(ctx, p100, "p100"), TS_ERROR);
+	assert_error_contains(ctx, "'peak_tflops_tensor_f16' is given but "
+		"sm_60 has no tensor cores");
+	assert_null(ts_target_from_json(ctx, ts_target_to_json(p100), "p100"));
+	assert_error_contains(ctx, "sm_60 has no tensor cores");
+	p100->gpu.peak_tflops_tensor_f16 = 0;
+	assert_int_equal(ts_target_check(ctx, p100, "p100"), TS_OK);
+	{
+		ts_dag *dag = ts_parse_string(ctx, "tc", tc_src[0]);
+		tp = ts_gpu_template_new(ctx, dag, ts_analyze_dag(ctx, dag),
+			p100);
+		assert_non_null(tp);
+		assert_true(ts_space_find(tp->space, "C.tensor_core") < 0);
+		assert_string_equal(ts_gpu_template_tc_reason(tp, 0),
+			"target 'p100' (sm_60) has no tensor cores");
+		assert_string_equal(ts_gpu_template_tc_reason(tp, 1),
+			"stage 'D' is not a complex reduction");
+	}
+}
+
+/* GPU static filling of f16 matmuls at real sizes on targets with
+ * tensor cores: the choice uses them, is no faster than the tensor-core
+ * peak allows and beats the same configuration without them; on h100
+ * its program uses wmma and compiles for sm_90. */
+static void test_gpu_static_fill__tensor_core(void **state)
+{
+	static const char *const src[] = {
+		"input A: f16[1024, 1024]\ninput B: f16[1024, 1024]\n"
+		"output C[i: 1024, j: 1024] = sum(k: 1024) f32(A[i, k]) * "
+		"f32(B[k, j])\n",
+		"input A: f16[8, 256, 512]\ninput B: f16[8, 512, 256]\n"
+		"output C[b: 8, i: 256, j: 256] = sum(k: 512) f32(A[b, i, k]) * "
+		"f32(B[b, k, j])\n",
+	};
+	static const char *const gpus[] = { "h100", "a100", "v100" };
+	ts_ctx *ctx = *state;
+
+	for (int i = 0; i < 2; i++)
+		for (int g = 0; g < 3; g++) {
+			ts_dag *dag = ts_parse_string(ctx, "tc", src[i]);
+			ts_target *t = ts_target_lookup(ctx, gpus[g]);
+			ts_gpu_static_result *r;
+			double flops = 2.0 * (double)ts_tensor_size(
+				dag->outputs[0]) * 1024 / (i ? 2 : 1);
+			ts_config *c;
+			assert_non_null(r = ts_gpu_static_fill(ctx, dag, t, 2));
+			if (!ts_gpu_template_tensor_core(r->tp, r->best, 0))
+				fail_msg("%s on %s: no tensor cores in %s", src[i],
+					gpus[g], ts_config_to_json(r->best));
+			assert_true(r->best_cost >= flops /
+				(t->gpu.peak_tflops_tensor_f16 * 1e12));
+			c = ts_config_copy(r->best);
+			ts_config_set(c, r->tp->plans[0].knob_tc, 0, 0);
+			assert_true(ts_gpu_model_estimate(r->tp, c) >
+				r->best_cost);
+			if (g == 0 && ts_nvrtc_supports(ctx, "sm_90")) {
+				ts_cuda_program *p = emit_config(ctx, dag, r->tp,
+					r->best, src[i]);
+				assert_wmma(p, src[i]);
+				compile_all(ctx, p, src[i], 3, false);
+			}
+		}
+}
+
+/* The tensor-core declarations on the device, knob on, against
+ * ts_eval. */
+static void test_cuda_run_tensor_core__matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	NEED_DEVICE(ctx);
+	for (size_t i = 0; i < sizeof(tc_src) / sizeof(tc_src[0]); i++) {
+		ts_gpu_template *tp = tc_template(ctx, tc_src[i], "h100");
+		ts_cuda_program *p = emit_config(ctx, tp->dag, tp,
+			tc_config(ctx, tp, i % 2), tc_src[i]);
+		const ts_dag *dag = tp->dag;
+		ts_array **in = ts_dag_random_inputs(ctx, dag, 3);
+		ts_array **want = ts_new_array(ts_array *, dag->noutputs + 1);
+		ts_array **args = ts_new_array(ts_array *, p->func->nargs + 1);
+		assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+		for (int a = 0; a < p->func->nargs; a++)
+			args[a] = a < dag->ninputs ? in[a] :
+				ts_array_for_tensor(ctx, p->func->args[a]);
+		if (ts_cuda_program_run(ctx, p, args) < 0)
+			fail_msg("tc%zu: %s", i, ts_ctx_error(ctx));
+		for (int o = 0; o < dag->noutputs; o++) {
+			double err = 0;
+			if (!ts_array_close(args[dag->ninputs + o], want[o], &err))
+				fail_msg("tc%zu: output %d differs by %g\n%s", i,
+					o, err, p->source);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,6 +700,10 @@ int main(void)
 		TS_TEST(test_cuda_emit_matmul__structure),
 		TS_TEST(test_cuda_emit_kinds__reduction_f16_fast_math),
 		TS_TEST(test_gpu_static_fill__model),
+		TS_TEST(test_gpu_template_tensor_core__absent),
+		TS_TEST(test_gpu_static_fill__tensor_core),
+		TS_TEST(test_cuda_emit_tensor_core__compiles),
+		TS_TEST(test_cuda_run_tensor_core__matches_eval),
 		TS_TEST(test_cuda_cli__schedule_build_run),
 		TS_TEST(test_cuda_emit_catalogue__compiles),
 		TS_TEST(test_cuda_emit_examples__compile),
