@@ -41,6 +41,10 @@ void ts_buf_printf(ts_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void ts_buf_puts(ts_buf *b, const char *s);
 void ts_buf_putc(ts_buf *b, char c);
+/* The contents of the file "path" (collected, NUL-terminated) and, when
+ * "len" is not NULL, its length; NULL with errno set when it cannot be
+ * read. */
+char *ts_read_file(const char *path, size_t *len);
 
 /* A growable array of pointers. */
 typedef struct ts_vec {

@@ -1596,32 +1596,19 @@ ts_dag *ts_parse_string(ts_ctx *ctx, const char *filename, const char *src)
 /* Return the contents of the file "path", or NULL with an error. */
 static char *read_file(ts_ctx *ctx, const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	char chunk[4096];
-	size_t n;
-	ts_buf b;
+	size_t len;
+	char *s = ts_read_file(path, &len);
 
-	if (!f) {
+	if (!s) {
 		ts_ctx_set_error(ctx, "%s: cannot open: %s", path,
 			strerror(errno));
 		return NULL;
 	}
-	ts_buf_init(&b);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		for (size_t i = 0; i < n; i++)
-			ts_buf_putc(&b, chunk[i]);
-	if (ferror(f)) {
-		ts_ctx_set_error(ctx, "%s: read error: %s", path,
-			strerror(errno));
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	if (strlen(b.s) != b.len) {
+	if (strlen(s) != len) {
 		ts_ctx_set_error(ctx, "%s: the file contains a NUL byte", path);
 		return NULL;
 	}
-	return b.s;
+	return s;
 }
 
 /* Parse the file "path" into a DAG of "ctx". */

@@ -1,8 +1,11 @@
 /* Strings, buffers and vectors allocated with the collector. */
 #include <config.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "dsl/internal.h"
 
@@ -93,6 +96,42 @@ void ts_buf_puts(ts_buf *b, const char *s)
 	buf_reserve(b, n);
 	memcpy(b->s + b->len, s, n + 1);
 	b->len += n;
+}
+
+/* Append the "n" bytes at "s" to "b". */
+static void buf_put(ts_buf *b, const char *s, size_t n)
+{
+	buf_reserve(b, n);
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+char *ts_read_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ts_buf b;
+	char chunk[65536];
+	ssize_t k;
+
+	if (fd < 0)
+		return NULL;
+	ts_buf_init(&b);
+	while ((k = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int saved = errno;
+			close(fd);
+			errno = saved;
+			return NULL;
+		}
+		buf_put(&b, chunk, (size_t)k);
+	}
+	close(fd);
+	if (len)
+		*len = b.len;
+	return b.s;
 }
 
 void ts_buf_putc(ts_buf *b, char c)

@@ -90,26 +90,7 @@ char *ts_measure_file(const char *dir, const char *what, int i)
 /* Return the contents of "path", or NULL. */
 char *ts_measure_read_text(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ts_buf b;
-	char chunk[4096];
-	ssize_t k;
-
-	if (fd < 0)
-		return NULL;
-	ts_buf_init(&b);
-	ts_buf_puts(&b, "");
-	while ((k = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			close(fd);
-			return NULL;
-		}
-		ts_buf_puts(&b, ts_strndup(chunk, (size_t)k));
-	}
-	close(fd);
-	return b.s;
+	return ts_read_file(path, NULL);
 }
 
 /* Write the "n" bytes at "s" to "fd", however many calls it takes. */

@@ -288,32 +288,12 @@ ts_status ts_record_append(ts_ctx *ctx, const char *path,
 /* Return the contents of "path" (GC-allocated) and its length. */
 static char *read_file(ts_ctx *ctx, const char *path, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ts_buf b;
-	char chunk[65536];
-	ssize_t k;
+	char *s = ts_read_file(path, len);
 
-	if (fd < 0) {
+	if (!s)
 		ts_ctx_set_error(ctx, "cannot read records '%s': %s", path,
 			strerror(errno));
-		return NULL;
-	}
-	ts_buf_init(&b);
-	ts_buf_puts(&b, "");
-	while ((k = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			close(fd);
-			ts_ctx_set_error(ctx, "cannot read records '%s': %s",
-				path, strerror(errno));
-			return NULL;
-		}
-		ts_buf_puts(&b, ts_strndup(chunk, (size_t)k));
-	}
-	close(fd);
-	*len = b.len;
-	return b.s;
+	return s;
 }
 
 /* Whether "s" holds only white space. */
