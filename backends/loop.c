@@ -144,8 +144,6 @@ ts_stmt *ts_stmt_sync(void)
 ts_tensor *ts_buffer_new(ts_ctx *ctx, const char *name, ts_dtype t,
 	int ndim, const int64_t *shape)
 {
-	ts_tensor *x;
-
 	if (!name || ndim < 0 || ndim > TS_MAX_DIMS ||
 	    (unsigned)t >= TS_DTYPE_COUNT) {
 		ts_ctx_set_error(ctx, "buffer '%s': bad dtype or rank %d",
@@ -158,14 +156,7 @@ ts_tensor *ts_buffer_new(ts_ctx *ctx, const char *name, ts_dtype t,
 				"extent %" PRId64, name, i, shape[i]);
 			return NULL;
 		}
-	x = ts_new(ts_tensor);
-	x->name = ts_strdup(name);
-	x->dtype = t;
-	x->ndim = ndim;
-	for (int i = 0; i < ndim; i++)
-		x->shape[i] = shape[i];
-	x->id = ts_ctx_next_id(ctx);
-	return x;
+	return ts_tensor_make(ctx, name, t, ndim, shape);
 }
 
 /* A loop variable "name" over [0, "extent"). */

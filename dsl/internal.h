@@ -30,6 +30,11 @@ char *ts_strndup(const char *s, size_t n);
 char *ts_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *ts_vasprintf(const char *fmt, va_list ap);
 
+/* A new tensor "name" of dtype "t" and shape "shape" ("ndim" dimensions)
+ * with a fresh id of "ctx", unchecked and without a stage. */
+ts_tensor *ts_tensor_make(ts_ctx *ctx, const char *name, ts_dtype t,
+	int ndim, const int64_t *shape);
+
 /* A growable string. */
 typedef struct ts_buf {
 	char *s;

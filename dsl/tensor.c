@@ -36,21 +36,11 @@ static ts_status check_shape(ts_ctx *ctx, const char *name, int ndim,
 	return TS_OK;
 }
 
-/* Return a tensor "name" of dtype "t" and the given shape, registered in
- * "ctx". */
-static ts_tensor *tensor_new(ts_ctx *ctx, const char *name, ts_dtype t,
+ts_tensor *ts_tensor_make(ts_ctx *ctx, const char *name, ts_dtype t,
 	int ndim, const int64_t *shape)
 {
-	ts_tensor *x;
+	ts_tensor *x = ts_new(ts_tensor);
 
-	if (check_shape(ctx, name, ndim, shape) < 0)
-		return NULL;
-	if ((unsigned)t >= TS_DTYPE_COUNT) {
-		ts_ctx_set_error(ctx, "tensor '%s' has an unknown dtype %d",
-			name, (int)t);
-		return NULL;
-	}
-	x = ts_new(ts_tensor);
 	x->name = ts_strdup(name);
 	x->dtype = t;
 	x->ndim = ndim;
@@ -58,6 +48,21 @@ static ts_tensor *tensor_new(ts_ctx *ctx, const char *name, ts_dtype t,
 		x->shape[i] = shape[i];
 	x->id = ts_ctx_next_id(ctx);
 	return x;
+}
+
+/* Return a tensor "name" of dtype "t" and the given shape, registered in
+ * "ctx". */
+static ts_tensor *tensor_new(ts_ctx *ctx, const char *name, ts_dtype t,
+	int ndim, const int64_t *shape)
+{
+	if (check_shape(ctx, name, ndim, shape) < 0)
+		return NULL;
+	if ((unsigned)t >= TS_DTYPE_COUNT) {
+		ts_ctx_set_error(ctx, "tensor '%s' has an unknown dtype %d",
+			name, (int)t);
+		return NULL;
+	}
+	return ts_tensor_make(ctx, name, t, ndim, shape);
 }
 
 ts_tensor *ts_placeholder(ts_ctx *ctx, const char *name, ts_dtype t,
