@@ -217,6 +217,7 @@ static int build_network(ts_ctx *ctx, const struct build_opts *o,
 		0, o->schedule && !strcmp(o->schedule, "naive") };
 	const char *bad = network_conflict(o), *name;
 	ts_network *net;
+	int code = TS_EXIT_OK;
 
 	if (bad || (o->schedule && strcmp(o->schedule, "naive") &&
 	    strcmp(o->schedule, "static"))) {
@@ -227,10 +228,8 @@ static int build_network(ts_ctx *ctx, const struct build_opts *o,
 			"--schedule FILE");
 		return TS_EXIT_USAGE;
 	}
-	if (!(net = ts_tool_network_compile(ctx, p, host, &no))) {
-		ts_tool_report(ctx);
-		return TS_EXIT_FAIL;
-	}
+	if (!(net = ts_tool_network_compile(ctx, p, host, &no, &code)))
+		return code;
 	name = ts_tool_network_name(o->file);
 	mkdir(o->out, 0777);
 	if (ts_network_build_aot(ctx, net, o->out, name) < 0) {

@@ -297,11 +297,13 @@ static int run_network(ts_ctx *ctx, const struct run_opts *o,
 		o->schedule && !strcmp(o->schedule, "naive") };
 	struct run_result r = { .kernel = dag->name ? dag->name : "network",
 		.subgraphs = p->nsubgraphs, .tasks = p->ntasks };
-	ts_network *net = ts_tool_network_compile(ctx, p, host, &no);
+	int code = TS_EXIT_OK;
+	ts_network *net = ts_tool_network_compile(ctx, p, host, &no, &code);
 	ts_array **in = net ? ts_dag_random_inputs(ctx, dag, o->seed) : NULL;
 	ts_array **out = GC_MALLOC(sizeof(*out) * (dag->noutputs + 1));
-	int code = TS_EXIT_OK;
 
+	if (!net)
+		return code;
 	if (!in || ts_network_run(net, in, out) < 0) {
 		ts_tool_report(ctx);
 		ts_network_free(net);

@@ -393,17 +393,26 @@ ts_schedule **ts_tool_network_schedules(ts_ctx *ctx, const ts_partition *p,
 }
 
 ts_network *ts_tool_network_compile(ts_ctx *ctx, const ts_partition *p,
-	const ts_target *host, const struct ts_tool_network_opts *o)
+	const ts_target *host, const struct ts_tool_network_opts *o,
+	int *code)
 {
 	ts_network_options no = ts_network_options_default();
 	ts_schedule **sch = NULL;
+	ts_network *net;
 
 	no.threads = o->threads;
 	no.naive = o->naive;
 	no.topk = o->topk;
-	if (!o->naive && !(sch = ts_tool_network_schedules(ctx, p, host, o)))
+	if (!o->naive && !(sch = ts_tool_network_schedules(ctx, p, host, o))) {
+		ts_tool_report(ctx);
+		*code = TS_EXIT_USAGE;
 		return NULL;
-	return ts_network_build(ctx, p, sch, &no);
+	}
+	if (!(net = ts_network_build(ctx, p, sch, &no))) {
+		ts_tool_report(ctx);
+		*code = TS_EXIT_FAIL;
+	}
+	return net;
 }
 
 /* Compile the tasks of "p" (partitioned for "host" with o->threads

@@ -29,9 +29,12 @@ ts_target *ts_tool_target_threads(const ts_target *tg, int threads);
  * task T (anchor A): ...".  NULL with an error in "ctx". */
 ts_schedule **ts_tool_network_schedules(ts_ctx *ctx, const ts_partition *p,
 	const ts_target *tg, const struct ts_tool_network_opts *o);
-/* Compile the network "p" as "o" asks; NULL with an error in "ctx". */
+/* Compile the network "p" as "o" asks; NULL with the error reported on
+ * stderr and the exit code in "*code" (2: the records cannot be read or
+ * replayed, 1: a task does not compile). */
 ts_network *ts_tool_network_compile(ts_ctx *ctx, const ts_partition *p,
-	const ts_target *tg, const struct ts_tool_network_opts *o);
+	const ts_target *tg, const struct ts_tool_network_opts *o,
+	int *code);
 /* The C name of the library of the network file "file": its base name
  * without extension, other characters as '_' (GC-allocated). */
 char *ts_tool_network_name(const char *file);

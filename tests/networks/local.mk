@@ -15,3 +15,7 @@ tests_networks_test_taskscheduler_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_networks_test_taskscheduler_LDADD = $(TEST_LIBS)
 TESTS += tests/networks/test_cli.sh
 EXTRA_DIST += tests/networks/test_cli.sh
+check_PROGRAMS += tests/networks/test_net_cli
+TESTS += tests/networks/test_net_cli
+tests_networks_test_net_cli_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_networks_test_net_cli_LDADD = $(TEST_LIBS) -ldl

@@ -1,0 +1,318 @@
+/* tessel run, build and tune on network files, run as programs: the
+ * network is recognised without any flag, each task takes its best
+ * record or its static schedule (said per task), the library of build
+ * and the outputs of run agree with the interpreter, and bad input gets
+ * a message that names it. */
+#include <config.h>
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gc.h>
+
+#include "tests/common.h"
+
+/* A fresh path in the temporary folder ending in "tag" (not freed: a
+ * test). */
+static char *temp_path(const char *tag)
+{
+	static int n;
+	char *p = malloc(256);
+
+	snprintf(p, 256, "%s/tessel-netcli-%ld-%d-%s",
+		getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (long)getpid(),
+		n++, tag);
+	unlink(p);
+	return p;
+}
+
+/* The example "name".tsl of the source tree (not freed). */
+static char *example(const char *name)
+{
+	char *p = malloc(1024);
+
+	snprintf(p, 1024, "%s/examples/%s.tsl", ts_test_srcdir(), name);
+	return p;
+}
+
+/* Run the tessel program with "args"; return its exit code and its
+ * standard output and error (not freed). */
+static int run_tessel(const char *args, char **out, char **err)
+{
+	const char *bdir = getenv("TS_BUILDDIR");
+	char *o = temp_path("out"), *e = temp_path("err"), cmd[8192];
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "'%s/tools/tessel' %s >'%s' 2>'%s'",
+		bdir ? bdir : TS_BUILDDIR, args, o, e);
+	status = system(cmd);
+	for (int k = 0; k < 2; k++) {
+		char **dst = k ? err : out;
+		FILE *fp = fopen(k ? e : o, "r");
+		*dst = calloc(1, 1 << 20);
+		assert_non_null(fp);
+		fread(*dst, 1, (1 << 20) - 1, fp);
+		fclose(fp);
+	}
+	unlink(o);
+	unlink(e);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Fail unless "text" contains "part". */
+static void assert_has(const char *text, const char *part)
+{
+	if (!strstr(text, part))
+		fail_msg("expected \"%s\" in:\n%s", part, text);
+}
+
+/* The host target with "cores" cores, as the tuner keys its records. */
+static ts_target *host_cores(ts_ctx *ctx, int cores)
+{
+	ts_target *t = ts_target_host(ctx);
+
+	assert_non_null(t);
+	t->cpu.cores = cores;
+	return t;
+}
+
+/* Append to "log" a record of "sch" for "dag" on "tg" with "median"
+ * seconds, failed with "error" unless it is TS_ERR_NONE. */
+static void add_record(ts_ctx *ctx, const char *log, const ts_dag *dag,
+	const ts_target *tg, const ts_schedule *sch, double median,
+	ts_error_code error)
+{
+	double samples[3] = { median, median, median };
+	ts_measure_result res = {
+		.error = error, .median_s = error ? 0 : median,
+		.nsamples = error ? 0 : 3, .samples = samples,
+		.max_abs_err = error ? NAN : 0, .message = error ?
+		"wrong answer" : NULL,
+	};
+	ts_record *r = ts_record_new(ctx, dag, tg, NULL, sch, &res, 1);
+
+	assert_non_null(r);
+	assert_int_equal(ts_record_append(ctx, log, r), TS_OK);
+}
+
+/* The partition of the example "name" for the host. */
+static ts_partition *partition_of(ts_ctx *ctx, const char *name)
+{
+	ts_dag *dag = ts_parse_file(ctx, example(name));
+	ts_partition *p;
+
+	assert_non_null(dag);
+	p = ts_partition_dag(ctx, dag, ts_target_host(ctx));
+	assert_non_null(p);
+	return p;
+}
+
+static void test_run_lenet__network_checked_without_flag(void **state)
+{
+	char args[2048], *out, *err;
+
+	(void)state;
+	snprintf(args, sizeof(args), "run '%s' --check --threads 1 "
+		"--min-time 0", example("lenet"));
+	assert_int_equal(run_tessel(args, &out, &err), 0);
+	assert_has(out, "network lenet (11 subgraphs, 11 tasks) median");
+	assert_has(out, "check: pass");
+	snprintf(args, sizeof(args), "run '%s' --check --threads 1 "
+		"--min-time 0 --json --schedule naive", example("mlp"));
+	assert_int_equal(run_tessel(args, &out, &err), 0);
+	assert_has(out, "\"kernel\": \"mlp\", \"subgraphs\": 6, \"tasks\": 5");
+	assert_has(out, "\"passed\": true");
+}
+
+static void test_run_softmax__stays_one_kernel(void **state)
+{
+	ts_ctx *ctx = *state;
+	char args[2048], *out, *err;
+
+	/* Three subgraphs that all read the same input: one operator. */
+	assert_false(ts_partition_is_network(partition_of(ctx, "softmax")));
+	assert_true(ts_partition_is_network(partition_of(ctx, "mlp")));
+	snprintf(args, sizeof(args), "run '%s' --check --min-time 0",
+		example("softmax"));
+	assert_int_equal(run_tessel(args, &out, &err), 0);
+	assert_has(out, ": softmax median");
+	assert_null(strstr(out, "network"));
+}
+
+static void test_run_records__record_per_task_else_static(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_partition *p = partition_of(ctx, "lenet");
+	const ts_dag *t0 = p->tasks[0]->dag, *t1 = p->tasks[1]->dag;
+	char *log = temp_path("log.jsonl"), args[2048], want[2048];
+	char *out, *err;
+
+	/* Task 0: a valid record for one core.  Task 1: a faster one that
+	 * failed, and a valid one for another core count. */
+	add_record(ctx, log, t0, host_cores(ctx, 1),
+		ts_schedule_naive(ctx, t0), 2e-3, TS_ERR_NONE);
+	add_record(ctx, log, t1, host_cores(ctx, 1),
+		ts_schedule_naive(ctx, t1), 1e-9, TS_ERR_WRONG_ANSWER);
+	add_record(ctx, log, t1, host_cores(ctx, 3),
+		ts_schedule_naive(ctx, t1), 1e-3, TS_ERR_NONE);
+	snprintf(args, sizeof(args), "run '%s' --records '%s' --threads 1 "
+		"--check --min-time 0", example("lenet"), log);
+	assert_int_equal(run_tessel(args, &out, &err), 0);
+	snprintf(want, sizeof(want), "tessel run: task 0 (anchor %s): "
+		"schedule of the record at %s:1 (median 2 ms)",
+		p->tasks[0]->name, log);
+	assert_has(err, want);
+	snprintf(want, sizeof(want), "tessel run: task 1 (anchor %s): no "
+		"valid record in %s for workload %s", p->tasks[1]->name, log,
+		p->tasks[1]->hash);
+	assert_has(err, want);
+	assert_has(err, "using the static schedule");
+	assert_has(err, "tessel run: 1 of 11 tasks from records, 10 static");
+	assert_has(out, "check: pass");
+	unlink(log);
+}
+
+static void test_run_records_unreadable__names_log(void **state)
+{
+	char args[2048], *out, *err;
+
+	(void)state;
+	snprintf(args, sizeof(args), "run '%s' --records /nonexistent/log "
+		"--min-time 0", example("lenet"));
+	assert_int_equal(run_tessel(args, &out, &err), 2);
+	assert_has(err, "/nonexistent/log");
+}
+
+/* Load "dir"/lib"name".so, run its entry point on seeded inputs of
+ * "dag" and compare the outputs with the interpreter. */
+static void check_library(ts_ctx *ctx, const ts_dag *dag, const char *dir,
+	const char *name)
+{
+	ts_array **in = ts_dag_random_inputs(ctx, dag, 3);
+	ts_array **want = GC_MALLOC(sizeof(*want) * (dag->noutputs + 1));
+	ts_array **got = GC_MALLOC(sizeof(*got) * (dag->noutputs + 1));
+	const void **ins = calloc((size_t)dag->ninputs + 1, sizeof(*ins));
+	void **outs = calloc((size_t)dag->noutputs + 1, sizeof(*outs));
+	int (*entry)(const void *const *, void *const *);
+	char so[1024];
+	void *lib;
+
+	assert_non_null(in);
+	snprintf(so, sizeof(so), "%s/lib%s.so", dir, name);
+	lib = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+	if (!lib)
+		fail_msg("%s", dlerror());
+	entry = (int (*)(const void *const *, void *const *))dlsym(lib, name);
+	assert_non_null(entry);
+	for (int i = 0; i < dag->ninputs; i++)
+		ins[i] = in[i]->data;
+	for (int o = 0; o < dag->noutputs; o++) {
+		got[o] = ts_array_for_tensor(ctx, dag->outputs[o]);
+		outs[o] = got[o]->data;
+	}
+	assert_int_equal(entry(ins, outs), 0);
+	assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+	for (int o = 0; o < dag->noutputs; o++)
+		assert_true(ts_array_close(got[o], want[o], NULL));
+	dlclose(lib);
+}
+
+static void test_build_mlp__one_library_matches_interpreter(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_partition *p = partition_of(ctx, "mlp");
+	const ts_dag *t0 = p->tasks[0]->dag;
+	char *log = temp_path("log.jsonl"), *dir = temp_path("lib");
+	char args[2048], want[2048], *out, *err;
+
+	add_record(ctx, log, t0, host_cores(ctx, 1),
+		ts_schedule_naive(ctx, t0), 1e-3, TS_ERR_NONE);
+	snprintf(args, sizeof(args), "build '%s' -o '%s' --records '%s' "
+		"--threads 1", example("mlp"), dir, log);
+	assert_int_equal(run_tessel(args, &out, &err), 0);
+	snprintf(want, sizeof(want), "%s/mlp.h\n%s/libmlp.so\n", dir, dir);
+	assert_has(out, want);
+	assert_has(err, "tessel build: task 0 (anchor");
+	assert_has(err, "schedule of the record at");
+	assert_has(err, "tessel build: 1 of 5 tasks from records, 4 static");
+	check_library(ctx, p->dag, dir, "mlp");
+	snprintf(args, sizeof(args), "rm -rf '%s'", dir);
+	assert_int_equal(system(args), 0);
+	unlink(log);
+}
+
+static void test_build_network_bad_options__name_them(void **state)
+{
+	char *dir = temp_path("lib"), args[2048], *out, *err;
+
+	(void)state;
+	snprintf(args, sizeof(args), "build '%s' -o '%s' --cpu znver3",
+		example("lenet"), dir);
+	assert_int_equal(run_tessel(args, &out, &err), 2);
+	assert_has(err, "is a network of 11 subgraphs");
+	assert_has(err, "(--cpu does not apply)");
+	snprintf(args, sizeof(args), "build '%s' -o '%s' --schedule "
+		"/tmp/s.json", example("lenet"), dir);
+	assert_int_equal(run_tessel(args, &out, &err), 2);
+	assert_has(err, "(--schedule FILE does not apply)");
+	snprintf(args, sizeof(args), "build '%s' -o '%s' --threads 0",
+		example("lenet"), dir);
+	assert_int_equal(run_tessel(args, &out, &err), 2);
+	assert_has(err, "tessel build: bad value '0' for --threads");
+}
+
+static void test_tune_lenet__network_without_flag_then_run(void **state)
+{
+	char *log = temp_path("tune.jsonl"), args[2048], *out, *err;
+	struct stat st;
+
+	(void)state;
+	snprintf(args, sizeof(args), "tune '%s' --trials 11 --batch 1 "
+		"--threads 1 --log '%s' --quiet", example("lenet"), log);
+	assert_int_equal(run_tessel(args, &out, &err), 0);
+	assert_has(out, "lenet: 11 subgraphs, 11 tasks; 11 rounds of 1 "
+		"trials shared by expected gain");
+	assert_has(out, "estimated network latency");
+	assert_int_equal(stat(log, &st), 0);
+	assert_true(st.st_size > 0);
+	/* The tuner measured with one thread: its records are for the
+	 * host with one core, and every task had a round. */
+	snprintf(args, sizeof(args), "run '%s' --records '%s' --threads 1 "
+		"--check --min-time 0", example("lenet"), log);
+	assert_int_equal(run_tessel(args, &out, &err), 0);
+	assert_has(err, "tessel run: 11 of 11 tasks from records");
+	assert_has(out, "check: pass");
+	unlink(log);
+}
+
+static void test_tune_softmax_network_flag__still_accepted(void **state)
+{
+	char args[2048], *out, *err;
+
+	(void)state;
+	snprintf(args, sizeof(args), "tune '%s' --network --trials 3 "
+		"--batch 1 --threads 1 --quiet", example("softmax"));
+	assert_int_equal(run_tessel(args, &out, &err), 0);
+	assert_has(out, "softmax: 3 subgraphs, 3 tasks; 3 rounds of 1 "
+		"trials");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TS_TEST(test_run_lenet__network_checked_without_flag),
+		TS_TEST(test_run_softmax__stays_one_kernel),
+		TS_TEST(test_run_records__record_per_task_else_static),
+		TS_TEST(test_run_records_unreadable__names_log),
+		TS_TEST(test_build_mlp__one_library_matches_interpreter),
+		TS_TEST(test_build_network_bad_options__name_them),
+		TS_TEST(test_tune_lenet__network_without_flag_then_run),
+		TS_TEST(test_tune_softmax_network_flag__still_accepted),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
