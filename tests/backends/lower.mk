@@ -4,8 +4,12 @@ check_PROGRAMS += tests/backends/test_schedule tests/backends/test_lower \
 	tests/backends/test_random_schedules
 TESTS += tests/backends/test_schedule tests/backends/test_lower \
 	tests/backends/test_random_schedules
+tests_backends_test_schedule_SOURCES = tests/backends/test_schedule.c \
+	tests/backends/small_program.c tests/backends/small_program.h
 tests_backends_test_schedule_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_backends_test_schedule_LDADD = $(TEST_LIBS)
+tests_backends_test_lower_SOURCES = tests/backends/test_lower.c \
+	tests/backends/small_program.c tests/backends/small_program.h
 tests_backends_test_lower_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_backends_test_lower_LDADD = $(TEST_LIBS)
 tests_backends_test_random_schedules_SOURCES = \

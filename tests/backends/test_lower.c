@@ -5,33 +5,8 @@
 #include <config.h>
 
 #include "tests/common.h"
+#include "tests/backends/small_program.h"
 
-/* P = 2 * A, C = P x B (10 x 6 x 12), M[i] = (sum_k A[i, k]) / 6. */
-static ts_dag *build(ts_ctx *ctx)
-{
-	int64_t sa[2] = { 10, 6 }, sb[2] = { 6, 12 };
-	ts_tensor *A = ts_placeholder(ctx, "A", TS_F32, 2, sa);
-	ts_tensor *B = ts_placeholder(ctx, "B", TS_F32, 2, sb);
-	ts_axis *i = ts_axis_new(ctx, "i", 10), *j = ts_axis_new(ctx, "j", 12);
-	ts_axis *k = ts_reduce_axis(ctx, "k", 6);
-	ts_axis *pi = ts_axis_new(ctx, "i", 10), *pk = ts_axis_new(ctx, "k", 6);
-	ts_axis *mi = ts_axis_new(ctx, "i", 10);
-	ts_axis *mk = ts_reduce_axis(ctx, "k", 6);
-	ts_axis *ij[2] = { i, j }, *pik[2] = { pi, pk };
-	ts_tensor *P, *C, *M, *in[2] = { A, B }, *out[2];
-
-	P = ts_compute(ctx, "P", 2, pik, ts_mul(ctx, ts_at(ctx, A, 2,
-		ts_var(ctx, pi), ts_var(ctx, pk)), ts_float(ctx, 2.0)));
-	C = ts_compute(ctx, "C", 2, ij, ts_sum(ctx, 1, &k, ts_mul(ctx,
-		ts_at(ctx, P, 2, ts_var(ctx, i), ts_var(ctx, k)),
-		ts_at(ctx, B, 2, ts_var(ctx, k), ts_var(ctx, j)))));
-	M = ts_compute(ctx, "M", 1, &mi, ts_div(ctx, ts_sum(ctx, 1, &mk,
-		ts_at(ctx, A, 2, ts_var(ctx, mi), ts_var(ctx, mk))),
-		ts_float(ctx, 6.0)));
-	out[0] = C;
-	out[1] = M;
-	return ts_dag_new(ctx, 2, in, 2, out);
-}
 
 /* What a walk of the IR found. */
 struct census {
@@ -181,7 +156,7 @@ static ts_func *lower_ok(ts_ctx *ctx, ts_dag *dag, ts_schedule *sch)
 static void test_lower_naive__loops_and_buffers(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_dag *dag = build(ctx);
+	ts_dag *dag = ts_test_small_program(ctx);
 	ts_func *f = lower_ok(ctx, dag, NULL);
 	struct census c = census(f, NULL, "P");
 	char *text = ts_func_to_string(f);
@@ -222,7 +197,7 @@ static ts_schedule *tiled(ts_ctx *ctx, ts_dag *dag, ts_tail tail)
 static void test_lower_split_guard__extents_and_guards(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_dag *dag = build(ctx);
+	ts_dag *dag = ts_test_small_program(ctx);
 	ts_func *f = lower_ok(ctx, dag, tiled(ctx, dag, TS_TAIL_GUARD));
 	struct census c = census(f, "i.o", NULL);
 	char *text = ts_func_to_string(f);
@@ -248,7 +223,7 @@ static void test_lower_split_guard__extents_and_guards(void **state)
 static void test_lower_split_partition__main_and_tail(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_dag *dag = build(ctx);
+	ts_dag *dag = ts_test_small_program(ctx);
 	ts_func *f = lower_ok(ctx, dag, tiled(ctx, dag, TS_TAIL_PARTITION));
 	struct census o = census(f, "i.o", NULL), in = census(f, "i.i", NULL);
 	char *text = ts_func_to_string(f);
@@ -268,7 +243,7 @@ static void test_lower_split_partition__main_and_tail(void **state)
 static void test_lower_compute_at__region_buffer(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_dag *dag = build(ctx);
+	ts_dag *dag = ts_test_small_program(ctx);
 	ts_schedule *sch = tiled(ctx, dag, TS_TAIL_GUARD);
 	ts_func *f;
 	struct census c;
@@ -291,7 +266,7 @@ static void test_lower_compute_at__region_buffer(void **state)
 static void test_lower_compute_inline__substituted(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_dag *dag = build(ctx);
+	ts_dag *dag = ts_test_small_program(ctx);
 	ts_schedule *sch = ts_schedule_new(ctx, dag);
 	ts_func *f;
 	struct census c;
@@ -307,7 +282,7 @@ static void test_lower_compute_inline__substituted(void **state)
 static void test_lower_cache_write_read__local_tiles(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_dag *dag = build(ctx);
+	ts_dag *dag = ts_test_small_program(ctx);
 	ts_schedule *sch = tiled(ctx, dag, TS_TAIL_GUARD);
 	const int perm[2] = { 1, 0 };
 	ts_func *f;
@@ -338,7 +313,7 @@ static void test_lower_cache_write_read__local_tiles(void **state)
 static void test_lower_rfactor__partial_buffer(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_dag *dag = build(ctx);
+	ts_dag *dag = ts_test_small_program(ctx);
 	ts_schedule *sch = ts_schedule_new(ctx, dag);
 	const char *order[] = { "k.i", "i", "j", "k.o" };
 	ts_func *f;
@@ -363,7 +338,7 @@ static void test_lower_rfactor__partial_buffer(void **state)
 static void test_lower_fuse__div_mod(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_dag *dag = build(ctx);
+	ts_dag *dag = ts_test_small_program(ctx);
 	ts_schedule *sch = ts_schedule_new(ctx, dag);
 	ts_func *f;
 	struct census c;
@@ -386,7 +361,7 @@ static void test_lower_errors(void **state)
 {
 	ts_ctx *ctx = *state;
 	ts_ctx *ctx2 = ts_ctx_alloc();
-	ts_dag *dag = build(ctx), *other = build(ctx2);
+	ts_dag *dag = ts_test_small_program(ctx), *other = ts_test_small_program(ctx2);
 	ts_schedule *sch = ts_schedule_new(ctx, dag);
 
 	assert_null(ts_lower(ctx, other, sch));

@@ -3,34 +3,8 @@
 #include <config.h>
 
 #include "tests/common.h"
+#include "tests/backends/small_program.h"
 
-/* A small program: P = 2 * A (elementwise), C = P x B (a reduction),
- * M[i] = (sum_k A[i, k]) / 6 (a nested reduction), all outputs but P. */
-static ts_dag *build(ts_ctx *ctx)
-{
-	int64_t sa[2] = { 10, 6 }, sb[2] = { 6, 12 };
-	ts_tensor *A = ts_placeholder(ctx, "A", TS_F32, 2, sa);
-	ts_tensor *B = ts_placeholder(ctx, "B", TS_F32, 2, sb);
-	ts_axis *i = ts_axis_new(ctx, "i", 10), *j = ts_axis_new(ctx, "j", 12);
-	ts_axis *k = ts_reduce_axis(ctx, "k", 6);
-	ts_axis *pi = ts_axis_new(ctx, "i", 10), *pk = ts_axis_new(ctx, "k", 6);
-	ts_axis *mi = ts_axis_new(ctx, "i", 10);
-	ts_axis *mk = ts_reduce_axis(ctx, "k", 6);
-	ts_axis *ij[2] = { i, j }, *pik[2] = { pi, pk };
-	ts_tensor *P, *C, *M, *in[2] = { A, B }, *out[2];
-
-	P = ts_compute(ctx, "P", 2, pik, ts_mul(ctx, ts_at(ctx, A, 2,
-		ts_var(ctx, pi), ts_var(ctx, pk)), ts_float(ctx, 2.0)));
-	C = ts_compute(ctx, "C", 2, ij, ts_sum(ctx, 1, &k, ts_mul(ctx,
-		ts_at(ctx, P, 2, ts_var(ctx, i), ts_var(ctx, k)),
-		ts_at(ctx, B, 2, ts_var(ctx, k), ts_var(ctx, j)))));
-	M = ts_compute(ctx, "M", 1, &mi, ts_div(ctx, ts_sum(ctx, 1, &mk,
-		ts_at(ctx, A, 2, ts_var(ctx, mi), ts_var(ctx, mk))),
-		ts_float(ctx, 6.0)));
-	out[0] = C;
-	out[1] = M;
-	return ts_dag_new(ctx, 2, in, 2, out);
-}
 
 /* The names of the live loops of stage "name", comma separated. */
 static const char *loops(const ts_schedule *sch, const char *name)
@@ -51,7 +25,7 @@ static const char *loops(const ts_schedule *sch, const char *name)
 static void test_schedule_naive__root_in_declaration_order(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_dag *dag = build(ctx);
+	ts_dag *dag = ts_test_small_program(ctx);
 	ts_schedule *sch = ts_schedule_naive(ctx, dag);
 
 	assert_non_null(sch);
@@ -69,7 +43,7 @@ static void test_schedule_naive__root_in_declaration_order(void **state)
 static void test_schedule_split_reorder_fuse__loops(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_schedule *sch = ts_schedule_new(ctx, build(ctx));
+	ts_schedule *sch = ts_schedule_new(ctx, ts_test_small_program(ctx));
 	const char *order[] = { "j.o", "i.o" };
 
 	assert_int_equal(ts_schedule_split(sch, "C", "i", 4, TS_TAIL_GUARD),
@@ -111,7 +85,7 @@ static void expect_step_error(ts_ctx *ctx, ts_schedule *sch,
 static void test_schedule_apply__errors(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_schedule *sch = ts_schedule_new(ctx, build(ctx));
+	ts_schedule *sch = ts_schedule_new(ctx, ts_test_small_program(ctx));
 	const struct {
 		ts_step st;
 		const char *msg;
@@ -190,7 +164,7 @@ static void test_schedule_inline__reduction_rejected(void **state)
 static void test_schedule_check__errors(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_dag *dag = build(ctx);
+	ts_dag *dag = ts_test_small_program(ctx);
 	ts_schedule *sch;
 	const char *ko[] = { "k", "j" };
 
@@ -297,7 +271,7 @@ static ts_schedule *every_kind(ts_ctx *ctx, ts_dag *dag)
 static void test_schedule_print__every_kind(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_schedule *sch = every_kind(ctx, build(ctx));
+	ts_schedule *sch = every_kind(ctx, ts_test_small_program(ctx));
 	ts_step rf = { .kind = TS_STEP_RFACTOR, .stage = "C", .loop = "k.i" };
 
 	assert_non_null(sch);
@@ -341,7 +315,7 @@ static void assert_same_state(const ts_schedule *a, const ts_schedule *b)
 static void test_schedule_json__round_trip(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_dag *dag = build(ctx);
+	ts_dag *dag = ts_test_small_program(ctx);
 	ts_schedule *sch = every_kind(ctx, dag), *back, *rf;
 	char *json;
 
@@ -371,7 +345,7 @@ static void test_schedule_json__round_trip(void **state)
 static void test_schedule_json__errors(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_dag *dag = build(ctx);
+	ts_dag *dag = ts_test_small_program(ctx);
 
 	assert_null(ts_schedule_from_json(ctx, dag, "{\"steps\": ["));
 	assert_error_contains(ctx, "schedule JSON: line 1");
@@ -397,7 +371,7 @@ static void test_schedule_json__errors(void **state)
 static void test_schedule_copy__independent(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_schedule *sch = ts_schedule_new(ctx, build(ctx)), *c;
+	ts_schedule *sch = ts_schedule_new(ctx, ts_test_small_program(ctx)), *c;
 
 	assert_int_equal(ts_schedule_split(sch, "C", "i", 4, TS_TAIL_GUARD),
 		TS_OK);
