@@ -1645,7 +1645,8 @@ static bool match_store(struct emit *E, const ts_stmt *s, const ts_tensor *acc,
 
 	memset(nest, 0, sizeof(*nest));
 	if (!(b = fnest_loops(s, nest)) || b->kind != TS_STMT_STORE ||
-	    b->buffer == acc || !reads(b->value, acc))
+	    b->buffer == acc || !reads(b->value, acc) ||
+	    !warp_visible(E, b->buffer))
 		return false;
 	for (int d = 0; d < b->nidx; d++)
 		if (reads(b->idx[d], acc))
@@ -1905,13 +1906,13 @@ static void close_outer(struct emit *E, const struct fnest *nest, int ind)
 	}
 }
 
-/* The index expression "e" as C text (32-bit arithmetic). */
-static char *index_text(struct emit *E, const ts_expr *e)
+/* The index expression "e" as C text (32-bit arithmetic when "narrow"). */
+static char *index_text(struct emit *E, const ts_expr *e, bool narrow)
 {
 	ts_buf b;
 
 	ts_buf_init(&b);
-	E->narrow = true;
+	E->narrow = narrow;
 	emit_expr(E, &b, e);
 	E->narrow = false;
 	return b.s ? b.s : (char *)"0";
@@ -1921,14 +1922,14 @@ static char *index_text(struct emit *E, const ts_expr *e)
 static char *frag_text(struct emit *E, const struct fnest *nest)
 {
 	return ts_asprintf("%s[%s]", buf_name(E, nest->acc.buf),
-		index_text(E, frag_index(E, &nest->acc)));
+		index_text(E, frag_index(E, &nest->acc), true));
 }
 
 /* The address of the first element of tile "tl" as C text. */
 static char *tile_addr(struct emit *E, const struct tile *tl)
 {
 	return ts_asprintf("&%s[%s]", buf_name(E, tl->buf),
-		index_text(E, tl->base));
+		index_text(E, tl->base, ts_tensor_size(tl->buf) < INT32_MAX));
 }
 
 /* Emit the fill nest "nest". */
@@ -2356,7 +2357,9 @@ static void emit_kernel(struct emit *E, const ts_stmt *s, ts_buf *out)
 	scan_bound(E, s, k, depth);
 	E->frags.n = E->mem_bufs.n = 0;
 	tc_scan(E, s, false, false, false);
-	if (E->frags.n && (k->block[0] == 1 || k->block[0] == 32)) {
+	if (E->frags.n && (k->block[0] == 1 || k->block[0] == 32) &&
+	    !(E->opts->target && E->opts->target->gpu.cc_major > 0 &&
+	    E->opts->target->gpu.cc_major < 7)) {
 		/* Each thread of the IR is a warp of 32 lanes. */
 		k->warp = true;
 		k->block[0] = 32;

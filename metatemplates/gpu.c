@@ -1067,6 +1067,8 @@ void ts_gpu_template_print(FILE *out, const ts_gpu_template *tp)
 		if (p->epilogue >= 0)
 			fprintf(out, ", may fuse %s",
 				tp->dag->stages[p->epilogue]->name);
+		if (p->knob_tc >= 0)
+			fprintf(out, ", tensor cores possible");
 		fprintf(out, "\n");
 	}
 	ts_space_print(out, tp->space);

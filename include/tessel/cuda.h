@@ -106,7 +106,14 @@ ts_status ts_cuda_time(ts_ctx *ctx, const ts_cuda_kernel *k,
  * on it becomes a cross-thread reduction (warp shuffles, then shared
  * memory); stores outside the thread loops are done by thread 0.  f16
  * values are __half in memory and float in arithmetic.  Every kernel
- * takes every buffer of the program, in the order of "buffers". */
+ * takes every buffer of the program, in the order of "buffers".
+ *
+ * Tensor cores: where a loop bound to threadIdx.y has no threadIdx.x loop
+ * above it, a per-thread accumulator used only by 16 x 16 fills,
+ * multiply-adds of f16 tiles over a loop of 16, and stores is held in
+ * nvcuda::wmma fragments; each thread of the IR becomes a warp of 32
+ * lanes (threadIdx.x), the stores go through a 16 x 16 staging tile per
+ * warp in shared memory (see doc/cuda.md). */
 
 /* One buffer of a CUDA program: an argument of the function or a
  * temporary in device memory. */

@@ -606,6 +606,19 @@ static void test_gpu_template_tensor_core__absent(void **state)
 	assert_error_contains(ctx, "sm_60 has no tensor cores");
 	p100->gpu.peak_tflops_tensor_f16 = 0;
 	assert_int_equal(ts_target_check(ctx, p100, "p100"), TS_OK);
+	/* A tensor-core schedule emitted for it keeps its scalar meaning:
+	 * one thread per warp of the schedule, no wmma. */
+	{
+		ts_gpu_template *t = tc_template(ctx, tc_src[1], "h100");
+		ts_schedule *sch = ts_gpu_template_apply(t, tc_config(ctx, t,
+			false));
+		ts_func *f = sch ? ts_lower(ctx, t->dag, sch) : NULL;
+		ts_cuda_program *p = f ? ts_cuda_emit(ctx, f,
+			&(ts_cuda_options){ .target = p100 }) : NULL;
+		assert_non_null(p);
+		assert_null(strstr(p->source, "wmma"));
+		assert_int_equal(p->kernels[0].block[0], 1);
+	}
 	{
 		ts_dag *dag = ts_parse_string(ctx, "tc", tc_src[0]);
 		tp = ts_gpu_template_new(ctx, dag, ts_analyze_dag(ctx, dag),

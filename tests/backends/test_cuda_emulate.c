@@ -255,14 +255,16 @@ static void check_job(void *h, const struct job *j, int id)
 	}
 }
 
-/* The program of "dag" under "cfg" of "tp", or NULL when it launches more
- * threads than the emulation runs quickly. */
+/* The program of "dag" under "cfg" of "tp" emitted with "opts" (may be
+ * NULL), or NULL when it launches more threads than the emulation runs
+ * quickly. */
 static ts_cuda_program *program(ts_ctx *ctx, const ts_dag *dag,
-	const ts_gpu_template *tp, const ts_config *cfg)
+	const ts_gpu_template *tp, const ts_config *cfg,
+	const ts_cuda_options *opts)
 {
 	ts_schedule *sch = ts_gpu_template_apply(tp, cfg);
 	ts_func *f = sch ? ts_lower(ctx, dag, sch) : NULL;
-	ts_cuda_program *p = f ? ts_cuda_emit(ctx, f, NULL) : NULL;
+	ts_cuda_program *p = f ? ts_cuda_emit(ctx, f, opts) : NULL;
 	int64_t threads = 0;
 
 	if (!p)
@@ -306,7 +308,7 @@ static void test_cuda_emulate_catalogue__matches_eval(void **state)
 				c) : r->best;
 			ts_cuda_program *p;
 			if (!ts_gpu_template_fits(r->tp, cfg) ||
-			    !(p = program(c, dag, r->tp, cfg)))
+			    !(p = program(c, dag, r->tp, cfg, NULL)))
 				continue;
 			jobs[n] = (struct job){ ts_asprintf("%s %s",
 				ts_catalogue[i].name, ts_config_to_json(cfg)), c,
@@ -374,7 +376,7 @@ static void test_cuda_emulate_extra__matches_eval(void **state)
 					c) : r->best;
 				ts_cuda_program *p;
 				if (!ts_gpu_template_fits(r->tp, cfg) ||
-				    !(p = program(c, dag, r->tp, cfg)))
+				    !(p = program(c, dag, r->tp, cfg, NULL)))
 					continue;
 				jobs[n] = (struct job){ ts_asprintf("extra%d %s",
 					i, ts_config_to_json(cfg)), c, dag, p };
@@ -413,12 +415,14 @@ static const char *const tc_decls[] = {
 
 /* The tensor-core declarations: sampled configurations of the h100
  * template with the tensor_core knob on (fused and not), emulated and
- * compared with ts_eval; each program must use wmma. */
+ * compared with ts_eval; each program must use wmma.  The first of them
+ * is also emitted for a GPU without tensor cores, where the schedule
+ * keeps its scalar meaning (one thread per warp of the schedule). */
 static void test_cuda_emulate_tensor_core__matches_eval(void **state)
 {
 	ts_ctx *ctx = *state;
 	int nx = (int)(sizeof(tc_decls) / sizeof(tc_decls[0]));
-	struct job *jobs = ts_new_array(struct job, 6 * nx);
+	struct job *jobs = ts_new_array(struct job, 7 * nx);
 	ts_ctx **ctxs = ts_new_array(ts_ctx *, nx + 1);
 	int n = 0;
 	ts_buf src;
@@ -438,7 +442,13 @@ static void test_cuda_emulate_tensor_core__matches_eval(void **state)
 		ts_gpu_template *tp = info ? ts_gpu_template_new(c, dag, info,
 			ts_target_lookup(c, "h100")) : NULL;
 		int knob, fuse, found = 0;
+		ts_target *old = ts_new(ts_target);
+		ts_cuda_program *scalar;
 		ts_ctx_set_seed(c, 7);
+		*old = *ts_target_lookup(c, "h100");
+		old->gpu.arch = "sm_60";
+		old->gpu.peak_tflops_tensor_f16 = 0;
+		ts_target_finish(old);
 		if (!tp)
 			fail_msg("tc%d: %s", i, ts_ctx_error(c));
 		knob = ts_space_find(tp->space, "C.tensor_core");
@@ -453,8 +463,16 @@ static void test_cuda_emulate_tensor_core__matches_eval(void **state)
 			if (fuse >= 0)
 				ts_config_set(cfg, fuse, 0, found % 2);
 			if (!ts_gpu_template_fits(tp, cfg) ||
-			    !(p = program(c, dag, tp, cfg)))
+			    !(p = program(c, dag, tp, cfg, NULL)))
 				continue;
+			if (found == 0 && (scalar = program(c, dag, tp, cfg,
+			    &(ts_cuda_options){ .target = old }))) {
+				assert_null(strstr(scalar->source, "wmma"));
+				jobs[n] = (struct job){ ts_asprintf("tc%d for "
+					"sm_60 %s", i, ts_config_to_json(cfg)), c,
+					dag, scalar };
+				add_program(&src, scalar, n++);
+			}
 			if (!strstr(p->source, "wmma::mma_sync"))
 				fail_msg("tc%d %s: no tensor cores in\n%s", i,
 					ts_config_to_json(cfg), p->source);
