@@ -1,6 +1,8 @@
 # tests/backends: the LLVM backend (JIT, AOT, runtime).
 check_PROGRAMS += tests/backends/test_llvm
 TESTS += tests/backends/test_llvm
+tests_backends_test_llvm_SOURCES = tests/backends/test_llvm.c \
+	tests/backends/fence.c tests/backends/fence.h
 tests_backends_test_llvm_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_backends_test_llvm_LDADD = $(TEST_LIBS)
 check_PROGRAMS += tests/backends/test_llvm_sched

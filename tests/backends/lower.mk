@@ -14,7 +14,8 @@ tests_backends_test_lower_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_backends_test_lower_LDADD = $(TEST_LIBS)
 tests_backends_test_random_schedules_SOURCES = \
 	tests/backends/test_random_schedules.c \
-	tests/backends/random_schedule.c tests/backends/random_schedule.h
+	tests/backends/random_schedule.c tests/backends/random_schedule.h \
+	tests/backends/fence.c tests/backends/fence.h
 tests_backends_test_random_schedules_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_backends_test_random_schedules_LDADD = examples/libcatalogue.la \
 	$(TEST_LIBS)

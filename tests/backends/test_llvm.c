@@ -6,13 +6,13 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <gc.h>
 
 #include "tests/common.h"
+#include "tests/backends/fence.h"
 
 /* "x" with the variable "v" replaced by "by". */
 static ts_expr *subst(ts_ctx *ctx, ts_expr *x, ts_axis *v, ts_expr *by)
@@ -815,27 +815,6 @@ static void test_llvm_options__contract_fast_math_vector_width(void **state)
 	check_func(ctx, f, &opt, 0, "fast math");
 }
 
-/* A copy of "a" in its own mapping with an inaccessible page on each
- * side: its data ends at the upper page when "at_end", else it starts
- * right after the lower one.  Any read outside the data faults. */
-static ts_array *fenced(ts_ctx *ctx, const ts_array *a, bool at_end)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t bytes = (size_t)a->size * ts_dtype_size(a->dtype);
-	size_t pages = (bytes + page - 1) / page + 2;
-	ts_array *c = ts_array_alloc(ctx, a->dtype, a->ndim, a->shape);
-	char *m = mmap(NULL, pages * page, PROT_READ | PROT_WRITE,
-		MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	assert_true(m != MAP_FAILED);
-	assert_int_equal(bytes % 64, 0);
-	assert_int_equal(mprotect(m, page, PROT_NONE), 0);
-	assert_int_equal(mprotect(m + (pages - 1) * page, page, PROT_NONE), 0);
-	c->data = at_end ? m + (pages - 1) * page - bytes : m + page;
-	memcpy(c->data, a->data, bytes);
-	return c;
-}
-
 /* P[i] = X[i - 2] inside the border, 0 outside: the load of a select's
  * arm runs only where the arm is chosen, by a branch in scalar code and
  * under a mask in vector code, so that X is never read out of bounds
@@ -866,9 +845,11 @@ static void test_llvm_select__guarded_arm_never_reads_outside(void **state)
 			fail_msg("select: compile: %s", ts_ctx_error(ctx));
 		for (int end = 0; end < 2; end++) {
 			ts_array *in = args[0];
-			args[0] = fenced(ctx, in, end);
+			ts_fence fx = ts_test_fence(ctx, in, end);
+			args[0] = fx.a;
 			if (ts_module_run(m, args) < 0)
 				fail_msg("select: run: %s", ts_ctx_error(ctx));
+			ts_test_unfence(&fx, NULL);
 			args[0] = in;
 			check_outputs(ctx, fs[k], args, "guarded select");
 		}
