@@ -1305,7 +1305,10 @@ static void emit_coop_copy(struct emit *E, const ts_stmt **loops, int n,
  *						   global memory), mma_sync
  *	store	x = f(tile), anything else	-> store_matrix_sync into the
  *						   warp's staging tile, then
- *						   its 32 lanes compute f
+ *						   its 32 lanes compute f; a
+ *						   copy into a 16 x 16 tile
+ *						   of the same type, aligned,
+ *						   straight into it
  *
  * The tile is then an array of fragments, the launch gets 32 lanes along
  * threadIdx.x, and every other statement in the warp runs on lane 0 as
@@ -1339,6 +1342,8 @@ struct fnest {
 	const ts_axis *row, *col, *k;
 	const ts_stmt *store;	/* fill, store: the store; mma: the update */
 	struct tile acc, a, b;
+	bool direct;		/* store: a plain copy into "out", no staging */
+	struct tile out;
 };
 
 /* The bounds of the integer index "e" (loop variables over their
@@ -1657,8 +1662,13 @@ static bool match_store(struct emit *E, const ts_stmt *s, const ts_tensor *acc,
 		    ((ts_expr *)loads.v[0])->args))
 			return false;
 	nest->store = b;
-	return acc_tile(E, nest, acc, ((ts_expr *)loads.v[0])->nargs,
-		((ts_expr *)loads.v[0])->args, nest->row, nest->col);
+	if (!acc_tile(E, nest, acc, ((ts_expr *)loads.v[0])->nargs,
+	    ((ts_expr *)loads.v[0])->args, nest->row, nest->col))
+		return false;
+	nest->direct = b->value->kind == TS_EXPR_LOAD &&
+		b->buffer->dtype == acc->dtype && tile_of(E, b->buffer, b->nidx,
+		b->idx, nest->row, nest->col, NULL, true, &nest->out);
+	return true;
 }
 
 /* The update "acc = acc + a * b" inside the loop of 16 "kl" (its only
@@ -1987,6 +1997,15 @@ static void emit_tc_store(struct emit *E, const struct fnest *nest, int ind)
 	bool half = nest->acc.buf->dtype == TS_F16;
 	const char *st = half ? "ts_stage_h" : "ts_stage_f";
 
+	if (nest->direct) {
+		indent(b, in);
+		ts_buf_printf(b, "wmma::store_matrix_sync(%s, %s, %" PRId64
+			", wmma::mem_%s_major);\n", tile_addr(E, &nest->out),
+			frag_text(E, nest), nest->out.ld, nest->out.col_major ?
+			"col" : "row");
+		close_outer(E, nest, ind);
+		return;
+	}
 	if (half)
 		E->k->stage_h = true;
 	else

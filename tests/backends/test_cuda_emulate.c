@@ -396,6 +396,60 @@ static void test_cuda_emulate_extra__matches_eval(void **state)
 	(void)ctx;
 }
 
+/* Turn every store in "s" of a plain load of another buffer named
+ * "*.local" into a buffer of more than one element (the write-backs of
+ * accumulator tiles, not their promotion into scalars) into the same value
+ * through a max with -65504, so that the emitter cannot store fragments
+ * straight to memory and goes through the warps' staging tiles. */
+static void mask_writebacks(ts_ctx *ctx, ts_stmt *s)
+{
+	const char *n;
+
+	if (!s)
+		return;
+	switch (s->kind) {
+	case TS_STMT_STORE:
+		if (s->value->kind != TS_EXPR_LOAD || s->value->tensor ==
+		    s->buffer || ts_tensor_size(s->buffer) == 1)
+			return;
+		n = s->value->tensor->name;
+		if (strlen(n) > 6 && !strcmp(n + strlen(n) - 6, ".local"))
+			s->value = ts_binary(ctx, TS_OP_MAX, s->value,
+				ts_float(ctx, -65504.0));
+		return;
+	case TS_STMT_BLOCK:
+		for (int i = 0; i < s->nstmts; i++)
+			mask_writebacks(ctx, s->stmts[i]);
+		return;
+	case TS_STMT_IF:
+		mask_writebacks(ctx, s->body);
+		mask_writebacks(ctx, s->orelse);
+		return;
+	case TS_STMT_FOR: case TS_STMT_ALLOC:
+		mask_writebacks(ctx, s->body);
+		return;
+	default:
+		return;
+	}
+}
+
+/* The program of "dag" under "cfg" of "tp" with its write-backs masked
+ * (see mask_writebacks). */
+static ts_cuda_program *staged_program(ts_ctx *ctx, const ts_dag *dag,
+	const ts_gpu_template *tp, const ts_config *cfg)
+{
+	ts_schedule *sch = ts_gpu_template_apply(tp, cfg);
+	ts_func *f = sch ? ts_lower(ctx, dag, sch) : NULL;
+	ts_cuda_program *p;
+
+	if (!f)
+		fail_msg("%s: %s", dag->name, ts_ctx_error(ctx));
+	mask_writebacks(ctx, f->body);
+	if (!(p = ts_cuda_emit(ctx, f, NULL)))
+		fail_msg("%s: %s", dag->name, ts_ctx_error(ctx));
+	return p;
+}
+
 /* Declarations whose reduction the tensor cores take: an f16 matmul with
  * f32 accumulation and a fused f16 epilogue, a batched matmul, both
  * operands stored transposed (column-major fragments), and an f16
@@ -417,12 +471,14 @@ static const char *const tc_decls[] = {
  * template with the tensor_core knob on (fused and not), emulated and
  * compared with ts_eval; each program must use wmma.  The first of them
  * is also emitted for a GPU without tensor cores, where the schedule
- * keeps its scalar meaning (one thread per warp of the schedule). */
+ * keeps its scalar meaning (one thread per warp of the schedule), and
+ * with its write-backs masked, so that they go through the warps'
+ * staging tiles. */
 static void test_cuda_emulate_tensor_core__matches_eval(void **state)
 {
 	ts_ctx *ctx = *state;
 	int nx = (int)(sizeof(tc_decls) / sizeof(tc_decls[0]));
-	struct job *jobs = ts_new_array(struct job, 7 * nx);
+	struct job *jobs = ts_new_array(struct job, 8 * nx);
 	ts_ctx **ctxs = ts_new_array(ts_ctx *, nx + 1);
 	int n = 0;
 	ts_buf src;
@@ -471,6 +527,15 @@ static void test_cuda_emulate_tensor_core__matches_eval(void **state)
 				jobs[n] = (struct job){ ts_asprintf("tc%d for "
 					"sm_60 %s", i, ts_config_to_json(cfg)), c,
 					dag, scalar };
+				add_program(&src, scalar, n++);
+				scalar = staged_program(c, dag, tp, cfg);
+				if (!strstr(scalar->source, "wmma::mma_sync") ||
+				    !strstr(scalar->source, "__syncwarp();"))
+					fail_msg("tc%d: no staged write-back in\n%s",
+						i, scalar->source);
+				jobs[n] = (struct job){ ts_asprintf("tc%d staged "
+					"%s", i, ts_config_to_json(cfg)), c, dag,
+					scalar };
 				add_program(&src, scalar, n++);
 			}
 			if (!strstr(p->source, "wmma::mma_sync"))
