@@ -6,8 +6,9 @@
  * fragment calls collective among the 32 lanes of a warp), then its
  * outputs are compared with ts_eval.  This checks what NVRTC cannot: the
  * barriers, the cooperative copies, the cross-thread reductions, the
- * guards and the tensor-core fragments compute the right values.  It does not check what only a device
- * shows (memory model beyond barriers, warp scheduling, speed). */
+ * guards and the tensor-core fragments compute the right values.  It
+ * does not check what only a device shows (memory model beyond barriers,
+ * warp scheduling, speed). */
 #include <config.h>
 
 #include <dlfcn.h>
