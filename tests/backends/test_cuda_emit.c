@@ -545,6 +545,18 @@ static void test_cuda_emit_tensor_core__compiles(void **state)
 				tp->dag->nstages - 1 - (tp->plans[0].epilogue
 				>= 0)));
 			assert_wmma(p, what);
+			{
+				/* The launch the model rates is the one
+				 * emitted. */
+				ts_gpu_launch l;
+				ts_gpu_template_launch(tp, c, 0, &l);
+				assert_true(l.tensor_core);
+				assert_int_equal(l.threads, p->kernels[0].block[0] *
+					p->kernels[0].block[1]);
+				assert_int_equal(l.blocks, p->kernels[0].grid[0]);
+				assert_true(p->kernels[0].shared_bytes <=
+					l.shared_bytes);
+			}
 			compile_all(ctx, p, what, 3, true);
 		}
 	}
