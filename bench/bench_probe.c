@@ -1,11 +1,11 @@
 /* Look inside one static schedule: the configuration chosen for a
- * catalogue operator at its real size, the model's estimate with its
+ * catalogue operator at its real size (or the DAG of a .tsl file), the model's estimate with its
  * parts per stage, the measured time, and on request the loop IR and the
  * assembly.  A configuration given as JSON replaces the static choice, to
  * measure what the model would have predicted for another point.
  *
- *   usage: bench_probe NAME [--threads N] [--config JSON] [--ir]
- *                      [--asm FILE] [--min-time S]
+ *   usage: bench_probe NAME|FILE.tsl [--threads N] [--config JSON] [--ir]
+ *                      [--asm FILE] [--min-time S] [--naive]
  */
 #include <config.h>
 
@@ -26,6 +26,7 @@ struct probe_opts {
 	bool ir;
 	const char *asm_path;
 	double min_time;
+	bool naive;		/* also measure the naive schedule */
 };
 
 /* Print the model's estimate of every stage of "est" for "tp". */
@@ -85,11 +86,34 @@ static ts_status probe_asm(ts_ctx *ctx, const ts_func *f,
 	return TS_OK;
 }
 
+/* Measure the naive schedule of "dag" in "ctx" (its loop IR too when
+ * "o" asks for the IR); return the exit code. */
+static int probe_naive(ts_ctx *ctx, const ts_dag *dag,
+	const struct probe_opts *o)
+{
+	ts_func *f = ts_lower(ctx, dag, ts_schedule_naive(ctx, dag));
+	ts_module *m = f ? bench_compile_func(ctx, f, 1) : NULL;
+	ts_array **args;
+	ts_timing t;
+
+	if (f && o->ir)
+		ts_func_print(stdout, f);
+	if (!m || !(args = bench_args(ctx, dag, 1)) ||
+	    ts_module_time(m, args, o->min_time, &t) < 0)
+		bench_die(ctx, "naive");
+	printf("naive median %.3f ms (min %.3f ms, %d runs)\n",
+		t.median_s * 1e3, t.min_s * 1e3, t.nsamples);
+	ts_module_free(m);
+	return 0;
+}
+
 /* Probe the operator of "o" in "ctx"; return the exit code. */
 static int probe_run(ts_ctx *ctx, const struct probe_opts *o)
 {
 	const struct ts_catalogue_entry *e = ts_catalogue_find(o->name);
-	ts_dag *dag = e ? e->build(ctx, TS_SIZE_REAL) : NULL;
+	bool file = strstr(o->name, ".tsl") != NULL;
+	ts_dag *dag = file ? ts_parse_file(ctx, o->name) :
+		e ? e->build(ctx, TS_SIZE_REAL) : NULL;
 	ts_target *tg = dag ? bench_host_target(ctx, o->threads) : NULL;
 	ts_static_result *r = tg ? ts_static_fill(ctx, dag, tg, 1) : NULL;
 	ts_config *cfg = r ? r->best : NULL;
@@ -99,7 +123,7 @@ static int probe_run(ts_ctx *ctx, const struct probe_opts *o)
 	ts_array **args;
 	ts_timing t;
 
-	if (!e)
+	if (!e && !file)
 		fprintf(stderr, "bench_probe: no operator '%s'\n", o->name);
 	if (r && o->config)
 		cfg = ts_config_from_json(ctx, r->tp->space, o->config);
@@ -123,7 +147,7 @@ static int probe_run(ts_ctx *ctx, const struct probe_opts *o)
 		"GFLOP/s\n", t.median_s * 1e3, t.min_s * 1e3, t.nsamples,
 		bench_dag_flops(ctx, dag) / t.median_s * 1e-9);
 	ts_module_free(m);
-	return 0;
+	return o->naive ? probe_naive(ctx, dag, o) : 0;
 }
 
 /* Parse "argv" into "o"; exit with 2 on bad usage. */
@@ -141,6 +165,8 @@ static void probe_parse(int argc, char **argv, struct probe_opts *o)
 			o->min_time = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--ir"))
 			o->ir = true;
+		else if (!strcmp(argv[i], "--naive"))
+			o->naive = true;
 		else if (argv[i][0] != '-' && !o->name)
 			o->name = argv[i];
 		else
@@ -148,7 +174,8 @@ static void probe_parse(int argc, char **argv, struct probe_opts *o)
 	}
 	if (!o->name) {
 		fprintf(stderr, "usage: bench_probe NAME [--threads N] "
-			"[--config JSON] [--ir] [--asm FILE] [--min-time S]\n");
+			"[--config JSON] [--ir] [--asm FILE] [--min-time S] "
+			"[--naive]\n");
 		exit(2);
 	}
 }
