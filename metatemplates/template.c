@@ -552,6 +552,19 @@ static int pack_layout(const ts_template *tp, const ts_stage_plan *p,
 	return n;
 }
 
+int ts_template_pack_where(const ts_template *tp, const ts_stage_plan *p,
+	const ts_config *cfg, int k)
+{
+	const ts_tensor *in = tp->dag->stages[p->stage]->inputs[
+		p->pack_input[k]];
+	int where = (int)ts_config_get(cfg, p->knob_pack[k], 0);
+
+	if (!at_root(tp, cfg, in) || (fused(p, cfg) && where == PACK_OUTER) ||
+	    (p->nslevels < 2 && !fused(p, cfg)))
+		return PACK_NONE;
+	return where;
+}
+
 /* Apply the packing knobs of "p" on the tiling "t". */
 static ts_status apply_packs(const ts_template *tp, const ts_stage_plan *p,
 	const ts_config *cfg, ts_schedule *sch, const struct tiling *t,
@@ -746,7 +759,7 @@ bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 	for (int k = 0; k < nest->npar && k < nest->nloops; k++)
 		nest->loops[k].kind = TS_LOOP_PARALLEL;
 	for (int k = 0; k < p->npack; k++)
-		nest->npacked += ts_config_get(cfg, p->knob_pack[k], 0) !=
+		nest->npacked += ts_template_pack_where(tp, p, cfg, k) !=
 			PACK_NONE;
 	return true;
 }

@@ -198,7 +198,7 @@ static bool packed_contiguous(const ts_template *tp, const ts_config *cfg,
 
 	for (int k = 0; k < p->npack; k++)
 		if (s->inputs[p->pack_input[k]] == t &&
-		    ts_config_get(cfg, p->knob_pack[k], 0) != 0)
+		    ts_template_pack_where(tp, p, cfg, k) != 0)
 			return ts_template_pack_layout(tp, p, cfg, t, perm) > 0;
 	return false;
 }
@@ -426,7 +426,7 @@ static bool pack_compacts(const ts_template *tp, const ts_config *cfg,
 	const ts_stage_plan *p, int k, const ts_nest *n,
 	const ts_footprint *fp)
 {
-	int where = (int)ts_config_get(cfg, p->knob_pack[k], 0);
+	int where = ts_template_pack_where(tp, p, cfg, k);
 	int level = where == 1 ? 0 : 1, pos = -1, perm[TS_MAX_DIMS];
 	int64_t size[TS_MAX_AXES], lo[TS_MAX_DIMS], ext[TS_MAX_DIMS];
 	int64_t origin[TS_MAX_AXES];
@@ -455,7 +455,7 @@ static void packed_flags(const ts_template *tp, const ts_config *cfg,
 		packed[f] = false;
 		for (int k = 0; k < p->npack; k++)
 			if (st->inputs[p->pack_input[k]] == tr->footprints[f]->tensor
-			    && ts_config_get(cfg, p->knob_pack[k], 0) != 0)
+			    && ts_template_pack_where(tp, p, cfg, k) != 0)
 				packed[f] = pack_compacts(tp, cfg, p, k, n,
 					tr->footprints[f]);
 	}
@@ -645,7 +645,7 @@ static double pack_time(const ts_model *m, const ts_config *cfg,
 	double t = 0;
 
 	for (int k = 0; k < p->npack; k++) {
-		int where = (int)ts_config_get(cfg, p->knob_pack[k], 0);
+		int where = ts_template_pack_where(tp, p, cfg, k);
 		const ts_tensor *in = tp->dag->stages[n->stage]->inputs[
 			p->pack_input[k]];
 		int level = where == 1 ? 0 : 1, pos = -1, perm[TS_MAX_DIMS];

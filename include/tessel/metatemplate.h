@@ -126,6 +126,12 @@ bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
  * dimension perm[j]); its length, 0 for the tensor's own layout. */
 int ts_template_pack_layout(const ts_template *tp, const ts_stage_plan *p,
 	const ts_config *cfg, const ts_tensor *in, int *perm);
+/* Where pack knob "k" of plan "p" copies its input under "cfg", as
+ * scheduled: 0 nowhere, 1 at the outer tile, 2 at the inner tile (an
+ * anchor fused into its consumer has no outer tile of its own, and only
+ * an input with a buffer at root is copied). */
+int ts_template_pack_where(const ts_template *tp, const ts_stage_plan *p,
+	const ts_config *cfg, int k);
 /* A configuration the template thinks sensible before any model: every
  * knob at its default. */
 ts_config *ts_template_default(const ts_template *tp);
