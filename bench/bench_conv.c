@@ -11,8 +11,12 @@
  * in that layout would run it.  Its result is reordered back to NCHW and
  * compared with Tessel's; Tessel is also checked against the reference
  * interpreter on small layers.  Repetitions alternate between the two.
+ * With --weights hwio, Tessel's weights are declared in the HWIO layout
+ * (R, S, C, K, as TensorFlow stores filters) instead of OIHW: an input in
+ * the layout a user holds, as oneDNN's weights are held in its own.
  *
- *   usage: bench_conv [--threads N]... [--min-time S] [--verbose]
+ *   usage: bench_conv [--threads N]... [--min-time S]
+ *                     [--weights oihw|hwio] [--verbose]
  */
 #include <config.h>
 
@@ -86,14 +90,17 @@ static ts_tensor *conv_pad(ts_ctx *ctx, ts_tensor *x, int64_t pad)
 			ts_var(ctx, c), iy, iv), ts_float(ctx, 0.0)));
 }
 
-/* Declare layer "l" in "ctx" with compute only: X (NCHW), W (KCRS), the
- * padding P and Y.  Return the DAG. */
-static ts_dag *conv_declare(ts_ctx *ctx, const struct conv_layer *l)
+/* Declare layer "l" in "ctx" with compute only: X (NCHW), W (KCRS, or
+ * RSCK when "hwio": the output channel last), the padding P and Y.
+ * Return the DAG. */
+static ts_dag *conv_declare(ts_ctx *ctx, const struct conv_layer *l,
+	bool hwio)
 {
 	const int64_t sx[4] = { 1, l->c, l->h, l->h };
 	const int64_t sw[4] = { l->k, l->c, l->r, l->r };
+	const int64_t sh[4] = { l->r, l->r, l->c, l->k };
 	ts_tensor *x = ts_placeholder(ctx, "X", TS_F32, 4, sx);
-	ts_tensor *w = ts_placeholder(ctx, "W", TS_F32, 4, sw);
+	ts_tensor *w = ts_placeholder(ctx, "W", TS_F32, 4, hwio ? sh : sw);
 	ts_tensor *p = x ? conv_pad(ctx, x, l->pad) : NULL;
 	ts_axis *n = ts_axis_new(ctx, "n", 1);
 	ts_axis *k = ts_axis_new(ctx, "k", l->k);
@@ -110,7 +117,9 @@ static ts_dag *conv_declare(ts_ctx *ctx, const struct conv_layer *l)
 	body = ts_mul(ctx, ts_at(ctx, p, 4, ts_var(ctx, n), ts_var(ctx, rc),
 			conv_window(ctx, y, l->stride, ry),
 			conv_window(ctx, v, l->stride, rx)),
-		ts_at(ctx, w, 4, ts_var(ctx, k), ts_var(ctx, rc),
+		hwio ? ts_at(ctx, w, 4, ts_var(ctx, ry), ts_var(ctx, rx),
+			ts_var(ctx, rc), ts_var(ctx, k))
+		: ts_at(ctx, w, 4, ts_var(ctx, k), ts_var(ctx, rc),
 			ts_var(ctx, ry), ts_var(ctx, rx)));
 	out = ts_compute(ctx, "Y", 4, (ts_axis *[]){ n, k, y, v },
 		ts_sum(ctx, 3, (ts_axis *[]){ rc, ry, rx }, body));
@@ -173,6 +182,13 @@ static dnnl_memory_t dnnl_user_memory(struct conv_dnnl *d, ts_array *a,
 
 	for (int i = 0; i < a->ndim; i++)
 		dims[i] = a->shape[i];
+	/* oneDNN's dimensions are logical (O, I, H, W) whatever the tag. */
+	if (tag == dnnl_hwio) {
+		dims[0] = a->shape[3];
+		dims[1] = a->shape[2];
+		dims[2] = a->shape[0];
+		dims[3] = a->shape[1];
+	}
 	dnnl_check(dnnl_memory_desc_init_by_tag(&md, a->ndim, dims, dnnl_f32,
 		tag), "memory desc");
 	dnnl_check(dnnl_memory_create(&m, &md, d->engine, a->data),
@@ -182,9 +198,9 @@ static dnnl_memory_t dnnl_user_memory(struct conv_dnnl *d, ts_array *a,
 
 /* Create the convolution primitive of layer "l" in "d" with "threads"
  * OpenMP threads, its memories in its own layouts filled from "x" and
- * "w", and an NCHW destination over "y". */
+ * "w" (OIHW, or HWIO when "hwio"), and an NCHW destination over "y". */
 static void dnnl_setup(struct conv_dnnl *d, const struct conv_layer *l,
-	int threads, ts_array *x, ts_array *w, ts_array *y)
+	int threads, ts_array *x, ts_array *w, ts_array *y, bool hwio)
 {
 	int64_t o = conv_out(l);
 	dnnl_dims_t sd = { 1, l->c, l->h, l->h }, wd = { l->k, l->c, l->r,
@@ -223,7 +239,7 @@ static void dnnl_setup(struct conv_dnnl *d, const struct conv_layer *l,
 		d->pd, dnnl_query_dst_md, 0), d->engine, DNNL_MEMORY_ALLOCATE),
 		"dst memory");
 	ux = dnnl_user_memory(d, x, dnnl_nchw);
-	uw = dnnl_user_memory(d, w, dnnl_oihw);
+	uw = dnnl_user_memory(d, w, hwio ? dnnl_hwio : dnnl_oihw);
 	d->user_dst = dnnl_user_memory(d, y, dnnl_nchw);
 	dnnl_copy(d, ux, d->src);
 	dnnl_copy(d, uw, d->wei);
@@ -283,6 +299,7 @@ struct conv_opts {
 	int threads[8];
 	double min_time;
 	bool verbose;		/* print the chosen configurations */
+	bool hwio;		/* Tessel's weights declared RSCK */
 	int nnotes;
 	char *notes[32];	/* one line per case, printed after the table */
 };
@@ -294,11 +311,13 @@ static double conv_tolerance(int64_t terms)
 }
 
 /* Check Tessel's static schedule of the small layer "l" with "threads"
- * threads against the interpreter; print one line.  Return success. */
-static bool conv_check_small(const struct conv_layer *l, int threads)
+ * threads (weights RSCK when "hwio") against the interpreter; print one
+ * line.  Return success. */
+static bool conv_check_small(const struct conv_layer *l, int threads,
+	bool hwio)
 {
 	ts_ctx *ctx = ts_ctx_alloc();
-	ts_dag *dag = conv_declare(ctx, l);
+	ts_dag *dag = conv_declare(ctx, l, hwio);
 	ts_module *m = dag ? bench_compile_static(ctx, dag, threads, NULL)
 		: NULL;
 	ts_array **args = m ? bench_args(ctx, dag, 3) : NULL, *want[1];
@@ -324,7 +343,7 @@ static bool conv_case(const struct conv_layer *l, int threads,
 	struct conv_opts *o, double *ratio)
 {
 	ts_ctx *ctx = ts_ctx_alloc();
-	ts_dag *dag = conv_declare(ctx, l);
+	ts_dag *dag = conv_declare(ctx, l, o->hwio);
 	ts_static_result *res = NULL;
 	ts_module *m = dag ? bench_compile_static(ctx, dag, threads, &res)
 		: NULL;
@@ -338,7 +357,7 @@ static bool conv_case(const struct conv_layer *l, int threads,
 
 	if (!args || !(ref = ts_array_for_tensor(ctx, dag->outputs[0])))
 		bench_die(ctx, l->name);
-	dnnl_setup(&d, l, threads, args[0], args[1], ref);
+	dnnl_setup(&d, l, threads, args[0], args[1], ref, o->hwio);
 	tessel_run(&tp);
 	dnnl_run(&d);
 	dnnl_copy(&d, d.dst, d.user_dst);
@@ -377,9 +396,14 @@ static void conv_parse(int argc, char **argv, struct conv_opts *o)
 			o->min_time = atof(argv[++i]);
 		} else if (!strcmp(argv[i], "--verbose")) {
 			o->verbose = true;
+		} else if (!strcmp(argv[i], "--weights") && i + 1 < argc &&
+		    (!strcmp(argv[i + 1], "oihw") ||
+		    !strcmp(argv[i + 1], "hwio"))) {
+			o->hwio = !strcmp(argv[++i], "hwio");
 		} else {
 			fprintf(stderr, "usage: bench_conv [--threads N]... "
-				"[--min-time S] [--verbose]\n");
+				"[--min-time S] [--weights oihw|hwio] "
+				"[--verbose]\n");
 			exit(2);
 		}
 	}
@@ -414,7 +438,15 @@ int main(int argc, char **argv)
 	for (int t = 0; t < o.nthreads; t++)
 		for (size_t i = 0; i < sizeof(conv_small) /
 		     sizeof(conv_small[0]); i++)
-			ok &= conv_check_small(&conv_small[i], o.threads[t]);
+			ok &= conv_check_small(&conv_small[i], o.threads[t],
+				o.hwio);
+	printf("\nTessel: X NCHW, W %s as declared inputs, Y NCHW; its timed "
+		"kernel includes the padding stage and any copy its schedule "
+		"makes.  oneDNN: source, weights and destination in the "
+		"blocked layouts it chose, reordered from NCHW and %s before "
+		"timing; only the convolution primitive is timed.\n",
+		o.hwio ? "HWIO (R, S, C, K: output channel last)" :
+		"OIHW (K, C, R, S)", o.hwio ? "HWIO" : "OIHW");
 	printf("\n| layer | threads | Tessel ms | Tessel GFLOP/s | oneDNN ms "
 		"| oneDNN GFLOP/s | oneDNN/Tessel | model ms | max abs err | "
 		"oneDNN implementation |\n");
