@@ -600,9 +600,10 @@ static void tc_factors(const ts_gpu_template *tp, const ts_gpu_plan *p,
 		factors(tp, p, cfg, -1 - t, f[t]);
 }
 
-/* Tile stage "s" of plan "p" for tensor cores: rows and columns split
- * into block, warp, fragments per warp and 16, the reduction into outer
- * and inner steps of 16; loops run block, warp, outer and inner
+/* Tile the stage of plan "p" in "sch" for tensor cores as "cfg" of "tp"
+ * says: rows and columns split into block, warp, fragments per warp and
+ * 16, the reduction into outer and inner steps of 16; loops run block,
+ * warp, outer and inner
  * reduction, fragments, then the 16 x 16 x 16 fragment itself (all
  * unrolled).  The warp loop is bound to threadIdx.y (the emitter gives
  * each of its iterations a warp), the accumulator tile is cached there
@@ -668,9 +669,10 @@ static ts_status apply_tc(const ts_gpu_template *tp, const ts_gpu_plan *p,
 	return TS_OK;
 }
 
-/* Schedule tensor-core anchor "p" with its epilogue: the epilogue's
- * block tile (the anchor's block tile of rows and columns) is fused and
- * spread over the warps (threadIdx.y) and their 32 lanes (threadIdx.x),
+/* Schedule tensor-core anchor "p" of "tp" with its epilogue in "sch" as
+ * "cfg" says: the epilogue's block tile (the anchor's block tile of rows
+ * and columns) is fused and spread over the warps (threadIdx.y) and
+ * their 32 lanes (threadIdx.x),
  * neighbouring lanes on neighbouring elements; the anchor is computed at
  * its block loop into a block tile in shared memory. */
 static ts_status apply_tc_fused(const ts_gpu_template *tp,
