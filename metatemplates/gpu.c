@@ -210,8 +210,10 @@ static int64_t axis_extent(const ts_stage *s, int a)
 /* Why tile "p" of "tp" cannot run on tensor cores, from the target and
  * the analysis of its body and accesses; NULL when it can, with the
  * fragment axes filled in.  Each operand must read the reduction axis
- * and one spatial axis the other does not (a 2-D tile each), the other
- * axes it reads shared with the other operand (batch axes). */
+ * and a spatial axis the other does not: the last such axis of each is
+ * its fragment axis (a 2-D tile each), every other spatial axis goes to
+ * the blocks (batch axes, or e.g. the image rows of a 1x1 convolution,
+ * a GEMM whose columns are the image columns). */
 static const char *tc_facts(const ts_gpu_template *tp, ts_gpu_plan *p)
 {
 	const ts_stage *s = tp->dag->stages[p->stage];
@@ -226,7 +228,7 @@ static const char *tc_facts(const ts_gpu_template *tp, ts_gpu_plan *p)
 		return ts_asprintf("target '%s' (%s) has no tensor cores",
 			tp->target->name, g->arch ? g->arch : "no arch");
 	if (b->kind != TS_EXPR_REDUCE || b->reducer != TS_RED_SUM ||
-	    s->nraxes != 1 || s->ndim < 2 || s->ndim + 1 > 32)
+	    s->nraxes != 1 || s->ndim + 1 > 32)
 		return ts_asprintf("stage '%s': tensor cores need a sum over "
 			"one reduction axis", s->name);
 	if (s->out->dtype != TS_F32 && s->out->dtype != TS_F16)
@@ -249,16 +251,16 @@ static const char *tc_facts(const ts_gpu_template *tp, ts_gpu_plan *p)
 			tensor->name, s->raxes[0]->name);
 	ox = mx & ~my & ~kbit;
 	oy = my & ~mx & ~kbit;
-	if (__builtin_popcount(ox) != 1 || __builtin_popcount(oy) != 1)
+	if (!ox || !oy)
 		return ts_asprintf("stage '%s': operands '%s' and '%s' do not "
-			"each read one spatial axis the other does not",
+			"each read a spatial axis the other does not",
 			s->name, x->tensor->name, y->tensor->name);
 	for (int a = 0; a < s->ndim; a++)
 		if (!((mx | my) >> a & 1))
 			return ts_asprintf("stage '%s': axis '%s' is read by no "
 				"operand", s->name, s->axes[a]->name);
-	ax[0] = TS_MIN(__builtin_ctz(ox), __builtin_ctz(oy));
-	ax[1] = TS_MAX(__builtin_ctz(ox), __builtin_ctz(oy));
+	ax[0] = TS_MIN(31 - __builtin_clz(ox), 31 - __builtin_clz(oy));
+	ax[1] = TS_MAX(31 - __builtin_clz(ox), 31 - __builtin_clz(oy));
 	ax[2] = s->ndim;
 	for (int t = 0; t < 3; t++)
 		if (axis_extent(s, ax[t]) % 16)

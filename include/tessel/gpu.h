@@ -41,9 +41,10 @@
  * the target has tensor cores (sm_70 and later), the stage is a sum over
  * one reduction axis of the product of two f16 loads (or their f32
  * casts) into an f32 or f16 accumulator, each operand reads the
- * reduction axis and one spatial axis the other does not (plus shared
- * batch axes), every index a plain axis, and the two fragment axes and
- * the reduction axis have extents that are multiples of 16.  With the
+ * reduction axis and a spatial axis the other does not (the last such
+ * axis is its fragment axis, the other spatial axes go to the blocks),
+ * every index a plain axis, and the two fragment axes and the reduction
+ * axis have extents that are multiples of 16.  With the
  * knob on, those axes are split into 16 x 16 x 16 fragments: rows and
  * columns into block, warp and fragments per warp, the reduction into
  * outer and inner steps; every thread loop stands for one warp (bound to

@@ -463,7 +463,9 @@ static void test_cuda_run_catalogue__matches_eval(void **state)
 
 /* f16 reductions the tensor cores take (tiny sizes): a matmul with f32
  * accumulation and a fused f16 epilogue, a batched matmul, transposed
- * operands, an f16 accumulator. */
+ * operands, an f16 accumulator, a 1x1 convolution (NCHW: a GEMM of the
+ * output channels by the image columns, batch and rows on blocks), a
+ * batched matmul with a shared right operand. */
 static const char *const tc_src[] = {
 	"input A: f16[64, 48]\ninput B: f16[48, 32]\n"
 	"C[i: 64, j: 32] = sum(k: 48) f32(A[i, k]) * f32(B[k, j])\n"
@@ -475,6 +477,12 @@ static const char *const tc_src[] = {
 	"output C[i: 48, j: 64] = sum(k: 32) f32(A[k, i]) * f32(B[j, k])\n",
 	"input A: f16[32, 64]\ninput B: f16[64, 16]\n"
 	"output C[i: 32, j: 16]: f16 = sum(k: 64) A[i, k] * B[k, j]\n",
+	"input W: f16[48, 32]\ninput X: f16[2, 32, 3, 16]\n"
+	"output C[n: 2, co: 48, h: 3, w: 16] = sum(ci: 32) f32(W[co, ci]) * "
+	"f32(X[n, ci, h, w])\n",
+	"input A: f16[2, 32, 32]\ninput B: f16[32, 48]\n"
+	"output C[b: 2, i: 32, j: 48] = sum(k: 32) f32(A[b, i, k]) * "
+	"f32(B[k, j])\n",
 };
 
 /* The GPU template of the declaration "src" for "target". */
@@ -585,10 +593,10 @@ static void test_gpu_template_tensor_core__absent(void **state)
 		  "output C[i: 32, j: 32] = sum(k: 32) f32(A[i, k + 16]) * "
 		  "f32(B[k, j])\n",
 		  "stage 'C': index 1 of operand 'A' is not a plain axis" },
-		{ "input A: f16[32, 32]\ninput B: f16[32, 32, 16]\n"
-		  "output C[i: 32, j: 32, z: 16] = sum(k: 32) f32(A[i, k]) * "
-		  "f32(B[k, j, z])\n",
-		  "stage 'C': operands 'A' and 'B' do not each read one spatial "
+		{ "input A: f16[32, 32]\ninput B: f16[32, 32]\n"
+		  "output C[i: 32, j: 16] = sum(k: 32) f32(A[i, k]) * "
+		  "f32(B[i, k])\n",
+		  "stage 'C': operands 'A' and 'B' do not each read a spatial "
 		  "axis the other does not" },
 	};
 	ts_ctx *ctx = *state;
@@ -644,10 +652,11 @@ static void test_gpu_template_tensor_core__absent(void **state)
 	}
 }
 
-/* GPU static filling of f16 matmuls at real sizes on targets with
- * tensor cores: the choice uses them, is no faster than the tensor-core
- * peak allows and beats the same configuration without them; on h100
- * its program uses wmma and compiles for sm_90. */
+/* GPU static filling of f16 matmuls (plain, batched, a 1x1 convolution)
+ * at real sizes on targets with tensor cores: the choice uses them, is no
+ * faster than the tensor-core peak allows and beats the same
+ * configuration without them; on h100 its program uses wmma and
+ * compiles for sm_75, sm_80 and sm_90. */
 static void test_gpu_static_fill__tensor_core(void **state)
 {
 	static const char *const src[] = {
@@ -657,17 +666,21 @@ static void test_gpu_static_fill__tensor_core(void **state)
 		"input A: f16[8, 256, 512]\ninput B: f16[8, 512, 256]\n"
 		"output C[b: 8, i: 256, j: 256] = sum(k: 512) f32(A[b, i, k]) * "
 		"f32(B[b, k, j])\n",
+		"input W: f16[128, 256]\ninput X: f16[4, 256, 32, 64]\n"
+		"output C[n: 4, co: 128, h: 32, w: 64] = sum(ci: 256) "
+		"f32(W[co, ci]) * f32(X[n, ci, h, w])\n",
 	};
+	static const double depth[] = { 1024, 512, 256 };
 	static const char *const gpus[] = { "h100", "a100", "v100" };
 	ts_ctx *ctx = *state;
 
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		for (int g = 0; g < 3; g++) {
 			ts_dag *dag = ts_parse_string(ctx, "tc", src[i]);
 			ts_target *t = ts_target_lookup(ctx, gpus[g]);
 			ts_gpu_static_result *r;
 			double flops = 2.0 * (double)ts_tensor_size(
-				dag->outputs[0]) * 1024 / (i ? 2 : 1);
+				dag->outputs[0]) * depth[i];
 			ts_config *c;
 			assert_non_null(r = ts_gpu_static_fill(ctx, dag, t, 2));
 			if (!ts_gpu_template_tensor_core(r->tp, r->best, 0))
