@@ -1292,11 +1292,12 @@ static void emit_coop_copy(struct emit *E, const ts_stmt **loops, int n,
 
 /* Tensor cores.
  *
- * A kernel whose thread loops stand for warps (a loop bound to threadIdx.y
- * and none to threadIdx.x above it, or no thread loop at all) computes
- * the per-thread accumulator tiles of the IR with nvcuda::wmma when every
- * use of such a tile is one of three loop nests whose two innermost loops
- * walk a 16 x 16 tile of it (guards that always hold are allowed):
+ * A kernel whose thread loops stand for warps (under a loop bound to
+ * threadIdx.y or z with none bound to threadIdx.x above it; the kernel's
+ * threadIdx.x, if any, has 32 threads) computes the per-thread
+ * accumulator tiles of the IR with nvcuda::wmma when every use of such a
+ * tile is one of three loop nests whose two innermost loops walk a
+ * 16 x 16 tile of it (guards that always hold are allowed):
  *
  *	fill	tile = constant			-> wmma::fill_fragment
  *	mma	tile += a * b over a loop of 16	-> load_matrix_sync of both
