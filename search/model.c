@@ -9,6 +9,7 @@
 #include <tessel/search.h>
 
 #include "dsl/internal.h"
+#include "metatemplates/facts.h"
 #include "search/model.h"
 
 /* Fractions of each cache a working set may fill before it is
@@ -203,14 +204,54 @@ static bool packed_contiguous(const ts_template *tp, const ts_config *cfg,
 	return false;
 }
 
+/* Whether index "e" moves by exactly one when "axis" does: the axis
+ * itself, or a sum with it on one side only. */
+static bool unit_index(const ts_expr *e, const ts_axis *axis)
+{
+	if (e->kind == TS_EXPR_VAR)
+		return e->axis == axis;
+	if (e->kind != TS_EXPR_BINARY ||
+	    (e->op != TS_OP_ADD && e->op != TS_OP_SUB))
+		return false;
+	if (unit_index(e->a, axis))
+		return !ts_expr_uses_axis(e->b, axis);
+	return e->op == TS_OP_ADD && unit_index(e->b, axis) &&
+		!ts_expr_uses_axis(e->a, axis);
+}
+
+/* The stride of access "ac" of stage "s" along axis "a": the analysis'
+ * one, or, where it could not tell (a floor division elsewhere in the
+ * access), 0 or 1 read from the indices as the code generator reads
+ * them. */
+static int64_t access_stride(const ts_access_info *ac, const ts_stage *s,
+	int a)
+{
+	const ts_axis *axis = a < s->ndim ? s->axes[a] :
+		s->raxes[a - s->ndim];
+	const ts_expr *ld = ac->load;
+	bool used = false;
+
+	if (ac->stride[a] != TS_STRIDE_UNKNOWN || !ld || ld->nargs == 0)
+		return ac->stride[a];
+	for (int i = 0; i < ld->nargs - 1; i++)
+		used |= ts_expr_uses_axis(ld->args[i], axis);
+	if (!used && !ts_expr_uses_axis(ld->args[ld->nargs - 1], axis))
+		return 0;
+	if (!used && unit_index(ld->args[ld->nargs - 1], axis))
+		return 1;
+	return TS_STRIDE_UNKNOWN;
+}
+
 /* Load-port cycles of one innermost iteration of the register tile of
- * "n": each load brings one vector per point of the unrolled loops it
- * depends on; a load along the vector axis with a stride other than 0 or
- * 1 is a gather: a load per lane or more. */
+ * "n": each load brings, per point of the unrolled loops it depends on,
+ * a broadcast, one vector per register of the vector loop, or, along
+ * the vector axis with a stride other than 0 or 1, a load per lane (a
+ * gather). */
 static double tile_load_cycles(const ts_template *tp, const ts_config *cfg,
 	const ts_stage_info *si, const ts_nest *n, int lanes)
 {
 	const ts_stage_plan *p = &tp->plans[n->stage];
+	const ts_stage *s = si->stage;
 	double cycles = 0;
 
 	for (int k = 0; k < si->naccesses; k++) {
@@ -222,13 +263,19 @@ static double tile_load_cycles(const ts_template *tp, const ts_config *cfg,
 			vecs = 1;
 		for (int l = 0; l < n->nloops; l++) {
 			const ts_nest_loop *lp = &n->loops[l];
-			if (lp->kind == TS_LOOP_UNROLLED && ac->stride[lp->axis])
+			if (lp->kind == TS_LOOP_UNROLLED &&
+			    access_stride(ac, s, lp->axis))
 				vecs *= (double)lp->trip;
 		}
-		if (n->vec_axis >= 0 && ac->stride[n->vec_axis] != 0 &&
-		    ac->stride[n->vec_axis] != 1 &&
-		    !packed_contiguous(tp, cfg, p, ac->tensor))
-			vecs *= lanes;
+		/* Per vector of the tile: a broadcast, a load per
+		 * register, or a load per lane (a gather). */
+		if (n->vec_axis >= 0 && access_stride(ac, s, n->vec_axis)) {
+			bool contiguous =
+				access_stride(ac, s, n->vec_axis) == 1 ||
+				packed_contiguous(tp, cfg, p, ac->tensor);
+			vecs *= contiguous ? (double)((n->vec_width + lanes -
+				1) / lanes) : (double)n->vec_width;
+		}
 		cycles += vecs;
 	}
 	return cycles / 2.0;
