@@ -8,3 +8,8 @@ check_PROGRAMS += tests/metatemplates/test_template
 TESTS += tests/metatemplates/test_template
 tests_metatemplates_test_template_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_metatemplates_test_template_LDADD = examples/libcatalogue.la $(TEST_LIBS)
+
+check_PROGRAMS += tests/metatemplates/test_model
+TESTS += tests/metatemplates/test_model
+tests_metatemplates_test_model_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_metatemplates_test_model_LDADD = examples/libcatalogue.la $(TEST_LIBS)

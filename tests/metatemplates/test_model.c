@@ -1,0 +1,179 @@
+/* The analytical model and the template agree on what a configuration
+ * runs: packs that are made, loops LLVM vectorizes itself, accumulators
+ * held in registers, operands that move a page a step.  Each case rates
+ * two configurations of a catalogue operator at its real size on a
+ * shipped AVX-512 description and checks their order. */
+#include "tests/common.h"
+
+#include <tessel/tessel.h>
+
+#include "examples/catalogue.h"
+
+/* The template of catalogue entry "name" at its real size for the
+ * shipped description "target", in "ctx". */
+static ts_template *template_real(ts_ctx *ctx, const char *name,
+	const char *target)
+{
+	const struct ts_catalogue_entry *e = ts_catalogue_find(name);
+	ts_target *tg = ts_target_lookup(ctx, target);
+	ts_dag *dag;
+	ts_dag_info *info;
+
+	assert_non_null(e);
+	assert_non_null(tg);
+	dag = e->build(ctx, TS_SIZE_REAL);
+	assert_non_null(dag);
+	info = ts_analyze_dag(ctx, dag);
+	assert_non_null(info);
+	return ts_template_new(ctx, dag, info, tg);
+}
+
+/* The estimate of "json" in "tp"'s space, which must parse and apply. */
+static double rate(ts_template *tp, const char *json)
+{
+	ts_config *c = ts_config_from_json(tp->ctx, tp->space, json);
+
+	if (!c)
+		fail_msg("%s: %s", json, ts_ctx_error(tp->ctx));
+	assert_non_null(ts_template_apply(tp, c));
+	return ts_model_estimate(tp, c, NULL);
+}
+
+/* "fmt" with its one %s replaced by "v" (a buffer of "out"). */
+static const char *fill(char *out, size_t n, const char *fmt, const char *v)
+{
+	snprintf(out, n, fmt, v);
+	return out;
+}
+
+/* Number of steps of kind "k" in the schedule of "json" in "tp". */
+static int count_steps(ts_template *tp, const char *json, ts_step_kind k)
+{
+	ts_config *c = ts_config_from_json(tp->ctx, tp->space, json);
+	ts_schedule *sch;
+	int n = 0;
+
+	assert_non_null(c);
+	sch = ts_template_apply(tp, c);
+	assert_non_null(sch);
+	for (int i = 0; i < sch->nsteps; i++)
+		n += sch->steps[i].kind == k;
+	return n;
+}
+
+static void test_model_direct__plain_rows_beat_masked_vectors(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_template *tp = template_real(ctx, "relu", "skylake-sp");
+	/* rows of 56: a loop LLVM vectorizes, against four masked vectors
+	 * of 14 under 32 unrolled channels */
+	double plain = rate(tp, "{\"Y.n\":[1,1],\"Y.c\":[64,1],"
+		"\"Y.h\":[56,1],\"Y.w\":[1,56],\"Y.vec\":\"none\","
+		"\"Y.par\":0,\"Y.unroll\":false}");
+	double masked = rate(tp, "{\"Y.n\":[1,1],\"Y.c\":[2,32],"
+		"\"Y.h\":[56,1],\"Y.w\":[4,14],\"Y.vec\":\"w\","
+		"\"Y.par\":0,\"Y.unroll\":true}");
+	/* the same rows cut into 28 (LLVM unrolls them whole, then
+	 * vectorizes the loop around them, with gathers) */
+	double short_rows = rate(tp, "{\"Y.n\":[1,1],\"Y.c\":[64,1],"
+		"\"Y.h\":[56,1],\"Y.w\":[2,28],\"Y.vec\":\"none\","
+		"\"Y.par\":0,\"Y.unroll\":false}");
+
+	assert_true(plain < masked);
+	assert_true(plain < short_rows);
+}
+
+static void test_model_pack__fused_anchor_has_no_outer_pack(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_template *tp = template_real(ctx, "dense_bias_relu", "skylake-sp");
+	const char *outer = "{\"D.i\":[1,1,2,64],\"D.o\":[1,32,8,4],"
+		"\"D.k\":[1,1024],\"D.vec\":\"i\",\"D.par\":0,"
+		"\"D.unroll\":true,\"D.cache_write\":true,"
+		"\"D.pack.X\":\"outer\",\"D.pack.W\":\"none\",\"D.fuse\":true,"
+		"\"Y.i\":[1,128],\"Y.o\":[1,1024],\"Y.vec\":\"none\","
+		"\"Y.par\":0,\"Y.unroll\":false}";
+	const char *none = "{\"D.i\":[1,1,2,64],\"D.o\":[1,32,8,4],"
+		"\"D.k\":[1,1024],\"D.vec\":\"i\",\"D.par\":0,"
+		"\"D.unroll\":true,\"D.cache_write\":true,"
+		"\"D.pack.X\":\"none\",\"D.pack.W\":\"none\",\"D.fuse\":true,"
+		"\"Y.i\":[1,128],\"Y.o\":[1,1024],\"Y.vec\":\"none\","
+		"\"Y.par\":0,\"Y.unroll\":false}";
+	const ts_stage_plan *p = NULL;
+	ts_config *c = ts_config_from_json(ctx, tp->space, outer);
+
+	for (int s = 0; s < tp->dag->nstages; s++)
+		if (tp->plans[s].knob_fuse >= 0)
+			p = &tp->plans[s];
+	assert_non_null(p);
+	assert_non_null(c);
+	for (int k = 0; k < p->npack; k++)
+		assert_int_equal(ts_template_pack_where(tp, p, c, k), 0);
+	assert_int_equal(count_steps(tp, outer, TS_STEP_CACHE_READ), 0);
+	assert_float_equal(rate(tp, outer), rate(tp, none), 0);
+}
+
+static void test_model_matmul__page_strided_operand_is_packed(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_template *tp = template_real(ctx, "matmul_128_768_3072",
+		"skylake-sp");
+	/* B's rows are 12 KiB apart: unpacked, every step of k is a new
+	 * page; packed into panels of 128 columns it is contiguous */
+	const char *fmt = "{\"C.i\":[1,1,16,8],\"C.j\":[1,24,4,32],"
+		"\"C.k\":[1,768],\"C.vec\":\"j\",\"C.par\":0,"
+		"\"C.unroll\":true,\"C.cache_write\":true,"
+		"\"C.pack.A\":\"none\",\"C.pack.B\":\"%s\"}";
+	char a[512], b[512];
+	double unpacked = rate(tp, fill(a, sizeof(a), fmt, "none"));
+	double packed = rate(tp, fill(b, sizeof(b), fmt, "inner"));
+
+	assert_true(packed < unpacked);
+}
+
+static void test_model_matmul__strided_accumulator_costs(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_template *tp = template_real(ctx, "matmul_128_768_3072",
+		"skylake-sp");
+	/* the same register tile, vectors along j (C's rows) or along i
+	 * (through a transposed copy of A; C's accumulators are then
+	 * gathered and scattered around every reduction tile) */
+	double along_j = rate(tp, "{\"C.i\":[1,1,16,8],\"C.j\":[1,24,4,32],"
+		"\"C.k\":[3,256],\"C.vec\":\"j\",\"C.par\":0,"
+		"\"C.unroll\":true,\"C.cache_write\":true,"
+		"\"C.pack.A\":\"none\",\"C.pack.B\":\"inner\"}");
+	double along_i = rate(tp, "{\"C.i\":[1,1,4,32],\"C.j\":[1,128,2,12],"
+		"\"C.k\":[16,48],\"C.vec\":\"i\",\"C.par\":0,"
+		"\"C.unroll\":true,\"C.cache_write\":true,"
+		"\"C.pack.A\":\"outer\",\"C.pack.B\":\"none\"}");
+
+	assert_true(along_j < along_i);
+}
+
+static void test_model_tile__serial_register_tile_is_slow(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_template *tp = template_real(ctx, "matmul", "skylake-sp");
+	const char *fmt = "{\"C.i\":[1,8,16,8],\"C.j\":[8,4,1,32],"
+		"\"C.k\":[1,1024],\"C.vec\":\"j\",\"C.par\":0,"
+		"\"C.unroll\":%s,\"C.cache_write\":true,"
+		"\"C.pack.A\":\"none\",\"C.pack.B\":\"outer\"}";
+	char a[512], b[512];
+
+	assert_true(rate(tp, fill(a, sizeof(a), fmt, "true")) * 2 <
+		rate(tp, fill(b, sizeof(b), fmt, "false")));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TS_TEST(test_model_direct__plain_rows_beat_masked_vectors),
+		TS_TEST(test_model_pack__fused_anchor_has_no_outer_pack),
+		TS_TEST(test_model_matmul__page_strided_operand_is_packed),
+		TS_TEST(test_model_matmul__strided_accumulator_costs),
+		TS_TEST(test_model_tile__serial_register_tile_is_slow),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
