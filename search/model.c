@@ -379,18 +379,15 @@ static void tile_inside(const ts_nest *n, int naxes, int pos, int64_t *size)
 		size[n->loops[k].axis] *= n->loops[k].trip;
 }
 
-/* Elements of "fp" that a tile of sizes "size" (over "naxes" axes)
- * touches.  A dimension indexed by data (a gather of rows) holds at most
+/* Elements of "fp" (its box "ext") that a tile of sizes "size" (over
+ * "naxes" axes) touches.  A dimension indexed by data (a gather of rows) holds at most
  * one index per point of the tile, not the whole dimension the analysis
  * bounds it by. */
-static double footprint_volume(const ts_footprint *fp, const int64_t *size,
-	int naxes)
+static double footprint_volume(const ts_footprint *fp, const int64_t *ext,
+	const int64_t *size, int naxes)
 {
-	int64_t lo[TS_MAX_DIMS], ext[TS_MAX_DIMS], origin[TS_MAX_AXES];
 	double v = 1, points = 1, whole = 1;
 
-	memset(origin, 0, sizeof(origin));
-	ts_footprint_eval(fp, origin, size, lo, ext);
 	for (int a = 0; a < naxes; a++)
 		points *= (double)size[a];
 	for (int d = 0; d < fp->ndim; d++) {
@@ -433,36 +430,36 @@ static bool page_step(const ts_stage_info *si, const ts_nest *n,
  * of an unpacked operand whose rows fall on the same cache sets as
  * taking "conflict" times its size, "page" times when its rows are a
  * page or more apart. */
-static double level_bytes(const ts_stage_info *si, const ts_traffic *tr,
-	const ts_nest *n, int pos, double conflict, double page, bool *packed)
+static double level_bytes(const ts_traffic *tr, const ts_nest *n, int pos,
+	double conflict, double page, const bool *packed, const bool *paged,
+	int scope)
 {
 	const ts_stage *st = tr->stage;
-	bool in_regs = pos >= acc_scope(n, st->ndim);
-
-	int64_t size[TS_MAX_AXES];
+	int64_t size[TS_MAX_AXES], lo[TS_MAX_DIMS], ext[TS_MAX_DIMS];
+	int64_t origin[TS_MAX_AXES];
 	double bytes = 0;
 
+	memset(origin, 0, sizeof(origin));
 	tile_inside(n, tr->naxes, pos, size);
 	for (int f = 0; f < tr->nfootprints; f++) {
 		const ts_footprint *fp = tr->footprints[f];
 		const ts_tensor *t = fp->tensor;
-		double b = footprint_volume(fp, size, tr->naxes) *
-			tr->elem_size[f];
+		int64_t row = t->ndim ? t->shape[t->ndim - 1] : 1;
+		double b;
 		/* The accumulator tile stays in registers inside its
 		 * reduction loops. */
-		if (in_regs && t == st->out && st->nraxes > 0)
+		if (pos >= scope && t == st->out && st->nraxes > 0)
 			continue;
-		int64_t row = t->ndim ? t->shape[t->ndim - 1] : 1;
-		int64_t lo[TS_MAX_DIMS], ext[TS_MAX_DIMS], origin[TS_MAX_AXES];
-		memset(origin, 0, sizeof(origin));
 		ts_footprint_eval(fp, origin, size, lo, ext);
+		b = footprint_volume(fp, ext, size, tr->naxes) *
+			tr->elem_size[f];
 		/* An operand that moves a page or more at every step of
 		 * the innermost loop is out of the prefetchers' reach: its
 		 * lines come at the latency of L2, not its bandwidth
 		 * (measured: 768 rows of 12 KiB under one register tile,
 		 * 2x to 5x slower than the tile packed).  Rows of a
 		 * power-of-two stride map to few cache sets. */
-		if (!packed[f] && page_step(si, n, t, tr->elem_size[f]))
+		if (!packed[f] && paged[f])
 			b *= page;
 		else if (t->ndim >= 2 && !packed[f] && ext[t->ndim - 1] < row &&
 		    ext[t->ndim - 2] > 1 &&
@@ -643,8 +640,9 @@ static void memory_times(const ts_model *m, const ts_config *cfg,
 	const ts_stage_info *si = tp->info->stages[n->stage];
 	double f = (cpu->frequency_ghz > 0 ? cpu->frequency_ghz : 2.5) * 1e9;
 	double cap[3], bw[4], whole;
-	bool packed[64];
-	double iters = 1;
+	bool packed[64], paged[64];
+	double iters = 1, memo[TS_MAX_NEST];
+	int scope;
 
 	cap[0] = (double)ts_target_cache_per_core(&cpu->l1d) * fill_fraction[0];
 	cap[1] = (double)ts_target_cache_per_core(&cpu->l2) * fill_fraction[1];
@@ -657,10 +655,16 @@ static void memory_times(const ts_model *m, const ts_config *cfg,
 	bw[3] = (cpu->bandwidth_gbs > 0 ? cpu->bandwidth_gbs : 20.0) * 1e9;
 	whole = (double)(si->counts.bytes_read + si->counts.bytes_written);
 	packed_flags(tp, cfg, tr, n, packed);
+	for (int f = 0; f < tr->nfootprints; f++)
+		paged[f] = page_step(si, n, tr->footprints[f]->tensor,
+			tr->elem_size[f]);
+	scope = acc_scope(n, tr->stage->ndim);
 	for (int c = 0; c < 4; c++)
 		t[c] = 0;
 	/* Traffic into cache level c: the footprint of the outermost loop
 	 * whose iteration fits, once per iteration of that loop. */
+	for (int k = 0; k < n->nloops; k++)
+		memo[k] = -1;
 	for (int c = 0; c < 3; c++) {
 		double traffic = -1;
 		iters = 1;
@@ -670,17 +674,27 @@ static void memory_times(const ts_model *m, const ts_config *cfg,
 			for (int k = 0; k < n->nloops; k++) {
 				double b;
 				iters *= (double)n->loops[k].trip;
-				b = level_bytes(si, tr, n, k,
-					c == 0 ? 4.0 : 1.5,
-					c == 0 ? 16.0 : 1.5, packed);
+				/* A loop of one iteration leaves the tile as
+				 * it was: it did not fit before. */
+				if (k > 0 && n->loops[k].trip == 1)
+					continue;
+				if (c > 0 && memo[k] >= 0) {
+					b = memo[k];
+				} else {
+					b = level_bytes(tr, n, k, c == 0 ? 4.0 :
+						1.5, c == 0 ? 16.0 : 1.5,
+						packed, paged, scope);
+					if (c > 0)
+						memo[k] = b;
+				}
 				if (b <= cap[c]) {
 					traffic = b * iters;
 					break;
 				}
 			}
 			if (traffic < 0)
-				traffic = level_bytes(si, tr, n,
-					n->nloops - 1, 1, 1, packed) * iters;
+				traffic = level_bytes(tr, n, n->nloops - 1,
+					1, 1, packed, paged, scope) * iters;
 		}
 		t[c + 1] += traffic / bw[c + 1];
 	}
@@ -830,22 +844,30 @@ static double location_time(const ts_model *m, const ts_config *cfg, int s)
 	}
 }
 
+double ts_model_stage_estimate(const ts_model *m, const ts_config *cfg,
+	int s, ts_estimate *e)
+{
+	ts_estimate local = { 0 };
+	ts_nest n;
+
+	if (!e)
+		e = &local;
+	memset(e, 0, sizeof(*e));
+	if (ts_template_nest(m->tp, cfg, s, &n))
+		return nest_time(m, cfg, &n, e);
+	if (m->tp->plans[s].rule == TS_RULE_LOCATION)
+		return e->total = location_time(m, cfg, s);
+	return 0;
+}
+
 double ts_model_estimate_with(const ts_model *m, const ts_config *cfg,
 	ts_estimate *per_stage)
 {
-	const ts_template *tp = m->tp;
 	double total = 0;
 
-	for (int s = 0; s < tp->dag->nstages; s++) {
-		ts_estimate e = { 0 };
-		ts_nest n;
-		if (ts_template_nest(tp, cfg, s, &n))
-			total += nest_time(m, cfg, &n, &e);
-		else if (tp->plans[s].rule == TS_RULE_LOCATION)
-			total += e.total = location_time(m, cfg, s);
-		if (per_stage)
-			per_stage[s] = e;
-	}
+	for (int s = 0; s < m->tp->dag->nstages; s++)
+		total += ts_model_stage_estimate(m, cfg, s,
+			per_stage ? &per_stage[s] : NULL);
 	return total;
 }
 

@@ -13,5 +13,11 @@ typedef struct ts_model {
 ts_status ts_model_init(ts_model *m, const ts_template *tp);
 double ts_model_estimate_with(const ts_model *m, const ts_config *cfg,
 	ts_estimate *per_stage);
+/* The estimate of stage "s" alone under "cfg" (0 for a stage with no
+ * cost of its own: inlined, or scheduled with its anchor), its parts in
+ * "e" (may be NULL).  The estimate of a configuration is the sum over
+ * its stages. */
+double ts_model_stage_estimate(const ts_model *m, const ts_config *cfg,
+	int s, ts_estimate *e);
 
 #endif

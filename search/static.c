@@ -1,7 +1,13 @@
 /* Static filling: choose a configuration with the analytical model, with
- * no measurement.  Candidates are the template's default, random samples
- * of the space, and local search (mutations that lower the estimate)
- * from the best of those; the best k distinct ones are kept. */
+ * no measurement.  The estimate of a configuration is a sum over stages,
+ * and a stage's term depends only on its own knobs and its neighbours',
+ * so candidates that change the knobs of one stage are rated by
+ * re-estimating that stage and its neighbours: the search costs about
+ * the same per stage whatever the size of the DAG.  Candidates are the
+ * template's default, a few random samples of the whole space, per-stage
+ * samples on top of the best so far, and local search (mutations that
+ * lower the estimate) from the best of those; the best k distinct ones
+ * are kept. */
 #include <config.h>
 
 #include <math.h>
@@ -18,6 +24,26 @@ struct pool {
 	ts_config **cfg;
 	double *cost;
 	int rated;
+};
+
+/* A rated configuration with the estimate of each stage. */
+struct rated {
+	ts_config *cfg;
+	double *stage;		/* one term per DAG stage */
+	double total;
+};
+
+/* What the search knows of the template: the stage owning each knob,
+ * and the stages whose estimates a stage's knobs may change. */
+struct search {
+	ts_ctx *ctx;
+	const ts_space *sp;
+	const ts_model *m;
+	int nstages;
+	int *owner;		/* per knob: its stage, or -1 */
+	int *naffected;		/* per stage */
+	int **affected;		/* per stage: itself and its neighbours */
+	struct pool *pool;
 };
 
 static double now_ms(void)
@@ -49,22 +75,240 @@ static void pool_offer(struct pool *p, ts_config *c, double cost)
 	p->cost[i] = cost;
 }
 
-/* Hill-climb from "start" for "steps" mutations; offer every improvement
- * to "p". */
-static void climb(ts_ctx *ctx, const ts_model *m, struct pool *p,
-	ts_config *start, double cost, int steps)
+/* Record in "owner" that knob "k" (may be -1) belongs to stage "s". */
+static void own(int *owner, int k, int s)
 {
-	ts_config *cur = start;
+	if (k >= 0)
+		owner[k] = s;
+}
 
-	for (int i = 0; i < steps; i++) {
-		ts_config *next = ts_config_mutate(cur, ctx);
-		double c = ts_model_estimate_with(m, next, NULL);
-		pool_offer(p, next, c);
-		if (c < cost) {
-			cur = next;
-			cost = c;
+/* Fill the knob owners of "se" from the plans of "tp". */
+static void owners_fill(struct search *se, const ts_template *tp)
+{
+	for (int k = 0; k < tp->space->nknobs; k++)
+		se->owner[k] = -1;
+	for (int s = 0; s < se->nstages; s++) {
+		const ts_stage_plan *p = &tp->plans[s];
+		if (p->rule == TS_RULE_TILE || p->rule == TS_RULE_PLAIN) {
+			for (int a = 0; a < p->nspatial + p->nreduce; a++)
+				own(se->owner, p->split[a], s);
+			own(se->owner, p->knob_vec, s);
+			own(se->owner, p->knob_par, s);
+			own(se->owner, p->knob_unroll, s);
+		}
+		own(se->owner, p->knob_cache_write, s);
+		own(se->owner, p->knob_rfvec, s);
+		own(se->owner, p->knob_fuse, s);
+		own(se->owner, p->knob_at, s);
+		for (int k = 0; k < p->npack; k++)
+			own(se->owner, p->knob_pack[k], s);
+	}
+}
+
+/* Add stage "t" (may be -1) to the affected list of "s" once. */
+static void affect(struct search *se, int s, int t)
+{
+	if (t < 0)
+		return;
+	for (int i = 0; i < se->naffected[s]; i++)
+		if (se->affected[s][i] == t)
+			return;
+	se->affected[s][se->naffected[s]++] = t;
+}
+
+/* Add "s"'s consumers to its affected list, and theirs when "depth". */
+static void affect_consumers(struct search *se, const ts_dag *dag, int s,
+	int from, bool depth)
+{
+	for (int i = 0; i < dag->nconsumers[from]; i++) {
+		affect(se, s, dag->consumers[from][i]);
+		if (depth)
+			affect_consumers(se, dag, s, dag->consumers[from][i],
+				false);
+	}
+}
+
+/* Fill the affected lists of "se": a stage's knobs change its own term,
+ * its producers' and consumers' (where a producer is computed, and in
+ * which layout a consumer reads it), its fusion partner's and that
+ * partner's consumers'. */
+static void affected_fill(struct search *se, const ts_template *tp)
+{
+	const ts_dag *dag = tp->dag;
+
+	for (int s = 0; s < se->nstages; s++) {
+		const ts_stage_plan *p = &tp->plans[s];
+		const ts_stage *st = dag->stages[s];
+		se->affected[s] = ts_new_atomic(int, 2 * se->nstages + 2);
+		affect(se, s, s);
+		for (int i = 0; i < st->ninputs; i++)
+			if (st->inputs[i]->stage)
+				affect(se, s, ts_dag_stage_index(dag,
+					st->inputs[i]->stage));
+		affect_consumers(se, dag, s, s, true);
+		affect(se, s, p->fuse_consumer);
+		affect(se, s, p->fused_into);
+		affect(se, s, p->at_consumer);
+		if (p->fuse_consumer >= 0)
+			affect_consumers(se, dag, s, p->fuse_consumer, true);
+	}
+}
+
+/* Rate "c" stage by stage into a new record. */
+static struct rated *rate_full(struct search *se, ts_config *c)
+{
+	struct rated *r = ts_new(struct rated);
+
+	r->cfg = c;
+	r->stage = ts_new_atomic(double, se->nstages + 1);
+	r->total = 0;
+	for (int s = 0; s < se->nstages; s++)
+		r->total += r->stage[s] = ts_model_stage_estimate(se->m, c, s,
+			NULL);
+	pool_offer(se->pool, c, r->total);
+	return r;
+}
+
+/* Rate "c", which differs from "base" only in knobs of the stages marked
+ * in "dirty", by re-estimating the stages they affect. */
+static struct rated *rate_change(struct search *se, const struct rated *base,
+	ts_config *c, const bool *dirty)
+{
+	struct rated *r = ts_new(struct rated);
+	bool *redo = ts_new_atomic(bool, se->nstages + 1);
+
+	r->cfg = c;
+	r->stage = ts_new_atomic(double, se->nstages + 1);
+	memcpy(r->stage, base->stage, sizeof(double) * se->nstages);
+	memset(redo, 0, sizeof(bool) * se->nstages);
+	for (int s = 0; s < se->nstages; s++)
+		for (int i = 0; dirty[s] && i < se->naffected[s]; i++)
+			redo[se->affected[s][i]] = true;
+	r->total = 0;
+	for (int s = 0; s < se->nstages; s++) {
+		if (redo[s])
+			r->stage[s] = ts_model_stage_estimate(se->m, c, s,
+				NULL);
+		r->total += r->stage[s];
+	}
+	pool_offer(se->pool, c, r->total);
+	return r;
+}
+
+/* Mark in "dirty" the stages whose knobs differ between "a" and "b". */
+static void diff_stages(const struct search *se, const ts_config *a,
+	const ts_config *b, bool *dirty)
+{
+	const ts_space *sp = a->space;
+
+	memset(dirty, 0, sizeof(bool) * se->nstages);
+	for (int k = 0; k < sp->nknobs; k++) {
+		const ts_knob *kn = sp->knobs[k];
+		int n = kn->kind == TS_KNOB_SPLIT ? kn->nparts : 1;
+		if (se->owner[k] >= 0 && memcmp(a->v + kn->offset,
+		    b->v + kn->offset, sizeof(int64_t) * (size_t)n))
+			dirty[se->owner[k]] = true;
+	}
+}
+
+/* Copy into "c" the values that "from" gives the knobs of stage "s". */
+static void copy_stage_knobs(const struct search *se, ts_config *c,
+	const ts_config *from, int s)
+{
+	const ts_space *sp = c->space;
+
+	for (int k = 0; k < sp->nknobs; k++) {
+		const ts_knob *kn = sp->knobs[k];
+		int n = kn->kind == TS_KNOB_SPLIT ? kn->nparts : 1;
+		if (se->owner[k] == s)
+			memcpy(c->v + kn->offset, from->v + kn->offset,
+				sizeof(int64_t) * (size_t)n);
+	}
+}
+
+/* Whether some knob belongs to stage "s". */
+static bool has_knobs(const struct search *se, int s)
+{
+	for (int k = 0; k < se->sp->nknobs; k++)
+		if (se->owner[k] == s)
+			return true;
+	return false;
+}
+
+/* Draw "n" values for the knobs of each stage in turn on top of the best
+ * so far, keeping any that lowers the estimate; return the best. */
+static struct rated *sweep_stages(struct search *se, struct rated *best,
+	int n)
+{
+	bool *dirty = ts_new_atomic(bool, se->nstages + 1);
+
+	for (int s = 0; s < se->nstages; s++) {
+		if (!has_knobs(se, s))
+			continue;
+		memset(dirty, 0, sizeof(bool) * se->nstages);
+		dirty[s] = true;
+		for (int i = 0; i < n; i++) {
+			ts_config *r = ts_space_sample(se->sp, se->ctx);
+			ts_config *c = ts_config_copy(best->cfg);
+			struct rated *x;
+			copy_stage_knobs(se, c, r, s);
+			if (!ts_config_is_valid(c))
+				continue;
+			x = rate_change(se, best, c, dirty);
+			if (x->total < best->total)
+				best = x;
 		}
 	}
+	return best;
+}
+
+/* Hill-climb from "start" for "steps" mutations; every candidate goes to
+ * the pool. */
+static void climb(struct search *se, struct rated *cur, int steps)
+{
+	bool *dirty = ts_new_atomic(bool, se->nstages + 1);
+
+	for (int i = 0; i < steps; i++) {
+		ts_config *next = ts_config_mutate(cur->cfg, se->ctx);
+		struct rated *x;
+		diff_stages(se, cur->cfg, next, dirty);
+		x = rate_change(se, cur, next, dirty);
+		if (x->total < cur->total)
+			cur = x;
+	}
+}
+
+/* Search the space of "tp" with the model "m" into the pool "p". */
+static void search_run(ts_ctx *ctx, const ts_template *tp, const ts_model *m,
+	struct pool *p)
+{
+	struct search se = { ctx, tp->space, m, tp->dag->nstages, NULL, NULL,
+		NULL, p };
+	struct rated *best, *start[10];
+	int nstarts;
+
+	se.owner = ts_new_atomic(int, tp->space->nknobs + 1);
+	se.naffected = ts_new_atomic(int, se.nstages + 1);
+	memset(se.naffected, 0, sizeof(int) * (size_t)(se.nstages + 1));
+	se.affected = ts_new_array(int *, se.nstages + 1);
+	owners_fill(&se, tp);
+	affected_fill(&se, tp);
+	best = rate_full(&se, ts_template_default(tp));
+	for (int i = 0; i < 600; i++) {
+		struct rated *x = rate_full(&se,
+			ts_space_sample(tp->space, ctx));
+		if (x->total < best->total)
+			best = x;
+	}
+	best = sweep_stages(&se, best, 400);
+	best = sweep_stages(&se, best, 100);
+	/* Climb from the best of the pool: the pool changes as it
+	 * climbs. */
+	nstarts = p->n < 10 ? p->n : 10;
+	for (int i = 0; i < nstarts; i++)
+		start[i] = rate_full(&se, p->cfg[i]);
+	for (int i = 0; i < nstarts; i++)
+		climb(&se, start[i], 250 + 80 * se.nstages);
 }
 
 ts_static_result *ts_static_fill(ts_ctx *ctx, const ts_dag *dag,
@@ -75,7 +319,6 @@ ts_static_result *ts_static_fill(ts_ctx *ctx, const ts_dag *dag,
 	ts_dag_info *info;
 	struct pool p = { 0 };
 	ts_model m;
-	int nsamples, nstarts;
 
 	if (target->kind != TS_TARGET_CPU) {
 		ts_ctx_set_error(ctx, "static filling: target '%s' is a %s; "
@@ -93,28 +336,7 @@ ts_static_result *ts_static_fill(ts_ctx *ctx, const ts_dag *dag,
 	p.k = k > 16 ? k : 16;
 	p.cfg = ts_new_array(ts_config *, p.k);
 	p.cost = ts_new_atomic(double, p.k);
-	{
-		ts_config *d = ts_template_default(r->tp);
-		pool_offer(&p, d, ts_model_estimate_with(&m, d, NULL));
-	}
-	nsamples = 1000 + 400 * dag->nstages;
-	for (int i = 0; i < nsamples; i++) {
-		ts_config *c = ts_space_sample(r->tp->space, ctx);
-		pool_offer(&p, c, ts_model_estimate_with(&m, c, NULL));
-	}
-	/* Climb from copies of the best: the pool changes as it climbs. */
-	nstarts = p.n < 10 ? p.n : 10;
-	{
-		ts_config *start[10];
-		double cost[10];
-		for (int i = 0; i < nstarts; i++) {
-			start[i] = p.cfg[i];
-			cost[i] = p.cost[i];
-		}
-		for (int i = 0; i < nstarts; i++)
-			climb(ctx, &m, &p, start[i], cost[i],
-				250 + 80 * dag->nstages);
-	}
+	search_run(ctx, r->tp, &m, &p);
 	r->k = k < p.n ? k : p.n;
 	r->topk = p.cfg;
 	r->topk_cost = p.cost;
