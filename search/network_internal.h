@@ -1,5 +1,6 @@
 /* Shared by the network passes of search/: copying the stages of a DAG
- * onto other inputs.  Not installed. */
+ * onto other inputs, and static schedules of bounded code size.  Not
+ * installed. */
 #ifndef TESSEL_SEARCH_NETWORK_INTERNAL_H
 #define TESSEL_SEARCH_NETWORK_INTERNAL_H
 
@@ -10,5 +11,25 @@
  * the copies of src->outputs into "outs". */
 ts_status ts_dag_copy_stages(ts_ctx *ctx, const ts_dag *src,
 	ts_tensor *const *inputs, ts_tensor **outs);
+
+/* The most straight-line statements the network passes let one task's
+ * code have.  The static schedules of ResNet-18's tasks and of their
+ * relaid candidates lower to at most a few hundred; schedules that fully
+ * unrolled a layout transformation (up to 800,000 statements) kept LLVM
+ * optimising a single function for minutes while its memory grew by
+ * gigabytes. */
+#define TS_NETWORK_MAX_STMTS 8192
+
+/* The statements code generation emits for "f": an unrolled loop copies
+ * its body, a vector loop longer than "lanes" emits one operation per
+ * register of "lanes" lanes, any other loop emits its body once. */
+double ts_func_emitted_stmts(const ts_func *f, int lanes);
+/* The static schedule of "dag" for "target": the best of the model's
+ * "k" best configurations whose code stays within "max_stmts" statements
+ * (lowered into "*f" when "f" is not NULL), else the naive schedule with
+ * a warning naming the DAG.  NULL with an error when static filling or
+ * lowering fails. */
+ts_schedule *ts_network_static_schedule(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target, int k, double max_stmts, ts_func **f);
 
 #endif

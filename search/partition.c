@@ -461,6 +461,90 @@ void ts_partition_print(FILE *out, const ts_partition *p)
 	}
 }
 
+/* The statements emitted for "s" entered "mult" times (as
+ * ts_func_emitted_stmts with "lanes"). */
+static double stmt_count(const ts_stmt *s, double mult, int lanes)
+{
+	double n = 0;
+
+	if (!s)
+		return 0;
+	switch (s->kind) {
+	case TS_STMT_FOR:
+		if (s->loop == TS_LOOP_UNROLLED)
+			mult *= (double)s->var->extent;
+		else if (s->loop == TS_LOOP_VECTORIZED)
+			mult *= TS_MAX(1.0, (double)s->var->extent / lanes);
+		return stmt_count(s->body, mult, lanes);
+	case TS_STMT_BLOCK:
+		for (int i = 0; i < s->nstmts; i++)
+			n += stmt_count(s->stmts[i], mult, lanes);
+		return n;
+	case TS_STMT_IF:
+		return stmt_count(s->body, mult, lanes) +
+			stmt_count(s->orelse, mult, lanes);
+	case TS_STMT_ALLOC:
+		return stmt_count(s->body, mult, lanes);
+	case TS_STMT_STORE:
+		return mult;
+	default:
+		return 0;
+	}
+}
+
+double ts_func_emitted_stmts(const ts_func *f, int lanes)
+{
+	return f ? stmt_count(f->body, 1, TS_MAX(lanes, 1)) : 0;
+}
+
+/* The f32 lanes of "target" (1 for a GPU). */
+static int f32_lanes(const ts_target *target)
+{
+	return target->kind == TS_TARGET_CPU ?
+		TS_MAX(1, ts_target_lanes(target, TS_F32)) : 1;
+}
+
+/* The first of the ranked configurations of "r" on "dag" whose code
+ * stays within "max_stmts", lowered into "*f"; NULL when none does. */
+static ts_schedule *first_within(ts_ctx *ctx, const ts_dag *dag,
+	const ts_static_result *r, int lanes, double max_stmts, ts_func **f)
+{
+	for (int i = 0; i < r->k; i++) {
+		ts_schedule *sch = ts_template_apply(r->tp, r->topk[i]);
+		*f = sch ? ts_lower(ctx, dag, sch) : NULL;
+		if (*f && ts_func_emitted_stmts(*f, lanes) <= max_stmts)
+			return sch;
+		ts_ctx_clear_error(ctx);
+	}
+	return NULL;
+}
+
+ts_schedule *ts_network_static_schedule(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target, int k, double max_stmts, ts_func **f)
+{
+	ts_static_result *r = ts_static_fill(ctx, dag, target, TS_MAX(k, 1));
+	ts_func *lowered = NULL;
+	ts_schedule *sch;
+
+	if (!r)
+		return NULL;
+	sch = first_within(ctx, dag, r, f32_lanes(target), max_stmts,
+		&lowered);
+	if (!sch) {
+		ts_ctx_warn(ctx, "'%s': every one of the %d best static "
+			"configurations emits more than %.0f statements; "
+			"using the naive schedule\n", dag->name ? dag->name :
+			"dag", r->k, max_stmts);
+		sch = ts_schedule_naive(ctx, dag);
+		lowered = sch ? ts_lower(ctx, dag, sch) : NULL;
+		if (!lowered)
+			return NULL;
+	}
+	if (f)
+		*f = lowered;
+	return sch;
+}
+
 /* The median time of "sch" on task "dag" with "threads" threads on the
  * arrays "args", or INFINITY when it does not lower or compile. */
 static double time_candidate(ts_ctx *ctx, const ts_dag *dag,
@@ -497,25 +581,37 @@ static ts_array **task_args(ts_ctx *ctx, const ts_dag *dag)
 	return in ? args : NULL;
 }
 
-/* The fastest of the ranked configurations of "r" on "dag". */
+/* The fastest of the ranked configurations of "r" on "dag" whose code
+ * stays within TS_NETWORK_MAX_STMTS statements ("lanes": the target's
+ * f32 lanes); the first within the bound, else naive, when none runs. */
 static ts_schedule *fastest_of(ts_ctx *ctx, const ts_dag *dag,
-	const ts_static_result *r, int threads)
+	const ts_static_result *r, int threads, int lanes)
 {
 	ts_array **args = task_args(ctx, dag);
 	ts_schedule *best = NULL;
 	double best_s = INFINITY;
+	ts_func *f;
 
 	for (int i = 0; args && i < r->k; i++) {
 		ts_schedule *sch = ts_template_apply(r->tp, r->topk[i]);
-		double s = sch ? time_candidate(ctx, dag, sch, threads, args)
-			: INFINITY;
+		ts_func *f = sch ? ts_lower(ctx, dag, sch) : NULL;
+		double s = f && ts_func_emitted_stmts(f, lanes) <=
+			TS_NETWORK_MAX_STMTS ? time_candidate(ctx, dag, sch,
+			threads, args) : INFINITY;
 		if (s < best_s) {
 			best_s = s;
 			best = sch;
 		}
 	}
-	return best ? best : ts_template_apply(r->tp, r->best);
+	if (!best)
+		best = first_within(ctx, dag, r, lanes, TS_NETWORK_MAX_STMTS,
+			&f);
+	return best ? best : ts_schedule_naive(ctx, dag);
 }
+
+/* Ranked static configurations a task may fall back on when the best
+ * ones emit too much code. */
+enum { STATIC_FALLBACKS = 8 };
 
 ts_schedule **ts_partition_static_schedules(ts_ctx *ctx,
 	const ts_partition *p, const ts_target *target, int topk,
@@ -525,12 +621,14 @@ ts_schedule **ts_partition_static_schedules(ts_ctx *ctx,
 
 	for (int t = 0; t < p->ntasks; t++) {
 		const ts_dag *dag = p->tasks[t]->dag;
-		ts_static_result *r = ts_static_fill(ctx, dag, target,
-			TS_MAX(topk, 1));
-		if (r && topk > 1)
-			sch[t] = fastest_of(ctx, dag, r, threads);
-		else
-			sch[t] = r ? ts_template_apply(r->tp, r->best) : NULL;
+		ts_static_result *r = topk > 1 ? ts_static_fill(ctx, dag,
+			target, topk) : NULL;
+		if (r)
+			sch[t] = fastest_of(ctx, dag, r, threads,
+				f32_lanes(target));
+		else if (topk <= 1)
+			sch[t] = ts_network_static_schedule(ctx, dag, target,
+				STATIC_FALLBACKS, TS_NETWORK_MAX_STMTS, NULL);
 		if (!sch[t]) {
 			ts_ctx_warn(ctx, "task %d (anchor '%s'): no static "
 				"schedule (%s); running it naively\n", t,

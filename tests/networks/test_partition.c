@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include "tests/common.h"
+#include "search/network_internal.h"
 #include "examples/networks.h"
 
 /* The host target, failing the test when it cannot be detected. */
@@ -240,6 +241,76 @@ static void test_network_builders__bad_sizes__error(void **state)
 	assert_error_contains(ctx, "transformer: bad sizes");
 }
 
+/* B = A * 2 over [8, 64]. */
+static ts_dag *double_dag(ts_ctx *ctx)
+{
+	ts_dag *dag = ts_parse_string(ctx, "double.tsl", "input A: f32[8, 64]\n"
+		"output B[i: 8, j: 64] = A[i, j] * 2.0\n");
+
+	assert_non_null(dag);
+	return dag;
+}
+
+static void test_emitted_stmts_unroll_and_vector__counted(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = double_dag(ctx);
+	ts_schedule *sch = ts_schedule_new(ctx, dag);
+	ts_func *f = ts_lower(ctx, dag, sch);
+
+	/* One loop nest, one store. */
+	assert_non_null(f);
+	assert_true(ts_func_emitted_stmts(f, 16) == 1);
+	/* i unrolled: 8 copies; j a vector of 64 lanes: 4 registers of 16
+	 * each. */
+	assert_int_equal(ts_schedule_unroll(sch, "B", "i"), TS_OK);
+	assert_int_equal(ts_schedule_vectorize(sch, "B", "j"), TS_OK);
+	f = ts_lower(ctx, dag, sch);
+	assert_non_null(f);
+	assert_true(ts_func_emitted_stmts(f, 16) == 8 * 4);
+	assert_true(ts_func_emitted_stmts(f, 64) == 8);
+}
+
+static void test_network_static_schedule_bound__naive_with_warning(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = double_dag(ctx);
+	ts_target *host = ts_target_host(ctx);
+	ts_func *f = NULL, *big = NULL;
+	ts_array **in, *got[2] = { 0 }, *want[2] = { 0 };
+	ts_module *m;
+	ts_schedule *sch;
+
+	assert_non_null(host);
+	/* Within a generous bound: the model's best, no warning. */
+	sch = ts_network_static_schedule(ctx, dag, host, 4,
+		TS_NETWORK_MAX_STMTS, &big);
+	assert_non_null(sch);
+	assert_non_null(big);
+	assert_true(ts_func_emitted_stmts(big, 16) <= TS_NETWORK_MAX_STMTS);
+	assert_null(ts_ctx_warnings(ctx));
+	/* Below one statement nothing fits: the naive schedule, said. */
+	sch = ts_network_static_schedule(ctx, dag, host, 4, 0.5, &f);
+	assert_non_null(sch);
+	assert_non_null(f);
+	assert_non_null(ts_ctx_warnings(ctx));
+	assert_non_null(strstr(ts_ctx_warnings(ctx), "using the naive "
+		"schedule"));
+	assert_non_null(strstr(ts_ctx_warnings(ctx), "more than 0 "
+		"statements"));
+	/* What it lowered computes the DAG. */
+	in = ts_dag_random_inputs(ctx, dag, 2);
+	got[0] = ts_array_for_tensor(ctx, dag->outputs[0]);
+	m = ts_module_compile(ctx, f, NULL);
+	assert_non_null(m);
+	assert_int_equal(ts_module_run(m, (ts_array *[]){ in[0], got[0] }),
+		TS_OK);
+	assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+	assert_true(ts_array_close(got[0], want[0], NULL));
+	ts_module_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +323,8 @@ int main(void)
 		TS_TEST(test_partition_out_of_bounds__names_stage),
 		TS_TEST(test_network_sources__tsl_files_are_real_size),
 		TS_TEST(test_network_builders__bad_sizes__error),
+		TS_TEST(test_emitted_stmts_unroll_and_vector__counted),
+		TS_TEST(test_network_static_schedule_bound__naive_with_warning),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
