@@ -242,6 +242,22 @@ static int64_t access_stride(const ts_access_info *ac, const ts_stage *s,
 	return TS_STRIDE_UNKNOWN;
 }
 
+static bool page_step(const ts_stage_info *si, const ts_nest *n,
+	const ts_tensor *t, size_t elem);
+
+/* Whether input "t" of plan "p" is copied by some pack under "cfg". */
+static bool packed_any(const ts_template *tp, const ts_config *cfg,
+	const ts_stage_plan *p, const ts_tensor *t)
+{
+	const ts_stage *s = tp->dag->stages[p->stage];
+
+	for (int k = 0; k < p->npack; k++)
+		if (s->inputs[p->pack_input[k]] == t &&
+		    ts_template_pack_where(tp, p, cfg, k) != 0)
+			return true;
+	return false;
+}
+
 /* Load-port cycles of one innermost iteration of the register tile of
  * "n": each load brings, per point of the unrolled loops it depends on,
  * a broadcast, one vector per register of the vector loop, or, along
@@ -276,6 +292,14 @@ static double tile_load_cycles(const ts_template *tp, const ts_config *cfg,
 			vecs *= contiguous ? (double)((n->vec_width + lanes -
 				1) / lanes) : (double)n->vec_width;
 		}
+		/* An operand read in place that moves half a page at every
+		 * step waits for a page walk and an L2 line: about 16 cycles
+		 * a step that the tile's arithmetic does not hide (measured:
+		 * B read from rows 3 KiB apart under a 64 x 6 tile, 2x
+		 * slower than the same tile with B packed). */
+		if (!packed_any(tp, cfg, p, ac->tensor) && page_step(si, n,
+		    ac->tensor, ts_dtype_size(ac->tensor->dtype)))
+			vecs += 32;
 		cycles += vecs;
 	}
 	return cycles / 2.0;
@@ -401,7 +425,7 @@ static double footprint_volume(const ts_footprint *fp, const int64_t *ext,
 	return v * whole;
 }
 
-/* Whether a load of "t" in "si" moves by a page or more (elements of
+/* Whether a load of "t" in "si" moves by half a page or more (elements of
  * "elem" bytes) at every step of the innermost loop of "n" that is
  * neither unrolled nor vectorized. */
 static bool page_step(const ts_stage_info *si, const ts_nest *n,
@@ -420,18 +444,18 @@ static bool page_step(const ts_stage_info *si, const ts_nest *n,
 		if (si->accesses[k].write || si->accesses[k].tensor != t ||
 		    st == TS_STRIDE_UNKNOWN)
 			continue;
-		if ((st < 0 ? -st : st) * (int64_t)elem >= 4096)
+		if ((st < 0 ? -st : st) * (int64_t)elem >= 2048)
 			return true;
 	}
 	return false;
 }
 
 /* Bytes one iteration of loop "pos" touches, counting a strided tile
- * of an unpacked operand whose rows fall on the same cache sets as
- * taking "conflict" times its size, "page" times when its rows are a
- * page or more apart. */
+ * whose rows fall on the same cache sets as taking "conflict" times its
+ * size, "page" times when its rows are a page or more apart; a packed
+ * copy ("prow" elements a row, 0: not packed) has rows of its own. */
 static double level_bytes(const ts_traffic *tr, const ts_nest *n, int pos,
-	double conflict, double page, const bool *packed, const bool *paged,
+	double conflict, double page, const int64_t *prow, const bool *paged,
 	int scope)
 {
 	const ts_stage *st = tr->stage;
@@ -453,16 +477,21 @@ static double level_bytes(const ts_traffic *tr, const ts_nest *n, int pos,
 		ts_footprint_eval(fp, origin, size, lo, ext);
 		b = footprint_volume(fp, ext, size, tr->naxes) *
 			tr->elem_size[f];
-		/* An operand that moves a page or more at every step of
-		 * the innermost loop is out of the prefetchers' reach: its
-		 * lines come at the latency of L2, not its bandwidth
-		 * (measured: 768 rows of 12 KiB under one register tile,
-		 * 2x to 5x slower than the tile packed).  Rows of a
-		 * power-of-two stride map to few cache sets. */
-		if (!packed[f] && paged[f])
+		/* An operand that moves half a page or more at every step
+		 * of the innermost loop is out of the prefetchers' reach
+		 * (the stride prefetcher follows up to 2 KiB, the streamer
+		 * stays in a page): its lines come at the latency of L2,
+		 * not its bandwidth (measured: 768 rows of 12 KiB under one
+		 * register tile, 2x to 5x slower than the tile packed; a
+		 * packed panel of 2 KiB rows, 1.8x slower than one of 512
+		 * bytes).  Rows of a power-of-two stride map to few cache
+		 * sets. */
+		if (prow[f] > 0)
+			row = prow[f];	/* the rows of the packed copy */
+		if (paged[f] && row * (int64_t)tr->elem_size[f] >= 2048)
 			b *= page;
-		else if (t->ndim >= 2 && !packed[f] && ext[t->ndim - 1] < row &&
-		    ext[t->ndim - 2] > 1 &&
+		else if (t->ndim >= 2 && (prow[f] > 0 ||
+		    ext[t->ndim - 1] < row) && ext[t->ndim - 2] > 1 &&
 		    (row * (int64_t)tr->elem_size[f]) % 2048 == 0)
 			b *= conflict;
 		bytes += b;
@@ -470,45 +499,47 @@ static double level_bytes(const ts_traffic *tr, const ts_nest *n, int pos,
 	return bytes;
 }
 
-/* Whether the copy of footprint "fp" that pack "k" of plan "p" makes
- * under "cfg" in nest "n" changes the layout: its rows are shorter than
- * the tensor's (a panel of the tile) or its dimensions permuted.  A copy
- * of whole rows in the same layout keeps their stride. */
-static bool pack_compacts(const ts_template *tp, const ts_config *cfg,
+/* The row length, in elements, of the copy of footprint "fp" that pack
+ * "k" of plan "p" makes under "cfg" in nest "n" when it changes the
+ * layout (a panel of the tile, or dimensions permuted); 0 for a copy of
+ * whole rows in the same layout, which keeps their stride. */
+static int64_t pack_row(const ts_template *tp, const ts_config *cfg,
 	const ts_stage_plan *p, int k, const ts_nest *n,
 	const ts_footprint *fp)
 {
 	int where = ts_template_pack_where(tp, p, cfg, k);
-	int level = where == 1 ? 0 : 1, pos = -1, perm[TS_MAX_DIMS];
+	int level = where == 1 ? 0 : 1, pos = -1, perm[TS_MAX_DIMS], np;
 	int64_t size[TS_MAX_AXES], lo[TS_MAX_DIMS], ext[TS_MAX_DIMS];
 	int64_t origin[TS_MAX_AXES];
 	const ts_tensor *t = fp->tensor;
 
-	if (ts_template_pack_layout(tp, p, cfg, t, perm) > 0)
-		return true;
 	for (int q = 0; q < n->nloops; q++)
 		if (n->loops[q].level <= level)
 			pos = q;
 	tile_inside(n, p->nspatial + p->nreduce, pos, size);
 	memset(origin, 0, sizeof(origin));
 	ts_footprint_eval(fp, origin, size, lo, ext);
-	return t->ndim >= 1 && ext[t->ndim - 1] < t->shape[t->ndim - 1];
+	np = ts_template_pack_layout(tp, p, cfg, t, perm);
+	if (np > 0)
+		return ext[perm[np - 1]];
+	return t->ndim >= 1 && ext[t->ndim - 1] < t->shape[t->ndim - 1] ?
+		ext[t->ndim - 1] : 0;
 }
 
-/* Per-footprint packing flags of nest "n" under "cfg": the copies that
- * change the layout. */
+/* Per-footprint packing of nest "n" under "cfg": the row length of the
+ * copy each footprint is read from, 0 where it is read in place. */
 static void packed_flags(const ts_template *tp, const ts_config *cfg,
-	const ts_traffic *tr, const ts_nest *n, bool *packed)
+	const ts_traffic *tr, const ts_nest *n, int64_t *prow)
 {
 	const ts_stage_plan *p = &tp->plans[n->stage];
 	const ts_stage *st = tp->dag->stages[n->stage];
 
 	for (int f = 0; f < tr->nfootprints; f++) {
-		packed[f] = false;
+		prow[f] = 0;
 		for (int k = 0; k < p->npack; k++)
 			if (st->inputs[p->pack_input[k]] == tr->footprints[f]->tensor
 			    && ts_template_pack_where(tp, p, cfg, k) != 0)
-				packed[f] = pack_compacts(tp, cfg, p, k, n,
+				prow[f] = pack_row(tp, cfg, p, k, n,
 					tr->footprints[f]);
 	}
 }
@@ -640,7 +671,8 @@ static void memory_times(const ts_model *m, const ts_config *cfg,
 	const ts_stage_info *si = tp->info->stages[n->stage];
 	double f = (cpu->frequency_ghz > 0 ? cpu->frequency_ghz : 2.5) * 1e9;
 	double cap[3], bw[4], whole;
-	bool packed[64], paged[64];
+	bool paged[64];
+	int64_t prow[64];
 	double iters = 1, memo[TS_MAX_NEST];
 	int scope;
 
@@ -654,7 +686,7 @@ static void memory_times(const ts_model *m, const ts_config *cfg,
 	bw[2] = 24.0 * f * threads;			/* L3 -> L2 */
 	bw[3] = (cpu->bandwidth_gbs > 0 ? cpu->bandwidth_gbs : 20.0) * 1e9;
 	whole = (double)(si->counts.bytes_read + si->counts.bytes_written);
-	packed_flags(tp, cfg, tr, n, packed);
+	packed_flags(tp, cfg, tr, n, prow);
 	for (int f = 0; f < tr->nfootprints; f++)
 		paged[f] = page_step(si, n, tr->footprints[f]->tensor,
 			tr->elem_size[f]);
@@ -683,7 +715,7 @@ static void memory_times(const ts_model *m, const ts_config *cfg,
 				} else {
 					b = level_bytes(tr, n, k, c == 0 ? 4.0 :
 						1.5, c == 0 ? 16.0 : 1.5,
-						packed, paged, scope);
+						prow, paged, scope);
 					if (c > 0)
 						memo[k] = b;
 				}
@@ -694,7 +726,7 @@ static void memory_times(const ts_model *m, const ts_config *cfg,
 			}
 			if (traffic < 0)
 				traffic = level_bytes(tr, n, n->nloops - 1,
-					1, 1, packed, paged, scope) * iters;
+					1, 1, prow, paged, scope) * iters;
 		}
 		t[c + 1] += traffic / bw[c + 1];
 	}

@@ -300,7 +300,7 @@ static void search_run(ts_ctx *ctx, const ts_template *tp, const ts_model *m,
 		if (x->total < best->total)
 			best = x;
 	}
-	best = sweep_stages(&se, best, 400);
+	best = sweep_stages(&se, best, 800);
 	best = sweep_stages(&se, best, 100);
 	/* Climb from the best of the pool: the pool changes as it
 	 * climbs. */
@@ -308,7 +308,7 @@ static void search_run(ts_ctx *ctx, const ts_template *tp, const ts_model *m,
 	for (int i = 0; i < nstarts; i++)
 		start[i] = rate_full(&se, p->cfg[i]);
 	for (int i = 0; i < nstarts; i++)
-		climb(&se, start[i], 250 + 80 * se.nstages);
+		climb(&se, start[i], 600 + 80 * se.nstages);
 }
 
 ts_static_result *ts_static_fill(ts_ctx *ctx, const ts_dag *dag,
