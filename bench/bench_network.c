@@ -1,7 +1,7 @@
 /* bench_network: a whole network compiled by Tessel, timed on request.
  *
  *	bench_network NET BATCH DIR [--threads N] [--topk K] [--naive]
- *		[--tune ROUNDS [--trials N]]
+ *		[--tune ROUNDS [--trials N]] [--records LOG]
  *
  * NET is lenet, mlp, resnet18 or transformer (BATCH is the sequence
  * length for the transformer).  The program builds the network, writes
@@ -11,7 +11,11 @@
  * driver (bench/bench_network.py) on stdin: "time S" times whole runs for
  * at least S seconds and prints "median_s min_s runs"; "quit" ends.  The
  * driver interleaves these with PyTorch's runs, so both see the same
- * load on a shared machine.
+ * load on a shared machine.  With --records, each task takes its best
+ * record in LOG for the host with N cores (tessel tune --threads N),
+ * static where there is none.  With BENCH_CPU_TIME set in the
+ * environment, runs are timed with the process's CPU clock (the time it
+ * ran, not the time it waited for a shared core).
  */
 #include <config.h>
 
@@ -19,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <tessel/tessel.h>
 
@@ -68,23 +73,68 @@ static int write_npy(ts_ctx *ctx, const char *dir, const char *name,
 	return ts_npy_write(ctx, path, a) == TS_OK ? 0 : -1;
 }
 
+/* Seconds of the clock runs are timed with: the process's CPU time when
+ * BENCH_CPU_TIME is set, else the monotonic clock. */
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(getenv("BENCH_CPU_TIME") ? CLOCK_PROCESS_CPUTIME_ID :
+		CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Order two doubles for qsort. */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Time runs of "net" on "in" adding up to "seconds" at least (three at
+ * least, after one warm-up) into "*median" and "*min"; the run count, or
+ * -1 when a run fails. */
+static int time_runs(ts_network *net, ts_array **in, ts_array **out,
+	double seconds, double *median, double *min)
+{
+	enum { CAP = 4096 };
+	static double s[CAP];
+	double total = 0;
+	int n = 0;
+
+	if (ts_network_run(net, in, out) != TS_OK)
+		return -1;
+	while ((n < 3 || total < seconds) && n < CAP) {
+		double t0 = now_s();
+		if (ts_network_run(net, in, out) != TS_OK)
+			return -1;
+		s[n] = now_s() - t0;
+		total += s[n++];
+	}
+	qsort(s, (size_t)n, sizeof(double), cmp_double);
+	*median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+	*min = s[0];
+	return n;
+}
+
 /* Serve "time S" requests on stdin for "net". */
-static int serve(ts_network *net, ts_array **in)
+static int serve(ts_network *net, ts_array **in, ts_array **out)
 {
 	char line[256];
 
 	while (fgets(line, sizeof(line), stdin)) {
-		double s;
-		ts_timing t;
+		double s, median, min;
+		int n;
 		if (!strncmp(line, "quit", 4))
 			break;
 		if (sscanf(line, "time %lf", &s) != 1 ||
-		    ts_network_time(net, in, s, &t) != TS_OK) {
+		    (n = time_runs(net, in, out, s, &median, &min)) < 0) {
 			printf("error\n");
 			fflush(stdout);
 			continue;
 		}
-		printf("%.9g %.9g %d\n", t.median_s, t.min_s, t.nsamples);
+		printf("%.9g %.9g %d\n", median, min, n);
 		fflush(stdout);
 	}
 	return 0;
@@ -92,10 +142,12 @@ static int serve(ts_network *net, ts_array **in)
 
 /* Parse the options after the three positional arguments. */
 static void options(int argc, char **argv, ts_network_options *o,
-	int *rounds, int *trials)
+	int *rounds, int *trials, const char **records)
 {
 	for (int i = 4; i < argc; i++) {
-		if (!strcmp(argv[i], "--tune") && i + 1 < argc)
+		if (!strcmp(argv[i], "--records") && i + 1 < argc)
+			*records = argv[++i];
+		else if (!strcmp(argv[i], "--tune") && i + 1 < argc)
 			*rounds = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--trials") && i + 1 < argc)
 			*trials = atoi(argv[++i]);
@@ -108,13 +160,49 @@ static void options(int argc, char **argv, ts_network_options *o,
 	}
 }
 
+/* "host" as the tuner keys its records: "threads" cores when positive,
+ * every other field as it is. */
+static ts_target *record_target(const ts_target *host, int threads)
+{
+	ts_target *t = malloc(sizeof(*t));	/* lives with the process */
+
+	*t = *host;
+	if (threads > 0)
+		t->cpu.cores = threads;
+	return t;
+}
+
+/* Replace the schedules "st" of the tasks of "p" by the best records of
+ * "log" for "host" with "threads" cores; say how many on stderr. */
+static int apply_records(ts_ctx *ctx, const ts_partition *p,
+	const ts_target *host, int threads, const char *log, ts_schedule **st)
+{
+	ts_schedule **rec = ts_partition_record_schedules(ctx, p,
+		record_target(host, threads), log, NULL);
+	int n = 0;
+
+	if (!rec)
+		return -1;
+	for (int t = 0; t < p->ntasks; t++)
+		if (rec[t]) {
+			st[t] = rec[t];
+			n++;
+		}
+	fprintf(stderr, "bench_network: %d of %d tasks from records in %s\n",
+		n, p->ntasks, log);
+	return 0;
+}
+
 /* Compile "dag": static schedules (the model's best, or the fastest of
- * its top-k), or tuned for "rounds" rounds of "trials" by the task
- * scheduler, static where tuning found nothing. */
+ * its top-k), the best records of "records" where it has them, or tuned
+ * for "rounds" rounds of "trials" by the task scheduler, static where
+ * tuning found nothing. */
 static ts_network *compile(ts_ctx *ctx, const ts_dag *dag, ts_target *tg,
-	const ts_network_options *o, int rounds, int trials)
+	const ts_network_options *o, int rounds, int trials,
+	const char *records)
 {
 	ts_tune_options to = ts_tune_options_default();
+	const ts_target *host = record_target(tg, 0);
 	ts_partition *p;
 	ts_schedule **st, **tuned;
 
@@ -123,16 +211,23 @@ static ts_network *compile(ts_ctx *ctx, const ts_dag *dag, ts_target *tg,
 		tg->cpu.peak_gflops_f32 = tg->cpu.peak_gflops_f32_core *
 			o->threads;
 	}
-	if (rounds <= 0)
+	if (rounds <= 0 && !records)
 		return ts_network_compile(ctx, dag, tg, o);
 	p = ts_partition_dag(ctx, dag, tg);
 	st = p ? ts_partition_static_schedules(ctx, p, tg, o->topk,
 		o->threads) : NULL;
+	if (st && records && apply_records(ctx, p, host, o->threads,
+	    records, st) < 0)
+		return NULL;
+	if (!st || rounds <= 0)
+		return st ? ts_network_build(ctx, p, st, o) : NULL;
 	to.trials = trials;
 	to.batch = trials < to.batch ? trials : to.batch;
 	to.threads = to.measure.threads = o->threads > 0 ? o->threads : 1;
-	tuned = st ? ts_partition_tune(ctx, p, tg, rounds, &to, NULL, NULL,
-		NULL) : NULL;
+	/* The tuner sets the cores of the host it is given to its threads:
+	 * its records are keyed as tessel tune's. */
+	tuned = ts_partition_tune(ctx, p, host, rounds, &to, NULL, NULL,
+		NULL);
 	if (!tuned)
 		return NULL;
 	for (int t = 0; t < p->ntasks; t++)
@@ -150,13 +245,15 @@ int main(int argc, char **argv)
 	ts_network *net = NULL;
 	ts_array **in = NULL, *out[4] = { 0 };
 	int rounds = 0, trials = 16;
+	const char *records = NULL;
 
 	if (argc < 4) {
 		fprintf(stderr, "usage: bench_network NET BATCH DIR "
-			"[--threads N] [--topk K] [--naive]\n");
+			"[--threads N] [--topk K] [--naive] [--tune ROUNDS "
+			"[--trials N]] [--records LOG]\n");
 		return 2;
 	}
-	options(argc, argv, &o, &rounds, &trials);
+	options(argc, argv, &o, &rounds, &trials, &records);
 	ctx = ts_ctx_alloc();
 	dag = build(ctx, argv[1], atoi(argv[2]));
 	tg = dag ? ts_target_host(ctx) : NULL;
@@ -169,7 +266,7 @@ int main(int argc, char **argv)
 				in = NULL;
 	}
 	if (in)
-		net = compile(ctx, dag, tg, &o, rounds, trials);
+		net = compile(ctx, dag, tg, &o, rounds, trials, records);
 	if (!net || ts_network_run(net, in, out) != TS_OK ||
 	    write_npy(ctx, argv[3], dag->outputs[0]->name, out[0])) {
 		fprintf(stderr, "bench_network: %s\n", ts_ctx_error(ctx));
@@ -179,7 +276,7 @@ int main(int argc, char **argv)
 		ts_network_partition(net)->ntasks,
 		ts_network_memory(net)->arena_bytes / 1048576.0);
 	fflush(stdout);
-	serve(net, in);
+	serve(net, in, out);
 	ts_network_free(net);
 	ts_ctx_free(ctx);
 	return 0;

@@ -11,8 +11,14 @@ round medians and the ratio PyTorch time / Tessel time (above 1: Tessel is
 faster).
 
 usage: bench_network.py BUILD [--threads N] [--rounds R] [--topk K]
-                        [--tune ROUNDS --trials N]
+                        [--tune ROUNDS --trials N] [--records LOG]
                         [--cases lenet:1,lenet:64,mlp:64,resnet18:1]
+
+The transformer case is transformer:SEQ (BERT-base layer on SEQ tokens).
+--records LOG applies the best record of each task in LOG (from tessel
+tune --threads N), static where it has none.  With BENCH_CPU_TIME set,
+both sides are timed with their process's CPU clock, which a shared,
+loaded machine disturbs less than the wall clock.
 """
 import argparse
 import os
@@ -107,15 +113,19 @@ BUILDERS = {"lenet": lenet, "mlp": mlp, "resnet18": resnet18,
             "transformer": transformer}
 
 
+CLOCK = time.process_time if os.environ.get("BENCH_CPU_TIME") \
+    else time.perf_counter
+
+
 def time_torch(f, seconds):
     """Median and min of runs of f adding up to at least seconds."""
     f()
     samples = []
     total = 0.0
     while len(samples) < 3 or total < seconds:
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         f()
-        dt = time.perf_counter() - t0
+        dt = CLOCK() - t0
         samples.append(dt)
         total += dt
     return statistics.median(samples), min(samples)
@@ -129,6 +139,8 @@ def run_case(build, net, batch, args):
             cmd += ["--topk", str(args.topk)]
         if args.tune > 0:
             cmd += ["--tune", str(args.tune), "--trials", str(args.trials)]
+        if args.records:
+            cmd += ["--records", args.records]
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, text=True)
@@ -173,6 +185,8 @@ def main():
                     help="rounds of tuning shared by the tasks (0: static)")
     ap.add_argument("--trials", type=int, default=16,
                     help="measurements per tuning round")
+    ap.add_argument("--records", default=None,
+                    help="records log: the best record of each task")
     ap.add_argument("--cases", default="lenet:1,lenet:64,mlp:64,resnet18:1")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
@@ -181,8 +195,11 @@ def main():
         mode = "top-%d measured" % args.topk
     if args.tune > 0:
         mode = "tuned, %d rounds of %d trials" % (args.tune, args.trials)
-    print("# threads %d, %d interleaved rounds, torch %s, %s"
-          % (args.threads, args.rounds, torch.__version__, mode))
+    if args.records:
+        mode += ", records of %s" % args.records
+    print("# threads %d, %d interleaved rounds, torch %s, %s, %s clock"
+          % (args.threads, args.rounds, torch.__version__, mode,
+             "CPU" if os.environ.get("BENCH_CPU_TIME") else "wall"))
     print("| network | batch | tasks | arena MiB | Tessel ms | PyTorch ms "
           "| PyTorch/Tessel (range) | max rel. error | compile s |")
     print("|---|---|---|---|---|---|---|---|---|")
