@@ -27,6 +27,11 @@ export TS_SRCDIR
 # which keeps other processes' time slices out of the figures.
 BENCH_CPU_TIME=1
 export BENCH_CPU_TIME
+# With CPU time, OpenMP workers spinning between runs would count as work
+# (oneDNN's and Tessel's alike, and on whichever kernel runs next):
+# workers that sleep while they wait keep the two-thread figures fair.
+OMP_WAIT_POLICY=PASSIVE
+export OMP_WAIT_POLICY
 
 # section TITLE PROGRAM ARGS...: run PROGRAM if it was built.
 section() {
