@@ -450,21 +450,21 @@ static bool page_step(const ts_stage_info *si, const ts_nest *n,
 	return false;
 }
 
-/* Bytes one iteration of loop "pos" touches, counting a strided tile
+/* Bytes one iteration of loop "pos" touches (a tile of "size"), counting
+ * a strided tile
  * whose rows fall on the same cache sets as taking "conflict" times its
  * size, "page" times when its rows are a page or more apart; a packed
  * copy ("prow" elements a row, 0: not packed) has rows of its own. */
-static double level_bytes(const ts_traffic *tr, const ts_nest *n, int pos,
-	double conflict, double page, const int64_t *prow, const bool *paged,
-	int scope)
+static double level_bytes(const ts_traffic *tr, int pos,
+	const int64_t *size, double conflict, double page, const int64_t *prow,
+	const bool *paged, int scope)
 {
 	const ts_stage *st = tr->stage;
-	int64_t size[TS_MAX_AXES], lo[TS_MAX_DIMS], ext[TS_MAX_DIMS];
+	int64_t lo[TS_MAX_DIMS], ext[TS_MAX_DIMS];
 	int64_t origin[TS_MAX_AXES];
 	double bytes = 0;
 
 	memset(origin, 0, sizeof(origin));
-	tile_inside(n, tr->naxes, pos, size);
 	for (int f = 0; f < tr->nfootprints; f++) {
 		const ts_footprint *fp = tr->footprints[f];
 		const ts_tensor *t = fp->tensor;
@@ -672,7 +672,7 @@ static void memory_times(const ts_model *m, const ts_config *cfg,
 	double f = (cpu->frequency_ghz > 0 ? cpu->frequency_ghz : 2.5) * 1e9;
 	double cap[3], bw[4], whole;
 	bool paged[64];
-	int64_t prow[64];
+	int64_t prow[64], full[TS_MAX_AXES], size[TS_MAX_AXES];
 	double iters = 1, memo[TS_MAX_NEST];
 	int scope;
 
@@ -697,15 +697,22 @@ static void memory_times(const ts_model *m, const ts_config *cfg,
 	 * whose iteration fits, once per iteration of that loop. */
 	for (int k = 0; k < n->nloops; k++)
 		memo[k] = -1;
+	for (int a = 0; a < tr->naxes; a++)
+		full[a] = 1;
+	for (int k = 0; k < n->nloops; k++)
+		full[n->loops[k].axis] *= n->loops[k].trip;
 	for (int c = 0; c < 3; c++) {
 		double traffic = -1;
 		iters = 1;
+		/* The tile inside loop k: what the loops after it cover. */
+		memcpy(size, full, sizeof(int64_t) * (size_t)tr->naxes);
 		if (whole <= cap[c]) {
 			traffic = whole;
 		} else {
 			for (int k = 0; k < n->nloops; k++) {
 				double b;
 				iters *= (double)n->loops[k].trip;
+				size[n->loops[k].axis] /= n->loops[k].trip;
 				/* A loop of one iteration leaves the tile as
 				 * it was: it did not fit before. */
 				if (k > 0 && n->loops[k].trip == 1)
@@ -713,8 +720,8 @@ static void memory_times(const ts_model *m, const ts_config *cfg,
 				if (c > 0 && memo[k] >= 0) {
 					b = memo[k];
 				} else {
-					b = level_bytes(tr, n, k, c == 0 ? 4.0 :
-						1.5, c == 0 ? 16.0 : 1.5,
+					b = level_bytes(tr, k, size, c == 0 ?
+						4.0 : 1.5, c == 0 ? 16.0 : 1.5,
 						prow, paged, scope);
 					if (c > 0)
 						memo[k] = b;
@@ -725,7 +732,7 @@ static void memory_times(const ts_model *m, const ts_config *cfg,
 				}
 			}
 			if (traffic < 0)
-				traffic = level_bytes(tr, n, n->nloops - 1,
+				traffic = level_bytes(tr, n->nloops - 1, size,
 					1, 1, prow, paged, scope) * iters;
 		}
 		t[c + 1] += traffic / bw[c + 1];
