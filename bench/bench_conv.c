@@ -29,6 +29,7 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include "bench/bench.h"
+#include "bench/tuned.h"
 
 /* A convolution layer: "c" input channels of "h" x "h", "k" outputs of a
  * "r" x "r" window. */
@@ -300,6 +301,8 @@ struct conv_opts {
 	double min_time;
 	bool verbose;		/* print the chosen configurations */
 	bool hwio;		/* Tessel's weights declared RSCK */
+	int tune;		/* > 0: also tune each layer with this many
+				 * trials and time the tuned kernel */
 	int nnotes;
 	char *notes[32];	/* one line per case, printed after the table */
 };
@@ -336,11 +339,35 @@ static bool conv_check_small(const struct conv_layer *l, int threads,
 	return ok;
 }
 
+/* Tune "dag" (layer "l") with "threads" threads for "o"->tune trials and
+ * return the tuned kernel on fresh outputs of "args", after checking it
+ * against "ref"; "*err" grows to its error. */
+static struct conv_tessel conv_tuned(ts_ctx *ctx, const ts_dag *dag,
+	const struct conv_layer *l, int threads, const struct conv_opts *o,
+	ts_array **args, ts_array *ref, double *err)
+{
+	struct bench_tuning t = { .trials = o->tune, .seed = 1 };
+	struct conv_tessel tt;
+	double e = 0, rel = 0;
+	char what[64];
+
+	snprintf(what, sizeof(what), "%s, %d threads", l->name, threads);
+	tt.m = bench_compile_tuned(ctx, dag, threads, &t, what);
+	tt.args = tt.m ? bench_args_fresh_outputs(ctx, dag, args) : NULL;
+	if (!tt.args)
+		bench_die(ctx, what);
+	tessel_run(&tt);
+	if (ts_array_compare(ctx, tt.args[2], ref, &e, &rel) < 0)
+		bench_die(ctx, "comparing the tuned kernel with oneDNN");
+	*err = fmax(*err, e);
+	return tt;
+}
+
 /* Measure layer "l" with "threads" threads; print a table row and store
- * the ratio oneDNN / Tessel in "ratio".  Return whether the outputs
- * agree. */
+ * the ratios oneDNN / Tessel in "ratio" (static, then tuned when "o"
+ * tunes).  Return whether the outputs agree. */
 static bool conv_case(const struct conv_layer *l, int threads,
-	struct conv_opts *o, double *ratio)
+	struct conv_opts *o, double ratio[2])
 {
 	ts_ctx *ctx = ts_ctx_alloc();
 	ts_dag *dag = conv_declare(ctx, l, o->hwio);
@@ -348,9 +375,9 @@ static bool conv_case(const struct conv_layer *l, int threads,
 	ts_module *m = dag ? bench_compile_static(ctx, dag, threads, &res)
 		: NULL;
 	ts_array **args = m ? bench_args(ctx, dag, 5) : NULL, *ref;
-	struct conv_tessel tp = { m, args };
+	struct conv_tessel tp = { m, args }, tt = { 0 };
 	struct conv_dnnl d = { 0 };
-	struct bench_runner r[2];
+	struct bench_runner r[3];
 	int64_t oh = conv_out(l);
 	double err = 0, rel = 0, flops = 2.0 * l->k * l->c * l->r * l->r *
 		oh * oh;
@@ -363,6 +390,8 @@ static bool conv_case(const struct conv_layer *l, int threads,
 	dnnl_copy(&d, d.dst, d.user_dst);
 	if (ts_array_compare(ctx, args[2], ref, &err, &rel) < 0)
 		bench_die(ctx, "comparing with oneDNN");
+	if (o->tune)
+		tt = conv_tuned(ctx, dag, l, threads, o, args, ref, &err);
 	if (o->verbose && o->nnotes < 32 && asprintf(&o->notes[o->nnotes],
 	    "- %s, %d threads: `%s`", l->name, threads,
 	    ts_config_to_json(res->best)) >= 0)
@@ -371,13 +400,21 @@ static bool conv_case(const struct conv_layer *l, int threads,
 		.arg = &tp };
 	r[1] = (struct bench_runner){ .name = "onednn", .run = dnnl_run,
 		.arg = &d };
-	bench_interleave(r, 2, 10, 2000, o->min_time);
-	*ratio = r[1].median / r[0].median;
+	r[2] = (struct bench_runner){ .name = "tuned", .run = tessel_run,
+		.arg = &tt };
+	bench_interleave(r, o->tune ? 3 : 2, 10, 2000, o->min_time);
+	ratio[0] = r[1].median / r[0].median;
 	printf("| %s | %d | %.3f | %.1f | %.3f | %.1f | %.2f | %.3f | %.2g | "
-		"%s |\n", l->name, threads, r[0].median * 1e3,
+		"%s |", l->name, threads, r[0].median * 1e3,
 		flops / r[0].median * 1e-9, r[1].median * 1e3,
-		flops / r[1].median * 1e-9, *ratio, res->best_cost * 1e3, err,
+		flops / r[1].median * 1e-9, ratio[0], res->best_cost * 1e3, err,
 		d.impl);
+	if (o->tune) {
+		ratio[1] = r[1].median / r[2].median;
+		printf(" %.3f | %.2f |", r[2].median * 1e3, ratio[1]);
+		ts_module_free(tt.m);
+	}
+	printf("\n");
 	fflush(stdout);
 	dnnl_teardown(&d);
 	ts_module_free(m);
@@ -400,10 +437,13 @@ static void conv_parse(int argc, char **argv, struct conv_opts *o)
 		    (!strcmp(argv[i + 1], "oihw") ||
 		    !strcmp(argv[i + 1], "hwio"))) {
 			o->hwio = !strcmp(argv[++i], "hwio");
+		} else if (!strcmp(argv[i], "--tune") && i + 1 < argc &&
+		    atoi(argv[i + 1]) > 0) {
+			o->tune = atoi(argv[++i]);
 		} else {
 			fprintf(stderr, "usage: bench_conv [--threads N]... "
 				"[--min-time S] [--weights oihw|hwio] "
-				"[--verbose]\n");
+				"[--tune TRIALS] [--verbose]\n");
 			exit(2);
 		}
 	}
@@ -419,13 +459,19 @@ static void conv_parse(int argc, char **argv, struct conv_opts *o)
 static bool conv_all(int threads, struct conv_opts *o)
 {
 	enum { N = sizeof(conv_layers) / sizeof(conv_layers[0]) };
-	double ratio[N];
+	double ratio[N][2], st[N], tu[N];
 	bool ok = true;
 
-	for (int i = 0; i < N; i++)
-		ok &= conv_case(&conv_layers[i], threads, o, &ratio[i]);
-	printf("| geometric mean | %d | | | | | %.2f | | | |\n", threads,
-		bench_geomean(ratio, N));
+	for (int i = 0; i < N; i++) {
+		ok &= conv_case(&conv_layers[i], threads, o, ratio[i]);
+		st[i] = ratio[i][0];
+		tu[i] = ratio[i][1];
+	}
+	printf("| geometric mean | %d | | | | | %.2f | | | |", threads,
+		bench_geomean(st, N));
+	if (o->tune)
+		printf(" | %.2f |", bench_geomean(tu, N));
+	printf("\n");
 	return ok;
 }
 
@@ -449,8 +495,10 @@ int main(int argc, char **argv)
 		"OIHW (K, C, R, S)", o.hwio ? "HWIO" : "OIHW");
 	printf("\n| layer | threads | Tessel ms | Tessel GFLOP/s | oneDNN ms "
 		"| oneDNN GFLOP/s | oneDNN/Tessel | model ms | max abs err | "
-		"oneDNN implementation |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|\n");
+		"oneDNN implementation |%s\n", o.tune ? " tuned ms | "
+		"oneDNN/tuned |" : "");
+	printf("|---|---|---|---|---|---|---|---|---|---|%s\n",
+		o.tune ? "---|---|" : "");
 	for (int t = 0; t < o.nthreads; t++)
 		ok &= conv_all(o.threads[t], &o);
 	if (o.nnotes)

@@ -17,7 +17,8 @@ endif
 
 if HAVE_DNNL
 noinst_PROGRAMS += bench/bench_conv
-bench_bench_conv_SOURCES = bench/bench_conv.c $(BENCH_COMMON)
+bench_bench_conv_SOURCES = bench/bench_conv.c bench/tuned.c bench/tuned.h \
+	$(BENCH_COMMON)
 bench_bench_conv_LDADD = $(BENCH_LIBS) $(DNNL_LIBS)
 endif
 
