@@ -6,7 +6,9 @@
 #
 # BUILD_DIR is a configured and built tree (make -j2).  The programs
 # comparing with libraries exist only when configure found OpenBLAS
-# (bench_matmul) and oneDNN (bench_conv).
+# (bench_matmul) and oneDNN (bench_conv).  With BENCH_TUNE set, the tuned
+# kernels are measured too (bench_tune, bench_conv --tune: about half an
+# hour more).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(dirname "$here")
@@ -50,8 +52,9 @@ section() {
 
 {
 	printf '# Tessel benchmark results\n\n'
-	printf 'Measured %s by bench/run.sh (static schedules, no tuning).\n\n' \
-		"$(date -u '+%Y-%m-%d %H:%M UTC')"
+	printf 'Measured %s by bench/run.sh (static schedules%s).\n\n' \
+		"$(date -u '+%Y-%m-%d %H:%M UTC')" \
+		"${BENCH_TUNE:+, and tuned ones (BENCH_TUNE set)}"
 	printf 'Commit %s.  OPENBLAS_CORETYPE=%s.\n\n' \
 		"$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
 		"${OPENBLAS_CORETYPE:-unset}"
@@ -66,6 +69,12 @@ section "Conv2d (ResNet-18, batch 1): Tessel static vs oneDNN, OIHW weights" \
 section "Conv2d (ResNet-18, batch 1): Tessel static vs oneDNN, HWIO weights" \
 	bench_conv --threads 1 --threads 2 --min-time 0.5 --weights hwio \
 	--verbose
+if [ -n "${BENCH_TUNE:-}" ]; then
+	section "Matmul: tuned and top-10 vs OpenBLAS and static" bench_tune \
+		--trials 300 --topk 10
+	section "Conv2d (ResNet-18, batch 1): tuned (64 trials) vs oneDNN" \
+		bench_conv --threads 1 --tune 64 --min-time 0.5
+fi
 OMP_NUM_THREADS=1
 export OMP_NUM_THREADS
 section "Every example operator: naive vs static" bench_ops --timeout 90
