@@ -27,7 +27,9 @@ double ts_func_emitted_stmts(const ts_func *f, int lanes);
 /* The static schedule of "dag" for "target": the best of the model's
  * "k" best configurations whose code stays within "max_stmts" statements
  * (lowered into "*f" when "f" is not NULL), else the naive schedule with
- * a warning naming the DAG.  NULL with an error when static filling or
+ * a warning naming the DAG.  The random part of the filling is seeded by
+ * the context's seed and the DAG's hash: equal DAGs get equal schedules
+ * whatever was filled before.  NULL with an error when static filling or
  * lowering fails. */
 ts_schedule *ts_network_static_schedule(ts_ctx *ctx, const ts_dag *dag,
 	const ts_target *target, int k, double max_stmts, ts_func **f);

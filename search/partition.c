@@ -504,6 +504,28 @@ static int f32_lanes(const ts_target *target)
 		TS_MAX(1, ts_target_lanes(target, TS_F32)) : 1;
 }
 
+/* Fill "dag" statically for "target" ("k" best) with the context's
+ * random stream started from a seed of its own, made of the context's
+ * seed and the DAG's hash: the same task gets the same static schedule
+ * wherever a network pass asks for it (the layout pass times exactly the
+ * schedule the network then runs).  The stream restarts from the
+ * context's seed afterwards. */
+static ts_static_result *fill_seeded(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target, int k)
+{
+	uint64_t seed = ts_ctx_get_seed(ctx), x = seed;
+	ts_static_result *r;
+
+	for (const char *h = ts_dag_hash(dag); *h; h++) {
+		x ^= (unsigned char)*h;
+		x = ts_splitmix64(&x);
+	}
+	ts_ctx_set_seed(ctx, x);
+	r = ts_static_fill(ctx, dag, target, k);
+	ts_ctx_set_seed(ctx, seed);
+	return r;
+}
+
 /* The first of the ranked configurations of "r" on "dag" whose code
  * stays within "max_stmts", lowered into "*f"; NULL when none does. */
 static ts_schedule *first_within(ts_ctx *ctx, const ts_dag *dag,
@@ -522,7 +544,7 @@ static ts_schedule *first_within(ts_ctx *ctx, const ts_dag *dag,
 ts_schedule *ts_network_static_schedule(ts_ctx *ctx, const ts_dag *dag,
 	const ts_target *target, int k, double max_stmts, ts_func **f)
 {
-	ts_static_result *r = ts_static_fill(ctx, dag, target, TS_MAX(k, 1));
+	ts_static_result *r = fill_seeded(ctx, dag, target, TS_MAX(k, 1));
 	ts_func *lowered = NULL;
 	ts_schedule *sch;
 
@@ -621,7 +643,7 @@ ts_schedule **ts_partition_static_schedules(ts_ctx *ctx,
 
 	for (int t = 0; t < p->ntasks; t++) {
 		const ts_dag *dag = p->tasks[t]->dag;
-		ts_static_result *r = topk > 1 ? ts_static_fill(ctx, dag,
+		ts_static_result *r = topk > 1 ? fill_seeded(ctx, dag,
 			target, topk) : NULL;
 		if (r)
 			sch[t] = fastest_of(ctx, dag, r, threads,
