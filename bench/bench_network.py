@@ -28,9 +28,28 @@ import sys
 import tempfile
 import time
 
-import numpy as np
-import torch
-import torch.nn.functional as F
+
+def threads_of_argv(argv):
+    """The value of --threads in argv, or None."""
+    for i, a in enumerate(argv):
+        if a == "--threads" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--threads="):
+            return a.split("=", 1)[1]
+    return None
+
+
+# Debian's PyTorch does its matrix products with OpenBLAS, whose own
+# thread pool ignores torch.set_num_threads: left alone, a one-thread run
+# of ResNet-18 keeps a second thread busy (twice the CPU time for the same
+# wall time).  Its size must be set before the library loads.
+if threads_of_argv(sys.argv):
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+        os.environ.setdefault(var, threads_of_argv(sys.argv))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 
 def load(d, name):
