@@ -24,6 +24,17 @@ double bench_now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Run the module of "arg" (a struct bench_kernel); exit on failure. */
+void bench_kernel_run(void *arg)
+{
+	struct bench_kernel *k = arg;
+
+	if (ts_module_run(k->m, k->args) < 0) {
+		fprintf(stderr, "bench: a kernel failed to run\n");
+		exit(1);
+	}
+}
+
 /* Order the doubles "a" and "b" for qsort. */
 static int cmp_double(const void *a, const void *b)
 {

@@ -23,6 +23,15 @@ struct bench_runner {
 	double median;
 };
 
+/* One run of a compiled module on its arguments: the argument of
+ * bench_kernel_run, which exits on failure. */
+struct bench_kernel {
+	ts_module *m;
+	ts_array **args;
+};
+
+void bench_kernel_run(void *arg);
+
 /* Seconds on a monotonic clock. */
 double bench_now(void);
 /* The median of the "n" values "v" (reordered). */

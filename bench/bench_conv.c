@@ -277,23 +277,6 @@ static void dnnl_teardown(struct conv_dnnl *d)
 	dnnl_engine_destroy(d->engine);
 }
 
-/* One run of a compiled module. */
-struct conv_tessel {
-	ts_module *m;
-	ts_array **args;
-};
-
-/* Run the module of "arg" (a struct conv_tessel); exit on failure. */
-static void tessel_run(void *arg)
-{
-	struct conv_tessel *p = arg;
-
-	if (ts_module_run(p->m, p->args) < 0) {
-		fprintf(stderr, "bench_conv: run failed\n");
-		exit(1);
-	}
-}
-
 /* The options of the program. */
 struct conv_opts {
 	int nthreads;
@@ -342,12 +325,12 @@ static bool conv_check_small(const struct conv_layer *l, int threads,
 /* Tune "dag" (layer "l") with "threads" threads for "o"->tune trials and
  * return the tuned kernel on fresh outputs of "args", after checking it
  * against "ref"; "*err" grows to its error. */
-static struct conv_tessel conv_tuned(ts_ctx *ctx, const ts_dag *dag,
+static struct bench_kernel conv_tuned(ts_ctx *ctx, const ts_dag *dag,
 	const struct conv_layer *l, int threads, const struct conv_opts *o,
 	ts_array **args, ts_array *ref, double *err)
 {
 	struct bench_tuning t = { .trials = o->tune, .seed = 1 };
-	struct conv_tessel tt;
+	struct bench_kernel tt;
 	double e = 0, rel = 0;
 	char what[64];
 
@@ -356,7 +339,7 @@ static struct conv_tessel conv_tuned(ts_ctx *ctx, const ts_dag *dag,
 	tt.args = tt.m ? bench_args_fresh_outputs(ctx, dag, args) : NULL;
 	if (!tt.args)
 		bench_die(ctx, what);
-	tessel_run(&tt);
+	bench_kernel_run(&tt);
 	if (ts_array_compare(ctx, tt.args[2], ref, &e, &rel) < 0)
 		bench_die(ctx, "comparing the tuned kernel with oneDNN");
 	*err = fmax(*err, e);
@@ -375,7 +358,7 @@ static bool conv_case(const struct conv_layer *l, int threads,
 	ts_module *m = dag ? bench_compile_static(ctx, dag, threads, &res)
 		: NULL;
 	ts_array **args = m ? bench_args(ctx, dag, 5) : NULL, *ref;
-	struct conv_tessel tp = { m, args }, tt = { 0 };
+	struct bench_kernel tp = { m, args }, tt = { 0 };
 	struct conv_dnnl d = { 0 };
 	struct bench_runner r[3];
 	int64_t oh = conv_out(l);
@@ -385,7 +368,7 @@ static bool conv_case(const struct conv_layer *l, int threads,
 	if (!args || !(ref = ts_array_for_tensor(ctx, dag->outputs[0])))
 		bench_die(ctx, l->name);
 	dnnl_setup(&d, l, threads, args[0], args[1], ref, o->hwio);
-	tessel_run(&tp);
+	bench_kernel_run(&tp);
 	dnnl_run(&d);
 	dnnl_copy(&d, d.dst, d.user_dst);
 	if (ts_array_compare(ctx, args[2], ref, &err, &rel) < 0)
@@ -396,12 +379,12 @@ static bool conv_case(const struct conv_layer *l, int threads,
 	    "- %s, %d threads: `%s`", l->name, threads,
 	    ts_config_to_json(res->best)) >= 0)
 		o->nnotes++;
-	r[0] = (struct bench_runner){ .name = "tessel", .run = tessel_run,
-		.arg = &tp };
+	r[0] = (struct bench_runner){ .name = "tessel",
+		.run = bench_kernel_run, .arg = &tp };
 	r[1] = (struct bench_runner){ .name = "onednn", .run = dnnl_run,
 		.arg = &d };
-	r[2] = (struct bench_runner){ .name = "tuned", .run = tessel_run,
-		.arg = &tt };
+	r[2] = (struct bench_runner){ .name = "tuned",
+		.run = bench_kernel_run, .arg = &tt };
 	bench_interleave(r, o->tune ? 3 : 2, 10, 2000, o->min_time);
 	ratio[0] = r[1].median / r[0].median;
 	printf("| %s | %d | %.3f | %.1f | %.3f | %.1f | %.2f | %.3f | %.2g | "

@@ -52,23 +52,6 @@ static void blas_run(void *arg)
 		(int)p->s->n, 0.0f, p->c, (int)p->s->n);
 }
 
-/* One run of a compiled module. */
-struct mm_tessel {
-	ts_module *m;
-	ts_array **args;
-};
-
-/* Run the module of "arg" (a struct mm_tessel); exit on failure. */
-static void tessel_run(void *arg)
-{
-	struct mm_tessel *p = arg;
-
-	if (ts_module_run(p->m, p->args) < 0) {
-		fprintf(stderr, "bench_matmul: run failed\n");
-		exit(1);
-	}
-}
-
 /* Declare C = A B for "s" in "ctx" with compute only; return the DAG. */
 static ts_dag *mm_declare(ts_ctx *ctx, const struct mm_shape *s)
 {
@@ -108,7 +91,7 @@ static bool mm_case(const struct mm_shape *s, int threads,
 	ts_static_result *res = NULL;
 	ts_module *m;
 	ts_array **args, *ref;
-	struct mm_tessel tp;
+	struct bench_kernel tp;
 	struct mm_blas bp;
 	struct bench_runner r[2];
 	double err = 0, rel = 0, flops = 2.0 * s->m * s->n * s->k;
@@ -122,9 +105,9 @@ static bool mm_case(const struct mm_shape *s, int threads,
 	    !(ref = ts_array_for_tensor(ctx, dag->outputs[0])))
 		bench_die(ctx, "static schedule");
 	openblas_set_num_threads(threads);
-	tp = (struct mm_tessel){ m, args };
+	tp = (struct bench_kernel){ m, args };
 	bp = (struct mm_blas){ s, args[0]->data, args[1]->data, ref->data };
-	tessel_run(&tp);
+	bench_kernel_run(&tp);
 	blas_run(&bp);
 	if (ts_array_compare(ctx, args[2], ref, &err, &rel) < 0)
 		bench_die(ctx, "comparing with cblas");
@@ -134,8 +117,8 @@ static bool mm_case(const struct mm_shape *s, int threads,
 	    threads, ts_config_to_json(res->best), res->best_cost * 1e3,
 	    t_static) >= 0)
 		o->nnotes++;
-	r[0] = (struct bench_runner){ .name = "tessel", .run = tessel_run,
-		.arg = &tp };
+	r[0] = (struct bench_runner){ .name = "tessel",
+		.run = bench_kernel_run, .arg = &tp };
 	r[1] = (struct bench_runner){ .name = "openblas", .run = blas_run,
 		.arg = &bp };
 	bench_interleave(r, 2, 10, 2000, o->min_time);

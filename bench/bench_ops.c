@@ -47,23 +47,6 @@ struct ops_opts {
 	int timeout;		/* seconds per operator, in its child */
 };
 
-/* One run of a compiled module. */
-struct ops_run {
-	ts_module *m;
-	ts_array **args;
-};
-
-/* Run the module of "arg" (a struct ops_run); exit on failure. */
-static void ops_run(void *arg)
-{
-	struct ops_run *p = arg;
-
-	if (ts_module_run(p->m, p->args) < 0) {
-		fprintf(stderr, "bench_ops: run failed\n");
-		exit(1);
-	}
-}
-
 /* Write the classes of the stages of "info" into "buf" of "size" bytes
  * ("complex+direct") and return whether one is a complex reduction. */
 static bool ops_classes(const ts_dag_info *info, char *buf, size_t size)
@@ -130,19 +113,19 @@ static bool ops_same_as_eval(ts_ctx *ctx, const ts_dag *dag,
  * process time would fall on whichever kernel runs next (measured: a
  * 12 microsecond kernel timed 2x slower after a two-thread run); fill
  * "row". */
-static void ops_time(struct bench_runner *rs, struct ops_run *naive,
+static void ops_time(struct bench_runner *rs, struct bench_kernel *naive,
 	struct ops_row *row, double min_time)
 {
 	struct bench_runner all[2];
 	double t0 = bench_now();
 
-	ops_run(naive);
+	bench_kernel_run(naive);
 	row->naive_s = bench_now() - t0;
 	if (row->naive_s > 0.5) {
 		bench_interleave(rs, 1, 3, 1000, min_time);
 	} else {
 		all[0] = (struct bench_runner){ .name = "naive",
-			.run = ops_run, .arg = naive };
+			.run = bench_kernel_run, .arg = naive };
 		all[1] = rs[0];
 		bench_interleave(all, 2, 3, 1000, min_time);
 		row->naive_s = all[0].median;
@@ -178,7 +161,7 @@ static void ops_measure(ts_ctx *ctx, const ts_dag *dag, struct ops_row *row,
 	ts_dag_info *info = ts_analyze_dag(ctx, dag);
 	ts_module *s1, *s2, *mn = NULL;
 	ts_array **a1, **a2, **an;
-	struct ops_run r1, r2, rn;
+	struct bench_kernel r1, r2, rn;
 	struct bench_runner rs[2];
 
 	if (!info)
@@ -193,17 +176,17 @@ static void ops_measure(ts_ctx *ctx, const ts_dag *dag, struct ops_row *row,
 	an = a2 ? bench_args_fresh_outputs(ctx, dag, a1) : NULL;
 	if (!an)
 		bench_die(ctx, row->name);
-	r1 = (struct ops_run){ s1, a1 };
-	r2 = (struct ops_run){ s2, a2 };
-	rs[0] = (struct bench_runner){ .name = "static1", .run = ops_run,
-		.arg = &r1 };
-	rs[1] = (struct bench_runner){ .name = "static2", .run = ops_run,
-		.arg = &r2 };
+	r1 = (struct bench_kernel){ s1, a1 };
+	r2 = (struct bench_kernel){ s2, a2 };
+	rs[0] = (struct bench_runner){ .name = "static1",
+		.run = bench_kernel_run, .arg = &r1 };
+	rs[1] = (struct bench_runner){ .name = "static2",
+		.run = bench_kernel_run, .arg = &r2 };
 	row->naive_s = NAN;
 	if (row->naive_est_s <= NAIVE_LIMIT_S &&
 	    !(mn = bench_compile_naive(ctx, dag)))
 		bench_die(ctx, row->name);
-	rn = (struct ops_run){ mn, an };
+	rn = (struct bench_kernel){ mn, an };
 	if (mn) {
 		ops_time(rs, &rn, row, min_time);
 	} else {

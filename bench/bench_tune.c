@@ -52,23 +52,6 @@ static void blas_run(void *arg)
 		0.0f, p->c, (int)o->n);
 }
 
-/* One run of a compiled module. */
-struct tune_kernel {
-	ts_module *m;
-	ts_array **args;
-};
-
-/* Run the module of "arg" (a struct tune_kernel); exit on failure. */
-static void kernel_run(void *arg)
-{
-	struct tune_kernel *p = arg;
-
-	if (ts_module_run(p->m, p->args) < 0) {
-		fprintf(stderr, "bench_tune: run failed\n");
-		exit(1);
-	}
-}
-
 /* The matmul of "o", declared from text with compute only. */
 static ts_dag *tune_declare(ts_ctx *ctx, const struct tune_opts *o)
 {
@@ -103,7 +86,7 @@ static bool tune_case(const struct tune_opts *o, uint64_t seed)
 	struct bench_tuning full = { .trials = o->trials, .seed = seed };
 	struct bench_tuning top = { .trials = o->topk, .topk = o->topk,
 		.seed = seed };
-	struct tune_kernel kern[3];
+	struct bench_kernel kern[3];
 	struct tune_blas bp;
 	struct bench_runner r[4];
 	ts_module *ms[3];
@@ -127,16 +110,16 @@ static bool tune_case(const struct tune_opts *o, uint64_t seed)
 	bp = (struct tune_blas){ o, args[0]->data, args[1]->data, ref->data };
 	blas_run(&bp);
 	for (int i = 0; i < 3; i++) {
-		kern[i] = (struct tune_kernel){ ms[i],
+		kern[i] = (struct bench_kernel){ ms[i],
 			bench_args_fresh_outputs(ctx, dag, args) };
-		kernel_run(&kern[i]);
+		bench_kernel_run(&kern[i]);
 		if (!tune_close(ctx, kern[i].args[2], ref, o->k)) {
 			fprintf(stderr, "bench_tune: %s kernel disagrees with "
 				"cblas\n", names[i]);
 			ok = false;
 		}
 		r[i] = (struct bench_runner){ .name = names[i],
-			.run = kernel_run, .arg = &kern[i] };
+			.run = bench_kernel_run, .arg = &kern[i] };
 	}
 	r[3] = (struct bench_runner){ .name = "openblas", .run = blas_run,
 		.arg = &bp };
