@@ -47,6 +47,31 @@ static inline const char *ts_test_srcdir(void)
 			(part), msg_ ? msg_ : "(none)"); \
 } while (0)
 
+/* Run the compiled "m" of "dag" on the inputs "in" with fresh outputs
+ * and compare each output with "want" (the interpreter's): NULL when all
+ * agree, else the name of the first that differs, its difference in
+ * "*err".  Fails the test when the kernel does not run. */
+static inline const char *ts_test_run_compare(ts_ctx *ctx, ts_module *m,
+	const ts_dag *dag, ts_array *const *in, ts_array *const *want,
+	double *err)
+{
+	ts_array *args[64];
+	int n = 0;
+
+	assert_true(dag->ninputs + dag->noutputs <= 64);
+	for (int i = 0; i < dag->ninputs; i++)
+		args[n++] = in[i];
+	for (int i = 0; i < dag->noutputs; i++)
+		args[n++] = ts_array_for_tensor(ctx, dag->outputs[i]);
+	if (ts_module_run(m, args) < 0)
+		fail_msg("running '%s': %s", dag->name ? dag->name : "kernel",
+			ts_ctx_error(ctx));
+	for (int i = 0; i < dag->noutputs; i++)
+		if (!ts_array_close(args[dag->ninputs + i], want[i], err))
+			return dag->outputs[i]->name;
+	return NULL;
+}
+
 #define TS_TEST(f) cmocka_unit_test_setup_teardown(f, ts_test_setup, \
 	ts_test_teardown)
 

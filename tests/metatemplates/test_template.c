@@ -27,10 +27,10 @@ static void check_schedule(ts_ctx *ctx, const char *name, const ts_dag *dag,
 	const ts_schedule *sch, ts_array **in, ts_array **want,
 	const ts_config *cfg)
 {
-	ts_array *args[32];
 	ts_func *f = ts_lower(ctx, dag, sch);
 	ts_module *m;
-	int n = 0;
+	const char *bad;
+	double err = 0;
 
 	if (!f)
 		fail_msg("%s: lowering %s: %s", name, ts_config_to_json(cfg),
@@ -38,18 +38,10 @@ static void check_schedule(ts_ctx *ctx, const char *name, const ts_dag *dag,
 	m = ts_module_compile(ctx, f, NULL);
 	if (!m)
 		fail_msg("%s: compiling: %s", name, ts_ctx_error(ctx));
-	for (int i = 0; i < dag->ninputs; i++)
-		args[n++] = in[i];
-	for (int i = 0; i < dag->noutputs; i++)
-		args[n++] = ts_array_for_tensor(ctx, dag->outputs[i]);
-	assert_int_equal(ts_module_run(m, args), TS_OK);
-	for (int i = 0; i < dag->noutputs; i++) {
-		double err;
-		if (!ts_array_close(args[dag->ninputs + i], want[i], &err))
-			fail_msg("%s: output %s differs by %g under %s", name,
-				dag->outputs[i]->name, err,
-				ts_config_to_json(cfg));
-	}
+	bad = ts_test_run_compare(ctx, m, dag, in, want, &err);
+	if (bad)
+		fail_msg("%s: output %s differs by %g under %s", name, bad, err,
+			ts_config_to_json(cfg));
 	ts_module_free(m);
 }
 

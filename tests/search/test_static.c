@@ -21,9 +21,10 @@ static void run_and_check(ts_ctx *ctx, const char *what, const ts_dag *dag,
 {
 	ts_compile_options o = ts_compile_options_default();
 	ts_array **in = ts_dag_random_inputs(ctx, dag, 11);
-	ts_array *want[16], *args[32];
+	ts_array *want[16];
+	const char *bad;
 	ts_module *m;
-	int n = 0;
+	double err = 0;
 
 	o.cpu = tg->cpu.llvm_cpu;
 	o.features = tg->cpu.llvm_features;
@@ -32,17 +33,9 @@ static void run_and_check(ts_ctx *ctx, const char *what, const ts_dag *dag,
 	if (!m)
 		fail_msg("%s: %s", what, ts_ctx_error(ctx));
 	assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
-	for (int i = 0; i < dag->ninputs; i++)
-		args[n++] = in[i];
-	for (int i = 0; i < dag->noutputs; i++)
-		args[n++] = ts_array_for_tensor(ctx, dag->outputs[i]);
-	assert_int_equal(ts_module_run(m, args), TS_OK);
-	for (int i = 0; i < dag->noutputs; i++) {
-		double err;
-		if (!ts_array_close(args[dag->ninputs + i], want[i], &err))
-			fail_msg("%s: output %s differs by %g", what,
-				dag->outputs[i]->name, err);
-	}
+	bad = ts_test_run_compare(ctx, m, dag, in, want, &err);
+	if (bad)
+		fail_msg("%s: output %s differs by %g", what, bad, err);
 	ts_module_free(m);
 }
 
