@@ -6,8 +6,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -37,6 +39,20 @@ static inline const char *ts_test_srcdir(void)
 	const char *d = getenv("TS_SRCDIR");
 
 	return d ? d : TS_SRCDIR;
+}
+
+/* A fresh path "tessel-PREFIX-PID-N-TAG" in the temporary folder, with
+ * no file there (not freed: a test). */
+static inline char *ts_test_temp_path(const char *prefix, const char *tag)
+{
+	static int n;
+	char *p = malloc(512);
+
+	snprintf(p, 512, "%s/tessel-%s-%ld-%d-%s",
+		getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", prefix,
+		(long)getpid(), n++, tag);
+	unlink(p);
+	return p;
 }
 
 /* Assert that the last error of "ctx" contains "part". */

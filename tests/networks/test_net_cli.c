@@ -16,20 +16,6 @@
 
 #include "tests/common.h"
 
-/* A fresh path in the temporary folder ending in "tag" (not freed: a
- * test). */
-static char *temp_path(const char *tag)
-{
-	static int n;
-	char *p = malloc(256);
-
-	snprintf(p, 256, "%s/tessel-netcli-%ld-%d-%s",
-		getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (long)getpid(),
-		n++, tag);
-	unlink(p);
-	return p;
-}
-
 /* The example "name".tsl of the source tree (not freed). */
 static char *example(const char *name)
 {
@@ -44,7 +30,9 @@ static char *example(const char *name)
 static int run_tessel(const char *args, char **out, char **err)
 {
 	const char *bdir = getenv("TS_BUILDDIR");
-	char *o = temp_path("out"), *e = temp_path("err"), cmd[8192];
+	char *o = ts_test_temp_path("netcli", "out");
+	char *e = ts_test_temp_path("netcli", "err");
+	char cmd[8192];
 	int status;
 
 	snprintf(cmd, sizeof(cmd), "'%s/tools/tessel' %s >'%s' 2>'%s'",
@@ -148,7 +136,9 @@ static void test_run_records__record_per_task_else_static(void **state)
 	ts_ctx *ctx = *state;
 	ts_partition *p = partition_of(ctx, "lenet");
 	const ts_dag *t0 = p->tasks[0]->dag, *t1 = p->tasks[1]->dag;
-	char *log = temp_path("log.jsonl"), args[2048], want[2048];
+	char *log = ts_test_temp_path("netcli", "log.jsonl");
+	char args[2048];
+	char want[2048];
 	char *out, *err;
 
 	/* Task 0: a valid record for one core.  Task 1: a faster one that
@@ -226,7 +216,8 @@ static void test_build_mlp__one_library_matches_interpreter(void **state)
 	ts_ctx *ctx = *state;
 	ts_partition *p = partition_of(ctx, "mlp");
 	const ts_dag *t0 = p->tasks[0]->dag;
-	char *log = temp_path("log.jsonl"), *dir = temp_path("lib");
+	char *log = ts_test_temp_path("netcli", "log.jsonl");
+	char *dir = ts_test_temp_path("netcli", "lib");
 	char args[2048], want[2048], *out, *err;
 
 	add_record(ctx, log, t0, host_cores(ctx, 1),
@@ -247,7 +238,8 @@ static void test_build_mlp__one_library_matches_interpreter(void **state)
 
 static void test_build_network_bad_options__name_them(void **state)
 {
-	char *dir = temp_path("lib"), args[2048], *out, *err;
+	char *dir = ts_test_temp_path("netcli", "lib");
+	char args[2048], *out, *err;
 
 	(void)state;
 	snprintf(args, sizeof(args), "build '%s' -o '%s' --cpu znver3",
@@ -267,7 +259,10 @@ static void test_build_network_bad_options__name_them(void **state)
 
 static void test_tune_lenet__network_without_flag_then_run(void **state)
 {
-	char *log = temp_path("tune.jsonl"), args[2048], *out, *err;
+	char *log = ts_test_temp_path("netcli", "tune.jsonl");
+	char args[2048];
+	char *out;
+	char *err;
 	struct stat st;
 
 	(void)state;

@@ -18,19 +18,6 @@ static const char *matmul_src =
 	"input B: f32[12, 32]\n"
 	"output C[i: 16, j: 32] = sum(k: 12) A[i, k] * B[k, j]\n";
 
-/* A fresh file name in the temporary folder. */
-static char *temp_path(const char *tag)
-{
-	static int n;
-	char *p = malloc(256);
-
-	snprintf(p, 256, "%s/tessel-records-%ld-%d-%s.jsonl",
-		getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (long)getpid(),
-		n++, tag);
-	unlink(p);
-	return p;
-}
-
 /* "path" followed by "rest" (not freed: a test). */
 static const char *at(const char *path, const char *rest)
 {
@@ -157,7 +144,7 @@ static void test_records_load__bad_lines_skipped_with_warning(void **state)
 	char *good = ts_record_to_json(make_record(ctx, dag, t,
 		tiled(ctx, dag), 1e-3, TS_ERR_NONE, 1));
 	char *v2 = strdup(good), *missing = strdup(good);
-	char *path = temp_path("bad"), text[16384];
+	char *path = ts_test_temp_path("records", "bad.jsonl"), text[16384];
 	const char *w;
 	ts_record **recs;
 	int n = -1;
@@ -199,7 +186,8 @@ static void test_record_append__after_partial_line_starts_new_line(
 	ts_target *t = cpu_target(ctx, "host", 2);
 	ts_record *r = make_record(ctx, dag, t, tiled(ctx, dag), 1e-3,
 		TS_ERR_NONE, 1);
-	char *line = ts_record_to_json(r), *path = temp_path("partial");
+	char *line = ts_record_to_json(r);
+	char *path = ts_test_temp_path("records", "partial.jsonl");
 	char text[16384];
 	ts_record **recs;
 	int n = 0;
@@ -272,7 +260,7 @@ static void test_record_schedule__replays_to_same_program(void **state)
 		"input X: f32[8]\noutput Y[i: 8] = X[i] + 1.0\n");
 	ts_target *t = cpu_target(ctx, "host", 2);
 	ts_schedule *sch = tiled(ctx, dag), *again;
-	char *path = temp_path("replay");
+	char *path = ts_test_temp_path("records", "replay.jsonl");
 	ts_record **recs;
 	int n = 0;
 
@@ -330,7 +318,7 @@ static void test_record_append__two_processes_do_not_interleave(
 	ts_dag *dag = ts_parse_string(ctx, "mm.tsl", matmul_src);
 	ts_target *t = cpu_target(ctx, "host", 2);
 	ts_schedule *sch = tiled(ctx, dag);
-	char *path = temp_path("two");
+	char *path = ts_test_temp_path("records", "two.jsonl");
 	bool seen[2 * APPENDS] = { false };
 	pid_t pid[2];
 	ts_record **recs;
@@ -366,7 +354,9 @@ static void test_record_append__two_processes_do_not_interleave(
 static int run_tessel(const char *args, char **out, char **err)
 {
 	const char *bdir = getenv("TS_BUILDDIR");
-	char *o = temp_path("out"), *e = temp_path("err"), cmd[4096];
+	char *o = ts_test_temp_path("records", "out.jsonl");
+	char *e = ts_test_temp_path("records", "err.jsonl");
+	char cmd[4096];
 	FILE *fp;
 	int status;
 
@@ -391,7 +381,8 @@ static void test_tessel_run_records__best_record_else_static(void **state)
 	ts_ctx *ctx = *state;
 	ts_dag *dag = ts_parse_string(ctx, "mm.tsl", matmul_src);
 	ts_target *host = ts_target_host(ctx), one = *host;
-	char *tsl = temp_path("tsl"), *log = temp_path("log");
+	char *tsl = ts_test_temp_path("records", "tsl.jsonl");
+	char *log = ts_test_temp_path("records", "log.jsonl");
 	char *out, *err, args[2048], want[2048];
 
 	assert_non_null(host);
@@ -430,7 +421,8 @@ static void test_tessel_build_records__applies_host_record(void **state)
 	ts_ctx *ctx = *state;
 	ts_dag *dag = ts_parse_string(ctx, "mm.tsl", matmul_src);
 	ts_target *host = ts_target_host(ctx);
-	char *tsl = temp_path("tsl"), *log = temp_path("log");
+	char *tsl = ts_test_temp_path("records", "tsl.jsonl");
+	char *log = ts_test_temp_path("records", "log.jsonl");
 	char dir[512], *out, *err, args[2048];
 
 	assert_non_null(host);
