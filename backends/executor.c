@@ -392,63 +392,32 @@ ts_status ts_network_run(ts_network *net, ts_array *const *inputs,
 	return run_all(net, inputs, outputs);
 }
 
-/* The monotonic clock in seconds. */
-static double now_s(void)
+/* A network and its inputs and outputs, for ts_time_calls. */
+struct timed_run {
+	ts_network *net;
+	ts_array *const *inputs;
+	ts_array **outs;
+};
+
+/* Run the network of "data" (a struct timed_run) once. */
+static ts_status run_timed(void *data)
 {
-	struct timespec ts;
+	struct timed_run *t = data;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Order the doubles at "a" and "b" for qsort. */
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Fill the statistics of "out" from its "n" samples. */
-static void timing_stats(ts_timing *out)
-{
-	double *s = ts_new_atomic(double, out->nsamples), sum = 0;
-	int n = out->nsamples;
-
-	memcpy(s, out->samples, sizeof(double) * (size_t)n);
-	qsort(s, (size_t)n, sizeof(double), cmp_double);
-	for (int i = 0; i < n; i++)
-		sum += s[i];
-	out->min_s = s[0];
-	out->max_s = s[n - 1];
-	out->mean_s = sum / n;
-	out->median_s = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+	return run_all(t->net, t->inputs, t->outs);
 }
 
 ts_status ts_network_time(ts_network *net, ts_array *const *inputs,
 	double min_total_s, ts_timing *out)
 {
-	ts_array **outs;
-	double total = 0;
-	int cap = 1024;
+	struct timed_run t = { net, inputs, NULL };
 
 	if (!net || !out)
 		return TS_ERROR;
-	outs = ts_new_array(ts_array *, net->p->dag->noutputs + 1);
-	if (ts_network_run(net, inputs, outs) < 0)	/* warm-up */
+	t.outs = ts_new_array(ts_array *, net->p->dag->noutputs + 1);
+	if (ts_network_run(net, inputs, t.outs) < 0)
 		return TS_ERROR;
-	memset(out, 0, sizeof(*out));
-	out->samples = ts_new_atomic(double, cap);
-	while ((out->nsamples < 3 || total < min_total_s) &&
-	       out->nsamples < cap) {
-		double t0 = now_s();
-		if (run_all(net, inputs, outs) < 0)
-			return TS_ERROR;
-		out->samples[out->nsamples] = now_s() - t0;
-		total += out->samples[out->nsamples++];
-	}
-	timing_stats(out);
-	return TS_OK;
+	return ts_time_calls(run_timed, &t, min_total_s, out);
 }
 
 ts_status ts_network_time_task(ts_network *net, int task,

@@ -342,25 +342,22 @@ static void timing_stats(ts_timing *out)
 		: 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
 }
 
-/* Time "m" on "args": a warm-up, then runs until "min_total_s" (at least 3). */
-ts_status ts_module_time(ts_module *m, ts_array *const *args,
+ts_status ts_time_calls(ts_status (*run)(void *data), void *data,
 	double min_total_s, ts_timing *out)
 {
-	void **ptrs;
 	double total = 0;
 	int cap = 16;
 
-	if (!m || !out)
-		return TS_ERROR;
-	ptrs = arg_pointers(m, args);
-	if (!ptrs)
+	if (!run || !out)
 		return TS_ERROR;
 	memset(out, 0, sizeof(*out));
 	out->samples = ts_new_atomic(double, cap);
-	call(m, ptrs);		/* warm-up: caches, pages, threads */
+	if (run(data) < 0)	/* warm-up: caches, pages, threads */
+		return TS_ERROR;
 	while (out->nsamples < 3 || total < min_total_s) {
 		double t0 = now_s(), dt;
-		call(m, ptrs);
+		if (run(data) < 0)
+			return TS_ERROR;
 		dt = now_s() - t0;
 		if (out->nsamples == cap) {
 			double *s = ts_new_atomic(double, 2 * cap);
@@ -373,4 +370,33 @@ ts_status ts_module_time(ts_module *m, ts_array *const *args,
 	}
 	timing_stats(out);
 	return TS_OK;
+}
+
+/* A module and its argument pointers, for ts_time_calls. */
+struct timed_call {
+	ts_module *m;
+	void **ptrs;
+};
+
+/* Call the module of "data" (a struct timed_call) once. */
+static ts_status call_timed(void *data)
+{
+	struct timed_call *t = data;
+
+	call(t->m, t->ptrs);
+	return TS_OK;
+}
+
+/* Time "m" on "args": a warm-up, then runs until "min_total_s" (at least 3). */
+ts_status ts_module_time(ts_module *m, ts_array *const *args,
+	double min_total_s, ts_timing *out)
+{
+	struct timed_call t = { m, NULL };
+
+	if (!m || !out)
+		return TS_ERROR;
+	t.ptrs = arg_pointers(m, args);
+	if (!t.ptrs)
+		return TS_ERROR;
+	return ts_time_calls(call_timed, &t, min_total_s, out);
 }

@@ -73,6 +73,12 @@ typedef struct ts_timing {
 	double *samples;	/* nsamples runs, in order (GC-allocated) */
 } ts_timing;
 
+/* Call "run"("data") once to warm up, then repeatedly until the calls add
+ * up to at least "min_total_s" seconds (at least 3 calls), timed by the
+ * monotonic clock; fill "out".  A failing call stops it with TS_ERROR. */
+ts_status ts_time_calls(ts_status (*run)(void *data), void *data,
+	double min_total_s, ts_timing *out);
+
 /* Run "m" once to warm up, then repeatedly until the runs add up to at
  * least "min_total_s" seconds (at least 3 runs); fill "out". */
 ts_status ts_module_time(ts_module *m, ts_array *const *args,
