@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "tests/common.h"
+#include "tests/backends/tc_decls.h"
 
 #include <tessel/cuda.h>
 #include <tessel/gpu.h>
@@ -461,30 +462,6 @@ static void test_cuda_run_catalogue__matches_eval(void **state)
 	}
 }
 
-/* f16 reductions the tensor cores take (tiny sizes): a matmul with f32
- * accumulation and a fused f16 epilogue, a batched matmul, transposed
- * operands, an f16 accumulator, a 1x1 convolution (NCHW: a GEMM of the
- * output channels by the image columns, batch and rows on blocks), a
- * batched matmul with a shared right operand. */
-static const char *const tc_src[] = {
-	"input A: f16[64, 48]\ninput B: f16[48, 32]\n"
-	"C[i: 64, j: 32] = sum(k: 48) f32(A[i, k]) * f32(B[k, j])\n"
-	"output D[i: 64, j: 32]: f16 = max(C[i, j], 0.0)\n",
-	"input A: f16[3, 32, 32]\ninput B: f16[3, 32, 48]\n"
-	"output C[b: 3, i: 32, j: 48] = sum(k: 32) f32(A[b, i, k]) * "
-	"f32(B[b, k, j])\n",
-	"input A: f16[32, 48]\ninput B: f16[64, 32]\n"
-	"output C[i: 48, j: 64] = sum(k: 32) f32(A[k, i]) * f32(B[j, k])\n",
-	"input A: f16[32, 64]\ninput B: f16[64, 16]\n"
-	"output C[i: 32, j: 16]: f16 = sum(k: 64) A[i, k] * B[k, j]\n",
-	"input W: f16[48, 32]\ninput X: f16[2, 32, 3, 16]\n"
-	"output C[n: 2, co: 48, h: 3, w: 16] = sum(ci: 32) f32(W[co, ci]) * "
-	"f32(X[n, ci, h, w])\n",
-	"input A: f16[2, 32, 32]\ninput B: f16[32, 48]\n"
-	"output C[b: 2, i: 32, j: 48] = sum(k: 32) f32(A[b, i, k]) * "
-	"f32(B[k, j])\n",
-};
-
 /* The GPU template of the declaration "src" for "target". */
 static ts_gpu_template *tc_template(ts_ctx *ctx, const char *src,
 	const char *target)
@@ -541,8 +518,8 @@ static void test_cuda_emit_tensor_core__compiles(void **state)
 	ts_ctx *ctx = *state;
 
 	NEED_NVRTC(ctx);
-	for (size_t i = 0; i < sizeof(tc_src) / sizeof(tc_src[0]); i++) {
-		ts_gpu_template *tp = tc_template(ctx, tc_src[i], "h100");
+	for (size_t i = 0; i < (size_t)TS_TEST_NTC_DECLS; i++) {
+		ts_gpu_template *tp = tc_template(ctx, ts_test_tc_decls[i], "h100");
 		for (int fuse = 0; fuse < 2; fuse++) {
 			ts_config *c = tc_config(ctx, tp, fuse);
 			char *what = ts_asprintf("tc%zu %s", i,
@@ -611,7 +588,7 @@ static void test_gpu_template_tensor_core__absent(void **state)
 				ts_gpu_template_tc_reason(tp, 0));
 	}
 	/* The same matmul has the knob on V100 (sm_70), not on sm_60. */
-	tp = tc_template(ctx, tc_src[0], "v100");
+	tp = tc_template(ctx, ts_test_tc_decls[0], "v100");
 	assert_true(ts_space_find(tp->space, "C.tensor_core") >= 0);
 	assert_null(ts_gpu_template_tc_reason(tp, 0));
 	p100 = ts_new(ts_target);
@@ -629,7 +606,7 @@ static void test_gpu_template_tensor_core__absent(void **state)
 	/* A tensor-core schedule emitted for it keeps its scalar meaning:
 	 * one thread per warp of the schedule, no wmma. */
 	{
-		ts_gpu_template *t = tc_template(ctx, tc_src[1], "h100");
+		ts_gpu_template *t = tc_template(ctx, ts_test_tc_decls[1], "h100");
 		ts_schedule *sch = ts_gpu_template_apply(t, tc_config(ctx, t,
 			false));
 		ts_func *f = sch ? ts_lower(ctx, t->dag, sch) : NULL;
@@ -640,7 +617,7 @@ static void test_gpu_template_tensor_core__absent(void **state)
 		assert_int_equal(p->kernels[0].block[0], 1);
 	}
 	{
-		ts_dag *dag = ts_parse_string(ctx, "tc", tc_src[0]);
+		ts_dag *dag = ts_parse_string(ctx, "tc", ts_test_tc_decls[0]);
 		tp = ts_gpu_template_new(ctx, dag, ts_analyze_dag(ctx, dag),
 			p100);
 		assert_non_null(tp);
@@ -708,10 +685,10 @@ static void test_cuda_run_tensor_core__matches_eval(void **state)
 	ts_ctx *ctx = *state;
 
 	NEED_DEVICE(ctx);
-	for (size_t i = 0; i < sizeof(tc_src) / sizeof(tc_src[0]); i++) {
-		ts_gpu_template *tp = tc_template(ctx, tc_src[i], "h100");
+	for (size_t i = 0; i < (size_t)TS_TEST_NTC_DECLS; i++) {
+		ts_gpu_template *tp = tc_template(ctx, ts_test_tc_decls[i], "h100");
 		ts_cuda_program *p = emit_config(ctx, tp->dag, tp,
-			tc_config(ctx, tp, i % 2), tc_src[i]);
+			tc_config(ctx, tp, i % 2), ts_test_tc_decls[i]);
 		const ts_dag *dag = tp->dag;
 		ts_array **in = ts_dag_random_inputs(ctx, dag, 3);
 		ts_array **want = ts_new_array(ts_array *, dag->noutputs + 1);

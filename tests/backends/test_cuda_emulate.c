@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "tests/common.h"
+#include "tests/backends/tc_decls.h"
 
 #include <tessel/cuda.h>
 #include <tessel/gpu.h>
@@ -277,6 +278,18 @@ static ts_cuda_program *program(ts_ctx *ctx, const ts_dag *dag,
 	return threads <= 40000 ? p : NULL;
 }
 
+/* Skip the test when there is no host C++ compiler; else start the
+ * source "src" with the emulation shim. */
+static void emulation_begin(ts_buf *src)
+{
+	if (system("${CXX_FOR_TESTS:-g++} --version > /dev/null 2>&1") != 0) {
+		print_message("skipping: no host C++ compiler\n");
+		skip();
+	}
+	ts_buf_init(src);
+	ts_buf_puts(src, shim);
+}
+
 /* Every tiny catalogue operator: the static h100 schedule and two
  * sampled configurations, emulated and compared with ts_eval. */
 static void test_cuda_emulate_catalogue__matches_eval(void **state)
@@ -288,12 +301,7 @@ static void test_cuda_emulate_catalogue__matches_eval(void **state)
 	ts_buf src;
 	void *h;
 
-	if (system("${CXX_FOR_TESTS:-g++} --version > /dev/null 2>&1") != 0) {
-		print_message("skipping: no host C++ compiler\n");
-		skip();
-	}
-	ts_buf_init(&src);
-	ts_buf_puts(&src, shim);
+	emulation_begin(&src);
 	for (int i = 0; i < ts_catalogue_count; i++) {
 		ts_ctx *c = ctxs[i] = ts_ctx_alloc();
 		ts_dag *dag = ts_catalogue[i].build(c, TS_SIZE_TINY);
@@ -353,12 +361,7 @@ static void test_cuda_emulate_extra__matches_eval(void **state)
 	ts_buf src;
 	void *h;
 
-	if (system("${CXX_FOR_TESTS:-g++} --version > /dev/null 2>&1") != 0) {
-		print_message("skipping: no host C++ compiler\n");
-		skip();
-	}
-	ts_buf_init(&src);
-	ts_buf_puts(&src, shim);
+	emulation_begin(&src);
 	for (int i = 0; i < nx; i++) {
 		ts_ctx *c = ctxs[i] = ts_ctx_alloc();
 		ts_dag *dag = ts_parse_string(c, ts_asprintf("extra%d", i),
@@ -451,30 +454,6 @@ static ts_cuda_program *staged_program(ts_ctx *ctx, const ts_dag *dag,
 	return p;
 }
 
-/* Declarations whose reduction the tensor cores take: an f16 matmul with
- * f32 accumulation and a fused f16 epilogue, a batched matmul, both
- * operands stored transposed (column-major fragments), an f16
- * accumulator, a 1x1 convolution and a batched matmul with a shared
- * right operand. */
-static const char *const tc_decls[] = {
-	"input A: f16[64, 48]\ninput B: f16[48, 32]\n"
-	"C[i: 64, j: 32] = sum(k: 48) f32(A[i, k]) * f32(B[k, j])\n"
-	"output D[i: 64, j: 32]: f16 = max(C[i, j], 0.0)\n",
-	"input A: f16[3, 32, 32]\ninput B: f16[3, 32, 48]\n"
-	"output C[b: 3, i: 32, j: 48] = sum(k: 32) f32(A[b, i, k]) * "
-	"f32(B[b, k, j])\n",
-	"input A: f16[32, 48]\ninput B: f16[64, 32]\n"
-	"output C[i: 48, j: 64] = sum(k: 32) f32(A[k, i]) * f32(B[j, k])\n",
-	"input A: f16[32, 64]\ninput B: f16[64, 16]\n"
-	"output C[i: 32, j: 16]: f16 = sum(k: 64) A[i, k] * B[k, j]\n",
-	"input W: f16[48, 32]\ninput X: f16[2, 32, 3, 16]\n"
-	"output C[n: 2, co: 48, h: 3, w: 16] = sum(ci: 32) f32(W[co, ci]) * "
-	"f32(X[n, ci, h, w])\n",
-	"input A: f16[2, 32, 32]\ninput B: f16[32, 48]\n"
-	"output C[b: 2, i: 32, j: 48] = sum(k: 32) f32(A[b, i, k]) * "
-	"f32(B[k, j])\n",
-};
-
 /* The tensor-core declarations: sampled configurations of the h100
  * template with the tensor_core knob on (fused and not), emulated and
  * compared with ts_eval; each program must use wmma.  The first of them
@@ -485,23 +464,18 @@ static const char *const tc_decls[] = {
 static void test_cuda_emulate_tensor_core__matches_eval(void **state)
 {
 	ts_ctx *ctx = *state;
-	int nx = (int)(sizeof(tc_decls) / sizeof(tc_decls[0]));
+	int nx = TS_TEST_NTC_DECLS;
 	struct job *jobs = ts_new_array(struct job, 8 * nx);
 	ts_ctx **ctxs = ts_new_array(ts_ctx *, nx + 1);
 	int n = 0;
 	ts_buf src;
 	void *h;
 
-	if (system("${CXX_FOR_TESTS:-g++} --version > /dev/null 2>&1") != 0) {
-		print_message("skipping: no host C++ compiler\n");
-		skip();
-	}
-	ts_buf_init(&src);
-	ts_buf_puts(&src, shim);
+	emulation_begin(&src);
 	for (int i = 0; i < nx; i++) {
 		ts_ctx *c = ctxs[i] = ts_ctx_alloc();
 		ts_dag *dag = ts_parse_string(c, ts_asprintf("tc%d", i),
-			tc_decls[i]);
+			ts_test_tc_decls[i]);
 		const ts_dag_info *info = dag ? ts_analyze_dag(c, dag) : NULL;
 		ts_gpu_template *tp = info ? ts_gpu_template_new(c, dag, info,
 			ts_target_lookup(c, "h100")) : NULL;
