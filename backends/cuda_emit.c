@@ -165,8 +165,7 @@ static const char *cname(struct emit *E, const void *key, const char *base)
 	return s;
 }
 
-/* The type of dtype "t" in memory. */
-static const char *ctype_mem(ts_dtype t)
+const char *ts_cuda_mem_type(ts_dtype t)
 {
 	static const char *const n[TS_DTYPE_COUNT] = {
 		[TS_BOOL] = "unsigned char", [TS_I8] = "signed char",
@@ -467,13 +466,13 @@ static void emit_cast(struct emit *E, ts_buf *b, const ts_expr *e)
 	if (ts_dtype_is_float(from) && !ts_dtype_is_float(to)) {
 		/* Truncate toward zero, then wrap to the type. */
 		ts_buf_printf(b, "((%s)(%s)(long long)(", ctype(E, to),
-			ctype_mem(to));
+			ts_cuda_mem_type(to));
 		emit_expr(E, b, e->a);
 		ts_buf_puts(b, "))");
 		return;
 	}
 	if (to == TS_I8 || to == TS_U8) {
-		ts_buf_printf(b, "((int)(%s)(", ctype_mem(to));
+		ts_buf_printf(b, "((int)(%s)(", ts_cuda_mem_type(to));
 		emit_expr(E, b, e->a);
 		ts_buf_puts(b, "))");
 		return;
@@ -543,7 +542,7 @@ static char *store_value(const ts_tensor *t, const char *val)
 	case TS_F16: return ts_asprintf("__float2half_rn(%s)", val);
 	case TS_BOOL: return ts_asprintf("(unsigned char)((%s) != 0)", val);
 	case TS_I8: case TS_U8:
-		return ts_asprintf("(%s)(%s)", ctype_mem(t->dtype), val);
+		return ts_asprintf("(%s)(%s)", ts_cuda_mem_type(t->dtype), val);
 	default: return (char *)val;
 	}
 }
@@ -2179,13 +2178,13 @@ static void emit_alloc(struct emit *E, const ts_stmt *s, int ind)
 	indent(b, ind + 1);
 	if (shared) {
 		ts_buf_printf(b, "__shared__ __align__(32) %s %s[%" PRId64 "];"
-			"\t/* %s */\n", ctype_mem(t->dtype), buf_name(E, t), n,
+			"\t/* %s */\n", ts_cuda_mem_type(t->dtype), buf_name(E, t), n,
 			t->name);
 		E->k->shared += n * (int64_t)ts_dtype_size(t->dtype);
 		ts_vec_push(&E->shared_bufs, (void *)t);
 	} else {
 		ts_buf_printf(b, "%s %s[%" PRId64 "];\t/* %s, per thread */\n",
-			ctype_mem(t->dtype), buf_name(E, t), n, t->name);
+			ts_cuda_mem_type(t->dtype), buf_name(E, t), n, t->name);
 		ts_vec_push(&E->thread_bufs, (void *)t);
 	}
 	emit_stmt(E, s->body, ind + 1);
@@ -2355,7 +2354,7 @@ static char *params(struct emit *E)
 		const ts_cuda_buffer *cb = &E->p->buffers[i];
 		bool in = cb->arg >= 0 && cb->arg < E->f->ninputs;
 		ts_buf_printf(&b, "%s%s%s *__restrict__ %s", i ? ",\n\t" : "",
-			in ? "const " : "", ctype_mem(cb->tensor->dtype),
+			in ? "const " : "", ts_cuda_mem_type(cb->tensor->dtype),
 			cb->cname);
 	}
 	return b.s ? b.s : (char *)"void";

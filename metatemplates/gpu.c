@@ -212,8 +212,8 @@ static int64_t axis_extent(const ts_stage *s, int a)
  * fragment axes filled in.  Each operand must read the reduction axis
  * and a spatial axis the other does not: the last such axis of each is
  * its fragment axis (a 2-D tile each), every other spatial axis goes to
- * the blocks (batch axes, or e.g. the image rows of a 1x1 convolution,
- * a GEMM whose columns are the image columns). */
+ * the blocks (axes both operands read, and the further axes one operand
+ * reads beside its fragment axis). */
 static const char *tc_facts(const ts_gpu_template *tp, ts_gpu_plan *p)
 {
 	const ts_stage *s = tp->dag->stages[p->stage];

@@ -586,33 +586,6 @@ static ts_status fill_node(struct layout_env *env, ts_layout_problem *lp,
 	return TS_OK;
 }
 
-/* Add "dag" to the tasks of "p" (or count one more occurrence of an
- * equal one); return its index. */
-static int add_task(ts_partition *p, ts_dag *dag, const char *name,
-	ts_class klass, int64_t flops)
-{
-	const char *canon = ts_dag_canonical_string(dag);
-	ts_task *t;
-
-	for (int i = 0; i < p->ntasks; i++)
-		if (!strcmp(ts_dag_canonical_string(p->tasks[i]->dag), canon)) {
-			p->tasks[i]->weight++;
-			return i;
-		}
-	t = ts_new(ts_task);
-	t->id = p->ntasks;
-	t->dag = dag;
-	t->hash = ts_dag_hash(dag);
-	t->name = name;
-	t->weight = 1;
-	t->klass = klass;
-	t->flops = flops;
-	p->tasks = ts_grow(p->tasks, sizeof(ts_task *), p->ntasks,
-		p->ntasks + 1);
-	p->tasks[p->ntasks++] = t;
-	return t->id;
-}
-
 /* Append subgraph "sg" to "q". */
 static void push_subgraph(ts_partition *q, const ts_subgraph *sg)
 {
@@ -637,7 +610,8 @@ static void insert_transform(struct layout_env *env, ts_partition *q,
 	tr.outputs = ts_new_array(ts_tensor *, 1);
 	tr.inputs[0] = (ts_tensor *)t;
 	tr.outputs[0] = conv;
-	tr.task = add_task(q, transform_dag(env->ctx, t, a, b, env->x),
+	tr.task = ts_partition_add_task(q,
+		transform_dag(env->ctx, t, a, b, env->x),
 		ts_asprintf("%s->%s", layout_name(a, env->x),
 		layout_name(b, env->x)), TS_CLASS_DIRECT, 0);
 	push_subgraph(q, &tr);
@@ -668,8 +642,8 @@ static ts_partition *apply_layouts(struct layout_env *env, const int *choice,
 				(*ntransforms)++;
 			}
 		}
-		sg.task = add_task(q, node_dag(env, g, choice[g]), t->name,
-			t->klass, t->flops);
+		sg.task = ts_partition_add_task(q, node_dag(env, g, choice[g]),
+			t->name, t->klass, t->flops);
 		push_subgraph(q, &sg);
 	}
 	return q;

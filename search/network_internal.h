@@ -12,6 +12,15 @@
 ts_status ts_dag_copy_stages(ts_ctx *ctx, const ts_dag *src,
 	ts_tensor *const *inputs, ts_tensor **outs);
 
+/* The task of "p" equal to "dag" (the same canonical string), or -1. */
+int ts_partition_find_task(const ts_partition *p, const ts_dag *dag);
+
+/* Count one more occurrence of the task of "p" equal to "dag", or add
+ * "dag" as a new task of weight 1 named "name" of class "klass" with
+ * "flops"; return the task's index. */
+int ts_partition_add_task(ts_partition *p, ts_dag *dag, const char *name,
+	ts_class klass, int64_t flops);
+
 /* The most straight-line statements the network passes let one task's
  * code have.  The static schedules of ResNet-18's tasks and of their
  * relaid candidates lower to at most a few hundred; schedules that fully

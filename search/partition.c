@@ -304,33 +304,57 @@ static int64_t task_flops(ts_ctx *ctx, const ts_dag *sub)
 	return f;
 }
 
+int ts_partition_find_task(const ts_partition *p, const ts_dag *dag)
+{
+	const char *canon = ts_dag_canonical_string(dag);
+
+	for (int i = 0; i < p->ntasks; i++)
+		if (!strcmp(ts_dag_canonical_string(p->tasks[i]->dag), canon))
+			return i;
+	return -1;
+}
+
+int ts_partition_add_task(ts_partition *p, ts_dag *dag, const char *name,
+	ts_class klass, int64_t flops)
+{
+	int i = ts_partition_find_task(p, dag);
+	ts_task *t;
+
+	if (i >= 0) {
+		p->tasks[i]->weight++;
+		return i;
+	}
+	t = ts_new(ts_task);
+	t->id = p->ntasks;
+	t->dag = dag;
+	t->hash = ts_dag_hash(dag);
+	t->name = name;
+	t->weight = 1;
+	t->klass = klass;
+	t->flops = flops;
+	p->tasks = ts_grow(p->tasks, sizeof(ts_task *), p->ntasks,
+		p->ntasks + 1);
+	p->tasks[p->ntasks++] = t;
+	return t->id;
+}
+
 /* The task of "sub" in "p": an existing one with the same canonical
  * string, or a new one. */
 static int find_task(ts_ctx *ctx, ts_partition *p, ts_dag *sub,
 	const ts_dag *dag, const ts_subgraph *sg, const ts_dag_info *info)
 {
-	const char *canon = ts_dag_canonical_string(sub);
-	ts_task *t;
+	int i = ts_partition_find_task(p, sub);
+	int64_t flops;
 
-	for (int i = 0; i < p->ntasks; i++)
-		if (!strcmp(ts_dag_canonical_string(p->tasks[i]->dag), canon)) {
-			p->tasks[i]->weight++;
-			return i;
-		}
-	t = ts_new(ts_task);
-	t->id = p->ntasks;
-	t->dag = sub;
-	t->hash = ts_dag_hash(sub);
-	t->name = dag->stages[sg->anchor]->name;
-	t->weight = 1;
-	t->klass = info->stages[sg->anchor]->klass;
-	t->flops = task_flops(ctx, sub);
-	if (t->flops < 0)
+	if (i >= 0) {
+		p->tasks[i]->weight++;
+		return i;
+	}
+	flops = task_flops(ctx, sub);
+	if (flops < 0)
 		return -1;
-	p->tasks = ts_grow(p->tasks, sizeof(ts_task *), p->ntasks,
-		p->ntasks + 1);
-	p->tasks[p->ntasks++] = t;
-	return t->id;
+	return ts_partition_add_task(p, sub, dag->stages[sg->anchor]->name,
+		info->stages[sg->anchor]->klass, flops);
 }
 
 /* Whether subgraph "g" reads a tensor that subgraph "h" writes. */

@@ -88,6 +88,16 @@ static inline const char *ts_test_run_compare(ts_ctx *ctx, ts_module *m,
 	return NULL;
 }
 
+/* Skip the calling test, with a printed reason, when there is no CUDA
+ * device. */
+#define TS_NEED_CUDA_DEVICE(ctx) do { \
+	if (!ts_cuda_available(ctx)) { \
+		print_message("skipping: no CUDA device (%s)\n", \
+			ts_ctx_error(ctx)); \
+		skip(); \
+	} \
+} while (0)
+
 #define TS_TEST(f) cmocka_unit_test_setup_teardown(f, ts_test_setup, \
 	ts_test_teardown)
 

@@ -48,6 +48,10 @@ ts_status ts_nvrtc_version(ts_ctx *ctx, int *major, int *minor);
 /* Whether a CUDA driver and at least one device are usable; if not, the
  * context's error says why. */
 bool ts_cuda_available(ts_ctx *ctx);
+
+/* The CUDA C type that holds an element of dtype "t" in memory
+ * ("__half" for f16, "unsigned char" for bool). */
+const char *ts_cuda_mem_type(ts_dtype t);
 /* The number of devices, or -1 with an error. */
 int ts_cuda_device_count(ts_ctx *ctx);
 /* Describe "device" from its attributes (peaks derived from the clock and

@@ -32,15 +32,6 @@ static const char *const ptx_archs[] = { "sm_75", "sm_80", "sm_90" };
 	} \
 } while (0)
 
-/* Skip the calling test, with a printed reason, when there is no device. */
-#define NEED_DEVICE(ctx) do { \
-	if (!ts_cuda_available(ctx)) { \
-		print_message("skipping: no CUDA device (%s)\n", \
-			ts_ctx_error(ctx)); \
-		skip(); \
-	} \
-} while (0)
-
 /* The program of "dag" under "cfg" of "tp" (NULL: the static best);
  * fails the test with the context's error. */
 static ts_cuda_program *emit_config(ts_ctx *ctx, const ts_dag *dag,
@@ -431,7 +422,7 @@ static void test_cuda_run_catalogue__matches_eval(void **state)
 	ts_ctx *ctx = *state;
 	ts_target *dev;
 
-	NEED_DEVICE(ctx);
+	TS_NEED_CUDA_DEVICE(ctx);
 	assert_non_null(dev = ts_cuda_device_target(ctx, 0));
 	for (int i = 0; i < ts_catalogue_count; i++) {
 		ts_ctx *c = ts_ctx_alloc();
@@ -684,7 +675,7 @@ static void test_cuda_run_tensor_core__matches_eval(void **state)
 {
 	ts_ctx *ctx = *state;
 
-	NEED_DEVICE(ctx);
+	TS_NEED_CUDA_DEVICE(ctx);
 	for (size_t i = 0; i < (size_t)TS_TEST_NTC_DECLS; i++) {
 		ts_gpu_template *tp = tc_template(ctx, ts_test_tc_decls[i], "h100");
 		ts_cuda_program *p = emit_config(ctx, tp->dag, tp,

@@ -127,18 +127,6 @@ static const char shim[] =
 	"\t\t\tpthread_barrier_destroy(&ts_emu_warp[w]);\n"
 	"\t}\n}\n";
 
-/* The C++ type of a buffer of dtype "t". */
-static const char *mem_type(ts_dtype t)
-{
-	static const char *const n[TS_DTYPE_COUNT] = {
-		[TS_BOOL] = "unsigned char", [TS_I8] = "signed char",
-		[TS_U8] = "unsigned char", [TS_I32] = "int",
-		[TS_I64] = "long long", [TS_F16] = "__half",
-		[TS_F32] = "float", [TS_F64] = "double",
-	};
-	return n[t];
-}
-
 /* Append program "p" as namespace "ts_p<id>" to "b", with one launcher
  * "ts_emu_<id>_<k>" per kernel. */
 static void add_program(ts_buf *b, const ts_cuda_program *p, int id)
@@ -168,7 +156,7 @@ static void add_program(ts_buf *b, const ts_cuda_program *p, int id)
 			l->name);
 		for (int i = 0; i < p->nbuffers; i++)
 			ts_buf_printf(b, "%s(%s *)b[%d]", i ? ", " : "",
-				mem_type(p->buffers[i].tensor->dtype), i);
+				ts_cuda_mem_type(p->buffers[i].tensor->dtype), i);
 		ts_buf_puts(b, ");\n\t});\n}\n");
 	}
 }

@@ -177,15 +177,6 @@ static void test_nvrtc_compile__error_has_log_and_line(void **state)
 	assert_error_contains(ctx, "'m.cu' has no source");
 }
 
-/* Skip the calling test, with a printed reason, when there is no device. */
-#define NEED_DEVICE(ctx) do { \
-	if (!ts_cuda_available(ctx)) { \
-		print_message("skipping: no CUDA device (%s)\n", \
-			ts_ctx_error(ctx)); \
-		skip(); \
-	} \
-} while (0)
-
 /* Without a driver the device calls fail with a message, not a crash. */
 static void test_cuda_driver__absent_or_present(void **state)
 {
@@ -209,7 +200,7 @@ static void test_cuda_device__target(void **state)
 	ts_ctx *ctx = *state;
 	ts_target *t;
 
-	NEED_DEVICE(ctx);
+	TS_NEED_CUDA_DEVICE(ctx);
 	t = ts_cuda_device_target(ctx, 0);
 	if (!t)
 		fail_msg("%s", ts_ctx_error(ctx));
@@ -321,7 +312,7 @@ static void test_cuda_device__matmul_f32_matches_eval(void **state)
 	ts_ctx *ctx = *state;
 	const unsigned block[3] = { 8, 32, 1 };
 
-	NEED_DEVICE(ctx);
+	TS_NEED_CUDA_DEVICE(ctx);
 	/* One block covers 32 x 32 outputs: 8 threads x 4 columns. */
 	check_device_matmul(ctx, matmul_src, "matmul_tiled", TS_F32, block, 4);
 }
@@ -331,7 +322,7 @@ static void test_cuda_device__matmul_f16_matches_eval(void **state)
 	ts_ctx *ctx = *state;
 	const unsigned block[3] = { 32, 8, 1 };
 
-	NEED_DEVICE(ctx);
+	TS_NEED_CUDA_DEVICE(ctx);
 	check_device_matmul(ctx, matmul_f16_src, "matmul_f16", TS_F16, block,
 		1);
 }
