@@ -82,10 +82,50 @@ static int64_t index_coef(struct ts_model *m, const struct ts_acc *acc,
 	return TS_STRIDE_UNKNOWN;
 }
 
+/* Whether "e" is the axis "axis" // B (when "div") or "axis" % B, for a
+ * constant B > 1, into "*b". */
+static bool block_index(const ts_expr *e, const ts_axis *axis, bool div,
+	int64_t *b)
+{
+	if (!e || e->kind != TS_EXPR_BINARY ||
+	    e->op != (div ? TS_OP_FLOORDIV : TS_OP_MOD) ||
+	    e->a->kind != TS_EXPR_VAR || e->a->axis != axis ||
+	    e->b->kind != TS_EXPR_INT || e->b->ival <= 1)
+		return false;
+	*b = e->b->ival;
+	return true;
+}
+
+/* The block B when "acc" reads axis "a" of "m" through a blocked layout,
+ * the
+ * last index "a" % B and every other index that mentions "a" exactly
+ * "a" // B: consecutive values of "a" are then consecutive elements
+ * within a block of B, which is the stride that matters inside a vector
+ * tile no wider than the block; else 0. */
+static int64_t blocked_along(struct ts_model *m, const struct ts_acc *acc,
+	int a)
+{
+	const ts_axis *axis = ts_axis_at(m->stage, a);
+	int64_t b, bd;
+
+	if (!acc->load || acc->ndim < 2 ||
+	    !block_index(acc->load->args[acc->ndim - 1], axis, false, &b))
+		return 0;
+	for (int d = 0; d < acc->ndim - 1; d++)
+		if (mentions(acc->load->args[d], axis) &&
+		    !(block_index(acc->load->args[d], axis, true, &bd) &&
+		      bd == b))
+			return 0;
+	return b;
+}
+
 /* Return the stride of axis "a" of "m" in the flattened tensor of "acc". */
 static int64_t stride_of(struct ts_model *m, const struct ts_acc *acc, int a)
 {
 	int64_t stride = 0, row = 1;
+
+	if (blocked_along(m, acc, a))
+		return 1;
 
 	for (int d = acc->ndim - 1; d >= 0; d--) {
 		int64_t c = index_coef(m, acc, d, a);
@@ -104,6 +144,7 @@ static void fill_strides(struct ts_model *m, const struct ts_acc *acc,
 	ai->contiguous_axis = -1;
 	for (int a = 0; a < m->naxes; a++) {
 		ai->stride[a] = stride_of(m, acc, a);
+		ai->block[a] = blocked_along(m, acc, a);
 		if (ai->stride[a] == 1)
 			ai->contiguous_axis = a;
 	}

@@ -6,7 +6,10 @@
  * that reads it.  Buffers are placed largest first, each at the lowest
  * 64-byte aligned offset where it overlaps no buffer already placed whose
  * lifetime meets its own; the arena is the highest end.  Network inputs
- * and outputs are the caller's arrays and take no arena space.
+ * and outputs are the caller's arrays and take no arena space.  The
+ * outputs of a subgraph that runs once (a weight in the layout the
+ * layout pass chose) live for the whole network, so that later runs
+ * find them intact.
  */
 #include <config.h>
 
@@ -37,6 +40,9 @@ struct ts_network {
 	char *arena;		/* inside "block", 64-byte aligned */
 	struct binding **bind;	/* per subgraph: inputs, then outputs */
 	ts_array ***args;	/* per subgraph: the arrays passed */
+	/* Per subgraph that runs once: the data of the inputs it last ran
+	 * on; NULL before its first run. */
+	const void ***once_seen;
 };
 
 ts_network_options ts_network_options_default(void)
@@ -88,11 +94,15 @@ static void plan_lifetimes(const ts_partition *p, ts_memory_plan *mp)
 		const ts_subgraph *sg = &p->subgraphs[g];
 		for (int b = 0; b < bufs.n; b++) {
 			if (tensor_index(sg->outputs, sg->noutputs,
+			    mp->tensors[b]) >= 0 && sg->once) {
+				mp->first[b] = 0;
+				mp->last[b] = p->nsubgraphs - 1;
+			} else if (tensor_index(sg->outputs, sg->noutputs,
 			    mp->tensors[b]) >= 0)
 				mp->first[b] = mp->last[b] = g;
 			if (tensor_index(sg->inputs, sg->ninputs,
 			    mp->tensors[b]) >= 0)
-				mp->last[b] = g;
+				mp->last[b] = TS_MAX(mp->last[b], g);
 		}
 	}
 }
@@ -300,6 +310,7 @@ ts_network *ts_network_build(ts_ctx *ctx, const ts_partition *p,
 	net->funcs = ts_new_array(const ts_func *, p->ntasks + 1);
 	alloc_arena(net);
 	bind_all(net);
+	net->once_seen = ts_new_array(const void **, p->nsubgraphs + 1);
 	for (int t = 0; t < p->ntasks; t++)
 		if (compile_task(net, t, schedules && !net->opt.naive ?
 		    schedules[t] : NULL) < 0) {
@@ -325,7 +336,15 @@ ts_status ts_network_set_schedule(ts_network *net, int task,
 	if (task < 0 || task >= net->p->ntasks)
 		return ts_ctx_set_error(net->ctx, "network '%s' has no task %d",
 			net->p->dag->name ? net->p->dag->name : "dag", task);
+	ts_network_weights_changed(net);
 	return compile_task(net, task, sch);
+}
+
+void ts_network_weights_changed(ts_network *net)
+{
+	if (net)
+		for (int g = 0; g < net->p->nsubgraphs; g++)
+			net->once_seen[g] = NULL;
 }
 
 /* Check "inputs" against the inputs of the network of "net". */
@@ -362,12 +381,34 @@ static void bind_caller(ts_network *net, int g, ts_array *const *inputs,
 	}
 }
 
-/* Run every subgraph of "net" in order. */
+/* Whether subgraph "g" of "net", which runs once, must run again: it
+ * never ran, or one of its inputs is another array than last time. */
+static bool once_stale(ts_network *net, int g)
+{
+	const ts_subgraph *sg = &net->p->subgraphs[g];
+	const void **seen = net->once_seen[g];
+	bool stale = !seen;
+
+	if (!seen)
+		seen = net->once_seen[g] = (const void **)ts_new_array(void *,
+			sg->ninputs + 1);
+	for (int i = 0; i < sg->ninputs; i++) {
+		const void *d = net->args[g][i] ? net->args[g][i]->data : NULL;
+		stale |= seen[i] != d;
+		seen[i] = d;
+	}
+	return stale;
+}
+
+/* Run every subgraph of "net" in order; one that runs once only when
+ * its weights changed. */
 static ts_status run_all(ts_network *net, ts_array *const *inputs,
 	ts_array *const *outputs)
 {
 	for (int g = 0; g < net->p->nsubgraphs; g++) {
 		bind_caller(net, g, inputs, outputs);
+		if (net->p->subgraphs[g].once && !once_stale(net, g))
+			continue;
 		if (ts_module_run(net->modules[net->p->subgraphs[g].task],
 		    net->args[g]) < 0)
 			return TS_ERROR;

@@ -99,10 +99,46 @@ ts_aff ts_aff_add(ts_aff a, const ts_aff *b, int64_t k)
 	return a;
 }
 
+/* Rewrite "n" // "d" (when "div") or "n" % "d" for a constant "d" > 0
+ * by the ranges of the loop variables in "n": the terms of "n" whose
+ * coefficients are multiples of "d" leave the remainder alone, so when
+ * the other terms stay within [0, "d"), (q d + r) // d = q and
+ * (q d + r) % d = r.  This turns the index of a blocked layout read in
+ * split loops, k // 32 with k = 32 k.o + k.i, into k.o and k.i: an
+ * affine index the emitter can load contiguously.  NULL when the
+ * remainder's range is unknown or leaves [0, "d"). */
+static ts_expr *div_by_range(ts_ctx *ctx, ts_expr *n, int64_t d, bool div)
+{
+	ts_aff a = ts_aff_of_expr(ctx, n), q = ts_aff_const(0);
+	ts_aff r = ts_aff_const(0);
+	int64_t lo, hi, qc;
+
+	if (!a.ok)
+		return NULL;
+	qc = a.cst / d - (a.cst % d < 0);
+	q.cst = qc;
+	r.cst = a.cst - qc * d;
+	for (int i = 0; i < a.n; i++) {
+		ts_aff t = ts_aff_const(0);
+		bool whole = a.coef[i] % d == 0;
+		t.n = 1;
+		t.atom[0] = a.atom[i];
+		t.coef[0] = whole ? a.coef[i] / d : a.coef[i];
+		if (whole)
+			q = ts_aff_add(q, &t, 1);
+		else
+			r = ts_aff_add(r, &t, 1);
+	}
+	if (!q.ok || !r.ok || !ts_aff_bounds(&r, &lo, &hi) || lo < 0 ||
+	    hi >= d)
+		return NULL;
+	return ts_aff_to_expr(ctx, div ? &q : &r);
+}
+
 /* Return "e" with its operands simplified, for use as an atom. */
 static ts_expr *simplify_atom(ts_ctx *ctx, ts_expr *e)
 {
-	ts_expr *c;
+	ts_expr *c, *s;
 
 	if (e->kind != TS_EXPR_BINARY || !ts_dtype_is_int(e->dtype))
 		return e;
@@ -118,6 +154,12 @@ static ts_expr *simplify_atom(ts_ctx *ctx, ts_expr *e)
 		if (e->op == TS_OP_MOD)
 			return ts_lower_int(ctx, x - q * y);
 	}
+	if ((e->op == TS_OP_FLOORDIV || e->op == TS_OP_MOD) &&
+	    c->b->kind == TS_EXPR_INT && c->b->ival > 0 &&
+	    c->a->dtype == TS_I64 &&
+	    (s = div_by_range(ctx, c->a, c->b->ival,
+		e->op == TS_OP_FLOORDIV)))
+		return s;
 	return c;
 }
 

@@ -92,6 +92,7 @@ struct decl {
 	struct token *tok;	/* its name */
 	const char *name;
 	bool is_input;
+	bool is_weight;		/* an input declared "weight" */
 	bool is_output;
 	bool typed;		/* ": dtype" given after the axes */
 	ts_dtype dtype;		/* inputs, typed stages */
@@ -999,18 +1000,21 @@ static void decl_set_dims(struct decl *d, ts_vec *v)
 		d->dims[i] = *(struct dim *)v->v[i];
 }
 
-/* input_decl = "input" ident ":" dtype "[" [ cexpr { "," cexpr } ] "]" */
+/* input_decl = ( "input" | "weight" ) ident ":" dtype
+ *		"[" [ cexpr { "," cexpr } ] "]" */
 static bool input_decl(struct parser *p)
 {
 	struct token *name, *open;
 	ts_vec dims = { 0 };
 	struct decl *d;
+	bool weight = equal(p->tok, "weight");
 
 	advance(p);
 	if (!(name = expect_ident(p, "a tensor name")) ||
 	    !(d = decl_new(p, name)))
 		return false;
 	d->is_input = true;
+	d->is_weight = weight;
 	if (!expect(p, ":") || !dtype(p, &d->dtype))
 		return false;
 	open = p->tok;
@@ -1115,8 +1119,8 @@ static bool stage_decl(struct parser *p)
 }
 
 /* statement = let_decl | input_decl | stage_decl, alone on its line(s).
- * "let", "input" and "output" are keywords unless a "[" follows them, so
- * that a stage may still be called "input". */
+ * "let", "input", "weight" and "output" are keywords unless a "[" follows
+ * them, so that a stage may still be called "input". */
 static bool statement(struct parser *p)
 {
 	struct token *t = p->tok;
@@ -1124,7 +1128,8 @@ static bool statement(struct parser *p)
 
 	if (equal(t, "let") && !equal(t->next, "["))
 		ok = let_decl(p);
-	else if (equal(t, "input") && !equal(t->next, "["))
+	else if ((equal(t, "input") || equal(t, "weight")) &&
+	    !equal(t->next, "["))
 		ok = input_decl(p);
 	else
 		ok = stage_decl(p);
@@ -1419,8 +1424,10 @@ static bool build_input(struct parser *p, struct decl *d)
 	for (int i = 0; i < d->ndim; i++)
 		shape[i] = d->dims[i].extent;
 	d->tensor = ts_placeholder(p->ctx, d->name, d->dtype, d->ndim, shape);
-	if (d->tensor)
+	if (d->tensor) {
+		d->tensor->weight = d->is_weight;
 		return true;
+	}
 	for (int i = 0; i < d->ndim; i++)
 		if (shape[i] <= 0) {
 			api_error_at(p, d->dims[i].tok);

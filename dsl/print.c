@@ -221,7 +221,8 @@ static void print_dag(struct printer *p, const ts_dag *dag)
 {
 	for (int i = 0; i < dag->ninputs; i++) {
 		const ts_tensor *t = dag->inputs[i];
-		ts_buf_printf(&p->out, "input %s: %s[", tensor_name(p, t),
+		ts_buf_printf(&p->out, "%s %s: %s[",
+			t->weight ? "weight" : "input", tensor_name(p, t),
 			ts_dtype_name(t->dtype));
 		for (int d = 0; d < t->ndim; d++)
 			ts_buf_printf(&p->out, "%s%" PRId64, d ? ", " : "",

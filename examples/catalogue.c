@@ -883,6 +883,15 @@ static ts_dag *build_dense_bias_relu(ts_ctx *ctx, int sc)
 		bias_act(ctx, "Y", dense(ctx, "D", x, w), b, true));
 }
 
+/* Mark the input "t" (may be NULL) as a weight: its contents stay the
+ * same from one run to the next. */
+static ts_tensor *weight(ts_tensor *t)
+{
+	if (t)
+		t->weight = true;
+	return t;
+}
+
 /* Build the MLP 784-512-512-10 with relu at batch 1 in "ctx" at size class
  * "sc" (tiny: 16-8-8-4). */
 static ts_dag *build_mlp(ts_ctx *ctx, int sc)
@@ -894,12 +903,12 @@ static ts_dag *build_mlp(ts_ctx *ctx, int sc)
 	if (!size_ok(ctx, "mlp", sc))
 		return NULL;
 	x = input(ctx, "X", TS_F32, 2, (int64_t)1, d0);
-	w1 = input(ctx, "W1", TS_F32, 2, d1, d0);
-	b1 = input(ctx, "B1", TS_F32, 1, d1);
-	w2 = input(ctx, "W2", TS_F32, 2, d2, d1);
-	b2 = input(ctx, "B2", TS_F32, 1, d2);
-	w3 = input(ctx, "W3", TS_F32, 2, d3, d2);
-	b3 = input(ctx, "B3", TS_F32, 1, d3);
+	w1 = weight(input(ctx, "W1", TS_F32, 2, d1, d0));
+	b1 = weight(input(ctx, "B1", TS_F32, 1, d1));
+	w2 = weight(input(ctx, "W2", TS_F32, 2, d2, d1));
+	b2 = weight(input(ctx, "B2", TS_F32, 1, d2));
+	w3 = weight(input(ctx, "W3", TS_F32, 2, d3, d2));
+	b3 = weight(input(ctx, "B3", TS_F32, 1, d3));
 	if (!x || !w1 || !b1 || !w2 || !b2 || !w3 || !b3)
 		return NULL;
 	h = bias_act(ctx, "H1", dense(ctx, "D1", x, w1), b1, true);
@@ -961,15 +970,16 @@ static ts_dag *build_lenet(ts_ctx *ctx, int sc)
 	if (!size_ok(ctx, "lenet", sc))
 		return NULL;
 	x = input(ctx, "X", TS_F32, 4, (int64_t)1, (int64_t)1, hw, hw);
-	w1 = input(ctx, "W1", TS_F32, 4, c1, (int64_t)1, (int64_t)5,
-		(int64_t)5);
-	b1 = input(ctx, "B1", TS_F32, 1, c1);
-	w2 = input(ctx, "W2", TS_F32, 4, c2, c1, (int64_t)5, (int64_t)5);
-	b2 = input(ctx, "B2", TS_F32, 1, c2);
-	w3 = input(ctx, "W3", TS_F32, 4, f1, c2, h2, h2);
-	b3 = input(ctx, "B3", TS_F32, 1, f1);
-	w4 = input(ctx, "W4", TS_F32, 2, (int64_t)10, f1);
-	b4 = input(ctx, "B4", TS_F32, 1, (int64_t)10);
+	w1 = weight(input(ctx, "W1", TS_F32, 4, c1, (int64_t)1, (int64_t)5,
+		(int64_t)5));
+	b1 = weight(input(ctx, "B1", TS_F32, 1, c1));
+	w2 = weight(input(ctx, "W2", TS_F32, 4, c2, c1, (int64_t)5,
+		(int64_t)5));
+	b2 = weight(input(ctx, "B2", TS_F32, 1, c2));
+	w3 = weight(input(ctx, "W3", TS_F32, 4, f1, c2, h2, h2));
+	b3 = weight(input(ctx, "B3", TS_F32, 1, f1));
+	w4 = weight(input(ctx, "W4", TS_F32, 2, (int64_t)10, f1));
+	b4 = weight(input(ctx, "B4", TS_F32, 1, (int64_t)10));
 	if (!x || !w1 || !b1 || !w2 || !b2 || !w3 || !b3 || !w4 || !b4)
 		return NULL;
 	t = bias_relu_nchw(ctx, "R1", conv_nchw(ctx, "C1", &cv1, x, w1), b1);

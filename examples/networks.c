@@ -53,10 +53,11 @@ char *ts_network_lenet_source(int batch)
 	fprintf(f, "# LeNet-like, batch %d: conv 5x5 (20), relu, max pool; "
 		"conv 5x5 (50),\n# relu, max pool; dense 500, relu; dense 10; "
 		"softmax.\nlet N = %d\n", batch, batch);
-	fprintf(f, "input X: f32[N, 1, 28, 28]\ninput W1: f32[20, 1, 5, 5]\n"
-		"input B1: f32[20]\ninput W2: f32[50, 20, 5, 5]\n"
-		"input B2: f32[50]\ninput W3: f32[500, 50, 4, 4]\n"
-		"input B3: f32[500]\ninput W4: f32[10, 500]\ninput B4: f32[10]\n\n");
+	fprintf(f, "input X: f32[N, 1, 28, 28]\nweight W1: f32[20, 1, 5, 5]\n"
+		"weight B1: f32[20]\nweight W2: f32[50, 20, 5, 5]\n"
+		"weight B2: f32[50]\nweight W3: f32[500, 50, 4, 4]\n"
+		"weight B3: f32[500]\nweight W4: f32[10, 500]\n"
+		"weight B4: f32[10]\n\n");
 	fprintf(f, "C1[n: N, k: 20, h: 24, w: 24] = sum(rc: 1, r: 5, s: 5) "
 		"X[n, rc, h + r, w + s] * W1[k, rc, r, s]\n"
 		"R1[n: N, k: 20, h: 24, w: 24] = max(C1[n, k, h, w] + B1[k], 0.0)\n"
@@ -90,9 +91,10 @@ char *ts_network_mlp_source(int batch)
 	if (batch < 1 || !(f = open_memstream(&buf, &len)))
 		return NULL;
 	fprintf(f, "# MLP 784-512-512-10 with relu, batch %d.\nlet N = %d\n"
-		"input X: f32[N, 784]\ninput W1: f32[512, 784]\n"
-		"input B1: f32[512]\ninput W2: f32[512, 512]\n"
-		"input B2: f32[512]\ninput W3: f32[10, 512]\ninput B3: f32[10]\n\n",
+		"input X: f32[N, 784]\nweight W1: f32[512, 784]\n"
+		"weight B1: f32[512]\nweight W2: f32[512, 512]\n"
+		"weight B2: f32[512]\nweight W3: f32[10, 512]\n"
+		"weight B3: f32[10]\n\n",
 		batch, batch);
 	fprintf(f, "D1[i: N, o: 512] = sum(k: 784) X[i, k] * W1[o, k]\n"
 		"H1[i: N, o: 512] = max(D1[i, o] + B1[o], 0.0)\n"
@@ -137,7 +139,7 @@ static void conv_text(FILE *f, FILE *decl, const char *pre,
 	char src[40];
 	int ho = (in->h + 2 * pad - r) / s + 1;
 
-	fprintf(decl, "input %s_W: f32[%d, %d, %d, %d]\ninput %s_B: f32[%d]\n",
+	fprintf(decl, "weight %s_W: f32[%d, %d, %d, %d]\nweight %s_B: f32[%d]\n",
 		pre, k, in->c, r, r, pre, k);
 	snprintf(src, sizeof(src), "%s", in->name);
 	if (pad) {
@@ -199,7 +201,7 @@ static void resnet_body(FILE *f, FILE *decl, int image, int width,
 		}
 	fprintf(f, "G[n: N, c: %d] = sum(h: %d, w: %d) %s[n, c, h, w] / %d.0\n",
 		m.c, m.h, m.h, m.name, m.h * m.h);
-	fprintf(decl, "input FC_W: f32[%d, %d]\ninput FC_B: f32[%d]\n",
+	fprintf(decl, "weight FC_W: f32[%d, %d]\nweight FC_B: f32[%d]\n",
 		classes, m.c, classes);
 	fprintf(f, "FC[n: N, o: %d] = sum(c: %d) G[n, c] * FC_W[o, c]\n"
 		"output Y[n: N, o: %d] = FC[n, o] + FC_B[o]\n", classes, m.c,
@@ -320,12 +322,12 @@ char *ts_network_transformer_source(int seq, int hidden, int heads,
 		seq, hidden, heads, ffn);
 	fprintf(f, "input X: f32[%d, %d]\n", seq, hidden);
 	for (const char *w = "qkvo"; *w; w++)
-		fprintf(f, "input W%c: f32[%d, %d]\ninput B%c: f32[%d]\n", *w,
+		fprintf(f, "weight W%c: f32[%d, %d]\nweight B%c: f32[%d]\n", *w,
 			hidden, hidden, *w, hidden);
-	fprintf(f, "input G1: f32[%d]\ninput E1: f32[%d]\n"
-		"input W1: f32[%d, %d]\ninput B1: f32[%d]\n"
-		"input W2: f32[%d, %d]\ninput B2: f32[%d]\n"
-		"input G2: f32[%d]\ninput E2: f32[%d]\n\n", hidden, hidden, ffn,
+	fprintf(f, "weight G1: f32[%d]\nweight E1: f32[%d]\n"
+		"weight W1: f32[%d, %d]\nweight B1: f32[%d]\n"
+		"weight W2: f32[%d, %d]\nweight B2: f32[%d]\n"
+		"weight G2: f32[%d]\nweight E2: f32[%d]\n\n", hidden, hidden, ffn,
 		hidden, ffn, hidden, ffn, hidden, hidden, hidden);
 	attention_text(f, seq, hidden, heads);
 	layernorm_text(f, "N1", "A1", "G1", "E1", seq, hidden, false);

@@ -18,6 +18,8 @@
 #include <tessel/network.h>
 #include <tessel/search.h>
 
+#include "metatemplates/facts.h"
+
 #include "dsl/internal.h"
 #include "search/network_internal.h"
 
@@ -391,12 +393,136 @@ static ts_tensor *layout_stage(ts_ctx *ctx, const char *name, ts_tensor *src,
 	return ts_compute(ctx, name, 4, ax, ts_load(ctx, src, nd, idx));
 }
 
+/* Weights.  A weight (an input declared "weight") may be kept blocked
+ * along one dimension: W[..., d, ...] becomes W'[..., d / B, ..., B],
+ * so that a vector along that dimension is contiguous and the blocks
+ * of the register tile follow each other in memory, whatever the
+ * declared order (the output-channel blocks of a convolution's OIHW
+ * weights, the packed panels of a dense layer).  The conversion runs
+ * once, not at every run (ts_subgraph.once). */
+
+/* Add every load of "t" in "e" to "v". */
+static void loads_of(const ts_expr *e, const ts_tensor *t, ts_vec *v)
+{
+	if (!e)
+		return;
+	if (e->kind == TS_EXPR_LOAD) {
+		if (e->tensor == t)
+			ts_vec_push(v, (void *)e);
+		for (int d = 0; d < e->nargs; d++)
+			loads_of(e->args[d], t, v);
+		return;
+	}
+	loads_of(e->a, t, v);
+	loads_of(e->b, t, v);
+	loads_of(e->c, t, v);
+}
+
+/* Whether some input of stage "s" other than "t" reads axis "a". */
+static bool others_read(const ts_stage *s, const ts_tensor *t,
+	const ts_axis *a)
+{
+	for (int i = 0; i < s->ninputs; i++) {
+		ts_vec v = { 0 };
+		if (s->inputs[i] == t)
+			continue;
+		loads_of(s->body, s->inputs[i], &v);
+		for (int k = 0; k < v.n; k++) {
+			const ts_expr *ld = v.v[k];
+			for (int d = 0; d < ld->nargs; d++)
+				if (ts_expr_uses_axis(ld->args[d], a))
+					return true;
+		}
+	}
+	return false;
+}
+
+/* The dimension of input "t" of task DAG "sub" that a blocked layout of
+ * block "x" splits, or -1: "t" is read once, by one stage, and that
+ * dimension's index is a spatial axis of the stage that no other input
+ * reads (a dimension the weight owns, like a convolution's output
+ * channel), of an extent "x" divides; the innermost such dimension. */
+static int weight_dim(const ts_dag *sub, const ts_tensor *t, int x)
+{
+	const ts_stage *reader = NULL;
+	const ts_expr *ld = NULL;
+
+	if (x <= 1 || t->ndim < 2)
+		return -1;
+	for (int s = 0; s < sub->nstages; s++) {
+		ts_vec v = { 0 };
+		loads_of(sub->stages[s]->body, t, &v);
+		if (v.n == 0)
+			continue;
+		if (reader || v.n > 1)
+			return -1;
+		reader = sub->stages[s];
+		ld = v.v[0];
+	}
+	if (!reader)
+		return -1;
+	for (int d = ld->nargs - 1; d >= 0; d--) {
+		const ts_expr *e = ld->args[d];
+		bool spatial = false;
+		if (e->kind != TS_EXPR_VAR || t->shape[d] % x)
+			continue;
+		for (int a = 0; a < reader->ndim; a++)
+			spatial |= reader->axes[a] == e->axis;
+		if (spatial && !others_read(reader, t, e->axis))
+			return d;
+	}
+	return -1;
+}
+
+/* A stage "name" that reads "src" (of logical shape "lg") and stores it
+ * blocked by "x" along dimension "d" (when "to_blocked"), or reads the
+ * blocked "src" and stores it logically. */
+static ts_tensor *block_stage(ts_ctx *ctx, const char *name, ts_tensor *src,
+	const ts_tensor *lg, int d, int x, bool to_blocked)
+{
+	int n = lg->ndim;
+	int64_t shape[TS_MAX_DIMS];
+	ts_axis *ax[TS_MAX_DIMS];
+	ts_expr *idx[TS_MAX_DIMS];
+
+	if (n + 1 > TS_MAX_DIMS)
+		return NULL;
+	for (int k = 0; k < n; k++)
+		shape[k] = k == d && to_blocked ? lg->shape[k] / x :
+			lg->shape[k];
+	shape[n] = x;
+	for (int k = 0; k < n + to_blocked; k++)
+		ax[k] = ts_axis_new(ctx, ts_asprintf("a%d", k), shape[k]);
+	for (int k = 0; k < n; k++)
+		idx[k] = ts_var(ctx, ax[k]);
+	if (to_blocked) {
+		idx[d] = ts_add(ctx, ts_mul(ctx, ts_var(ctx, ax[d]),
+			ts_int(ctx, x)), ts_var(ctx, ax[n]));
+		return ts_compute(ctx, name, n + 1, ax,
+			ts_load(ctx, src, n, idx));
+	}
+	idx[d] = ts_floordiv(ctx, ts_var(ctx, ax[d]), ts_int(ctx, x));
+	idx[n] = ts_mod(ctx, ts_var(ctx, ax[d]), ts_int(ctx, x));
+	return ts_compute(ctx, name, n, ax, ts_load(ctx, src, n + 1, idx));
+}
+
+/* The blocked shape of "t" split by "x" along "d", into "shape". */
+static int blocked_shape(const ts_tensor *t, int d, int x, int64_t *shape)
+{
+	for (int k = 0; k < t->ndim; k++)
+		shape[k] = k == d ? t->shape[k] / x : t->shape[k];
+	shape[t->ndim] = x;
+	return t->ndim + 1;
+}
+
 /* Rewrite task DAG "sub" so that its inputs flagged in "act" and its
- * 4-D outputs are in layout "l" (block "x"): each such input becomes a
- * placeholder of the physical shape read through a view stage, each
- * output is stored through a layout stage. */
+ * 4-D outputs are in layout "l" (block "x"), and its inputs with
+ * "wdim"[i] >= 0 (may be NULL) are blocked by "wb"[i] along that
+ * dimension: each such input becomes a placeholder of the physical shape
+ * read through a view stage, each output is stored through a layout
+ * stage. */
 static ts_dag *relayout_dag(ts_ctx *ctx, const ts_dag *sub, const bool *act,
-	int l, int x)
+	int l, int x, const int *wdim, const int *wb)
 {
 	ts_tensor **in = ts_new_array(ts_tensor *, sub->ninputs + 1);
 	ts_tensor **view = ts_new_array(ts_tensor *, sub->ninputs + 1);
@@ -405,25 +531,30 @@ static ts_dag *relayout_dag(ts_ctx *ctx, const ts_dag *sub, const bool *act,
 
 	for (int i = 0; i < sub->ninputs; i++) {
 		const ts_tensor *t = sub->inputs[i];
-		int64_t phys[5];
-		int nd = act[i] ? layout_shape(t, l, x, phys) : t->ndim;
+		int64_t phys[TS_MAX_DIMS];
+		bool blk = wdim && wdim[i] >= 0;
+		int nd = act[i] ? layout_shape(t, l, x, phys) :
+			blk ? blocked_shape(t, wdim[i], wb[i], phys) : t->ndim;
 		in[i] = ts_placeholder(ctx, t->name, t->dtype, nd,
-			act[i] ? phys : t->shape);
+			act[i] || blk ? phys : t->shape);
 		view[i] = act[i] ? layout_stage(ctx, ts_asprintf("%s_view",
-			t->name), in[i], t, l, x, false) : in[i];
+			t->name), in[i], t, l, x, false) :
+			blk ? block_stage(ctx, ts_asprintf("%s_view",
+			t->name), in[i], t, wdim[i], wb[i], false) : in[i];
 		if (!view[i])
 			return NULL;
 	}
-	if (ts_dag_copy_stages(ctx, sub, view, outs) < 0)
+	if (ts_dag_copy_stages(ctx, sub, view, outs, true) < 0)
 		return NULL;
 	for (int o = 0; o < sub->noutputs; o++)
-		if (outs[o]->ndim == 4)
+		if (outs[o]->ndim == 4 && l != LAYOUT_NCHW)
 			outs[o] = layout_stage(ctx, ts_asprintf("%s_%s",
 				outs[o]->name, layout_name(l, x)), outs[o],
 				outs[o], l, x, true);
 	d = ts_dag_new(ctx, sub->ninputs, in, sub->noutputs, outs);
 	if (d)
-		d->name = ts_asprintf("%s@%s", sub->name, layout_name(l, x));
+		d->name = ts_asprintf("%s@%s%s", sub->name,
+			layout_name(l, x), wdim ? "+w" : "");
 	return d;
 }
 
@@ -541,34 +672,89 @@ struct layout_env {
 	const ts_target *tg;
 	int threads, x;
 	ts_vec keys, vals;	/* timing cache */
+	bool **wblock;		/* [g][c]: layout c of node g blocks its
+				 * weights (NULL: never) */
+	double *plain;		/* [g]: node g in NCHW, weights as declared */
 };
 
-/* The DAG of subgraph "g" of "env" in layout "l". */
-static ts_dag *node_dag(struct layout_env *env, int g, int l)
+/* The weights of subgraph "g" of "env" that a blocked layout can split:
+ * "wdim"[i] the dimension of input i (-1 for none), "wb"[i] its block,
+ * two vectors of f32 lanes where the extent allows, else one.  Return
+ * whether there is any. */
+static bool node_weights(struct layout_env *env, int g, int *wdim, int *wb)
+{
+	const ts_subgraph *sg = &env->p->subgraphs[g];
+	const ts_dag *sub = env->p->tasks[sg->task]->dag;
+	bool any = false;
+
+	for (int i = 0; i < sg->ninputs; i++) {
+		wb[i] = 2 * env->x;
+		wdim[i] = -1;
+		if (!sg->inputs[i]->weight || sg->inputs[i]->stage)
+			continue;
+		wdim[i] = weight_dim(sub, sub->inputs[i], wb[i]);
+		if (wdim[i] < 0) {
+			wb[i] = env->x;
+			wdim[i] = weight_dim(sub, sub->inputs[i], wb[i]);
+		}
+		any |= wdim[i] >= 0;
+	}
+	return any;
+}
+
+/* The DAG of subgraph "g" of "env" in layout "l", with its weights
+ * blocked when "weights" (and it has any that can be). */
+static ts_dag *node_dag(struct layout_env *env, int g, int l, bool weights)
 {
 	const ts_subgraph *sg = &env->p->subgraphs[g];
 	bool *act = ts_new_atomic(bool, sg->ninputs + 1);
+	int *wdim = ts_new_atomic(int, sg->ninputs + 1);
+	int *wb = ts_new_atomic(int, sg->ninputs + 1);
 	const ts_dag *sub = env->p->tasks[sg->task]->dag;
 
-	if (l == LAYOUT_NCHW)
+	weights = weights && node_weights(env, g, wdim, wb);
+	if (l == LAYOUT_NCHW && !weights)
 		return (ts_dag *)sub;
-	activation_inputs(env->p->dag, sg, act);
-	return relayout_dag(env->ctx, sub, act, l, env->x);
+	if (l != LAYOUT_NCHW)
+		activation_inputs(env->p->dag, sg, act);
+	return relayout_dag(env->ctx, sub, act, l, env->x,
+		weights ? wdim : NULL, wb);
 }
 
-/* Fill the costs of node "g" and of the edges into it in "lp". */
+/* Fill the costs of node "g" and of the edges into it in "lp": each
+ * layout's cost is the faster of its kernel with the weights as
+ * declared and with them blocked (the conversion of a weight runs once,
+ * so it costs nothing per run). */
 static ts_status fill_node(struct layout_env *env, ts_layout_problem *lp,
 	int g)
 {
 	const ts_subgraph *sg = &env->p->subgraphs[g];
+	int *wdim = ts_new_atomic(int, sg->ninputs + 1);
+	int *wb = ts_new_atomic(int, sg->ninputs + 1);
+	bool blockable = env->wblock && node_weights(env, g, wdim, wb);
 
 	for (int c = 0; c < lp->ncands[g]; c++) {
-		ts_dag *d = node_dag(env, g, c);
+		ts_dag *d = node_dag(env, g, c, false);
 		if (!d)
 			return TS_ERROR;
 		lp->cost[g][c] = time_dag(env->ctx, d, env->tg, env->threads,
 			&env->keys, &env->vals);
 		lp->names[g][c] = layout_name(c, env->x);
+		if (c == 0 && env->plain)
+			env->plain[g] = lp->cost[g][c];
+		if (blockable) {
+			double t;
+			if (!(d = node_dag(env, g, c, true)))
+				return TS_ERROR;
+			t = time_dag(env->ctx, d, env->tg, env->threads,
+				&env->keys, &env->vals);
+			if (t < lp->cost[g][c]) {
+				lp->cost[g][c] = t;
+				lp->names[g][c] = ts_asprintf("%s, weights "
+					"blocked", layout_name(c, env->x));
+				env->wblock[g][c] = true;
+			}
+		}
 	}
 	for (int i = 0; i < sg->ninputs; i++) {
 		int h, e;
@@ -618,8 +804,37 @@ static void insert_transform(struct layout_env *env, ts_partition *q,
 	sg->inputs[i] = conv;
 }
 
+/* Insert into "q" the blocking of weight input "i" of "sg" by "b" along
+ * dimension "d", run once (ts_subgraph.once), and read the blocked
+ * tensor instead. */
+static void insert_weight_transform(struct layout_env *env, ts_partition *q,
+	ts_subgraph *sg, int i, int d, int b)
+{
+	ts_ctx *ctx = env->ctx;
+	const ts_tensor *t = sg->inputs[i];
+	int64_t shape[TS_MAX_DIMS];
+	int nd = blocked_shape(t, d, b, shape);
+	ts_tensor *in = ts_placeholder(ctx, "W", t->dtype, t->ndim, t->shape);
+	ts_tensor *out = block_stage(ctx, "W_blocked", in, t, d, b, true);
+	ts_subgraph tr = { 0 };
+
+	tr.anchor = sg->anchor;
+	tr.once = true;
+	tr.ninputs = tr.noutputs = 1;
+	tr.inputs = ts_new_array(ts_tensor *, 1);
+	tr.outputs = ts_new_array(ts_tensor *, 1);
+	tr.inputs[0] = (ts_tensor *)t;
+	tr.outputs[0] = ts_placeholder(ctx, ts_asprintf("%s_blocked%d",
+		t->name, b), t->dtype, nd, shape);
+	tr.task = ts_partition_add_task(q, ts_dag_new(ctx, 1, &in, 1, &out),
+		ts_asprintf("weight blocked %d", b), TS_CLASS_DIRECT, 0);
+	push_subgraph(q, &tr);
+	sg->inputs[i] = tr.outputs[0];
+}
+
 /* The partition of "env" with the layouts "choice" applied: relaid
- * tasks and the transformations between them. */
+ * tasks, the transformations between them, and the blocking of the
+ * weights where the choice blocks them. */
 static ts_partition *apply_layouts(struct layout_env *env, const int *choice,
 	int *ntransforms)
 {
@@ -642,8 +857,20 @@ static ts_partition *apply_layouts(struct layout_env *env, const int *choice,
 				(*ntransforms)++;
 			}
 		}
-		sg.task = ts_partition_add_task(q, node_dag(env, g, choice[g]),
-			t->name, t->klass, t->flops);
+		bool wblk = env->wblock && env->wblock[g][choice[g]];
+		if (wblk) {
+			int *wdim = ts_new_atomic(int, sg.ninputs + 1);
+			int *wb = ts_new_atomic(int, sg.ninputs + 1);
+			node_weights(env, g, wdim, wb);
+			for (int i = 0; i < sg.ninputs; i++)
+				if (wdim[i] >= 0) {
+					insert_weight_transform(env, q, &sg, i,
+						wdim[i], wb[i]);
+					(*ntransforms)++;
+				}
+		}
+		sg.task = ts_partition_add_task(q, node_dag(env, g, choice[g],
+			wblk), t->name, t->klass, t->flops);
 		push_subgraph(q, &sg);
 	}
 	return q;
@@ -663,11 +890,22 @@ int ts_network_layout_count(const ts_partition *p, const ts_target *target,
 }
 
 ts_partition *ts_network_apply_layouts(ts_ctx *ctx, const ts_partition *p,
-	const ts_target *target, const int *choice, int *ntransforms)
+	const ts_target *target, const int *choice, const bool *weights,
+	int *ntransforms)
 {
 	struct layout_env env = { ctx, p, target, 0, block_of(target) };
 	int n = 0;
 	ts_partition *q;
+
+	if (weights) {
+		env.wblock = ts_new_array(bool *, p->nsubgraphs + 1);
+		for (int g = 0; g < p->nsubgraphs; g++) {
+			int nc = node_layouts(p->dag, &p->subgraphs[g], env.x);
+			env.wblock[g] = ts_new_atomic(bool, nc + 1);
+			for (int c = 0; c <= nc; c++)
+				env.wblock[g][c] = weights[g];
+		}
+	}
 
 	for (int g = 0; g < p->nsubgraphs; g++)
 		if (choice[g] < 0 || choice[g] >= node_layouts(p->dag,
@@ -691,8 +929,13 @@ ts_layout_plan *ts_network_choose_layouts(ts_ctx *ctx, const ts_partition *p,
 	int *nc = ts_new_atomic(int, p->nsubgraphs + 1);
 	ts_layout_plan *plan = ts_new(ts_layout_plan);
 
-	for (int g = 0; g < p->nsubgraphs; g++)
+	env.wblock = ts_new_array(bool *, p->nsubgraphs + 1);
+	env.plain = ts_new_atomic(double, p->nsubgraphs + 1);
+	for (int g = 0; g < p->nsubgraphs; g++) {
 		nc[g] = node_layouts(p->dag, &p->subgraphs[g], env.x);
+		env.wblock[g] = ts_new_atomic(bool, nc[g] + 1);
+		memset(env.wblock[g], 0, sizeof(bool) * (size_t)(nc[g] + 1));
+	}
 	plan->problem = ts_layout_problem_new(ctx, p->nsubgraphs, nc);
 	if (!plan->problem)
 		return NULL;
@@ -700,6 +943,13 @@ ts_layout_plan *ts_network_choose_layouts(ts_ctx *ctx, const ts_partition *p,
 		if (fill_node(&env, plan->problem, g) < 0)
 			return NULL;
 	plan->solution = ts_layout_solve(ctx, plan->problem, max_states);
+	if (!plan->solution)
+		return NULL;
+	/* The default is every layout as declared: NCHW activations and
+	 * weights as the user holds them. */
+	plan->solution->default_total = 0;
+	for (int g = 0; g < p->nsubgraphs; g++)
+		plan->solution->default_total += env.plain[g];
 	plan->partition = apply_layouts(&env, plan->solution->choice,
 		&plan->ntransforms);
 	return plan;

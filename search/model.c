@@ -800,6 +800,23 @@ static double codegen_penalty(const ts_nest *n, int lanes)
 	return f;
 }
 
+/* A factor for a vector that spans blocks of a blocked layout: the
+ * lowering reads it with one load per lane (a gather), so count every
+ * such access a lane at a time against the vector loads it replaces. */
+static double block_penalty(const ts_stage_info *si, const ts_nest *n)
+{
+	double f = 1;
+
+	if (n->vec_axis < 0 || n->vec_width <= 1)
+		return 1;
+	for (int k = 0; k < si->naccesses; k++) {
+		int64_t b = si->accesses[k].block[n->vec_axis];
+		if (b > 0 && (n->vec_width > b || b % n->vec_width))
+			f += 1;
+	}
+	return f;
+}
+
 /* Estimate nest "n" into "e"; return the seconds. */
 static double nest_time(const ts_model *m, const ts_config *cfg,
 	const ts_nest *n, ts_estimate *e)
@@ -860,7 +877,7 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 			rest += e->memory[c];
 		e->total += 0.15 * (rest - e->total) + e->overhead;
 	}
-	e->total *= codegen_penalty(n, lanes);
+	e->total *= codegen_penalty(n, lanes) * block_penalty(si, n);
 	return e->total;
 }
 

@@ -8,9 +8,11 @@
 
 /* Copy every stage of "src" in "ctx", reading "inputs"[i] wherever
  * src->inputs[i] was read (a tensor of the same shape and dtype); write
- * the copies of src->outputs into "outs". */
+ * the copies of src->outputs into "outs".  With "through_views", where
+ * "inputs"[i] is a view of a placeholder (a stage whose body is one
+ * load of it), the copies read the placeholder at the view's indices. */
 ts_status ts_dag_copy_stages(ts_ctx *ctx, const ts_dag *src,
-	ts_tensor *const *inputs, ts_tensor **outs);
+	ts_tensor *const *inputs, ts_tensor **outs, bool through_views);
 
 /* The task of "p" equal to "dag" (the same canonical string), or -1. */
 int ts_partition_find_task(const ts_partition *p, const ts_dag *dag);

@@ -26,6 +26,7 @@ struct clone_map {
 	ts_ctx *ctx;
 	ts_vec from, to;	/* tensors */
 	ts_vec afrom, ato;	/* axes */
+	bool through_views;	/* read a view's source directly */
 };
 
 /* The copy of "p" in "m" (a tensor or an axis), or NULL. */
@@ -63,14 +64,51 @@ static ts_expr *clone_const(struct clone_map *m, const ts_expr *e)
 		: ts_const(m->ctx, e->dtype, e->fval);
 }
 
-/* Copy the load "e" with its tensor mapped through "m". */
+/* Index expression "e" with each axis "axes"[i] replaced by "vals"[i];
+ * NULL for anything but integers, variables and arithmetic. */
+static ts_expr *subst_index(ts_ctx *ctx, const ts_expr *e,
+	ts_axis *const *axes, ts_expr *const *vals, int n)
+{
+	ts_expr *a, *b;
+
+	switch (e->kind) {
+	case TS_EXPR_INT:
+		return ts_int(ctx, e->ival);
+	case TS_EXPR_VAR:
+		for (int i = 0; i < n; i++)
+			if (axes[i] == e->axis)
+				return vals[i];
+		return NULL;
+	case TS_EXPR_BINARY:
+		a = subst_index(ctx, e->a, axes, vals, n);
+		b = subst_index(ctx, e->b, axes, vals, n);
+		return a && b ? ts_binary(ctx, e->op, a, b) : NULL;
+	default:
+		return NULL;
+	}
+}
+
+/* Copy the load "e" with its tensor mapped through "m".  With
+ * "through_views", a load of a tensor whose stage is a view (its body
+ * one load of an input, a change of layout) reads that input at the
+ * view's indices instead, so that the analysis sees the real layout. */
 static ts_expr *clone_load(struct clone_map *m, const ts_expr *e)
 {
-	ts_expr *idx[TS_MAX_DIMS];
+	ts_expr *idx[TS_MAX_DIMS], *src[TS_MAX_DIMS];
 	ts_tensor *t = map_find(&m->from, &m->to, e->tensor);
+	const ts_expr *body = t->stage ? t->stage->body : NULL;
 
 	for (int i = 0; i < e->nargs; i++)
 		idx[i] = clone_expr(m, e->args[i]);
+	if (m->through_views && body && body->kind == TS_EXPR_LOAD &&
+	    !body->tensor->stage) {
+		bool ok = true;
+		for (int d = 0; d < body->nargs && ok; d++)
+			ok = (src[d] = subst_index(m->ctx, body->args[d],
+				t->stage->axes, idx, t->stage->ndim)) != NULL;
+		if (ok)
+			return ts_load(m->ctx, body->tensor, body->nargs, src);
+	}
 	return ts_load(m->ctx, t, e->nargs, idx);
 }
 
@@ -132,10 +170,11 @@ static ts_tensor *clone_stage(struct clone_map *m, const ts_stage *s)
 }
 
 ts_status ts_dag_copy_stages(ts_ctx *ctx, const ts_dag *src,
-	ts_tensor *const *inputs, ts_tensor **outs)
+	ts_tensor *const *inputs, ts_tensor **outs, bool through_views)
 {
 	struct clone_map m = { ctx };
 
+	m.through_views = through_views;
 	for (int i = 0; i < src->ninputs; i++) {
 		ts_vec_push(&m.from, src->inputs[i]);
 		ts_vec_push(&m.to, inputs[i]);

@@ -147,6 +147,11 @@ typedef struct ts_access_info {
 	 * of each axis; TS_STRIDE_UNKNOWN where an index that is not affine
 	 * (or has a floor division) mentions the axis. */
 	int64_t stride[TS_MAX_AXES];
+	/* block[a] > 0: the access reads axis a through a blocked layout,
+	 * [..., a // B, ..., a % B] with B = block[a]; stride[a] is then 1
+	 * within a block only, so a vector of the axis wider than B, or not
+	 * dividing it, is a gather. */
+	int64_t block[TS_MAX_AXES];
 	/* The axis of stride 1 (the innermost one if several), or -1: the
 	 * axis to vectorise or coalesce for this access. */
 	int contiguous_axis;

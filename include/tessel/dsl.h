@@ -216,6 +216,10 @@ struct ts_tensor {
 	int64_t shape[TS_MAX_DIMS];
 	ts_stage *stage;	/* producing stage, NULL for a placeholder */
 	int id;			/* unique in the context, in creation order */
+	/* A placeholder whose contents stay the same from one run to the
+	 * next (a layer's weights): a network may keep it in a layout of
+	 * its own choosing, converted once rather than at every run. */
+	bool weight;
 };
 
 ts_tensor *ts_placeholder(ts_ctx *ctx, const char *name, ts_dtype t,

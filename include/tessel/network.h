@@ -51,6 +51,11 @@ typedef struct ts_subgraph {
 	ts_tensor **inputs;
 	int noutputs;		/* network tensors bound to task->dag->outputs */
 	ts_tensor **outputs;
+	/* It reads weights only (the conversion of a weight into the layout
+	 * the layout pass chose): it runs at the first run of the network
+	 * and again only when a weight array changes, and its outputs stay
+	 * allocated from one run to the next. */
+	bool once;
 } ts_subgraph;
 
 typedef struct ts_partition {
@@ -152,9 +157,14 @@ ts_status ts_network_set_schedule(ts_network *net, int task,
 	const ts_schedule *sch);
 /* Run the network: "inputs" follow dag->inputs; "outputs" receives one
  * new array per dag->outputs (or reuses the arrays already there when
- * they are non-NULL). */
+ * they are non-NULL).  Weights the layout pass keeps in a layout of its
+ * own are converted at the first run and again when another array is
+ * passed for them; after changing a weight's contents in place, call
+ * ts_network_weights_changed. */
 ts_status ts_network_run(ts_network *net, ts_array *const *inputs,
 	ts_array **outputs);
+/* Convert the weights again at the next run. */
+void ts_network_weights_changed(ts_network *net);
 /* Time whole runs of the network (as ts_module_time). */
 ts_status ts_network_time(ts_network *net, ts_array *const *inputs,
 	double min_total_s, ts_timing *out);
@@ -272,8 +282,11 @@ ts_layout_solution *ts_layout_solve_exhaustive(ts_ctx *ctx,
  * (NCHW, NHWC, and NCHW[x]c with x the target's f32 lanes when the
  * channels divide), each expressed as a rewritten declaration (a view
  * stage reads a relaid input, a layout stage stores the output) and timed
- * under its static schedule with the JIT; an edge costs the time of the
- * transformation stage between two different layouts.  The DP picks the
+ * under its static schedule with the JIT, and again with its weights
+ * (inputs declared "weight") blocked along a dimension they own, keeping
+ * the faster; an edge costs the time of the transformation stage between
+ * two different layouts (a weight's conversion runs once and costs
+ * nothing per run).  The DP picks the
  * combination (the approximate solver beyond "max_states"), and the
  * result is a new partition with relaid tasks and the transformations
  * inserted as subgraphs of their own. */
@@ -291,11 +304,15 @@ ts_layout_plan *ts_network_choose_layouts(ts_ctx *ctx, const ts_partition *p,
 int ts_network_layout_count(const ts_partition *p, const ts_target *target,
 	int g);
 /* The partition "p" with layout "choice"[g] (0 NCHW, 1 NHWC, 2 NCHW[x]c)
- * for each subgraph: relaid tasks, transformations inserted where
- * neighbours differ ("*ntransforms", may be NULL).  NULL with an error
- * naming the subgraph for a layout it cannot take. */
+ * for each subgraph, and its weights blocked where "weights"[g] (may be
+ * NULL: none) and a weight has a dimension to block: relaid tasks,
+ * transformations inserted where neighbours differ and for each blocked
+ * weight (a subgraph that runs once), counted in "*ntransforms" (may be
+ * NULL).  NULL with an error naming the subgraph for a layout it cannot
+ * take. */
 ts_partition *ts_network_apply_layouts(ts_ctx *ctx, const ts_partition *p,
-	const ts_target *target, const int *choice, int *ntransforms);
+	const ts_target *target, const int *choice, const bool *weights,
+	int *ntransforms);
 
 #ifdef __cplusplus
 }

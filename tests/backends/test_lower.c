@@ -394,6 +394,19 @@ static void test_index_simplify(void **state)
 		"a * 8 + b");
 	e = ts_floordiv(ctx, ts_const(ctx, TS_I64, 17), e8);
 	assert_string_equal(ts_expr_to_string(ts_index_simplify(ctx, e)), "2");
+	/* Division by the loop ranges: b < 8, so (8 a + b + 16) // 8 is
+	 * a + 2 and its remainder b; with b + 1 the remainder may reach 8
+	 * and nothing changes. */
+	e = ts_add(ctx, ts_add(ctx, ts_mul(ctx, a, e8), b),
+		ts_const(ctx, TS_I64, 16));
+	assert_string_equal(ts_expr_to_string(ts_index_simplify(ctx,
+		ts_floordiv(ctx, e, e8))), "a + 2");
+	assert_string_equal(ts_expr_to_string(ts_index_simplify(ctx,
+		ts_mod(ctx, e, e8))), "b");
+	e = ts_add(ctx, ts_add(ctx, ts_mul(ctx, a, e8), b),
+		ts_const(ctx, TS_I64, 1));
+	assert_string_equal(ts_expr_to_string(ts_index_simplify(ctx,
+		ts_floordiv(ctx, e, e8))), "(a * 8 + b + 1) // 8");
 }
 
 static void test_loop_print__constructs(void **state)

@@ -187,6 +187,27 @@ static void test_parse_inputs__all_declared_in_order(void **state)
 	assert_int_equal(dag->inputs[1]->dtype, TS_I8);
 }
 
+static void test_parse_weights__flagged_printed_and_round_trip(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "w.tsl",
+		"input X: f32[4]\n"
+		"weight W: f32[4, 3]\n"
+		"output O[j: 3] = sum(i: 4) X[i] * W[i, j]\n");
+	char *text;
+
+	if (!dag)
+		fail_msg("%s", ts_ctx_error(ctx));
+	assert_int_equal(dag->ninputs, 2);
+	assert_false(dag->inputs[0]->weight);
+	assert_true(dag->inputs[1]->weight);
+	text = dag_text(dag);
+	assert_non_null(strstr(text, "input X: f32[4]\n"));
+	assert_non_null(strstr(text, "weight W: f32[4, 3]\n"));
+	free(text);
+	assert_round_trip(dag);
+}
+
 static void test_parse_keywords__name_a_stage_before_bracket(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -326,6 +347,8 @@ static const struct invalid_case invalid_cases[] = {
 	  "malformed number '12ab'" },
 	{ "huge integer", "let N = 99999999999999999999\n", 1, 9,
 	  "integer literal '99999999999999999999' is too large" },
+	{ "weight without a name", "weight : f32[4]\n", 1, 8,
+	  "expected a tensor name before ':'" },
 	{ "two statements on a line", A4 "output B[i: 4] = A[i] A[i]\n",
 	  2, 23, "unexpected 'A' after the end of the statement" },
 	{ "missing operand", A4 "output B[i: 4] = A[i] +* 2\n", 2, 24,
@@ -497,6 +520,7 @@ int main(void)
 		TS_TEST(test_parse_out_of_order__stages_in_dependency_order),
 		TS_TEST(test_parse_lets__constant_arithmetic),
 		TS_TEST(test_parse_inputs__all_declared_in_order),
+		TS_TEST(test_parse_weights__flagged_printed_and_round_trip),
 		TS_TEST(test_parse_keywords__name_a_stage_before_bracket),
 		TS_TEST(test_parse_reducer__body_extends_right),
 		TS_TEST(test_parse_unused_stage__warns_and_leaves_it_out),

@@ -246,31 +246,120 @@ static void compare_built(ts_ctx *ctx, const ts_dag *dag, ts_network *net)
 }
 
 /* Apply layout "pattern" (cycled over the subgraphs, clipped to what each
- * may take) to "dag", run it naively and compare with ts_eval; return the
- * number of transformations inserted. */
+ * may take) to "dag", with every weight that can be blocked blocked when
+ * "weights", run it (naive schedules, or static ones when "stat") and
+ * compare with ts_eval; return the number of transformations inserted. */
 static int run_with_layouts(ts_ctx *ctx, const ts_dag *dag,
-	const int *pattern, int npattern)
+	const int *pattern, int npattern, bool weights, bool stat)
 {
 	ts_target *tg = host(ctx);
 	ts_partition *p = ts_partition_dag(ctx, dag, tg), *q;
 	int *choice, ntr = 0;
+	bool *wb;
 	ts_network *net;
 
 	assert_non_null(p);
 	choice = calloc((size_t)p->nsubgraphs, sizeof(int));
+	wb = calloc((size_t)p->nsubgraphs, sizeof(bool));
 	for (int g = 0; g < p->nsubgraphs; g++) {
 		int n = ts_network_layout_count(p, tg, g);
 		choice[g] = pattern[g % npattern] < n ? pattern[g % npattern] : 0;
+		wb[g] = weights;
 	}
-	q = ts_network_apply_layouts(ctx, p, tg, choice, &ntr);
+	q = ts_network_apply_layouts(ctx, p, tg, choice, wb, &ntr);
 	free(choice);
+	free(wb);
 	if (!q)
 		fail_msg("%s: %s", dag->name, ts_ctx_error(ctx));
 	assert_int_equal(q->nsubgraphs, p->nsubgraphs + ntr);
-	net = ts_network_build(ctx, q, NULL, NULL);
+	net = ts_network_build(ctx, q, stat ? ts_partition_static_schedules(
+		ctx, q, tg, 1, 1) : NULL, NULL);
 	compare_built(ctx, dag, net);
 	ts_network_free(net);
 	return ntr;
+}
+
+/* The subgraphs of "q" that run once. */
+static int count_once(const ts_partition *q)
+{
+	int n = 0;
+
+	for (int g = 0; g < q->nsubgraphs; g++)
+		n += q->subgraphs[g].once;
+	return n;
+}
+
+static void test_layouts_weights_blocked__match_eval_static_and_naive(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_network_resnet18(ctx, 1, 32, 16, 10);
+	static const int nchw[] = { 0 }, blocked[] = { 2 };
+
+	assert_non_null(dag);
+	/* Each of the 20 convolutions owns a weight whose output channels
+	 * (16 to 128) a block of 8 or 16 divides: one conversion each, and
+	 * nothing else where the layouts agree.  The dense layer's 10
+	 * classes divide by no block. */
+	assert_int_equal(run_with_layouts(ctx, dag, nchw, 1, true, false), 20);
+	assert_int_equal(run_with_layouts(ctx, dag, nchw, 1, true, true), 20);
+	assert_int_equal(run_with_layouts(ctx, dag, blocked, 1, true, true),
+		20);
+}
+
+/* Run "net" on "in" and compare its first output with ts_eval of "dag". */
+static void run_matches(ts_ctx *ctx, const ts_dag *dag, ts_network *net,
+	ts_array **in)
+{
+	ts_array *want[2] = { 0 }, *got[2] = { 0 };
+	double err;
+
+	assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+	if (ts_network_run(net, in, got) != TS_OK)
+		fail_msg("%s", ts_ctx_error(ctx));
+	if (!ts_array_close(got[0], want[0], &err))
+		fail_msg("output differs by %g", err);
+}
+
+static void test_executor_blocked_weights__converted_again_when_changed(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_network_mlp(ctx, 2);
+	ts_target *tg = host(ctx);
+	ts_partition *p = ts_partition_dag(ctx, dag, tg), *q;
+	int *choice = calloc((size_t)p->nsubgraphs, sizeof(int));
+	bool *wb = calloc((size_t)p->nsubgraphs, sizeof(bool));
+	ts_array **in = scaled_inputs(ctx, dag, 3);
+	ts_network *net;
+	int w = -1;
+
+	for (int g = 0; g < p->nsubgraphs; g++)
+		wb[g] = true;
+	q = ts_network_apply_layouts(ctx, p, tg, choice, wb, NULL);
+	free(choice);
+	free(wb);
+	assert_non_null(q);
+	/* The two 512-wide layers; the last one's 10 outputs divide by no
+	 * block. */
+	assert_int_equal(count_once(q), 2);
+	net = ts_network_build(ctx, q, NULL, NULL);
+	assert_non_null(net);
+	run_matches(ctx, dag, net, in);
+	run_matches(ctx, dag, net, in);
+	/* Another array for a weight: converted again. */
+	for (int i = 0; i < dag->ninputs && w < 0; i++)
+		if (dag->inputs[i]->weight && dag->inputs[i]->ndim == 2)
+			w = i;
+	assert_true(w >= 0);
+	in[w] = ts_array_for_tensor(ctx, dag->inputs[w]);
+	ts_array_fill_random(in[w], 77);
+	run_matches(ctx, dag, net, in);
+	/* The same array changed in place: converted again once told. */
+	ts_array_fill_random(in[w], 78);
+	ts_network_weights_changed(net);
+	run_matches(ctx, dag, net, in);
+	ts_network_free(net);
 }
 
 static void test_layouts_resnet_reduced__every_pattern_matches_eval(
@@ -283,10 +372,12 @@ static void test_layouts_resnet_reduced__every_pattern_matches_eval(
 	assert_non_null(dag);
 	/* One layout everywhere: the stem reads the NCHW image as it is and
 	 * writes the new layout, the pooling reads it; no conversion. */
-	assert_int_equal(run_with_layouts(ctx, dag, nhwc, 1), 0);
-	assert_int_equal(run_with_layouts(ctx, dag, blocked, 1), 0);
+	assert_int_equal(run_with_layouts(ctx, dag, nhwc, 1, false, false),
+		0);
+	assert_int_equal(run_with_layouts(ctx, dag, blocked, 1, false,
+		false), 0);
 	/* Neighbours in different layouts: conversions between them. */
-	assert_true(run_with_layouts(ctx, dag, mixed, 3) > 3);
+	assert_true(run_with_layouts(ctx, dag, mixed, 3, false, false) > 3);
 }
 
 static void test_layouts_lenet_bad_choice__names_subgraph(void **state)
@@ -299,7 +390,7 @@ static void test_layouts_lenet_bad_choice__names_subgraph(void **state)
 
 	/* The softmax's last stage writes the 2-D output: NCHW only. */
 	choice[p->nsubgraphs - 1] = 1;
-	assert_null(ts_network_apply_layouts(ctx, p, tg, choice, NULL));
+	assert_null(ts_network_apply_layouts(ctx, p, tg, choice, NULL, NULL));
 	assert_error_contains(ctx, "cannot take layout 1");
 	free(choice);
 }
@@ -377,6 +468,8 @@ int main(void)
 		TS_TEST(test_executor_set_schedule__naive_task_still_matches),
 		TS_TEST(test_layouts_resnet_reduced__every_pattern_matches_eval),
 		TS_TEST(test_layouts_lenet_bad_choice__names_subgraph),
+		TS_TEST(test_layouts_weights_blocked__match_eval_static_and_naive),
+		TS_TEST(test_executor_blocked_weights__converted_again_when_changed),
 		TS_TEST(test_layouts_choose_lenet__never_worse_than_nchw),
 		TS_TEST(test_network_aot_lenet__library_matches_eval),
 	};
