@@ -228,6 +228,90 @@ static void footprint_fill(struct ts_model *m, __isl_keep isl_map *u,
 		derive_dim(n, d, base, step, check, csize, &fp->dim[d]);
 }
 
+/* Whether "e" is axis "*a" of "s" // B or % B ("mod"), B > 1 into "*b". */
+static bool block_index(const ts_stage *s, const ts_expr *e, int *a,
+	int64_t *b, bool *mod)
+{
+	if (e->kind != TS_EXPR_BINARY || (e->op != TS_OP_FLOORDIV &&
+	    e->op != TS_OP_MOD) || e->a->kind != TS_EXPR_VAR ||
+	    e->b->kind != TS_EXPR_INT || e->b->ival <= 1)
+		return false;
+	for (int k = 0; k < s->ndim + s->nraxes; k++)
+		if (ts_axis_at(s, k) == e->a->axis) {
+			*a = k;
+			*b = e->b->ival;
+			*mod = e->op == TS_OP_MOD;
+			return true;
+		}
+	return false;
+}
+
+/* Whether every load of "t" in "e" indexes dimension "d" like "bd" (a
+ * block index); "*n" counts the loads. */
+static bool loads_blocked(const ts_stage *s, const ts_expr *e,
+	const ts_tensor *t, int d, ts_box_dim *bd, int *n)
+{
+	if (!e)
+		return true;
+	if (e->kind == TS_EXPR_LOAD && e->tensor == t) {
+		int a;
+		int64_t b;
+		bool mod;
+		if (!block_index(s, e->args[d], &a, &b, &mod))
+			return false;
+		if ((*n)++ == 0) {
+			bd->block = b;
+			bd->block_axis = a;
+			bd->block_mod = mod;
+		}
+		return bd->block == b && bd->block_axis == a &&
+			bd->block_mod == mod;
+	}
+	if (e->kind == TS_EXPR_LOAD) {
+		for (int i = 0; i < e->nargs; i++)
+			if (!loads_blocked(s, e->args[i], t, d, bd, n))
+				return false;
+		return true;
+	}
+	return loads_blocked(s, e->a, t, d, bd, n) &&
+		loads_blocked(s, e->b, t, d, bd, n) &&
+		loads_blocked(s, e->c, t, d, bd, n);
+}
+
+/* Give the dimensions of "fp" that isl could not bound but that every
+ * load of "s" indexes by a block of one axis their closed form. */
+static void footprint_blocks(const ts_stage *s, ts_footprint *fp)
+{
+	for (int d = 0; d < fp->ndim; d++) {
+		ts_box_dim bd = { 0 };
+		int n = 0;
+		if (fp->dim[d].whole &&
+		    loads_blocked(s, s->body, fp->tensor, d, &bd, &n) && n > 0)
+			fp->dim[d] = bd;
+	}
+}
+
+/* The first index and extent of blocked dimension "bd" for a tile of
+ * "size" at "origin" (not negative) along its axis: exact, so that a
+ * tile across a block boundary touches two blocks, and its remainders
+ * wrap round to the whole block. */
+static void block_box(const ts_box_dim *bd, int64_t origin, int64_t size,
+	int64_t *lo, int64_t *ext)
+{
+	int64_t b = bd->block;
+
+	if (bd->block_mod && origin % b + size <= b) {
+		*lo = origin % b;
+		*ext = size;
+	} else if (bd->block_mod) {
+		*lo = 0;
+		*ext = b;
+	} else {
+		*lo = origin / b;
+		*ext = (origin + size - 1) / b - origin / b + 1;
+	}
+}
+
 /* Return the footprint of stage "s" on tensor "t" (an input it reads or
  * its own output), or NULL with an error when "s" does not access "t". */
 ts_footprint *ts_stage_footprint(ts_ctx *ctx, const ts_stage *s,
@@ -253,6 +337,7 @@ ts_footprint *ts_stage_footprint(ts_ctx *ctx, const ts_stage *s,
 	fp->tensor = t;
 	fp->ndim = t->ndim;
 	footprint_fill(m, u, fp);
+	footprint_blocks(s, fp);
 	isl_map_free(u);
 	ts_model_free(m);
 	return fp;
@@ -269,6 +354,11 @@ void ts_footprint_eval(const ts_footprint *fp, const int64_t *origin,
 		if (bd->whole) {
 			lo[d] = 0;
 			extent[d] = fp->tensor->shape[d];
+			continue;
+		}
+		if (bd->block) {
+			block_box(bd, origin[bd->block_axis],
+				size[bd->block_axis], &lo[d], &extent[d]);
 			continue;
 		}
 		for (int a = 0; a < TS_MAX_AXES; a++) {
@@ -296,6 +386,13 @@ int64_t ts_footprint_volume(const ts_footprint *fp, const int64_t *size)
 
 		if (bd->whole) {
 			v *= fp->tensor->shape[d];
+			continue;
+		}
+		if (bd->block) {
+			/* A tile aligned to the block. */
+			int64_t lo;
+			block_box(bd, 0, size[bd->block_axis], &lo, &e);
+			v *= e;
 			continue;
 		}
 		for (int a = 0; a < TS_MAX_AXES; a++)

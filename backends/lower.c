@@ -609,7 +609,9 @@ static void region(struct lower *L, const ts_footprint *fp, const ts_tensor *t,
 	for (int d = 0; d < t->ndim; d++) {
 		const ts_box_dim *bd = &fp->dim[d];
 		ts_aff a = ts_aff_const(bd->cst);
-		if (bd->whole) {
+		/* A blocked dimension: the whole of it (a tile need not
+		 * start on a block). */
+		if (bd->whole || bd->block) {
 			lo[d] = ts_lower_int(L->ctx, 0);
 			ext[d] = t->shape[d];
 			continue;

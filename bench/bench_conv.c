@@ -15,6 +15,13 @@
  * (R, S, C, K, as TensorFlow stores filters) instead of OIHW: an input in
  * the layout a user holds, as oneDNN's weights are held in its own.
  *
+ * The weights are declared "weight" (their contents stay the same from
+ * one run to the next), and a second Tessel column runs the layer as a
+ * network: the static rule blocks the weights along the output channel
+ * (ts_partition_block_weights), converted once before timing as oneDNN's
+ * are reordered once, and the kernel is scheduled statically on that
+ * layout.  With --tune, that kernel is tuned.
+ *
  *   usage: bench_conv [--threads N]... [--min-time S]
  *                     [--weights oihw|hwio] [--verbose]
  */
@@ -27,6 +34,7 @@
 #include <string.h>
 
 #include <oneapi/dnnl/dnnl.h>
+#include <tessel/network.h>
 
 #include "bench/bench.h"
 #include "bench/tuned.h"
@@ -102,7 +110,7 @@ static ts_dag *conv_declare(ts_ctx *ctx, const struct conv_layer *l,
 	const int64_t sh[4] = { l->r, l->r, l->c, l->k };
 	ts_tensor *x = ts_placeholder(ctx, "X", TS_F32, 4, sx);
 	ts_tensor *w = ts_placeholder(ctx, "W", TS_F32, 4, hwio ? sh : sw);
-	ts_tensor *p = x ? conv_pad(ctx, x, l->pad) : NULL;
+	ts_tensor *p;
 	ts_axis *n = ts_axis_new(ctx, "n", 1);
 	ts_axis *k = ts_axis_new(ctx, "k", l->k);
 	ts_axis *y = ts_axis_new(ctx, "y", conv_out(l));
@@ -113,7 +121,10 @@ static ts_dag *conv_declare(ts_ctx *ctx, const struct conv_layer *l,
 	ts_expr *body;
 	ts_tensor *out;
 
-	if (!p)
+	if (!x || !w)
+		return NULL;
+	w->weight = true;
+	if (!(p = conv_pad(ctx, x, l->pad)))
 		return NULL;
 	body = ts_mul(ctx, ts_at(ctx, p, 4, ts_var(ctx, n), ts_var(ctx, rc),
 			conv_window(ctx, y, l->stride, ry),
@@ -322,35 +333,92 @@ static bool conv_check_small(const struct conv_layer *l, int threads,
 	return ok;
 }
 
-/* Tune "dag" (layer "l") with "threads" threads for "o"->tune trials and
- * return the tuned kernel on fresh outputs of "args", after checking it
- * against "ref"; "*err" grows to its error. */
-static struct bench_kernel conv_tuned(ts_ctx *ctx, const ts_dag *dag,
-	const struct conv_layer *l, int threads, const struct conv_opts *o,
-	ts_array **args, ts_array *ref, double *err)
+/* The layer run as a network: its weights in the layout Tessel keeps. */
+struct conv_net {
+	ts_network *net;
+	ts_array *in[2];	/* X, W as declared */
+	ts_array *out[1];
+	int task;		/* the convolution's task */
+};
+
+/* Run the network of "arg" (a struct conv_net) once. */
+static void conv_net_run(void *arg)
+{
+	struct conv_net *c = arg;
+
+	if (ts_network_run(c->net, c->in, c->out) < 0)
+		abort();
+}
+
+/* Compile "dag" as a network with "threads" threads on the inputs of
+ * "args": the static rule blocks its weights.  Check it against "ref";
+ * "*err" grows to its error. */
+static struct conv_net conv_network(ts_ctx *ctx, const ts_dag *dag,
+	int threads, ts_array **args, ts_array *ref, double *err)
+{
+	ts_network_options no = ts_network_options_default();
+	struct conv_net c = { 0 };
+	const ts_partition *p;
+	double e = 0, rel = 0;
+
+	no.threads = threads;
+	c.net = ts_network_compile(ctx, dag, bench_host_target(ctx, threads),
+		&no);
+	if (!c.net)
+		bench_die(ctx, "compiling the layer as a network");
+	p = ts_network_partition(c.net);
+	for (int g = 0; g < p->nsubgraphs; g++)
+		if (!p->subgraphs[g].once)
+			c.task = p->subgraphs[g].task;
+	c.in[0] = args[0];
+	c.in[1] = args[1];
+	c.out[0] = ts_array_for_tensor(ctx, dag->outputs[0]);
+	conv_net_run(&c);
+	if (ts_array_compare(ctx, c.out[0], ref, &e, &rel) < 0)
+		bench_die(ctx, "comparing the network with oneDNN");
+	*err = fmax(*err, e);
+	return c;
+}
+
+/* Tune the convolution's task of the network "c" (layer "l") with
+ * "threads" threads for "o"->tune trials and return a network of "dag"
+ * with the tuned kernel, after checking it against "ref"; "*err" grows
+ * to its error. */
+static struct conv_net conv_tuned(ts_ctx *ctx, const ts_dag *dag,
+	const struct conv_net *c, const struct conv_layer *l, int threads,
+	const struct conv_opts *o, ts_array **args, ts_array *ref,
+	double *err)
 {
 	struct bench_tuning t = { .trials = o->tune, .seed = 1 };
-	struct bench_kernel tt;
-	double e = 0, rel = 0;
+	const ts_partition *p = ts_network_partition(c->net);
+	const ts_schedule *best;
+	struct conv_net tn;
 	char what[64];
 
 	snprintf(what, sizeof(what), "%s, %d threads", l->name, threads);
-	tt.m = bench_compile_tuned(ctx, dag, threads, &t, what);
-	tt.args = tt.m ? bench_args_fresh_outputs(ctx, dag, args) : NULL;
-	if (!tt.args)
+	best = bench_tune(ctx, p->tasks[c->task]->dag, threads, &t, what);
+	if (!best)
 		bench_die(ctx, what);
-	bench_kernel_run(&tt);
-	if (ts_array_compare(ctx, tt.args[2], ref, &e, &rel) < 0)
-		bench_die(ctx, "comparing the tuned kernel with oneDNN");
-	*err = fmax(*err, e);
-	return tt;
+	tn = conv_network(ctx, dag, threads, args, ref, err);
+	if (ts_network_set_schedule(tn.net, tn.task, best) < 0)
+		bench_die(ctx, what);
+	conv_net_run(&tn);
+	{
+		double e = 0, rel = 0;
+		if (ts_array_compare(ctx, tn.out[0], ref, &e, &rel) < 0)
+			bench_die(ctx, "comparing the tuned kernel with "
+				"oneDNN");
+		*err = fmax(*err, e);
+	}
+	return tn;
 }
 
 /* Measure layer "l" with "threads" threads; print a table row and store
- * the ratios oneDNN / Tessel in "ratio" (static, then tuned when "o"
- * tunes).  Return whether the outputs agree. */
+ * the ratios oneDNN / Tessel in "ratio" (static as declared, static on
+ * blocked weights, then tuned when "o" tunes).  Return whether the
+ * outputs agree. */
 static bool conv_case(const struct conv_layer *l, int threads,
-	struct conv_opts *o, double ratio[2])
+	struct conv_opts *o, double ratio[3])
 {
 	ts_ctx *ctx = ts_ctx_alloc();
 	ts_dag *dag = conv_declare(ctx, l, o->hwio);
@@ -358,9 +426,10 @@ static bool conv_case(const struct conv_layer *l, int threads,
 	ts_module *m = dag ? bench_compile_static(ctx, dag, threads, &res)
 		: NULL;
 	ts_array **args = m ? bench_args(ctx, dag, 5) : NULL, *ref;
-	struct bench_kernel tp = { m, args }, tt = { 0 };
+	struct bench_kernel tp = { m, args };
+	struct conv_net cn, tt = { 0 };
 	struct conv_dnnl d = { 0 };
-	struct bench_runner r[3];
+	struct bench_runner r[4];
 	int64_t oh = conv_out(l);
 	double err = 0, rel = 0, flops = 2.0 * l->k * l->c * l->r * l->r *
 		oh * oh;
@@ -373,8 +442,9 @@ static bool conv_case(const struct conv_layer *l, int threads,
 	dnnl_copy(&d, d.dst, d.user_dst);
 	if (ts_array_compare(ctx, args[2], ref, &err, &rel) < 0)
 		bench_die(ctx, "comparing with oneDNN");
+	cn = conv_network(ctx, dag, threads, args, ref, &err);
 	if (o->tune)
-		tt = conv_tuned(ctx, dag, l, threads, o, args, ref, &err);
+		tt = conv_tuned(ctx, dag, &cn, l, threads, o, args, ref, &err);
 	if (o->verbose && o->nnotes < 32 && asprintf(&o->notes[o->nnotes],
 	    "- %s, %d threads: `%s`", l->name, threads,
 	    ts_config_to_json(res->best)) >= 0)
@@ -383,23 +453,28 @@ static bool conv_case(const struct conv_layer *l, int threads,
 		.run = bench_kernel_run, .arg = &tp };
 	r[1] = (struct bench_runner){ .name = "onednn", .run = dnnl_run,
 		.arg = &d };
-	r[2] = (struct bench_runner){ .name = "tuned",
-		.run = bench_kernel_run, .arg = &tt };
-	bench_interleave(r, o->tune ? 3 : 2, 10, 2000, o->min_time);
+	r[2] = (struct bench_runner){ .name = "blocked",
+		.run = conv_net_run, .arg = &cn };
+	r[3] = (struct bench_runner){ .name = "tuned",
+		.run = conv_net_run, .arg = &tt };
+	bench_interleave(r, o->tune ? 4 : 3, 10, 2000, o->min_time);
 	ratio[0] = r[1].median / r[0].median;
-	printf("| %s | %d | %.3f | %.1f | %.3f | %.1f | %.2f | %.3f | %.2g | "
-		"%s |", l->name, threads, r[0].median * 1e3,
-		flops / r[0].median * 1e-9, r[1].median * 1e3,
-		flops / r[1].median * 1e-9, ratio[0], res->best_cost * 1e3, err,
-		d.impl);
+	ratio[1] = r[1].median / r[2].median;
+	printf("| %s | %d | %.3f | %.1f | %.3f | %.1f | %.3f | %.1f | %.2f | "
+		"%.2f | %.3f | %.2g | %s |", l->name, threads,
+		r[0].median * 1e3, flops / r[0].median * 1e-9,
+		r[2].median * 1e3, flops / r[2].median * 1e-9,
+		r[1].median * 1e3, flops / r[1].median * 1e-9, ratio[0],
+		ratio[1], res->best_cost * 1e3, err, d.impl);
 	if (o->tune) {
-		ratio[1] = r[1].median / r[2].median;
-		printf(" %.3f | %.2f |", r[2].median * 1e3, ratio[1]);
-		ts_module_free(tt.m);
+		ratio[2] = r[1].median / r[3].median;
+		printf(" %.3f | %.2f |", r[3].median * 1e3, ratio[2]);
+		ts_network_free(tt.net);
 	}
 	printf("\n");
 	fflush(stdout);
 	dnnl_teardown(&d);
+	ts_network_free(cn.net);
 	ts_module_free(m);
 	ts_ctx_free(ctx);
 	return err <= conv_tolerance(l->c * l->r * l->r);
@@ -442,18 +517,24 @@ static void conv_parse(int argc, char **argv, struct conv_opts *o)
 static bool conv_all(int threads, struct conv_opts *o)
 {
 	enum { N = sizeof(conv_layers) / sizeof(conv_layers[0]) };
-	double ratio[N][2], st[N], tu[N];
+	double ratio[N][3], v[3][N];
 	bool ok = true;
 
 	for (int i = 0; i < N; i++) {
 		ok &= conv_case(&conv_layers[i], threads, o, ratio[i]);
-		st[i] = ratio[i][0];
-		tu[i] = ratio[i][1];
+		for (int c = 0; c < 3; c++)
+			v[c][i] = ratio[i][c];
 	}
-	printf("| geometric mean | %d | | | | | %.2f | | | |", threads,
-		bench_geomean(st, N));
+	/* All layers, then the 3x3 ones (all but the stem). */
+	printf("| geometric mean | %d | | | | | | | %.2f | %.2f | | | |",
+		threads, bench_geomean(v[0], N), bench_geomean(v[1], N));
 	if (o->tune)
-		printf(" | %.2f |", bench_geomean(tu, N));
+		printf(" | %.2f |", bench_geomean(v[2], N));
+	printf("\n| geometric mean, 3x3 layers | %d | | | | | | | %.2f | %.2f "
+		"| | | |", threads, bench_geomean(v[0] + 1, N - 1),
+		bench_geomean(v[1] + 1, N - 1));
+	if (o->tune)
+		printf(" | %.2f |", bench_geomean(v[2] + 1, N - 1));
 	printf("\n");
 	return ok;
 }
@@ -471,16 +552,21 @@ int main(int argc, char **argv)
 				o.hwio);
 	printf("\nTessel: X NCHW, W %s as declared inputs, Y NCHW; its timed "
 		"kernel includes the padding stage and any copy its schedule "
-		"makes.  oneDNN: source, weights and destination in the "
-		"blocked layouts it chose, reordered from NCHW and %s before "
-		"timing; only the convolution primitive is timed.\n",
+		"makes.  Tessel, blocked W: the same layer with the weights "
+		"kept blocked along the output channel (the static rule of "
+		"ts_partition_block_weights), converted once before timing.  "
+		"oneDNN: source, weights and destination in the blocked "
+		"layouts it chose, reordered from NCHW and %s before timing; "
+		"only the convolution primitive is timed.%s\n",
 		o.hwio ? "HWIO (R, S, C, K: output channel last)" :
-		"OIHW (K, C, R, S)", o.hwio ? "HWIO" : "OIHW");
-	printf("\n| layer | threads | Tessel ms | Tessel GFLOP/s | oneDNN ms "
-		"| oneDNN GFLOP/s | oneDNN/Tessel | model ms | max abs err | "
-		"oneDNN implementation |%s\n", o.tune ? " tuned ms | "
+		"OIHW (K, C, R, S)", o.hwio ? "HWIO" : "OIHW", o.tune ?
+		"  Tuned: the blocked-weight kernel, tuned." : "");
+	printf("\n| layer | threads | Tessel ms | Tessel GFLOP/s | Tessel "
+		"blocked W ms | blocked W GFLOP/s | oneDNN ms | oneDNN GFLOP/s "
+		"| oneDNN/Tessel | oneDNN/Tessel blocked W | model ms | max abs "
+		"err | oneDNN implementation |%s\n", o.tune ? " tuned ms | "
 		"oneDNN/tuned |" : "");
-	printf("|---|---|---|---|---|---|---|---|---|---|%s\n",
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|%s\n",
 		o.tune ? "---|---|" : "");
 	for (int t = 0; t < o.nthreads; t++)
 		ok &= conv_all(o.threads[t], &o);

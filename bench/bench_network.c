@@ -214,6 +214,13 @@ static ts_network *compile(ts_ctx *ctx, const ts_dag *dag, ts_target *tg,
 	if (rounds <= 0 && !records)
 		return ts_network_compile(ctx, dag, tg, o);
 	p = ts_partition_dag(ctx, dag, tg);
+	if (p && !o->layout && !o->keep_weights)
+		p = ts_partition_block_weights(ctx, p, tg, NULL);
+	else if (p && o->layout) {
+		ts_layout_plan *lp = ts_network_choose_layouts(ctx, p, tg,
+			o->threads, 1 << 16);
+		p = lp ? lp->partition : NULL;
+	}
 	st = p ? ts_partition_static_schedules(ctx, p, tg, o->topk,
 		o->threads) : NULL;
 	if (st && records && apply_records(ctx, p, host, o->threads,

@@ -18,16 +18,15 @@ static void show_progress(const ts_tune_progress *p, void *data)
 		fputc('\n', stderr);
 }
 
-/* Tune "dag" with "threads" threads as "t" says and compile the best,
- * labelling the progress with "what". */
-ts_module *bench_compile_tuned(ts_ctx *ctx, const ts_dag *dag, int threads,
+/* Tune "dag" with "threads" threads as "t" says and return the best
+ * schedule, labelling the progress with "what". */
+const ts_schedule *bench_tune(ts_ctx *ctx, const ts_dag *dag, int threads,
 	struct bench_tuning *t, const char *what)
 {
 	ts_tune_options o = ts_tune_options_default();
 	ts_target *tg = bench_host_target(ctx, threads);
 	ts_tuner *tu;
-	const ts_schedule *best;
-	ts_module *m = NULL;
+	const ts_schedule *best = NULL;
 	double t0 = bench_now();
 
 	if (!tg)
@@ -45,13 +44,21 @@ ts_module *bench_compile_tuned(ts_ctx *ctx, const ts_dag *dag, int threads,
 		t->measured = ts_tuner_trials(tu);
 		t->best_s = ts_tuner_best_time(tu);
 		best = ts_tuner_best_schedule(tu);
-		if (best)
-			m = bench_compile_func(ctx, ts_lower(ctx, dag, best),
-				threads);
-		else
+		if (!best)
 			ts_ctx_set_error(ctx, "%s: no valid candidate in %d "
 				"trials", what, t->measured);
 	}
 	ts_tuner_free(tu);
-	return m;
+	return best;
+}
+
+/* Tune "dag" with "threads" threads as "t" says and compile the best,
+ * labelling the progress with "what". */
+ts_module *bench_compile_tuned(ts_ctx *ctx, const ts_dag *dag, int threads,
+	struct bench_tuning *t, const char *what)
+{
+	const ts_schedule *best = bench_tune(ctx, dag, threads, t, what);
+
+	return best ? bench_compile_func(ctx, ts_lower(ctx, dag, best),
+		threads) : NULL;
 }

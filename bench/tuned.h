@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include <tessel/backend.h>
+#include <tessel/schedule.h>
 
 /* How to tune, and what the tuning took. */
 struct bench_tuning {
@@ -20,6 +21,10 @@ struct bench_tuning {
 	double best_s;		/* the tuner's own time of its best */
 };
 
+/* Tune "dag" for the host with "threads" threads as "t" says and return
+ * the fastest candidate's schedule.  NULL with an error in "ctx". */
+const ts_schedule *bench_tune(ts_ctx *ctx, const ts_dag *dag, int threads,
+	struct bench_tuning *t, const char *what);
 /* Tune "dag" for the host with "threads" threads as "t" says, lower the
  * fastest candidate and compile it with "threads" threads.  Progress
  * goes to stderr under the label "what".  NULL with an error in "ctx". */

@@ -643,7 +643,7 @@ static double time_dag(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
 			dag->outputs[o]);
 	if (sch && in)
 		m = ts_module_compile(ctx, f, &co);
-	if (m && ts_module_time(m, args, 0.02, &t) == TS_OK)
+	if (m && ts_module_time(m, args, 0.05, &t) == TS_OK)
 		s = t.median_s;
 	if (m)
 		ts_module_free(m);
@@ -920,6 +920,20 @@ ts_partition *ts_network_apply_layouts(ts_ctx *ctx, const ts_partition *p,
 	if (ntransforms)
 		*ntransforms = n;
 	return q;
+}
+
+ts_partition *ts_partition_block_weights(ts_ctx *ctx, const ts_partition *p,
+	const ts_target *target, int *nblocked)
+{
+	int *choice = ts_new_atomic(int, p->nsubgraphs + 1);
+	bool *all = ts_new_atomic(bool, p->nsubgraphs + 1);
+
+	for (int g = 0; g < p->nsubgraphs; g++) {
+		choice[g] = LAYOUT_NCHW;
+		all[g] = true;
+	}
+	return ts_network_apply_layouts(ctx, p, target, choice, all,
+		nblocked);
 }
 
 ts_layout_plan *ts_network_choose_layouts(ts_ctx *ctx, const ts_partition *p,

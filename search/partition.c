@@ -754,6 +754,8 @@ ts_network *ts_network_compile(ts_ctx *ctx, const ts_dag *dag,
 		ts_layout_plan *lp = ts_network_choose_layouts(ctx, p, target,
 			o.threads, 1 << 16);
 		p = lp ? lp->partition : NULL;
+	} else if (p && !o.keep_weights) {
+		p = ts_partition_block_weights(ctx, p, target, NULL);
 	}
 	if (!p)
 		return NULL;

@@ -332,7 +332,7 @@ ts_partition *ts_tool_network_partition(ts_ctx *ctx, const ts_dag *dag,
 		return NULL;
 	}
 	if (force ? p->nsubgraphs > 1 : ts_partition_is_network(p))
-		return p;
+		return ts_partition_block_weights(ctx, p, tg, NULL);
 	return NULL;
 }
 
@@ -497,6 +497,9 @@ int ts_tool_tune_network(ts_ctx *ctx, const ts_dag *dag, ts_target *target,
 {
 	ts_partition *p = ts_partition_dag(ctx, dag, target);
 	ts_tune_options to = *opt;
+
+	if (p)
+		p = ts_partition_block_weights(ctx, p, target, NULL);
 	ts_schedule **tuned;
 	ts_task_schedule *r;
 	int rounds;
@@ -550,6 +553,8 @@ int ts_cmd_tasks(int argc, char **argv)
 	host = dag ? ts_tool_target(ctx, o.target ? o.target : "host") : NULL;
 	tg = ts_tool_target_threads(host, o.threads);
 	p = tg ? ts_partition_dag(ctx, dag, tg) : NULL;
+	if (p && !o.layout)
+		p = ts_partition_block_weights(ctx, p, tg, NULL);
 	if (!p) {
 		ts_tool_report(ctx);
 		ts_ctx_free(ctx);

@@ -36,6 +36,14 @@ typedef struct ts_box_dim {
 	int64_t origin_coef[TS_MAX_AXES];
 	int64_t size_shift[TS_MAX_AXES];
 	int64_t size_coef[TS_MAX_AXES];
+	/* block > 0: the dimension is indexed by axis "block_axis" // block
+	 * (or % block when "block_mod"), a blocked layout: a tile of size s
+	 * along that axis, aligned to the block, touches ceil(s / block)
+	 * indices (min(s, block) for the remainder).  The other fields are
+	 * then unused and "whole" is false. */
+	int64_t block;
+	int block_axis;
+	bool block_mod;
 } ts_box_dim;
 
 /* The box of elements of "tensor" that a stage touches (the hull of all
@@ -68,8 +76,9 @@ ts_footprint *ts_stage_footprint(ts_ctx *ctx, const ts_stage *s,
 	const ts_tensor *t);
 
 /* Number of elements of the box of "fp" for tiles of sizes "size" (one
- * per stage axis); whole dimensions count their full extent.  Plain
- * arithmetic, no isl: cheap enough for a search loop. */
+ * per stage axis); whole dimensions count their full extent, blocked
+ * ones the tile aligned to the block.  Plain arithmetic, no isl: cheap
+ * enough for a search loop. */
 int64_t ts_footprint_volume(const ts_footprint *fp, const int64_t *size);
 
 /* The region of the producer "p" that a tile "origin", "size" of its

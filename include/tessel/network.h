@@ -109,6 +109,8 @@ typedef struct ts_network_options {
 	int opt_level;		/* LLVM optimisation level (3) */
 	bool naive;		/* naive schedules instead of static ones */
 	bool layout;		/* choose layouts (ts_network_choose_layouts) */
+	bool keep_weights;	/* without "layout": weights as declared
+				 * rather than ts_partition_block_weights */
 	int topk;		/* > 1: compile and time the "topk" best
 				 * static configurations of each task and
 				 * keep the fastest (hardware-guided) */
@@ -299,6 +301,13 @@ typedef struct ts_layout_plan {
 
 ts_layout_plan *ts_network_choose_layouts(ts_ctx *ctx, const ts_partition *p,
 	const ts_target *target, int threads, int64_t max_states);
+/* The partition "p" with every weight that can be blocked blocked, its
+ * activations as declared: the static rule, with no measurement (a
+ * conversion that runs once costs nothing per run, and gives the
+ * kernel vectors along a dimension the weight owns).  "*nblocked" (may
+ * be NULL) receives the number of conversions. */
+ts_partition *ts_partition_block_weights(ts_ctx *ctx, const ts_partition *p,
+	const ts_target *target, int *nblocked);
 /* The number of layouts subgraph "g" of "p" may take on "target":
  * 1 (NCHW), 2 (and NHWC) or 3 (and NCHW[x]c). */
 int ts_network_layout_count(const ts_partition *p, const ts_target *target,
