@@ -436,16 +436,73 @@ static LLVMValueRef gather(emitter *e, LLVMTypeRef mt, LLVMValueRef ptrs,
 	return call_intrinsic(e, "llvm.masked.gather", types, 2, args, 4);
 }
 
-/* Load a vector of W contiguous "mt" at "p", under the current mask. */
+/* The power of two a vector of W "mt" is widened to in memory, or 0:
+ * W itself is a power of two, or the target has no masked moves of
+ * 4- or 8-byte elements (AVX and later on x86).  LLVM splits a load or a
+ * store of 7, 14 or 28 lanes into pieces of 8, 4, 2 and 1 stitched
+ * together; a masked move of the next power of two is one instruction,
+ * and the arithmetic on the lanes is widened the same way. */
+static unsigned widened(emitter *e, LLVMTypeRef mt, unsigned align)
+{
+	const char *f = e->target->features;
+	unsigned w2 = 1;
+
+	if (!e->width || !(e->width & (e->width - 1)) || (align != 4 &&
+	    align != 8) || LLVMGetTypeKind(mt) == LLVMPointerTypeKind ||
+	    !f || !strstr(f, "+avx"))
+		return 0;
+	while (w2 < e->width)
+		w2 *= 2;
+	return w2;
+}
+
+/* The mask of the current guards widened to "w2" lanes, the new lanes
+ * off. */
+static LLVMValueRef widened_mask(emitter *e, unsigned w2)
+{
+	LLVMValueRef m = current_mask(e);
+	LLVMValueRef *idx = ts_new_array(LLVMValueRef, w2);
+
+	for (unsigned i = 0; i < w2; i++)
+		idx[i] = LLVMConstInt(e->i32, i < e->width ? i : e->width, 0);
+	return LLVMBuildShuffleVector(e->b, m, LLVMConstNull(LLVMTypeOf(m)),
+		LLVMConstVector(idx, w2), "");
+}
+
+/* "v" (of W or "w2" lanes) resized to "n" lanes: its first lanes, then
+ * poison. */
+static LLVMValueRef resize_lanes(emitter *e, LLVMValueRef v, unsigned n)
+{
+	LLVMValueRef *idx = ts_new_array(LLVMValueRef, n);
+	unsigned have = LLVMGetVectorSize(LLVMTypeOf(v));
+
+	for (unsigned i = 0; i < n; i++)
+		idx[i] = i < have ? LLVMConstInt(e->i32, i, 0) :
+			LLVMGetPoison(e->i32);
+	return LLVMBuildShuffleVector(e->b, v, LLVMGetPoison(LLVMTypeOf(v)),
+		LLVMConstVector(idx, n), "");
+}
+
+/* Load a vector of W contiguous "mt" at "p", under the current mask;
+ * widened (widened()) when "wide", which a buffer kept on the stack must
+ * not be: LLVM keeps it in registers only under plain loads and stores. */
 static LLVMValueRef load_vector(emitter *e, LLVMTypeRef mt, LLVMValueRef p,
-	unsigned align)
+	unsigned align, bool wide)
 {
 	LLVMTypeRef vt = LLVMVectorType(mt, e->width);
 	LLVMTypeRef types[2] = { vt, e->ptr };
 	LLVMValueRef args[4] = { p, LLVMConstInt(e->i32, align, 0), e->mask,
 		LLVMGetPoison(vt) };
 	LLVMValueRef v;
+	unsigned w2 = wide ? widened(e, mt, align) : 0;
 
+	if (w2) {
+		types[0] = LLVMVectorType(mt, w2);
+		args[2] = widened_mask(e, w2);
+		args[3] = LLVMGetPoison(types[0]);
+		return resize_lanes(e, call_intrinsic(e, "llvm.masked.load",
+			types, 2, args, 4), e->width);
+	}
 	if (e->mask)
 		return call_intrinsic(e, "llvm.masked.load", types, 2, args, 4);
 	v = LLVMBuildLoad2(e->b, vt, p, "");
@@ -465,7 +522,8 @@ static LLVMValueRef emit_load(emitter *e, const ts_expr *x)
 		return LLVMGetPoison(reg_type(e, x->dtype));
 	if (!e->lane0 && contiguous(e, x->nargs, x->args)) {
 		p = lane0_address(e, t, base, x->nargs, x->args);
-		return from_mem(e, load_vector(e, mt, p, align), t->dtype);
+		return from_mem(e, load_vector(e, mt, p, align,
+			!LLVMIsAAllocaInst(base)), t->dtype);
 	}
 	lin = emit_index(e, t, x->nargs, x->args);
 	if (!e->lane0 && e->width && (is_vec(lin) || e->mask)) {
@@ -891,12 +949,19 @@ static void scatter(emitter *e, LLVMValueRef v, LLVMValueRef ptrs,
 
 /* Store the vector "v" at "p", under the current mask. */
 static void store_vector(emitter *e, LLVMValueRef v, LLVMValueRef p,
-	unsigned align)
+	unsigned align, bool wide)
 {
 	LLVMTypeRef types[2] = { LLVMTypeOf(v), e->ptr };
 	LLVMValueRef args[4] = { v, p, LLVMConstInt(e->i32, align, 0), e->mask };
+	unsigned w2 = wide ? widened(e, LLVMGetElementType(LLVMTypeOf(v)),
+		align) : 0;
 
-	if (e->mask)
+	if (w2) {
+		args[0] = resize_lanes(e, v, w2);
+		args[3] = widened_mask(e, w2);
+		types[0] = LLVMTypeOf(args[0]);
+		call_intrinsic(e, "llvm.masked.store", types, 2, args, 4);
+	} else if (e->mask)
 		call_intrinsic(e, "llvm.masked.store", types, 2, args, 4);
 	else
 		LLVMSetAlignment(LLVMBuildStore(e->b, v, p), align);
@@ -920,7 +985,8 @@ static void emit_store(emitter *e, const ts_stmt *s)
 	v = emit_expr(e, s->value);
 	if (e->width && contiguous(e, s->nidx, s->idx)) {
 		p = lane0_address(e, t, base, s->nidx, s->idx);
-		store_vector(e, to_mem(e, splat(e, v), t->dtype), p, align);
+		store_vector(e, to_mem(e, splat(e, v), t->dtype), p, align,
+			!LLVMIsAAllocaInst(base));
 		return;
 	}
 	lin = emit_index(e, t, s->nidx, s->idx);

@@ -385,22 +385,19 @@ static struct conv_net conv_network(ts_ctx *ctx, const ts_dag *dag,
  * with the tuned kernel, after checking it against "ref"; "*err" grows
  * to its error. */
 static struct conv_net conv_tuned(ts_ctx *ctx, const ts_dag *dag,
-	const struct conv_net *c, const struct conv_layer *l, int threads,
+	const struct conv_layer *l, int threads,
 	const struct conv_opts *o, ts_array **args, ts_array *ref,
 	double *err)
 {
 	struct bench_tuning t = { .trials = o->tune, .seed = 1 };
-	const ts_partition *p = ts_network_partition(c->net);
+	struct conv_net tn = conv_network(ctx, dag, threads, args, ref, err);
+	const ts_partition *p = ts_network_partition(tn.net);
 	const ts_schedule *best;
-	struct conv_net tn;
 	char what[64];
 
 	snprintf(what, sizeof(what), "%s, %d threads", l->name, threads);
-	best = bench_tune(ctx, p->tasks[c->task]->dag, threads, &t, what);
-	if (!best)
-		bench_die(ctx, what);
-	tn = conv_network(ctx, dag, threads, args, ref, err);
-	if (ts_network_set_schedule(tn.net, tn.task, best) < 0)
+	best = bench_tune(ctx, p->tasks[tn.task]->dag, threads, &t, what);
+	if (!best || ts_network_set_schedule(tn.net, tn.task, best) < 0)
 		bench_die(ctx, what);
 	conv_net_run(&tn);
 	{
@@ -444,7 +441,7 @@ static bool conv_case(const struct conv_layer *l, int threads,
 		bench_die(ctx, "comparing with oneDNN");
 	cn = conv_network(ctx, dag, threads, args, ref, &err);
 	if (o->tune)
-		tt = conv_tuned(ctx, dag, &cn, l, threads, o, args, ref, &err);
+		tt = conv_tuned(ctx, dag, l, threads, o, args, ref, &err);
 	if (o->verbose && o->nnotes < 32 && asprintf(&o->notes[o->nnotes],
 	    "- %s, %d threads: `%s`", l->name, threads,
 	    ts_config_to_json(res->best)) >= 0)
