@@ -747,7 +747,41 @@ struct scope_item {
 	ts_stmt *drain;
 };
 
-/* Open the cache_write tile of "n" at position "p". */
+/* The original axis that loop "l" of "ss" was split from, or -1 (a
+ * fused loop). */
+static int split_root(const ts_sched_stage *ss, int l)
+{
+	while (ss->loops[l].axis < 0) {
+		int r;
+		for (r = 0; r < ss->nrels; r++)
+			if (!ss->rels[r].fuse && (ss->rels[r].outer == l ||
+			    ss->rels[r].inner == l))
+				break;
+		if (r == ss->nrels)
+			return -1;
+		l = ss->rels[r].parent;
+	}
+	return ss->loops[l].axis;
+}
+
+/* The spatial axis of "n"'s vectorized loop after position "p", or -1. */
+static int vector_axis_after(const struct nest *n, int p)
+{
+	for (int q = p + 1; q < n->ss->norder; q++) {
+		int l = n->ss->order[q];
+		if (n->ss->loops[l].kind == TS_LOOP_VECTORIZED) {
+			int a = split_root(n->ss, l);
+			return a < n->st->ndim ? a : -1;
+		}
+	}
+	return -1;
+}
+
+/* Open the cache_write tile of "n" at position "p".  The tile keeps the
+ * output's dimensions in order, except that the vectorized axis comes
+ * last: the register tile stores into it contiguously, and only the
+ * write back to the output is strided when the output's own layout is
+ * (an NCHW output vectorized along its channels). */
 static void open_cache_write(struct nest *n, int p, ts_vec *items)
 {
 	struct lower *L = n->L;
@@ -756,11 +790,22 @@ static void open_cache_write(struct nest *n, int p, ts_vec *items)
 	int64_t s[MAX_AXES], shape[TS_MAX_DIMS];
 	struct view *v = ts_new(struct view);
 	struct scope_item *it = ts_new(struct scope_item);
+	int va = vector_axis_after(n, p);
 
 	tile(n, o, s);
 	for (int d = 0; d < st->ndim; d++) {
 		shape[d] = s[d];
 		v->origin[d] = o[d];
+	}
+	if (va >= 0 && va < st->ndim - 1) {
+		int j = 0;
+		v->nperm = st->ndim;
+		for (int d = 0; d < st->ndim; d++)
+			if (d != va)
+				v->perm[j++] = d;
+		v->perm[j] = va;
+		for (j = 0; j < st->ndim; j++)
+			shape[j] = s[v->perm[j]];
 	}
 	v->t = st->out;
 	v->reader = st;
