@@ -258,6 +258,34 @@ static bool packed_any(const ts_template *tp, const ts_config *cfg,
 	return false;
 }
 
+/* The load-port cost of one register of access "ac" along the vector
+ * axis of "n", read in place: 1, or more when its vectors do not start
+ * on a cache line (the index along the axis is offset by another axis,
+ * as a convolution's x + rx, or the vector is not a whole number of
+ * lines): a register of B bytes then straddles two lines (B - 4) / 64 of
+ * the time, and a straddling load takes both halves' cycles (measured: a
+ * 28 x 14-lane tile of a 3x3 convolution, loads per FMA near one, ran
+ * at half the rate the model gave it). */
+static double split_cost(const ts_access_info *ac, const ts_stage *s,
+	const ts_nest *n, int lanes)
+{
+	const ts_expr *ld = ac->load;
+	const ts_axis *axis;
+	int64_t elem, reg;
+
+	if (!ld || ld->nargs == 0 || n->vec_axis < 0)
+		return 1;
+	axis = n->vec_axis < s->ndim ? s->axes[n->vec_axis] :
+		s->raxes[n->vec_axis - s->ndim];
+	elem = (int64_t)ts_dtype_size(ac->tensor->dtype);
+	reg = (n->vec_width < lanes ? n->vec_width : lanes) * elem;
+	if (ld->args[ld->nargs - 1]->kind == TS_EXPR_VAR &&
+	    ld->args[ld->nargs - 1]->axis == axis &&
+	    ((int64_t)n->vec_width * elem) % 64 == 0)
+		return 1;
+	return 1.0 + (double)((reg < 64 ? reg : 64) - elem) / 64.0;
+}
+
 /* Load-port cycles of one innermost iteration of the register tile of
  * "n": each load brings, per point of the unrolled loops it depends on,
  * a broadcast, one vector per register of the vector loop, or, along
@@ -291,6 +319,9 @@ static double tile_load_cycles(const ts_template *tp, const ts_config *cfg,
 				packed_contiguous(tp, cfg, p, ac->tensor);
 			vecs *= contiguous ? (double)((n->vec_width + lanes -
 				1) / lanes) : (double)n->vec_width;
+			if (contiguous && !packed_contiguous(tp, cfg, p,
+			    ac->tensor))
+				vecs *= split_cost(ac, s, n, lanes);
 		}
 		/* An operand read in place that moves half a page at every
 		 * step waits for a page walk and an L2 line: about 16 cycles

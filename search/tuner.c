@@ -67,6 +67,8 @@ struct ts_tuner {
 	const ts_schedule *best_sch;
 	int errors[TS_ERR_COUNT];
 	struct feature_cache cache;
+	int nkernels, kcap;	/* hashes of the schedules measured */
+	uint64_t *kernels;
 };
 
 static ts_status log_load(ts_tuner *t);
@@ -448,6 +450,48 @@ static int next_batch(ts_tuner *t, int n, ts_config **out)
 		score : NULL, t, out);
 }
 
+/* Whether "t" has already proposed schedule "sch" (another configuration
+ * may give the same kernel: knobs that another knob makes irrelevant);
+ * remember it if not. */
+static bool kernel_seen(ts_tuner *t, const ts_schedule *sch)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (const char *c = ts_schedule_to_json(sch); *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+	for (int i = 0; i < t->nkernels; i++)
+		if (t->kernels[i] == h)
+			return true;
+	if (t->nkernels == t->kcap) {
+		t->kcap = t->kcap ? 2 * t->kcap : 64;
+		t->kernels = ts_grow(t->kernels, sizeof(uint64_t),
+			t->nkernels, t->kcap);
+	}
+	t->kernels[t->nkernels++] = h;
+	return false;
+}
+
+/* The next batch of at most "n" configurations of "t" into "out", none
+ * of which gives a kernel already proposed. */
+static int next_distinct(ts_tuner *t, int n, ts_config **out)
+{
+	ts_config **got = ts_new_array(ts_config *, n + 1);
+	int k = 0;
+
+	for (int tries = 0; k < n && tries < 8; tries++) {
+		int m = next_batch(t, n - k, got);
+		if (m <= 0)
+			return k ? k : m;
+		for (int i = 0; i < m; i++) {
+			ts_schedule *sch = ts_template_apply(t->tp, got[i]);
+			ts_ctx_clear_error(t->ctx);
+			if (!sch || !kernel_seen(t, sch))
+				out[k++] = got[i];
+		}
+	}
+	return k;
+}
+
 /* The configurations "t" verifies into "cfg": the best measured, and
  * the static choice so that the two are compared in one batch; return
  * how many. */
@@ -521,7 +565,7 @@ ts_status ts_tuner_run(ts_tuner *t, ts_tune_progress_fn progress,
 	if (retrain(t) < 0)
 		return TS_ERROR;
 	while (t->trials < t->planned) {
-		int n = next_batch(t, TS_MIN(t->opt.batch,
+		int n = next_distinct(t, TS_MIN(t->opt.batch,
 			t->planned - t->trials), cfgs);
 		if (n < 0)
 			return TS_ERROR;
