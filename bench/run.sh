@@ -72,8 +72,8 @@ section "Conv2d (ResNet-18, batch 1): Tessel static vs oneDNN, HWIO weights" \
 if [ -n "${BENCH_TUNE:-}" ]; then
 	section "Matmul: tuned and top-10 vs OpenBLAS and static" bench_tune \
 		--trials 300 --topk 10
-	section "Conv2d (ResNet-18, batch 1): tuned (64 trials) vs oneDNN" \
-		bench_conv --threads 1 --tune 64 --min-time 0.5
+	section "Conv2d (ResNet-18, batch 1): tuned (100 trials) vs oneDNN" \
+		bench_conv --threads 1 --tune 100 --min-time 0.5
 fi
 OMP_NUM_THREADS=1
 export OMP_NUM_THREADS

@@ -394,7 +394,7 @@ static ts_tensor *layout_stage(ts_ctx *ctx, const char *name, ts_tensor *src,
 }
 
 /* Weights.  A weight (an input declared "weight") may be kept blocked
- * along one dimension: W[..., d, ...] becomes W'[..., d / B, ..., B],
+ * along one dimension: W[..., d, ...] becomes W'[d / B, ..., B],
  * so that a vector along that dimension is contiguous and the blocks
  * of the register tile follow each other in memory, whatever the
  * declared order (the output-channel blocks of a convolution's OIHW
@@ -474,45 +474,57 @@ static int weight_dim(const ts_dag *sub, const ts_tensor *t, int x)
 	return -1;
 }
 
+/* The blocked shape of "t" split by "x" along "d" (block_stage's
+ * layout), into "shape". */
+static int blocked_shape(const ts_tensor *t, int d, int x, int64_t *shape)
+{
+	int j = 1;
+
+	shape[0] = t->shape[d] / x;
+	for (int k = 0; k < t->ndim; k++)
+		if (k != d)
+			shape[j++] = t->shape[k];
+	shape[t->ndim] = x;
+	return t->ndim + 1;
+}
+
 /* A stage "name" that reads "src" (of logical shape "lg") and stores it
  * blocked by "x" along dimension "d" (when "to_blocked"), or reads the
- * blocked "src" and stores it logically. */
+ * blocked "src" and stores it logically.  The blocked layout puts the
+ * block index first and the position in the block last, the other
+ * dimensions in order between them: [d / x, ..., x], so that one block
+ * (a register tile's worth of output channels) is contiguous whatever
+ * the declared order (OIHW and HWIO weights give the same layout). */
 static ts_tensor *block_stage(ts_ctx *ctx, const char *name, ts_tensor *src,
 	const ts_tensor *lg, int d, int x, bool to_blocked)
 {
-	int n = lg->ndim;
+	int n = lg->ndim, j = 1;
 	int64_t shape[TS_MAX_DIMS];
 	ts_axis *ax[TS_MAX_DIMS];
 	ts_expr *idx[TS_MAX_DIMS];
 
 	if (n + 1 > TS_MAX_DIMS)
 		return NULL;
-	for (int k = 0; k < n; k++)
-		shape[k] = k == d && to_blocked ? lg->shape[k] / x :
-			lg->shape[k];
-	shape[n] = x;
-	for (int k = 0; k < n + to_blocked; k++)
-		ax[k] = ts_axis_new(ctx, ts_asprintf("a%d", k), shape[k]);
-	for (int k = 0; k < n; k++)
-		idx[k] = ts_var(ctx, ax[k]);
 	if (to_blocked) {
-		idx[d] = ts_add(ctx, ts_mul(ctx, ts_var(ctx, ax[d]),
-			ts_int(ctx, x)), ts_var(ctx, ax[n]));
+		blocked_shape(lg, d, x, shape);
+		for (int k = 0; k <= n; k++)
+			ax[k] = ts_axis_new(ctx, ts_asprintf("a%d", k),
+				shape[k]);
+		for (int k = 0; k < n; k++)
+			idx[k] = k == d ? ts_add(ctx, ts_mul(ctx,
+				ts_var(ctx, ax[0]), ts_int(ctx, x)),
+				ts_var(ctx, ax[n])) : ts_var(ctx, ax[j++]);
 		return ts_compute(ctx, name, n + 1, ax,
 			ts_load(ctx, src, n, idx));
 	}
-	idx[d] = ts_floordiv(ctx, ts_var(ctx, ax[d]), ts_int(ctx, x));
+	for (int k = 0; k < n; k++)
+		ax[k] = ts_axis_new(ctx, ts_asprintf("a%d", k), lg->shape[k]);
+	idx[0] = ts_floordiv(ctx, ts_var(ctx, ax[d]), ts_int(ctx, x));
+	for (int k = 0; k < n; k++)
+		if (k != d)
+			idx[j++] = ts_var(ctx, ax[k]);
 	idx[n] = ts_mod(ctx, ts_var(ctx, ax[d]), ts_int(ctx, x));
 	return ts_compute(ctx, name, n, ax, ts_load(ctx, src, n + 1, idx));
-}
-
-/* The blocked shape of "t" split by "x" along "d", into "shape". */
-static int blocked_shape(const ts_tensor *t, int d, int x, int64_t *shape)
-{
-	for (int k = 0; k < t->ndim; k++)
-		shape[k] = k == d ? t->shape[k] / x : t->shape[k];
-	shape[t->ndim] = x;
-	return t->ndim + 1;
 }
 
 /* Rewrite task DAG "sub" so that its inputs flagged in "act" and its

@@ -278,9 +278,10 @@ static void climb(struct search *se, struct rated *cur, int steps)
 	}
 }
 
-/* Search the space of "tp" with the model "m" into the pool "p". */
+/* Search the space of "tp" with the model "m" into the pool "p", with
+ * "budget" times the default numbers of samples and steps. */
 static void search_run(ts_ctx *ctx, const ts_template *tp, const ts_model *m,
-	struct pool *p)
+	struct pool *p, double budget)
 {
 	struct search se = { ctx, tp->space, m, tp->dag->nstages, NULL, NULL,
 		NULL, p };
@@ -294,21 +295,21 @@ static void search_run(ts_ctx *ctx, const ts_template *tp, const ts_model *m,
 	owners_fill(&se, tp);
 	affected_fill(&se, tp);
 	best = rate_full(&se, ts_template_default(tp));
-	for (int i = 0; i < 600; i++) {
+	for (int i = 0; i < (int)(600 * budget); i++) {
 		struct rated *x = rate_full(&se,
 			ts_space_sample(tp->space, ctx));
 		if (x->total < best->total)
 			best = x;
 	}
-	best = sweep_stages(&se, best, 800);
-	best = sweep_stages(&se, best, 100);
+	best = sweep_stages(&se, best, (int)(800 * budget));
+	best = sweep_stages(&se, best, (int)(100 * budget));
 	/* Climb from the best of the pool: the pool changes as it
 	 * climbs. */
 	nstarts = p->n < 10 ? p->n : 10;
 	for (int i = 0; i < nstarts; i++)
 		start[i] = rate_full(&se, p->cfg[i]);
 	for (int i = 0; i < nstarts; i++)
-		climb(&se, start[i], 600 + 80 * se.nstages);
+		climb(&se, start[i], (int)((600 + 80 * se.nstages) * budget));
 }
 
 /* Keep in "p" only the first of configurations that give the same
@@ -360,18 +361,18 @@ ts_static_result *ts_static_fill(ts_ctx *ctx, const ts_dag *dag,
 	p.k = k > 16 ? k : 16;
 	p.cfg = ts_new_array(ts_config *, p.k);
 	p.cost = ts_new_atomic(double, p.k);
-	/* Two independent searches, merged: one alone ends, under some
-	 * seeds, in a local minimum well above the other's (ResNet-18's
-	 * 64@56 layer with its residual epilogue, whose kernel then ran
-	 * twice as slow). */
-	search_run(ctx, r->tp, &m, &p);
+	/* Two independent searches of half the budget each, merged: one
+	 * alone ends, under some seeds, in a local minimum well above the
+	 * other's (ResNet-18's 64@56 layer with its residual epilogue,
+	 * whose kernel then ran twice as slow). */
+	search_run(ctx, r->tp, &m, &p, 0.5);
 	{
 		struct pool q = p;
 		int rated = p.rated;
 		q.n = q.rated = 0;
 		q.cfg = ts_new_array(ts_config *, q.k);
 		q.cost = ts_new_atomic(double, q.k);
-		search_run(ctx, r->tp, &m, &q);
+		search_run(ctx, r->tp, &m, &q, 0.5);
 		for (int i = 0; i < q.n; i++)
 			pool_offer(&p, q.cfg[i], q.cost[i]);
 		p.rated = rated + q.rated;
