@@ -96,6 +96,22 @@ static ts_status run_round(ts_task_tune_fn fn, void *data,
 	return TS_OK;
 }
 
+/* Whether every occurrence of task "t" of "p" runs once (the conversion
+ * of a weight): its time is not part of a run's latency. */
+static bool runs_once(const ts_partition *p, int t)
+{
+	bool any = false;
+
+	for (int g = 0; g < p->nsubgraphs; g++) {
+		if (p->subgraphs[g].task != t)
+			continue;
+		if (!p->subgraphs[g].once)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 /* The task to tune next, or -1 when every task is dead. */
 static int pick(const ts_partition *p, const struct task_state *st,
 	int window)
@@ -119,14 +135,22 @@ ts_task_schedule *ts_task_schedule_run(ts_ctx *ctx, const ts_partition *p,
 {
 	struct task_state *st = ts_new_array(struct task_state, p->ntasks + 1);
 	ts_task_schedule *r = ts_new(ts_task_schedule);
+	int warm = 0;		/* the next task of the round robin */
 
 	r->rounds_of = ts_new_atomic(int, p->ntasks + 1);
 	r->order = ts_new_atomic(int, rounds + 1);
 	r->latency = ts_new_atomic(double, rounds + 1);
-	for (int t = 0; t < p->ntasks; t++)
+	r->once = ts_new_atomic(bool, p->ntasks + 1);
+	for (int t = 0; t < p->ntasks; t++) {
 		st[t].best = INFINITY;
+		r->once[t] = runs_once(p, t);
+		st[t].dead = r->once[t];
+	}
 	for (int k = 0; k < rounds; k++) {
-		int t = k < p->ntasks ? k : pick(p, st, 3);
+		int t;
+		while (warm < p->ntasks && r->once[warm])
+			warm++;
+		t = warm < p->ntasks ? warm++ : pick(p, st, 3);
 		if (t < 0)
 			break;
 		if (run_round(fn, data, &st[t], t, trials_per_round) < 0) {

@@ -530,7 +530,8 @@ int ts_tool_tune_network(ts_ctx *ctx, const ts_dag *dag, ts_target *target,
 	for (int t = 0; t < p->ntasks; t++) {
 		printf("task %3d %-12s weight %d  rounds %d  best %.4f ms%s\n", t,
 			p->tasks[t]->name, p->tasks[t]->weight, r->rounds_of[t],
-			r->best[t] * 1e3, r->dead[t] ? "  (no valid schedule)" : "");
+			r->best[t] * 1e3, r->once[t] ? "  (runs once: not tuned)"
+			: r->dead[t] ? "  (no valid schedule)" : "");
 	}
 	printf("estimated network latency %.4f ms\n",
 		r->nrounds ? r->latency[r->nrounds - 1] * 1e3 : 0.0);

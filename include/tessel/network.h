@@ -217,6 +217,8 @@ typedef struct ts_task_schedule {
 	int *rounds_of;		/* rounds per task */
 	double *best;		/* best time per task (INFINITY: none) */
 	bool *dead;		/* per task: no valid schedule */
+	bool *once;		/* per task: runs once (a weight's
+				 * conversion), so it is not tuned */
 } ts_task_schedule;
 
 ts_task_schedule *ts_task_schedule_run(ts_ctx *ctx, const ts_partition *p,

@@ -102,6 +102,36 @@ static void test_taskscheduler__warmup_then_gain_dead_skipped(void **state)
 	free_partition(p);
 }
 
+static void test_taskscheduler__runs_once__never_tuned(void **state)
+{
+	ts_ctx *ctx = *state;
+	struct fake f = { { 1e-3, 1e-3, 1e-3 }, { 4e-3, 4e-3, 4e-3 } };
+	ts_partition *p = fake_partition(3, (int[]){ 1, 1, 1 },
+		(int64_t[]){ 1000000, 1000000, 1000000 });
+	ts_task_schedule *r;
+
+	/* Task 1 converts a weight: its one subgraph runs once. */
+	p->nsubgraphs = 3;
+	p->subgraphs = calloc(3, sizeof(ts_subgraph));
+	for (int g = 0; g < 3; g++)
+		p->subgraphs[g].task = g;
+	p->subgraphs[1].once = true;
+	r = ts_task_schedule_run(ctx, p, 10, 8, fake_tune, &f, NULL, NULL);
+	assert_non_null(r);
+	assert_int_equal(r->nrounds, 10);
+	assert_true(r->once[1]);
+	assert_false(r->once[0] || r->once[2]);
+	assert_int_equal(r->rounds_of[1], 0);
+	assert_int_equal(f.trials[1], 0);
+	assert_int_equal(r->order[0], 0);
+	assert_int_equal(r->order[1], 2);
+	/* Its time is no part of a run's latency. */
+	assert_true(fabs(r->latency[r->nrounds - 1] - (r->best[0] +
+		r->best[2])) < 1e-12);
+	free(p->subgraphs);
+	free_partition(p);
+}
+
 static void test_taskscheduler__slow_for_its_flops_gets_rounds(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -144,6 +174,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TS_TEST(test_taskscheduler__warmup_then_gain_dead_skipped),
+		TS_TEST(test_taskscheduler__runs_once__never_tuned),
 		TS_TEST(test_taskscheduler__slow_for_its_flops_gets_rounds),
 		TS_TEST(test_taskscheduler__tuner_error__names_task),
 	};
