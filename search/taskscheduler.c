@@ -96,9 +96,7 @@ static ts_status run_round(ts_task_tune_fn fn, void *data,
 	return TS_OK;
 }
 
-/* Whether every occurrence of task "t" of "p" runs once (the conversion
- * of a weight): its time is not part of a run's latency. */
-static bool runs_once(const ts_partition *p, int t)
+bool ts_partition_task_runs_once(const ts_partition *p, int t)
 {
 	bool any = false;
 
@@ -143,7 +141,7 @@ ts_task_schedule *ts_task_schedule_run(ts_ctx *ctx, const ts_partition *p,
 	r->once = ts_new_atomic(bool, p->ntasks + 1);
 	for (int t = 0; t < p->ntasks; t++) {
 		st[t].best = INFINITY;
-		r->once[t] = runs_once(p, t);
+		r->once[t] = ts_partition_task_runs_once(p, t);
 		st[t].dead = r->once[t];
 	}
 	for (int k = 0; k < rounds; k++) {

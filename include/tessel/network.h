@@ -221,6 +221,10 @@ typedef struct ts_task_schedule {
 				 * conversion), so it is not tuned */
 } ts_task_schedule;
 
+/* Whether every occurrence of task "t" of "p" runs once (the conversion
+ * of a weight): its time is not part of a run's latency. */
+bool ts_partition_task_runs_once(const ts_partition *p, int t);
+
 ts_task_schedule *ts_task_schedule_run(ts_ctx *ctx, const ts_partition *p,
 	int rounds, int trials, ts_task_tune_fn fn, void *data,
 	ts_task_progress_fn progress, void *pdata);
