@@ -113,9 +113,10 @@ static bool mm_case(const struct mm_shape *s, int threads,
 		bench_die(ctx, "comparing with cblas");
 	if (o->verbose && o->nnotes < 32 && asprintf(&o->notes[o->nnotes],
 	    "- %lld x %lld x %lld, %d threads: `%s` (model %.3f ms, chosen "
-	    "in %.2f s)", (long long)s->m, (long long)s->n, (long long)s->k,
-	    threads, ts_config_to_json(res->best), res->best_cost * 1e3,
-	    t_static) >= 0)
+	    "in %.0f ms, lowered and compiled by LLVM in %.2f s in all)",
+	    (long long)s->m, (long long)s->n, (long long)s->k, threads,
+	    ts_config_to_json(res->best), res->best_cost * 1e3,
+	    res->elapsed_ms, t_static) >= 0)
 		o->nnotes++;
 	r[0] = (struct bench_runner){ .name = "tessel",
 		.run = bench_kernel_run, .arg = &tp };
