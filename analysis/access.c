@@ -82,18 +82,25 @@ static int64_t index_coef(struct ts_model *m, const struct ts_acc *acc,
 	return TS_STRIDE_UNKNOWN;
 }
 
+const ts_axis *ts_block_index(const ts_expr *e, int64_t *b, bool *mod)
+{
+	if (!e || e->kind != TS_EXPR_BINARY || (e->op != TS_OP_FLOORDIV &&
+	    e->op != TS_OP_MOD) || e->a->kind != TS_EXPR_VAR ||
+	    e->b->kind != TS_EXPR_INT || e->b->ival <= 1)
+		return NULL;
+	*b = e->b->ival;
+	*mod = e->op == TS_OP_MOD;
+	return e->a->axis;
+}
+
 /* Whether "e" is the axis "axis" // B (when "div") or "axis" % B, for a
  * constant B > 1, into "*b". */
 static bool block_index(const ts_expr *e, const ts_axis *axis, bool div,
 	int64_t *b)
 {
-	if (!e || e->kind != TS_EXPR_BINARY ||
-	    e->op != (div ? TS_OP_FLOORDIV : TS_OP_MOD) ||
-	    e->a->kind != TS_EXPR_VAR || e->a->axis != axis ||
-	    e->b->kind != TS_EXPR_INT || e->b->ival <= 1)
-		return false;
-	*b = e->b->ival;
-	return true;
+	bool mod;
+
+	return ts_block_index(e, b, &mod) == axis && mod == !div;
 }
 
 /* The block B when "acc" reads axis "a" of "m" through a blocked layout,

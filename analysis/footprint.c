@@ -232,18 +232,10 @@ static void footprint_fill(struct ts_model *m, __isl_keep isl_map *u,
 static bool block_index(const ts_stage *s, const ts_expr *e, int *a,
 	int64_t *b, bool *mod)
 {
-	if (e->kind != TS_EXPR_BINARY || (e->op != TS_OP_FLOORDIV &&
-	    e->op != TS_OP_MOD) || e->a->kind != TS_EXPR_VAR ||
-	    e->b->kind != TS_EXPR_INT || e->b->ival <= 1)
-		return false;
-	for (int k = 0; k < s->ndim + s->nraxes; k++)
-		if (ts_axis_at(s, k) == e->a->axis) {
-			*a = k;
-			*b = e->b->ival;
-			*mod = e->op == TS_OP_MOD;
-			return true;
-		}
-	return false;
+	const ts_axis *axis = ts_block_index(e, b, mod);
+
+	*a = axis ? ts_axis_pos(s, axis) : -1;
+	return *a >= 0;
 }
 
 /* Whether every load of "t" in "e" indexes dimension "d" like "bd" (a

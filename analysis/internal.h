@@ -62,6 +62,10 @@ struct ts_model {
 isl_ctx *ts_isl_ctx(ts_ctx *ctx);
 int ts_axis_pos(const ts_stage *s, const ts_axis *axis);
 const ts_axis *ts_axis_at(const ts_stage *s, int pos);
+/* The axis of the index "e" when it is a block index of a blocked
+ * layout, axis // B or axis % B ("*mod") with a constant B > 1 (into
+ * "*b"); NULL otherwise. */
+const ts_axis *ts_block_index(const ts_expr *e, int64_t *b, bool *mod);
 char *ts_isl_set_str(__isl_keep isl_set *set);
 char *ts_isl_map_str(__isl_keep isl_map *map);
 int64_t ts_isl_val_i64(__isl_take isl_val *v);

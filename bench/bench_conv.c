@@ -380,10 +380,10 @@ static struct conv_net conv_network(ts_ctx *ctx, const ts_dag *dag,
 	return c;
 }
 
-/* Tune the convolution's task of the network "c" (layer "l") with
- * "threads" threads for "o"->tune trials and return a network of "dag"
- * with the tuned kernel, after checking it against "ref"; "*err" grows
- * to its error. */
+/* Compile "dag" (layer "l") as a network on blocked weights, tune its
+ * convolution's task with "threads" threads for "o"->tune trials and
+ * return the network with the tuned kernel, after checking it against
+ * "ref"; "*err" grows to its error. */
 static struct conv_net conv_tuned(ts_ctx *ctx, const ts_dag *dag,
 	const struct conv_layer *l, int threads,
 	const struct conv_opts *o, ts_array **args, ts_array *ref,

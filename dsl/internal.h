@@ -76,6 +76,16 @@ void ts_ctx_on_free(ts_ctx *ctx, void (*fn)(void *), void *data);
 /* A fresh id, unique in "ctx". */
 int ts_ctx_next_id(ts_ctx *ctx);
 
+/* The 64-bit FNV-1a hash of the string "s". */
+static inline uint64_t ts_fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
 /* splitmix64: the step every seeded stream in Tessel uses. */
 static inline uint64_t ts_splitmix64(uint64_t *state)
 {

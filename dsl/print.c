@@ -255,12 +255,6 @@ char *ts_dag_canonical_string(const ts_dag *dag)
 
 const char *ts_dag_hash(const ts_dag *dag)
 {
-	const char *s = ts_dag_canonical_string(dag);
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return ts_asprintf("%016" PRIx64, h);
+	return ts_asprintf("%016" PRIx64,
+		ts_fnv1a(ts_dag_canonical_string(dag)));
 }

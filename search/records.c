@@ -16,17 +16,6 @@
 
 #include "dsl/internal.h"
 
-/* Return the FNV-1a hash of "s". */
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
 
 /* Return the key of "target": its name and a hash of its JSON. */
 const char *ts_target_key(const ts_target *target)
@@ -34,7 +23,7 @@ const char *ts_target_key(const ts_target *target)
 	if (!target)
 		return NULL;
 	return ts_asprintf("%s-%016llx", target->name ? target->name : "target",
-		(unsigned long long)fnv1a(ts_target_to_json(target)));
+		(unsigned long long)ts_fnv1a(ts_target_to_json(target)));
 }
 
 /* Return the current time as ISO 8601 in UTC. */

@@ -375,9 +375,11 @@ static ts_status account(ts_tuner *t, ts_config *c, const ts_schedule *sch,
 	return log_append(t, c, sch, r);
 }
 
-/* Measure the "n" configurations "cfgs" in "t"; a configuration that
- * does not apply counts as an invalid schedule without a measurement. */
-static ts_status measure_configs(ts_tuner *t, int n, ts_config **cfgs)
+/* Measure the "n" configurations "cfgs" in "t", whose schedules are
+ * "applied" (NULL where one did not apply: it is applied again for its
+ * message and counts as an invalid schedule without a measurement). */
+static ts_status measure_configs(ts_tuner *t, int n, ts_config **cfgs,
+	ts_schedule **applied)
 {
 	const ts_schedule **sch = ts_new_array(const ts_schedule *, n);
 	ts_measure_result *res = ts_new_array(ts_measure_result, n);
@@ -385,7 +387,8 @@ static ts_status measure_configs(ts_tuner *t, int n, ts_config **cfgs)
 	int m = 0;
 
 	for (int i = 0; i < n; i++) {
-		ts_schedule *s = ts_template_apply(t->tp, cfgs[i]);
+		ts_schedule *s = applied[i] ? applied[i] :
+			ts_template_apply(t->tp, cfgs[i]);
 		ts_measure_result bad = { .error = TS_ERR_INVALID_SCHEDULE };
 		if (s) {
 			ok[m] = cfgs[i];
@@ -455,10 +458,8 @@ static int next_batch(ts_tuner *t, int n, ts_config **out)
  * remember it if not. */
 static bool kernel_seen(ts_tuner *t, const ts_schedule *sch)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = ts_fnv1a(ts_schedule_to_json(sch));
 
-	for (const char *c = ts_schedule_to_json(sch); *c; c++)
-		h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
 	for (int i = 0; i < t->nkernels; i++)
 		if (t->kernels[i] == h)
 			return true;
@@ -471,9 +472,11 @@ static bool kernel_seen(ts_tuner *t, const ts_schedule *sch)
 	return false;
 }
 
-/* The next batch of at most "n" configurations of "t" into "out", none
- * of which gives a kernel already proposed. */
-static int next_distinct(ts_tuner *t, int n, ts_config **out)
+/* The next batch of at most "n" configurations of "t" into "out", with
+ * their schedules into "sch" (NULL where one does not apply), none of
+ * which gives a kernel already proposed. */
+static int next_distinct(ts_tuner *t, int n, ts_config **out,
+	ts_schedule **sch)
 {
 	ts_config **got = ts_new_array(ts_config *, n + 1);
 	int k = 0;
@@ -483,10 +486,12 @@ static int next_distinct(ts_tuner *t, int n, ts_config **out)
 		if (m <= 0)
 			return k ? k : m;
 		for (int i = 0; i < m; i++) {
-			ts_schedule *sch = ts_template_apply(t->tp, got[i]);
+			ts_schedule *s = ts_template_apply(t->tp, got[i]);
 			ts_ctx_clear_error(t->ctx);
-			if (!sch || !kernel_seen(t, sch))
-				out[k++] = got[i];
+			if (s && kernel_seen(t, s))
+				continue;
+			sch[k] = s;
+			out[k++] = got[i];
 		}
 	}
 	return k;
@@ -557,6 +562,7 @@ ts_status ts_tuner_run(ts_tuner *t, ts_tune_progress_fn progress,
 {
 	double t0 = now_s();
 	ts_config **cfgs = ts_new_array(ts_config *, t->opt.batch);
+	ts_schedule **sch = ts_new_array(ts_schedule *, t->opt.batch);
 
 	t->planned = t->opt.topk ? TS_MIN(t->opt.topk, t->st->k) :
 		t->opt.trials;
@@ -566,12 +572,12 @@ ts_status ts_tuner_run(ts_tuner *t, ts_tune_progress_fn progress,
 		return TS_ERROR;
 	while (t->trials < t->planned) {
 		int n = next_distinct(t, TS_MIN(t->opt.batch,
-			t->planned - t->trials), cfgs);
+			t->planned - t->trials), cfgs, sch);
 		if (n < 0)
 			return TS_ERROR;
 		if (n == 0)
 			break;
-		if (measure_configs(t, n, cfgs) < 0 || retrain(t) < 0)
+		if (measure_configs(t, n, cfgs, sch) < 0 || retrain(t) < 0)
 			return TS_ERROR;
 		reseed(t);
 		report(t, t0, progress, data);
