@@ -152,33 +152,49 @@ static ts_status check_names(ts_dag *dag)
 	return TS_OK;
 }
 
+/* Sort the stages that compute "outputs" ("n") into "tp", producers
+ * first, starting afresh. */
+static ts_status topo_sort(struct topo *tp, int n, ts_tensor *const *outputs)
+{
+	ts_ctx *ctx = tp->ctx;
+
+	memset(tp, 0, sizeof(*tp));
+	tp->ctx = ctx;
+	for (int i = 0; i < n; i++) {
+		if (!outputs[i])
+			return TS_ERROR;
+		if (!outputs[i]->stage)
+			return ts_ctx_set_error(ctx, "output '%s' is a "
+				"placeholder, not a computed tensor",
+				outputs[i]->name);
+		for (int j = 0; j < i; j++)
+			if (outputs[j] == outputs[i])
+				return ts_ctx_set_error(ctx, "output '%s' is "
+					"listed twice", outputs[i]->name);
+		if (visit(tp, outputs[i]) < 0)
+			return TS_ERROR;
+	}
+	return TS_OK;
+}
+
 ts_dag *ts_dag_new(ts_ctx *ctx, int ninputs, ts_tensor *const *inputs,
 	int noutputs, ts_tensor *const *outputs)
 {
 	struct topo tp = { ctx };
+	bool changed;
 	ts_dag *dag;
 
 	if (noutputs <= 0) {
 		ts_ctx_set_error(ctx, "a DAG needs at least one output");
 		return NULL;
 	}
-	for (int i = 0; i < noutputs; i++) {
-		if (!outputs[i])
-			return NULL;
-		if (!outputs[i]->stage) {
-			ts_ctx_set_error(ctx, "output '%s' is a placeholder, "
-				"not a computed tensor", outputs[i]->name);
-			return NULL;
-		}
-		for (int j = 0; j < i; j++)
-			if (outputs[j] == outputs[i]) {
-				ts_ctx_set_error(ctx, "output '%s' is listed "
-					"twice", outputs[i]->name);
-				return NULL;
-			}
-		if (visit(&tp, outputs[i]) < 0)
-			return NULL;
-	}
+	if (topo_sort(&tp, noutputs, outputs) < 0)
+		return NULL;
+	if (ts_canonicalize(ctx, tp.order.n, (ts_stage **)tp.order.v,
+	    tp.placeholders.n, (ts_tensor **)tp.placeholders.v, &changed) < 0)
+		return NULL;
+	if (changed && topo_sort(&tp, noutputs, outputs) < 0)
+		return NULL;
 	dag = ts_new(ts_dag);
 	dag->ctx = ctx;
 	dag->nstages = tp.order.n;

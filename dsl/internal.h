@@ -35,6 +35,15 @@ char *ts_vasprintf(const char *fmt, va_list ap);
 ts_tensor *ts_tensor_make(ts_ctx *ctx, const char *name, ts_dtype t,
 	int ndim, const int64_t *shape);
 
+/* Set the body of the stage "s" to "body", checking that its variables
+ * are in scope, and collect its reduction axes and inputs anew. */
+ts_status ts_stage_set_body(ts_ctx *ctx, ts_stage *s, ts_expr *body);
+/* Bring the "nstages" stages "stages" (in topological order) to canonical
+ * form (dsl/canon.c); "placeholders" name the inputs, whose names new
+ * stages avoid.  Set "changed" when a stage was made or rewritten. */
+ts_status ts_canonicalize(ts_ctx *ctx, int nstages, ts_stage *const *stages,
+	int nplaceholders, ts_tensor *const *placeholders, bool *changed);
+
 /* A growable string. */
 typedef struct ts_buf {
 	char *s;

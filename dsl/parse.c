@@ -16,6 +16,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,7 +271,10 @@ static struct token *lex_one(struct parser *p, const char *s, int line,
 		return lex_number(p, t) ? t : NULL;
 	if (isalpha((unsigned char)*s) || *s == '_') {
 		t->kind = TK_IDENT;
-		while (isalnum((unsigned char)s[t->len]) || s[t->len] == '_')
+		while (isalnum((unsigned char)s[t->len]) || s[t->len] == '_' ||
+		    (s[t->len] == '.' &&
+		    (isalpha((unsigned char)s[t->len + 1]) ||
+		    s[t->len + 1] == '_')))
 			t->len++;
 		return t;
 	}
@@ -1355,6 +1359,55 @@ static ts_axis **bind_axes(struct builder *b, struct node *n)
 	return axes;
 }
 
+/* Whether "e" reads one of the "n" axes "axes". */
+static bool uses_axes(const ts_expr *e, int n, ts_axis *const *axes)
+{
+	if (!e)
+		return false;
+	if (e->kind == TS_EXPR_VAR) {
+		for (int i = 0; i < n; i++)
+			if (e->axis == axes[i])
+				return true;
+		return false;
+	}
+	for (int i = 0; e->kind == TS_EXPR_LOAD && i < e->nargs; i++)
+		if (uses_axes(e->args[i], n, axes))
+			return true;
+	return uses_axes(e->a, n, axes) || uses_axes(e->b, n, axes) ||
+		uses_axes(e->c, n, axes);
+}
+
+/* Warn about each term of the sum "body" (built from "n") that reads none
+ * of the axes of the sum "red": the body of a reducer extends to the
+ * right, so such a term is added once per instance of the reduction,
+ * which is rarely what was meant. */
+static void warn_loose_terms(struct builder *b, struct node *red,
+	ts_axis *const *axes, struct node *n, const ts_expr *body)
+{
+	int64_t count = 1;
+	char *term, *msg;
+
+	if (n->kind == N_BINARY && (n->op == TS_OP_ADD || n->op == TS_OP_SUB) &&
+	    body->kind == TS_EXPR_BINARY && body->op == n->op) {
+		warn_loose_terms(b, red, axes, n->args[0], body->a);
+		warn_loose_terms(b, red, axes, n->args[1], body->b);
+		return;
+	}
+	if (uses_axes(body, red->nbinds, axes))
+		return;
+	for (int i = 0; i < red->nbinds; i++)
+		count = red->binds[i].extent > 0 &&
+			count <= INT64_MAX / red->binds[i].extent ?
+			count * red->binds[i].extent : count;
+	term = ts_expr_to_string(body);
+	msg = ts_asprintf("'%s' reads no axis of this sum, yet is inside "
+		"it (the body of a reducer extends to the right), so it is "
+		"added %" PRId64 " times; write '(%s(%s: ...) ...) + %s' to "
+		"add it once", term, count, ts_reducer_name(red->reducer),
+		red->binds[0].name, term);
+	warn_at(b->p, n->start, msg);
+}
+
 /* Return the reduction "n". */
 static ts_expr *build_reduce(struct builder *b, struct node *n)
 {
@@ -1370,6 +1423,8 @@ static ts_expr *build_reduce(struct builder *b, struct node *n)
 	e = ts_reduce(b->p->ctx, n->reducer, n->nbinds, axes, body);
 	if (!e)
 		api_error_at(b->p, n->tok);
+	else if (n->reducer == TS_RED_SUM)
+		warn_loose_terms(b, n, axes, n->args[0], body);
 	return e;
 }
 

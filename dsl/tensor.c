@@ -6,13 +6,16 @@
 #include "dsl/internal.h"
 
 /* Whether "name" is an identifier: a letter or '_', then letters, digits,
- * '_'. */
+ * '_', and dots each followed by a letter or '_' (the names the canonical
+ * form gives the stages it makes, "Y.sum0"). */
 static bool is_identifier(const char *name)
 {
 	if (!name || !(isalpha((unsigned char)*name) || *name == '_'))
 		return false;
 	for (const char *p = name + 1; *p; p++)
-		if (!isalnum((unsigned char)*p) && *p != '_')
+		if (!isalnum((unsigned char)*p) && *p != '_' &&
+		    !(*p == '.' && (isalpha((unsigned char)p[1]) ||
+		    p[1] == '_')))
 			return false;
 	return true;
 }
@@ -173,10 +176,24 @@ static ts_status check_axes(ts_ctx *ctx, const char *name, int ndim,
 	return TS_OK;
 }
 
+ts_status ts_stage_set_body(ts_ctx *ctx, ts_stage *s, ts_expr *body)
+{
+	struct body_check bc = { ctx };
+
+	bc.stage = s;
+	if (check_body(&bc, body) < 0)
+		return TS_ERROR;
+	s->body = body;
+	s->nraxes = bc.raxes.n;
+	s->raxes = (ts_axis **)bc.raxes.v;
+	s->ninputs = bc.inputs.n;
+	s->inputs = (ts_tensor **)bc.inputs.v;
+	return TS_OK;
+}
+
 ts_tensor *ts_compute_typed(ts_ctx *ctx, const char *name, ts_dtype t,
 	int ndim, ts_axis *const *axes, ts_expr *body)
 {
-	struct body_check bc = { ctx };
 	int64_t shape[TS_MAX_DIMS];
 	ts_stage *s;
 	ts_tensor *out;
@@ -193,14 +210,8 @@ ts_tensor *ts_compute_typed(ts_ctx *ctx, const char *name, ts_dtype t,
 	s->axes = ts_new_array(ts_axis *, ndim ? ndim : 1);
 	if (ndim > 0)
 		memcpy(s->axes, axes, sizeof(ts_axis *) * ndim);
-	s->body = body;
-	bc.stage = s;
-	if (check_body(&bc, body) < 0)
+	if (ts_stage_set_body(ctx, s, body) < 0)
 		return NULL;
-	s->nraxes = bc.raxes.n;
-	s->raxes = (ts_axis **)bc.raxes.v;
-	s->ninputs = bc.inputs.n;
-	s->inputs = (ts_tensor **)bc.inputs.v;
 	for (int i = 0; i < ndim; i++)
 		shape[i] = axes[i]->extent;
 	out = tensor_new(ctx, name, t, ndim, shape);

@@ -12,3 +12,9 @@ EXTRA_DIST += \
 	tests/dsl/parse/quantize.tsl \
 	tests/dsl/parse/softmax.tsl \
 	tests/dsl/parse/variance.tsl
+
+# The canonical form of DAGs.
+check_PROGRAMS += tests/dsl/test_canon
+TESTS += tests/dsl/test_canon
+tests_dsl_test_canon_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_dsl_test_canon_LDADD = $(TEST_LIBS)

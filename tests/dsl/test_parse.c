@@ -78,13 +78,18 @@ static const struct valid_case valid_cases[] = {
 	  TS_EXPR_BINARY },
 	{ "softmax.tsl", 1, 4, 1, "rowmax", TS_F32, 1, { 4 }, 1,
 	  TS_EXPR_REDUCE },
-	{ "variance.tsl", 1, 1, 1, "V", TS_F32, 1, { 8 }, 3,
+	/* Canonical form: the two equal sums share one stage. */
+	{ "variance.tsl", 1, 3, 1, "V", TS_F32, 1, { 8 }, 0,
 	  TS_EXPR_BINARY },
+	{ "variance.tsl", 1, 3, 1, "V.sum0", TS_F32, 1, { 8 }, 1,
+	  TS_EXPR_REDUCE },
 	{ "quantize.tsl", 2, 1, 1, "Q", TS_I8, 1, { 16 }, 0, TS_EXPR_CAST },
 	{ "lets.tsl", 1, 1, 1, "Y", TS_F32, 2, { 4, 2 }, 0, TS_EXPR_LOAD },
 	{ "out_of_order.tsl", 1, 3, 1, "t2", TS_F32, 1, { 4 }, 0,
 	  TS_EXPR_BINARY },
-	{ "exprs.tsl", 4, 1, 1, "Z", TS_F32, 1, { 8 }, 3, TS_EXPR_BINARY },
+	{ "exprs.tsl", 4, 4, 1, "Z", TS_F32, 1, { 8 }, 0, TS_EXPR_BINARY },
+	{ "exprs.tsl", 4, 4, 1, "Z.prod0", TS_F64, 0, { 0 }, 1,
+	  TS_EXPR_REDUCE },
 };
 
 /* Check one valid case. */
@@ -235,16 +240,23 @@ static void test_parse_reducer__body_extends_right(void **state)
 	assert_non_null(dag);
 	o = ts_dag_find_stage(dag, "O");
 	p = ts_dag_find_stage(dag, "P");
-	/* 2 * (sum over k of (A[k] + 1)) */
+	/* 2 * (sum over k of (A[k] + 1)); the canonical form moves the
+	 * sum into a stage of its own. */
 	assert_int_equal(o->ndim, 0);
 	assert_int_equal(o->body->op, TS_OP_MUL);
-	assert_int_equal(o->body->b->kind, TS_EXPR_REDUCE);
-	assert_int_equal(o->body->b->a->op, TS_OP_ADD);
+	assert_int_equal(o->body->b->kind, TS_EXPR_LOAD);
+	o = ts_dag_find_stage(dag, "O.sum0");
+	assert_non_null(o);
+	assert_int_equal(o->body->kind, TS_EXPR_REDUCE);
+	assert_int_equal(o->body->a->op, TS_OP_ADD);
 	/* max(a, b) is the function, max(k: 4) the reducer. */
 	assert_int_equal(p->body->a->kind, TS_EXPR_BINARY);
 	assert_int_equal(p->body->a->op, TS_OP_MAX);
-	assert_int_equal(p->body->b->kind, TS_EXPR_REDUCE);
-	assert_int_equal(p->body->b->reducer, TS_RED_MAX);
+	assert_int_equal(p->body->b->kind, TS_EXPR_LOAD);
+	p = ts_dag_find_stage(dag, "P.max0");
+	assert_non_null(p);
+	assert_int_equal(p->body->kind, TS_EXPR_REDUCE);
+	assert_int_equal(p->body->reducer, TS_RED_MAX);
 	assert_round_trip(dag);
 }
 

@@ -1,0 +1,556 @@
+/* The canonical form of a DAG: one reduction per stage, at its root.
+ *
+ * However a declaration is written, the analysis sees the same DAG.  A
+ * reduction nested inside an expression (a sum plus a bias, a norm under a
+ * square root, a softmax written in one statement) would otherwise be
+ * recomputed for every instance of the enclosing stage, and no template
+ * could tile its reduction axes.  This pass moves every such reduction
+ * into a stage of its own, over exactly the axes it depends on, named
+ * after its consumer ("Y.sum0"), and replaces it by a load.  Reductions
+ * that are equal up to the names of their axes share one stage, and so
+ * does a reduction equal to a stage the user wrote.  What is left of the
+ * consumer is elementwise, and the templates fuse it back as an epilogue.
+ *
+ * A nested reduction evaluated only under a condition (an arm of a
+ * select, the right operand of && or ||) may read out of bounds where the
+ * condition is false, as a padding stage does.  Its stage then carries
+ * the condition inside the reduction, unless every index it reads is
+ * provably in bounds over the whole stage.
+ *
+ * Requires: stages in topological order.  Produces: stages whose body is
+ * either free of reductions or a single reduction at the root with no
+ * reduction inside; new stages for the reductions moved out.
+ */
+#include <config.h>
+
+#include <inttypes.h>
+
+#include "dsl/internal.h"
+
+/* The state of the pass over one DAG. */
+struct canon {
+	ts_ctx *ctx;
+	ts_vec names;		/* every tensor name in use (char *) */
+	ts_vec keys;		/* keys of reduction stages (char *) */
+	ts_vec shared;		/* the tensor of each key (ts_tensor *) */
+	bool changed;		/* some stage was rewritten */
+};
+
+/* Where the walk stands inside the body of one stage. */
+struct site {
+	ts_stage *stage;
+	ts_vec bound;		/* reduction axes bound around the node */
+	ts_vec guards;		/* conditions that hold where it is evaluated */
+	int count[TS_RED_COUNT];	/* stages made per reducer */
+};
+
+static bool vec_has(const ts_vec *v, const void *p)
+{
+	for (int i = 0; i < v->n; i++)
+		if (v->v[i] == p)
+			return true;
+	return false;
+}
+
+/* Whether "e" contains a reduction. */
+static bool has_reduce(const ts_expr *e)
+{
+	if (!e)
+		return false;
+	if (e->kind == TS_EXPR_REDUCE)
+		return true;
+	for (int i = 0; e->kind == TS_EXPR_LOAD && i < e->nargs; i++)
+		if (has_reduce(e->args[i]))
+			return true;
+	return has_reduce(e->a) || has_reduce(e->b) || has_reduce(e->c);
+}
+
+/* Add to "out" the axes of "e" not bound inside "e", once each. */
+static void free_axes(const ts_expr *e, ts_vec *bound, ts_vec *out)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case TS_EXPR_VAR:
+		if (!vec_has(bound, e->axis) && !vec_has(out, e->axis))
+			ts_vec_push(out, e->axis);
+		return;
+	case TS_EXPR_LOAD:
+		for (int i = 0; i < e->nargs; i++)
+			free_axes(e->args[i], bound, out);
+		return;
+	case TS_EXPR_REDUCE:
+		for (int i = 0; i < e->nraxes; i++)
+			ts_vec_push(bound, e->raxes[i]);
+		free_axes(e->a, bound, out);
+		bound->n -= e->nraxes;
+		return;
+	default:
+		free_axes(e->a, bound, out);
+		free_axes(e->b, bound, out);
+		free_axes(e->c, bound, out);
+	}
+}
+
+/* Return a copy of the node "e" (children shared). */
+static ts_expr *expr_copy(const ts_expr *e)
+{
+	ts_expr *n = ts_new(ts_expr);
+
+	*n = *e;
+	if (e->kind == TS_EXPR_LOAD) {
+		n->args = ts_new_array(ts_expr *, e->nargs ? e->nargs : 1);
+		if (e->nargs)
+			memcpy(n->args, e->args, sizeof(ts_expr *) * e->nargs);
+	}
+	return n;
+}
+
+/* Return "e" with each axis "from[i]" replaced by "to[i]" ("n" pairs),
+ * where it is used and where it is bound. */
+static ts_expr *subst(ts_expr *e, int n, ts_axis *const *from,
+	ts_axis *const *to)
+{
+	ts_expr *c;
+
+	if (!e)
+		return NULL;
+	if (e->kind == TS_EXPR_VAR) {
+		for (int i = 0; i < n; i++)
+			if (e->axis == from[i]) {
+				c = expr_copy(e);
+				c->axis = to[i];
+				return c;
+			}
+		return e;
+	}
+	if (e->kind == TS_EXPR_INT || e->kind == TS_EXPR_FLOAT)
+		return e;
+	c = expr_copy(e);
+	if (e->kind == TS_EXPR_REDUCE) {
+		c->raxes = ts_new_array(ts_axis *, e->nraxes);
+		for (int i = 0; i < e->nraxes; i++) {
+			c->raxes[i] = e->raxes[i];
+			for (int j = 0; j < n; j++)
+				if (e->raxes[i] == from[j])
+					c->raxes[i] = to[j];
+		}
+	}
+	for (int i = 0; e->kind == TS_EXPR_LOAD && i < e->nargs; i++)
+		c->args[i] = subst(e->args[i], n, from, to);
+	c->a = subst(e->a, n, from, to);
+	c->b = subst(e->b, n, from, to);
+	c->c = subst(e->c, n, from, to);
+	return c;
+}
+
+/* An integer interval. */
+struct range {
+	int64_t lo, hi;
+};
+
+/* Return "a" "op" "b" when it cannot overflow, in "r". */
+static bool range_add(struct range a, struct range b, int sign,
+	struct range *r)
+{
+	if (sign > 0) {
+		if (__builtin_add_overflow(a.lo, b.lo, &r->lo) ||
+		    __builtin_add_overflow(a.hi, b.hi, &r->hi))
+			return false;
+	} else if (__builtin_sub_overflow(a.lo, b.hi, &r->lo) ||
+	    __builtin_sub_overflow(a.hi, b.lo, &r->hi)) {
+		return false;
+	}
+	return true;
+}
+
+/* Return in "r" the range of "a" times the constant "k". */
+static bool range_scale(struct range a, int64_t k, struct range *r)
+{
+	int64_t x, y;
+
+	if (__builtin_mul_overflow(a.lo, k, &x) ||
+	    __builtin_mul_overflow(a.hi, k, &y))
+		return false;
+	r->lo = TS_MIN(x, y);
+	r->hi = TS_MAX(x, y);
+	return true;
+}
+
+/* Floor division of "a" by the positive "d". */
+static int64_t floor_div(int64_t a, int64_t d)
+{
+	return a / d - (a % d != 0 && a < 0);
+}
+
+/* Compute in "r" the range of the integer expression "e" when every axis
+ * ranges over its extent; false when it cannot be bounded. */
+static bool range_of(const ts_expr *e, struct range *r)
+{
+	struct range a, b;
+
+	switch (e->kind) {
+	case TS_EXPR_INT:
+		r->lo = r->hi = e->ival;
+		return true;
+	case TS_EXPR_VAR:
+		r->lo = 0;
+		r->hi = e->axis->extent - 1;
+		return e->axis->extent > 0;
+	case TS_EXPR_UNARY:
+		if (e->op != TS_OP_NEG || !range_of(e->a, &a))
+			return false;
+		return range_scale(a, -1, r);
+	case TS_EXPR_BINARY:
+		break;
+	default:
+		return false;
+	}
+	if (!range_of(e->a, &a) || !range_of(e->b, &b))
+		return false;
+	switch (e->op) {
+	case TS_OP_ADD: return range_add(a, b, 1, r);
+	case TS_OP_SUB: return range_add(a, b, -1, r);
+	case TS_OP_MUL:
+		if (a.lo == a.hi)
+			return range_scale(b, a.lo, r);
+		return b.lo == b.hi && range_scale(a, b.lo, r);
+	case TS_OP_FLOORDIV:
+		if (b.lo != b.hi || b.lo <= 0)
+			return false;
+		r->lo = floor_div(a.lo, b.lo);
+		r->hi = floor_div(a.hi, b.lo);
+		return true;
+	case TS_OP_MOD:
+		if (b.lo != b.hi || b.lo <= 0)
+			return false;
+		r->lo = 0;
+		r->hi = b.lo - 1;
+		return true;
+	case TS_OP_MIN:
+		r->lo = TS_MIN(a.lo, b.lo);
+		r->hi = TS_MIN(a.hi, b.hi);
+		return true;
+	case TS_OP_MAX:
+		r->lo = TS_MAX(a.lo, b.lo);
+		r->hi = TS_MAX(a.hi, b.hi);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Whether "e" can be evaluated everywhere on the box of its axes: every
+ * load provably in bounds, no integer division by a value that may be
+ * zero. */
+static bool safe_everywhere(const ts_expr *e)
+{
+	struct range r;
+
+	if (!e)
+		return true;
+	switch (e->kind) {
+	case TS_EXPR_LOAD:
+		for (int i = 0; i < e->nargs; i++)
+			if (!range_of(e->args[i], &r) || r.lo < 0 ||
+			    r.hi >= e->tensor->shape[i] ||
+			    !safe_everywhere(e->args[i]))
+				return false;
+		return true;
+	case TS_EXPR_BINARY:
+		if ((e->op == TS_OP_FLOORDIV || e->op == TS_OP_MOD) &&
+		    ts_dtype_is_int(e->dtype) &&
+		    (!range_of(e->b, &r) || (r.lo <= 0 && r.hi >= 0)))
+			return false;
+		break;
+	default:
+		break;
+	}
+	return safe_everywhere(e->a) && safe_everywhere(e->b) &&
+		safe_everywhere(e->c);
+}
+
+/* The key of a reduction stage over "axes" ("n") computing the reduction
+ * "body": its text with every axis renamed by position, so that two
+ * reductions equal up to the names of their axes share one key. */
+static char *reduction_key(int n, ts_axis *const *axes, ts_expr *body)
+{
+	int m = n + body->nraxes;
+	ts_axis **from = ts_new_array(ts_axis *, m);
+	ts_axis **to = ts_new_array(ts_axis *, m);
+	ts_buf b;
+
+	ts_buf_init(&b);
+	ts_buf_printf(&b, "%s[", ts_dtype_name(body->dtype));
+	for (int i = 0; i < m; i++) {
+		from[i] = i < n ? axes[i] : body->raxes[i - n];
+		to[i] = ts_new(ts_axis);
+		*to[i] = *from[i];
+		to[i]->name = ts_asprintf("%c%d", i < n ? 's' : 'r', i);
+		if (i < n)
+			ts_buf_printf(&b, "%" PRId64 ",", axes[i]->extent);
+	}
+	ts_buf_printf(&b, "] %s", ts_expr_to_string(subst(body, m, from, to)));
+	return b.s;
+}
+
+/* Return the tensor registered under "key" in "c", or NULL. */
+static ts_tensor *find_shared(struct canon *c, const char *key)
+{
+	for (int i = 0; i < c->keys.n; i++)
+		if (!strcmp(c->keys.v[i], key))
+			return c->shared.v[i];
+	return NULL;
+}
+
+/* Return an unused name "base.<reducer><n>" for a stage of "site". */
+static char *fresh_name(struct canon *c, struct site *site, ts_reducer r)
+{
+	for (;;) {
+		char *name = ts_asprintf("%s.%s%d", site->stage->name,
+			ts_reducer_name(r), site->count[r]++);
+		bool used = false;
+		for (int i = 0; i < c->names.n && !used; i++)
+			used = !strcmp(c->names.v[i], name);
+		if (!used) {
+			ts_vec_push(&c->names, name);
+			return name;
+		}
+	}
+}
+
+/* Order "axes" ("n" of them) as the stage of "site" binds them: its
+ * spatial axes first, then the reduction axes around the node. */
+static void order_axes(struct site *site, int n, ts_axis **axes)
+{
+	int k = 0;
+
+	for (int i = 0; i < site->stage->ndim; i++)
+		for (int j = k; j < n; j++)
+			if (axes[j] == site->stage->axes[i]) {
+				ts_axis *t = axes[k];
+				axes[k++] = axes[j];
+				axes[j] = t;
+			}
+	for (int i = 0; i < site->bound.n; i++)
+		for (int j = k; j < n; j++)
+			if (axes[j] == site->bound.v[i]) {
+				ts_axis *t = axes[k];
+				axes[k++] = axes[j];
+				axes[j] = t;
+			}
+}
+
+/* Return the conjunction of the guards of "site", or NULL if none. */
+static ts_expr *guard_of(struct canon *c, struct site *site)
+{
+	ts_expr *g = NULL;
+
+	for (int i = 0; i < site->guards.n; i++)
+		g = g ? ts_binary(c->ctx, TS_OP_AND, g, site->guards.v[i])
+			: site->guards.v[i];
+	return g;
+}
+
+/* Make the stage "name" over "axes" ("n") computing "body"; its output
+ * has the dtype of "body". */
+static ts_tensor *stage_new(struct canon *c, const char *name, int n,
+	ts_axis **axes, ts_expr *body)
+{
+	int64_t shape[TS_MAX_DIMS];
+	ts_stage *s = ts_new(ts_stage);
+	ts_tensor *t;
+
+	for (int i = 0; i < n; i++)
+		shape[i] = axes[i]->extent;
+	t = ts_tensor_make(c->ctx, name, body->dtype, n, shape);
+	s->name = t->name;
+	s->out = t;
+	s->ndim = n;
+	s->axes = ts_new_array(ts_axis *, n ? n : 1);
+	if (n)
+		memcpy(s->axes, axes, sizeof(ts_axis *) * n);
+	t->stage = s;
+	if (ts_stage_set_body(c->ctx, s, body) < 0)
+		return NULL;
+	return t;
+}
+
+/* Move the nested reduction "r" of "site" (its body already canonical)
+ * into a stage of its own, or find the stage that already computes it;
+ * return the load that replaces it. */
+static ts_expr *extract(struct canon *c, struct site *site, ts_expr *r)
+{
+	ts_vec fv = { 0 }, none = { 0 };
+	ts_axis *axes[TS_MAX_DIMS + 1], *own[TS_MAX_DIMS + 1];
+	ts_expr *idx[TS_MAX_DIMS + 1], *body, *guard = NULL;
+	ts_tensor *t;
+	char *key;
+
+	if (site->guards.n && !safe_everywhere(r)) {
+		guard = guard_of(c, site);
+		free_axes(guard, &none, &fv);
+	}
+	free_axes(r, &none, &fv);
+	if (fv.n > TS_MAX_DIMS) {
+		ts_ctx_set_error(c->ctx, "stage '%s': a nested %s depends on "
+			"%d axes; a stage has at most %d",
+			site->stage->name, ts_reducer_name(r->reducer), fv.n,
+			TS_MAX_DIMS);
+		return NULL;
+	}
+	memcpy(axes, fv.v, sizeof(ts_axis *) * fv.n);
+	order_axes(site, fv.n, axes);
+	body = r;
+	if (guard) {
+		body = expr_copy(r);
+		body->a = ts_select(c->ctx, guard, r->a,
+			ts_const(c->ctx, r->a->dtype, 0));
+		if (!body->a)
+			return NULL;
+	}
+	key = reduction_key(fv.n, axes, body);
+	if (!(t = find_shared(c, key))) {
+		for (int i = 0; i < fv.n; i++)
+			own[i] = ts_axis_new(c->ctx, axes[i]->name,
+				axes[i]->extent);
+		t = stage_new(c, fresh_name(c, site, r->reducer), fv.n, own,
+			subst(body, fv.n, axes, own));
+		if (!t)
+			return NULL;
+		t->stage->line = site->stage->line;
+		ts_vec_push(&c->keys, key);
+		ts_vec_push(&c->shared, t);
+	}
+	for (int i = 0; i < fv.n; i++)
+		idx[i] = ts_var(c->ctx, axes[i]);
+	return ts_load(c->ctx, t, fv.n, idx);
+}
+
+static ts_expr *rewrite(struct canon *c, struct site *site, ts_expr *e);
+
+/* Rewrite "e" evaluated only where "guard" holds. */
+static ts_expr *rewrite_under(struct canon *c, struct site *site,
+	ts_expr *guard, ts_expr *e)
+{
+	ts_expr *r;
+
+	ts_vec_push(&site->guards, guard);
+	r = rewrite(c, site, e);
+	site->guards.n--;
+	return r;
+}
+
+/* Rewrite the body of the reduction "e", its axes bound. */
+static ts_expr *rewrite_reduce_body(struct canon *c, struct site *site,
+	ts_expr *e)
+{
+	ts_expr *body;
+
+	for (int i = 0; i < e->nraxes; i++)
+		ts_vec_push(&site->bound, e->raxes[i]);
+	body = rewrite(c, site, e->a);
+	site->bound.n -= e->nraxes;
+	if (!body)
+		return NULL;
+	if (body == e->a)
+		return e;
+	e = expr_copy(e);
+	e->a = body;
+	return e;
+}
+
+/* Return "e" with every reduction inside it moved to a stage of its own;
+ * "e" itself when nothing changed. */
+static ts_expr *rewrite(struct canon *c, struct site *site, ts_expr *e)
+{
+	ts_expr *a, *b = NULL, *x = NULL, *n;
+	bool same;
+
+	if (!e || !has_reduce(e))
+		return e;
+	if (e->kind == TS_EXPR_REDUCE) {
+		if (!(n = rewrite_reduce_body(c, site, e)))
+			return NULL;
+		c->changed = true;
+		return extract(c, site, n);
+	}
+	if (e->kind == TS_EXPR_LOAD) {
+		n = expr_copy(e);
+		for (int i = 0; i < e->nargs; i++)
+			if (!(n->args[i] = rewrite(c, site, e->args[i])))
+				return NULL;
+		return n;
+	}
+	if (!(a = rewrite(c, site, e->a)))
+		return NULL;
+	if (e->kind == TS_EXPR_SELECT) {
+		b = rewrite_under(c, site, a, e->b);
+		x = b ? rewrite_under(c, site,
+			ts_unary(c->ctx, TS_OP_NOT, a), e->c) : NULL;
+		if (!x)
+			return NULL;
+	} else if (e->kind == TS_EXPR_BINARY && (e->op == TS_OP_AND ||
+	    e->op == TS_OP_OR)) {
+		b = rewrite_under(c, site, e->op == TS_OP_AND ? a :
+			ts_unary(c->ctx, TS_OP_NOT, a), e->b);
+	} else if (e->b && !(b = rewrite(c, site, e->b))) {
+		return NULL;
+	}
+	if (e->b && !b)
+		return NULL;
+	same = a == e->a && b == e->b && (e->kind != TS_EXPR_SELECT ||
+		x == e->c);
+	if (same)
+		return e;
+	n = expr_copy(e);
+	n->a = a;
+	n->b = b;
+	if (e->kind == TS_EXPR_SELECT)
+		n->c = x;
+	return n;
+}
+
+/* Register the stage "s" in "c" when it is a reduction at its root, so
+ * that an equal nested reduction loads from it. */
+static void register_stage(struct canon *c, ts_stage *s)
+{
+	if (s->body->kind != TS_EXPR_REDUCE || has_reduce(s->body->a))
+		return;
+	ts_vec_push(&c->keys, reduction_key(s->ndim, s->axes, s->body));
+	ts_vec_push(&c->shared, s->out);
+}
+
+/* Bring the stage "s" to canonical form. */
+static ts_status canon_stage(struct canon *c, ts_stage *s)
+{
+	struct site site = { s };
+	ts_expr *body = s->body;
+
+	if (body->kind == TS_EXPR_REDUCE)
+		body = rewrite_reduce_body(c, &site, body);
+	else
+		body = rewrite(c, &site, body);
+	if (!body)
+		return TS_ERROR;
+	if (body != s->body && ts_stage_set_body(c->ctx, s, body) < 0)
+		return TS_ERROR;
+	register_stage(c, s);
+	return TS_OK;
+}
+
+ts_status ts_canonicalize(ts_ctx *ctx, int nstages, ts_stage *const *stages,
+	int nplaceholders, ts_tensor *const *placeholders, bool *changed)
+{
+	struct canon c = { ctx };
+
+	for (int i = 0; i < nplaceholders; i++)
+		ts_vec_push(&c.names, (char *)placeholders[i]->name);
+	for (int i = 0; i < nstages; i++)
+		ts_vec_push(&c.names, (char *)stages[i]->name);
+	for (int i = 0; i < nstages; i++)
+		if (canon_stage(&c, stages[i]) < 0)
+			return TS_ERROR;
+	*changed = c.changed;
+	return TS_OK;
+}

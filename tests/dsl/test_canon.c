@@ -1,0 +1,295 @@
+/* The canonical form: nested reductions become stages of their own, equal
+ * ones are shared, a declaration written in one statement and in several
+ * is one workload, and the kernels of the canonical DAG agree with the
+ * interpreter. */
+#include <config.h>
+
+#include "tests/common.h"
+
+/* One computation written in one statement and as separate stages. */
+struct twin {
+	const char *name;
+	const char *one;	/* one statement */
+	const char *many;	/* separate stages */
+	int nstages;		/* stages of the canonical form */
+};
+
+static const struct twin twins[] = {
+	{ "dense_bias",
+	  "input x: f32[24]\ninput W: f32[24, 10]\ninput b: f32[10]\n"
+	  "output Y[j: 10] = (sum(k: 24) x[k] * W[k, j]) + b[j]\n",
+	  "input x: f32[24]\ninput W: f32[24, 10]\ninput b: f32[10]\n"
+	  "S[j: 10] = sum(k: 24) x[k] * W[k, j]\n"
+	  "output Y[j: 10] = S[j] + b[j]\n", 2 },
+	{ "l2_norm",
+	  "input X: f32[6, 13]\n"
+	  "output N[i: 6] = sqrt(sum(j: 13) X[i, j] * X[i, j])\n",
+	  "input X: f32[6, 13]\n"
+	  "Q[i: 6] = sum(j: 13) X[i, j] * X[i, j]\n"
+	  "output N[i: 6] = sqrt(Q[i])\n", 2 },
+	/* The two maxima are one stage. */
+	{ "softmax",
+	  "input X: f32[5, 31]\n"
+	  "output Y[i: 5, j: 31] = exp(X[i, j] - max(a: 31) X[i, a]) /\n"
+	  "  sum(b: 31) exp(X[i, b] - max(c: 31) X[i, c])\n",
+	  "input X: f32[5, 31]\n"
+	  "M[i: 5] = max(k: 31) X[i, k]\n"
+	  "E[i: 5] = sum(k: 31) exp(X[i, k] - M[i])\n"
+	  "output Y[i: 5, j: 31] = exp(X[i, j] - M[i]) / E[i]\n", 3 },
+	{ "conv_bias_relu",
+	  "input X: f32[1, 3, 9, 9]\ninput W: f32[4, 3, 3, 3]\n"
+	  "input B: f32[4]\n"
+	  "output Y[n: 1, k: 4, h: 7, w: 7] = max((sum(c: 3, r: 3, s: 3)\n"
+	  "  X[n, c, h + r, w + s] * W[k, c, r, s]) + B[k], 0.0)\n",
+	  "input X: f32[1, 3, 9, 9]\ninput W: f32[4, 3, 3, 3]\n"
+	  "input B: f32[4]\n"
+	  "C[n: 1, k: 4, h: 7, w: 7] = sum(c: 3, r: 3, s: 3)\n"
+	  "  X[n, c, h + r, w + s] * W[k, c, r, s]\n"
+	  "output Y[n: 1, k: 4, h: 7, w: 7] = max(C[n, k, h, w] + B[k], 0.0)\n",
+	  2 },
+	/* A reduction inside a reduction, over an axis of the outer one. */
+	{ "nested",
+	  "input A: f32[7, 5]\ninput B: f32[5, 11]\n"
+	  "output Y[i: 7] = sum(k: 5) A[i, k] * (max(j: 11) B[k, j])\n",
+	  "input A: f32[7, 5]\ninput B: f32[5, 11]\n"
+	  "M[k: 5] = max(j: 11) B[k, j]\n"
+	  "output Y[i: 7] = sum(k: 5) A[i, k] * M[k]\n", 2 },
+	/* An integer matmul requantised to i8 in the same statement. */
+	{ "requant",
+	  "input A: i8[6, 16]\ninput B: i8[16, 8]\n"
+	  "output Q[i: 6, j: 8]: i8 = i8(clamp(f32(sum(k: 16)\n"
+	  "  i32(A[i, k]) * i32(B[k, j])) * 0.5, -128.0, 127.0))\n",
+	  "input A: i8[6, 16]\ninput B: i8[16, 8]\n"
+	  "C[i: 6, j: 8] = sum(k: 16) i32(A[i, k]) * i32(B[k, j])\n"
+	  "output Q[i: 6, j: 8]: i8 = i8(clamp(f32(C[i, j]) * 0.5, -128.0,\n"
+	  "  127.0))\n", 2 },
+};
+
+/* Whether "e" contains a reduction. */
+static bool has_reduce(const ts_expr *e)
+{
+	if (!e)
+		return false;
+	if (e->kind == TS_EXPR_REDUCE)
+		return true;
+	for (int i = 0; e->kind == TS_EXPR_LOAD && i < e->nargs; i++)
+		if (has_reduce(e->args[i]))
+			return true;
+	return has_reduce(e->a) || has_reduce(e->b) || has_reduce(e->c);
+}
+
+/* Assert the invariant of the canonical form on "dag": a reduction only
+ * at the root of a body, with none inside it. */
+static void assert_canonical(const ts_dag *dag)
+{
+	for (int i = 0; i < dag->nstages; i++) {
+		const ts_expr *b = dag->stages[i]->body;
+		if (b->kind == TS_EXPR_REDUCE)
+			b = b->a;
+		if (has_reduce(b))
+			fail_msg("stage %s keeps a nested reduction",
+				dag->stages[i]->name);
+	}
+}
+
+static ts_dag *parse(ts_ctx *ctx, const char *name, const char *src)
+{
+	ts_dag *dag = ts_parse_string(ctx, name, src);
+
+	if (!dag)
+		fail_msg("%s: %s", name, ts_ctx_error(ctx));
+	assert_canonical(dag);
+	return dag;
+}
+
+/* Compile "dag" under "sch" and compare with the interpreter on "in". */
+static void check_kernel(ts_ctx *ctx, const char *what, const ts_dag *dag,
+	ts_schedule *sch, ts_array **in)
+{
+	ts_compile_options o = ts_compile_options_default();
+	ts_array *want[8];
+	const char *bad;
+	ts_func *f;
+	ts_module *m;
+	double err = 0;
+
+	if (!sch || !(f = ts_lower(ctx, dag, sch)) ||
+	    !(m = ts_module_compile(ctx, f, &o)))
+		fail_msg("%s: %s", what, ts_ctx_error(ctx));
+	assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+	bad = ts_test_run_compare(ctx, m, dag, in, want, &err);
+	if (bad)
+		fail_msg("%s: output %s differs by %g", what, bad, err);
+	ts_module_free(m);
+}
+
+static void test_canon_twins__one_workload(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	for (size_t t = 0; t < sizeof(twins) / sizeof(twins[0]); t++) {
+		const struct twin *w = &twins[t];
+		ts_dag *one = parse(ctx, w->name, w->one);
+		ts_dag *many = parse(ctx, w->name, w->many);
+		if (one->nstages != w->nstages)
+			fail_msg("%s: %d stages, expected %d", w->name,
+				one->nstages, w->nstages);
+		if (strcmp(ts_dag_hash(one), ts_dag_hash(many)) != 0)
+			fail_msg("%s: the two forms hash apart:\n%s\n%s",
+				w->name, ts_dag_canonical_string(one),
+				ts_dag_canonical_string(many));
+	}
+}
+
+static void test_canon_twins__kernels_match_interpreter(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_target *host = ts_target_host(ctx);
+
+	assert_non_null(host);
+	for (size_t t = 0; t < sizeof(twins) / sizeof(twins[0]); t++) {
+		const struct twin *w = &twins[t];
+		ts_dag *one = parse(ctx, w->name, w->one);
+		ts_array **in = ts_dag_random_inputs(ctx, one, 7);
+		char what[128];
+		snprintf(what, sizeof(what), "%s naive", w->name);
+		check_kernel(ctx, what, one, ts_schedule_naive(ctx, one), in);
+		snprintf(what, sizeof(what), "%s static", w->name);
+		check_kernel(ctx, what, one,
+			ts_static_schedule(ctx, one, host), in);
+	}
+}
+
+static void test_canon_names__follow_the_consumer(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = parse(ctx, "names.tsl", twins[2].one);
+
+	assert_non_null(ts_dag_find_stage(dag, "Y.max0"));
+	assert_non_null(ts_dag_find_stage(dag, "Y.sum0"));
+	/* The sum reads the shared maximum. */
+	assert_int_equal(ts_dag_find_stage(dag, "Y.sum0")->ninputs, 2);
+	/* A user's name is never taken. */
+	dag = parse(ctx, "taken.tsl", "input X: f32[4, 3]\n"
+		"Y.sum0[i: 4] = X[i, 0]\n"
+		"output Y[i: 4] = (sum(k: 3) X[i, k]) + Y.sum0[i]\n");
+	assert_int_equal(dag->nstages, 3);
+	assert_non_null(ts_dag_find_stage(dag, "Y.sum1"));
+}
+
+static void test_canon_print__parses_back(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	for (size_t t = 0; t < sizeof(twins) / sizeof(twins[0]); t++) {
+		ts_dag *dag = parse(ctx, twins[t].name, twins[t].one), *back;
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		ts_dag_print(f, dag);
+		fclose(f);
+		back = parse(ctx, twins[t].name, text);
+		assert_int_equal(back->nstages, dag->nstages);
+		assert_string_equal(ts_dag_hash(back), ts_dag_hash(dag));
+		free(text);
+	}
+}
+
+/* A user stage equal to a nested reduction is shared with it. */
+static void test_canon_share__with_a_user_stage(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = parse(ctx, "share.tsl", "input X: f32[4, 9]\n"
+		"M[i: 4] = max(k: 9) X[i, k]\n"
+		"output Y[i: 4, j: 9] = X[i, j] - M[i] + max(q: 9) X[i, q]\n");
+
+	assert_int_equal(dag->nstages, 2);
+	assert_null(ts_dag_find_stage(dag, "Y.max0"));
+}
+
+/* A reduction under a condition that guards its reads keeps the guard
+ * inside its stage, and runs where the condition is false without
+ * reading out of bounds. */
+static void test_canon_guard__kept_inside_the_stage(void **state)
+{
+	ts_ctx *ctx = *state;
+	const char *src = "input X: f32[8, 5]\n"
+		"output Y[h: 10] = select(h >= 1 && h < 9,\n"
+		"  sum(k: 5) X[h - 1, k], 0.0)\n";
+	ts_dag *dag = parse(ctx, "guard.tsl", src);
+	ts_stage *s = ts_dag_find_stage(dag, "Y.sum0");
+	ts_array **in = ts_dag_random_inputs(ctx, dag, 3);
+
+	assert_non_null(s);
+	assert_int_equal(s->body->kind, TS_EXPR_REDUCE);
+	assert_int_equal(s->body->a->kind, TS_EXPR_SELECT);
+	check_kernel(ctx, "guard naive", dag, ts_schedule_naive(ctx, dag), in);
+	check_kernel(ctx, "guard static", dag,
+		ts_static_schedule(ctx, dag, ts_target_host(ctx)), in);
+	/* In bounds everywhere: no guard. */
+	dag = parse(ctx, "noguard.tsl", "input X: f32[8, 5]\n"
+		"output Y[h: 8] = select(h >= 1, sum(k: 5) X[h, k], 0.0)\n");
+	s = ts_dag_find_stage(dag, "Y.sum0");
+	assert_non_null(s);
+	assert_int_equal(s->body->a->kind, TS_EXPR_LOAD);
+}
+
+/* The C API builds the same canonical DAG as the text. */
+static void test_canon_api__same_as_text(void **state)
+{
+	ts_ctx *ctx = *state;
+	int64_t sx[2] = { 6, 13 };
+	ts_tensor *X = ts_placeholder(ctx, "X", TS_F32, 2, sx);
+	ts_axis *i = ts_axis_new(ctx, "i", 6), *j = ts_reduce_axis(ctx, "j", 13);
+	ts_expr *x = ts_at(ctx, X, 2, ts_var(ctx, i), ts_var(ctx, j));
+	ts_tensor *N = ts_compute(ctx, "N", 1, &i, ts_unary(ctx, TS_OP_SQRT,
+		ts_sum(ctx, 1, &j, ts_mul(ctx, x, x))));
+	ts_dag *api = ts_dag_new(ctx, 1, &X, 1, &N);
+
+	assert_non_null(api);
+	assert_canonical(api);
+	assert_string_equal(ts_dag_hash(api),
+		ts_dag_hash(parse(ctx, "l2", twins[1].many)));
+}
+
+/* A term of a sum that reads none of its axes draws a warning that says
+ * where it is and how to write it outside. */
+static void test_canon_warning__loose_term_in_sum(void **state)
+{
+	ts_ctx *ctx = *state;
+	const char *w;
+
+	assert_non_null(ts_parse_string(ctx, "loose.tsl",
+		"input A: f32[4, 6]\ninput b: f32[4]\n"
+		"output C[i: 4] = sum(k: 6) A[i, k] + b[i]\n"));
+	w = ts_ctx_warnings(ctx);
+	assert_non_null(w);
+	assert_non_null(strstr(w, "loose.tsl:3:38: warning: 'b[i]' reads no "
+		"axis of this sum"));
+	assert_non_null(strstr(w, "added 6 times"));
+	assert_non_null(strstr(w, "+ b[i]' to add it once"));
+	ts_ctx_clear_warnings(ctx);
+	/* Written outside, or reading the axis: no warning. */
+	assert_non_null(ts_parse_string(ctx, "ok.tsl",
+		"input A: f32[4, 6]\ninput b: f32[6]\n"
+		"output C[i: 4] = (sum(k: 6) A[i, k]) + 1.0\n"
+		"output D[i: 4] = sum(k: 6) A[i, k] + b[k]\n"));
+	w = ts_ctx_warnings(ctx);
+	assert_true(!w || !strstr(w, "reads no axis"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TS_TEST(test_canon_twins__one_workload),
+		TS_TEST(test_canon_twins__kernels_match_interpreter),
+		TS_TEST(test_canon_names__follow_the_consumer),
+		TS_TEST(test_canon_print__parses_back),
+		TS_TEST(test_canon_share__with_a_user_stage),
+		TS_TEST(test_canon_guard__kept_inside_the_stage),
+		TS_TEST(test_canon_api__same_as_text),
+		TS_TEST(test_canon_warning__loose_term_in_sum),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
