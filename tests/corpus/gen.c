@@ -39,8 +39,11 @@ struct gen {
 	bool zero;		/* some spatial extents may be 0 */
 	bool lets;		/* extents named by let constants */
 	bool weights;		/* weights declared with "weight" */
-	bool twin;		/* the two forms differ */
+	bool reverse;		/* stages written consumers first */
+	bool breaks;		/* long bodies continue on a second line */
 	struct buf lets_text, inputs, stages;
+	const char *lines[64];	/* the stages, in dependency order */
+	int nlines;
 	char *pool[MAX_POOL];	/* strings to free at the end */
 	int npool;
 	bool oom;
@@ -235,12 +238,31 @@ static void input(struct gen *g, bool weight, const char *name,
 		weight && g->weights ? "weight" : "input", name, dt, shape);
 }
 
-/* Write the stage "decl = body"; an output when "out". */
+/* Write the stage "decl = body"; an output when "out".  Statements are
+ * declarative: "g" may write them in reverse order, and break a body
+ * after its first "+" (a statement continues after an operator). */
 static void stage(struct gen *g, bool out, const char *decl,
 	const char *body)
 {
-	buf_printf(&g->stages, "%s%s = %s\n", out ? "output " : "", decl,
-		body);
+	const char *plus = strstr(body, " + ");
+
+	if (g->breaks && plus && strlen(body) > 60)
+		body = S(g, "%.*s +\n\t%s", (int)(plus - body), body,
+			plus + 3);
+	if (g->nlines == 64) {
+		g->oom = true;
+		return;
+	}
+	g->lines[g->nlines++] = S(g, "%s%s = %s\n", out ? "output " : "",
+		decl, body);
+}
+
+/* Join the stages of "g" into g->stages. */
+static void join_stages(struct gen *g)
+{
+	for (int i = 0; i < g->nlines; i++)
+		buf_printf(&g->stages, "%s",
+			g->lines[g->reverse ? g->nlines - 1 - i : i]);
 }
 
 /* Activations. */
@@ -706,7 +728,7 @@ static void style_multireduce(struct gen *g)
 
 	for (int t = 0; t < nt; t++) {
 		rd[t] = (int)below(g, 5);
-		body[t] = (int)below(g, 5);
+		body[t] = (int)below(g, 8);
 		sign[t] = (int)below(g, 3);
 		useprod |= rd[t] == 3;
 	}
@@ -739,6 +761,9 @@ static void style_multireduce(struct gen *g)
 		case 1: bodies[t] = S(g, "%s * %s", x, x); break;
 		case 2: bodies[t] = S(g, "abs(%s)", x); break;
 		case 3: bodies[t] = S(g, "exp(%s)", x); break;
+		case 5: bodies[t] = S(g, "pow(abs(%s) + 1.0, 1.5)", x); break;
+		case 6: bodies[t] = S(g, "sigmoid(%s)", x); break;
+		case 7: bodies[t] = S(g, "erf(%s)", x); break;
 		default: bodies[t] = S(g, "%s * %s", x,
 			ld(g, &ft, S(g, "V[%s]", kv))); break;
 		}
@@ -842,9 +867,10 @@ static void style_intreduce(struct gen *g)
  * shuffle with groups) feeding a 1x1 convolution or a bias. */
 static void style_gather(struct gen *g)
 {
-	int v = (int)below(g, 5);
+	int v = (int)below(g, 7);
 	int64_t c = tdim(g, 16), k = tdim(g, 16), h = sdim(g, 16);
 	int64_t w = sdim(g, 16), f = PICK(g, 2, 2, 3), grp = PICK(g, 2, 3);
+	int64_t sh = 1 + below(g, 3);
 	bool integer = chance(g, 30), bias = chance(g, 50);
 	int64_t *d[] = { &c, &k, &h, &w };
 	int pw[] = { 1, 1, 1, 1 };
@@ -863,6 +889,10 @@ static void style_gather(struct gen *g)
 		c = c * grp;	/* groups divide the channels */
 		k = k * grp;
 	}
+	if (v >= 5 && h == 0)
+		h = 1;	/* a modulo by the extent */
+	if (v == 5 && w == 0)
+		w = 1;
 	if (!integer)
 		ft = ftype(g, c <= 8);
 	C = ext(g, "C", c);
@@ -903,6 +933,21 @@ static void style_gather(struct gen *g)
 		gshape = S(g, "c: %s, y: %lld, x: %lld", C, (long long)(2 * h),
 			(long long)w);
 		gat = "select(y % 2 == 0, A[c, y // 2, x], Bo[c, y // 2, x])";
+		break;
+	case 5:	/* a roll: floor modulo of negative indices */
+		input(g, false, "X", ft.in, S(g, "%s, %lld, %lld", C,
+			(long long)h, (long long)w));
+		gshape = S(g, "c: %s, y: %lld, x: %lld", C, (long long)h,
+			(long long)w);
+		gat = S(g, "X[c, (y - %lld) %% %lld, (x + %lld) %% %lld]",
+			(long long)sh, (long long)h, (long long)sh, (long long)w);
+		break;
+	case 6:	/* a shifted upsampling: floor division of -1 */
+		input(g, false, "X", ft.in, S(g, "%s, %lld, %lld", C,
+			(long long)h, (long long)w));
+		gshape = S(g, "c: %s, y: %lld, x: %lld", C,
+			(long long)(2 * h - 1), (long long)w);
+		gat = "X[c, (y - 1) // 2 + 1, x]";
 		break;
 	default:	/* channel shuffle of grp groups */
 		input(g, false, "X", ft.in, S(g, "%s, %lld, %lld", C,
@@ -1044,6 +1089,7 @@ static void style_quant(struct gen *g)
 	int64_t zp = PICK(g, 0, 0, 3, -5);
 	bool bt = chance(g, 50), bias = chance(g, 60), relu = chance(g, 30);
 	bool cast = chance(g, 50), f64 = chance(g, 20);
+	bool scalar = chance(g, 25);
 	int stages = 2 + (int)below(g, 2);
 	double scale;
 	int64_t *d[] = { &m, &n, &k };
@@ -1069,6 +1115,8 @@ static void style_quant(struct gen *g)
 		S(g, "%s, %s", K, N));
 	if (bias)
 		input(g, true, "Bias", "i32", N);
+	if (scalar)
+		input(g, false, "Scale", "f32", "");
 	a = zp > 0 ? S(g, "(i32(A[i, k]) - %lld)", (long long)zp) :
 		zp < 0 ? S(g, "(i32(A[i, k]) + %lld)", (long long)-zp) :
 		"i32(A[i, k])";
@@ -1083,6 +1131,8 @@ static void style_quant(struct gen *g)
 	if (bias)
 		acc = S(g, "%s + Bias[j]", acc);
 	sc = S(g, "%s(%s) * %s", fd, acc, fs);
+	if (scalar)	/* a scale in [-1, 1) read from a scalar */
+		sc = S(g, "%s * %s", sc, f64 ? "f64(Scale[])" : "Scale[]");
 	if (!g->fused && stages == 3) {
 		stage(g, false, S(g, "Sc[i: %s, j: %s]", M, N), sc);
 		sc = "Sc[i, j]";
@@ -1156,6 +1206,7 @@ static void style_cast(struct gen *g)
 	int od = (int)below(g, 6), nt = 2 + (int)below(g, 3), term[4];
 	const char *fdt = (const char *[]){ "f16", "f32", "f64" }[below(g, 3)];
 	bool mask = chance(g, 50);
+	int mv = (int)below(g, 4);
 	int64_t *d[] = { &m, &n };
 	int pw[] = { 1, 1 };
 	const char *M, *N, *o = outs[od], *acc = "", *cond, *t;
@@ -1163,7 +1214,7 @@ static void style_cast(struct gen *g)
 	const char *cp = i8 ? "i32" : o;
 
 	for (int i = 0; i < nt; i++)
-		term[i] = (int)below(g, 6);
+		term[i] = (int)below(g, 8);
 	if (g->bench) {
 		m = 1024;
 		n = 1024;
@@ -1184,6 +1235,10 @@ static void style_cast(struct gen *g)
 			case 3: t = S(g, "%s(I[j] // 3) + %s(L[i] %% 5)", cp, cp);
 				break;
 			case 4: t = S(g, "%s((i + j) %% 3)", cp); break;
+			case 5: t = S(g, "round(%s(F[i, j]) * 8.0) // 3.0", cp);
+				break;
+			case 6: t = S(g, "round(%s(F[i, j]) * 8.0) %% 3.0", cp);
+				break;
 			default: t = S(g, "%s(F[i, j]) * %s(F[i, j])", cp, cp);
 				break;
 			}
@@ -1195,12 +1250,21 @@ static void style_cast(struct gen *g)
 			case 3: t = S(g, "%s(I[j]) %% 5 - %s(L[i] // 3)", cp, cp);
 				break;
 			case 4: t = S(g, "%s((i + j) %% 3)", cp); break;
+			case 5: t = S(g, "%s(A[i, j]) // -3", cp); break;
+			case 6: t = S(g, "%s(A[i, j]) %% -4", cp); break;
 			default: t = S(g, "%s(F[i, j] * 8.0)", cp); break;
 			}
 		}
 		acc = i ? S(g, "%s + %s", acc, t) : t;
 	}
-	cond = "F[i, j] > 0.0 && A[i, j] != 0";
+	/* Masks; && and || short-circuit, so the loads they guard may
+	 * lie outside their tensor where they are not evaluated. */
+	switch (mv) {
+	case 0: cond = "F[i, j] > 0.0 && A[i, j] != 0"; break;
+	case 1: cond = "i > 0 && F[i - 1, j] > 0.0"; break;
+	case 2: cond = "i == 0 || !(F[i - 1, j] < 0.25)"; break;
+	default: cond = S(g, "j + 1 < %s && A[i, j + 1] > -2", N); break;
+	}
 	if (!g->fused) {
 		stage(g, false, S(g, "T[i: %s, j: %s]", M, N), acc);
 		acc = "T[i, j]";
@@ -1272,6 +1336,7 @@ const char *ts_corpus_form_name(ts_corpus_form f)
 static void run_style(struct gen *g, int style)
 {
 	styles[style].write(g);
+	join_stages(g);
 }
 
 /* Free the strings and buffers of "g". */
@@ -1296,6 +1361,8 @@ static void gen_init(struct gen *g, uint64_t seed, const ts_corpus_opts *o,
 	next(g);
 	g->lets = chance(g, 40);
 	g->weights = chance(g, 30);
+	g->reverse = chance(g, 15);
+	g->breaks = chance(g, 20);
 }
 
 int ts_corpus_generate(uint64_t seed, const ts_corpus_opts *opts,
