@@ -2,7 +2,10 @@
  * tests/corpus/gen.c is parsed, run in the reference interpreter, and
  * compiled through LLVM under the naive schedule, the static schedule and
  * two random schedules; every output must match the interpreter's
- * (integers exactly, floats within ts_array_close's tolerance).
+ * (integers exactly, floats within ts_array_close's tolerance).  Every
+ * buffer lies against an inaccessible page, after or before it by the
+ * seed and the schedule, so that a kernel that reads outside a buffer
+ * (a load that a select or a && should have skipped) faults.
  *
  * Each case runs in a child process with a time limit, so that a crash
  * or a hang is counted as a failure of that case (and of the schedule it
@@ -17,8 +20,18 @@
  *   TS_CORPUS_ZERO   let some extents be 0
  *   TS_CORPUS_JOBS   cases run at once, 1 or 2 (default 2)
  *   TS_CORPUS_SAVE   a folder where each failing declaration is written
- *                    as seed-N.tsl, with its failures as comments
- *   TS_CORPUS_TIMEOUT seconds for one case (default 120) */
+ *                    as seed-N.tsl, with its failures as comments, and
+ *                    each failing schedule but the naive one as
+ *                    seed-N-SCHEDULE.json (tessel run FILE --schedule
+ *                    JSON --check replays it, without the fences that
+ *                    catch a read outside a buffer)
+ *   TS_CORPUS_SCHEDULE a schedule in JSON to run in place of the random
+ *                    ones (with TS_CORPUS_FILES: to replay a saved
+ *                    schedule, or a smaller one, with the fences; random1
+ *                    runs it at -O3, random2 at -O0)
+ *   TS_CORPUS_TIMEOUT seconds for one case (default 120)
+ *   TS_CORPUS_FILES  .tsl files separated by ':' to check instead of
+ *                    seeds (a reproducer; its "seed" is its position) */
 #include <config.h>
 
 #include <errno.h>
@@ -54,6 +67,8 @@ struct corpus_env {
 	int nseeds, jobs, timeout;
 	ts_corpus_opts opts;
 	const char *save;
+	char *files[256];	/* instead of seeds when nfiles > 0 */
+	int nfiles;
 };
 
 /* Write one report line "fmt" to the pipe "fd" (a child's). */
@@ -87,6 +102,24 @@ static const char *err_of(ts_ctx *ctx)
 	return e && *e ? e : "(no message)";
 }
 
+/* The schedule of "dag" in the JSON file "path", NULL with an error in
+ * "ctx". */
+static ts_schedule *replay(ts_ctx *ctx, const ts_dag *dag, const char *path)
+{
+	char text[65536];
+	FILE *fp = fopen(path, "rb");
+	size_t n;
+
+	if (!fp) {
+		ts_ctx_set_error(ctx, "cannot open %s", path);
+		return NULL;
+	}
+	n = fread(text, 1, sizeof(text) - 1, fp);
+	fclose(fp);
+	text[n] = '\0';
+	return ts_schedule_from_json(ctx, dag, text);
+}
+
 /* The schedule number "k" of "dag" for case "seed", NULL with an error in
  * "ctx". */
 static ts_schedule *schedule_of(ts_ctx *ctx, const ts_dag *dag, int k,
@@ -99,16 +132,43 @@ static ts_schedule *schedule_of(ts_ctx *ctx, const ts_dag *dag, int k,
 		ts_target *tg = ts_target_host(ctx);
 		return tg ? ts_static_schedule(ctx, dag, tg) : NULL;
 	}
-	default:
+	default: {
+		const char *json = getenv("TS_CORPUS_SCHEDULE");
+		if (json)
+			return replay(ctx, dag, json);
 		return ts_random_schedule(ctx, dag, seed * 4 + (uint64_t)k,
 			NULL);
+	}
+	}
+}
+
+/* The path of the saved schedule "k" of case "seed" in folder "save". */
+static void schedule_path(char *path, size_t size, const char *save,
+	uint64_t seed, int k)
+{
+	snprintf(path, size, "%s/seed-%llu-%s.json", save,
+		(unsigned long long)seed, sched_name[k]);
+}
+
+/* Write "sch", schedule "k" of case "seed", into folder "save" (the
+ * parent removes it if the schedule passes). */
+static void save_schedule(const char *save, uint64_t seed, int k,
+	const ts_schedule *sch)
+{
+	char path[4096];
+	FILE *fp;
+
+	schedule_path(path, sizeof(path), save, seed, k);
+	if ((fp = fopen(path, "w"))) {
+		fputs(ts_schedule_to_json(sch), fp);
+		fclose(fp);
 	}
 }
 
 /* Lower, compile and run "dag" under schedule "k" on "in" and compare
  * with "want"; report the outcome on "fd". */
 static void check_schedule(ts_ctx *ctx, int fd, const ts_dag *dag, int k,
-	uint64_t seed, ts_array **in, ts_array **want)
+	uint64_t seed, ts_array **in, ts_array **want, const char *save)
 {
 	ts_compile_options opt = ts_compile_options_default();
 	int nargs = dag->ninputs + dag->noutputs;
@@ -124,6 +184,10 @@ static void check_schedule(ts_ctx *ctx, int fd, const ts_dag *dag, int k,
 		report(fd, "R %d %d %s", k, F_SCHEDULE, err_of(ctx));
 		return;
 	}
+	if (k >= 1)
+		report(fd, "P %d %s", k, ts_schedule_to_string(sch));
+	if (k >= 1 && save)
+		save_schedule(save, seed, k, sch);
 	if (!(f = ts_lower(ctx, dag, sch))) {
 		report(fd, "R %d %d %s", k, F_LOWER, err_of(ctx));
 		return;
@@ -139,7 +203,8 @@ static void check_schedule(ts_ctx *ctx, int fd, const ts_dag *dag, int k,
 	for (int i = 0; i < nargs; i++) {
 		args[i] = i < dag->ninputs ? in[i] : ts_array_for_tensor(ctx,
 			dag->outputs[i - dag->ninputs]);
-		fences[i] = ts_test_fence(ctx, args[i], (k + i) & 1);
+		fences[i] = ts_test_fence(ctx, args[i],
+			(seed + (uint64_t)k + (uint64_t)i) & 1);
 		args[i] = fences[i].a;
 	}
 	if (ts_module_run(m, args) < 0) {
@@ -168,13 +233,21 @@ static void check_schedule(ts_ctx *ctx, int fd, const ts_dag *dag, int k,
 
 /* The body of the child that checks declaration "text" of "seed",
  * reporting on "fd"; never returns. */
-static void child(int fd, uint64_t seed, const char *text, int timeout)
+static void child(int fd, uint64_t seed, const char *text, int timeout,
+	const char *save)
 {
 	ts_ctx *ctx = ts_ctx_alloc();
 	ts_array **in, *want[64];
 	ts_dag *dag;
 	char name[64];
 
+	/* Die of a fault rather than let cmocka's handlers catch it in
+	 * the child. */
+	signal(SIGSEGV, SIG_DFL);
+	signal(SIGBUS, SIG_DFL);
+	signal(SIGILL, SIG_DFL);
+	signal(SIGFPE, SIG_DFL);
+	signal(SIGABRT, SIG_DFL);
 	alarm((unsigned)timeout);
 	ts_ctx_set_seed(ctx, 1);
 	snprintf(name, sizeof(name), "seed-%llu.tsl", (unsigned long long)seed);
@@ -193,7 +266,7 @@ static void child(int fd, uint64_t seed, const char *text, int timeout)
 		_exit(0);
 	}
 	for (int k = 0; k < NSCHED; k++)
-		check_schedule(ctx, fd, dag, k, seed, in, want);
+		check_schedule(ctx, fd, dag, k, seed, in, want, save);
 	ts_ctx_free(ctx);
 	_exit(0);
 }
@@ -249,6 +322,17 @@ static void note(char *msg, size_t size, const char *what)
 	snprintf(msg + len, size - len, "#   %s\n", what);
 }
 
+/* Append the schedule "plan" (NULL: none reported) to "msg". */
+static void plan_note(char *msg, size_t size, const char *plan)
+{
+	char what[MSG_MAX + 32];
+
+	if (!plan)
+		return;
+	snprintf(what, sizeof(what), "  schedule: %s", plan);
+	note(msg, size, what);
+}
+
 /* Judge the finished case "cc": count its failures into "t", print them
  * with the declaration, and save it when asked. */
 static void judge(struct corpus_case *cc, struct tally *t,
@@ -257,12 +341,16 @@ static void judge(struct corpus_case *cc, struct tally *t,
 	char msg[8 * MSG_MAX] = "", what[MSG_MAX + 128];
 	int last = -2, fails = 0;
 	bool done[NSCHED] = { false }, eval_ok = false;
+	const char *plan[NSCHED] = { NULL };
 	char *line = cc->out, *nl;
 
 	while (line && *line && (nl = strchr(line, '\n'))) {
 		int k, kind, off = 0;
 		*nl = '\0';
-		if (line[0] == 'S' && sscanf(line, "S %d", &k) == 1) {
+		if (line[0] == 'P' && sscanf(line, "P %d %n", &k, &off) == 1 &&
+		    k >= 0 && k < NSCHED) {
+			plan[k] = line + off;
+		} else if (line[0] == 'S' && sscanf(line, "S %d", &k) == 1) {
 			last = k;
 			eval_ok |= k == -1;
 		} else if (line[0] == 'E' &&
@@ -277,12 +365,19 @@ static void judge(struct corpus_case *cc, struct tally *t,
 			snprintf(what, sizeof(what), "%s schedule: %s: %s",
 				sched_name[k], kind_name[kind], line + off);
 			note(msg, sizeof(msg), what);
+			plan_note(msg, sizeof(msg), plan[k]);
 			t->kind[kind]++;
 			t->per_sched[k]++;
 			fails++;
 		} else if (sscanf(line, "R %d ok", &k) == 1) {
 			done[k] = true;
 			t->matched++;
+			if (env->save && k >= 1) {
+				char path[4096];
+				schedule_path(path, sizeof(path), env->save,
+					cc->c.seed, k);
+				unlink(path);
+			}
 		}
 		line = nl + 1;
 	}
@@ -296,9 +391,11 @@ static void judge(struct corpus_case *cc, struct tally *t,
 			kind_name[kind], WIFSIGNALED(cc->status) ?
 			strsignal(WTERMSIG(cc->status)) : "exit status");
 		note(msg, sizeof(msg), what);
-		t->kind[kind]++;
-		if (last >= 0)
+		if (last >= 0) {
+			plan_note(msg, sizeof(msg), plan[last]);
 			t->per_sched[last]++;
+		}
+		t->kind[kind]++;
 		fails++;
 	} else if (eval_ok) {
 		for (int k = 0; k < NSCHED; k++)
@@ -312,10 +409,11 @@ static void judge(struct corpus_case *cc, struct tally *t,
 	if (!fails)
 		return;
 	t->failed_cases++;
-	t->per_style[cc->c.style]++;
-	printf("# FAIL seed %llu (%s, %s):\n%s%s\n",
-		(unsigned long long)cc->c.seed,
-		ts_corpus_style_name(cc->c.style),
+	if (cc->c.style >= 0)
+		t->per_style[cc->c.style]++;
+	printf("# FAIL %s %llu (%s, %s):\n%s%s\n", cc->c.style >= 0 ?
+		"seed" : "file", (unsigned long long)cc->c.seed,
+		cc->c.style >= 0 ? ts_corpus_style_name(cc->c.style) : "file",
 		ts_corpus_form_name(cc->c.form), msg, cc->c.text);
 	fflush(stdout);
 	if (env->save) {
@@ -342,7 +440,7 @@ static void start(struct corpus_case *cc, const struct corpus_env *env)
 	assert_true(cc->pid >= 0);
 	if (cc->pid == 0) {
 		close(p[0]);
-		child(p[1], cc->c.seed, cc->c.text, env->timeout);
+		child(p[1], cc->c.seed, cc->c.text, env->timeout, env->save);
 	}
 	close(p[1]);
 	cc->fd = p[0];
@@ -362,6 +460,7 @@ static void read_env(struct corpus_env *e)
 	const char *style = getenv("TS_CORPUS_STYLE");
 	const char *form = getenv("TS_CORPUS_FORM");
 
+	memset(e, 0, sizeof(*e));
 	e->opts = ts_corpus_opts_default();
 	e->first = (uint64_t)env_int("TS_CORPUS_FIRST", 0);
 	e->nseeds = (int)env_int("TS_CORPUS_SEEDS", 300);
@@ -378,10 +477,37 @@ static void read_env(struct corpus_env *e)
 		e->opts.form = TS_CORPUS_ONE_STATEMENT;
 	else if (form && !strcmp(form, "staged"))
 		e->opts.form = TS_CORPUS_STAGED;
+	if (getenv("TS_CORPUS_FILES")) {
+		char *list = strdup(getenv("TS_CORPUS_FILES")), *save = NULL;
+		for (char *f = strtok_r(list, ":", &save); f && e->nfiles < 256;
+		    f = strtok_r(NULL, ":", &save))
+			e->files[e->nfiles++] = f;
+		e->nseeds = e->nfiles;
+	}
 	if (e->jobs < 1)
 		e->jobs = 1;
 	if (e->jobs > 2)
 		e->jobs = 2;	/* a shared machine */
+}
+
+/* Read the declaration of file "path" into "c" as case "seed". */
+static void read_case(ts_corpus_case *c, const char *path, uint64_t seed)
+{
+	FILE *fp = fopen(path, "rb");
+	long size;
+
+	if (!fp)
+		fail_msg("cannot open %s", path);
+	fseek(fp, 0, SEEK_END);
+	size = ftell(fp);
+	fseek(fp, 0, SEEK_SET);
+	c->text = calloc(1, (size_t)size + 1);
+	assert_non_null(c->text);
+	assert_int_equal(fread(c->text, 1, (size_t)size, fp), (size_t)size);
+	fclose(fp);
+	c->seed = seed;
+	c->style = -1;		/* not generated */
+	c->form = TS_CORPUS_EITHER;
 }
 
 /* Wait for one child among the "n" cases "cs" in flight, judge it and
@@ -419,16 +545,22 @@ static void test_corpus__every_schedule_matches_eval(void **state)
 
 	(void)state;
 	read_env(&env);
-	printf("# seeds %llu to %llu, %d at a time\n",
-		(unsigned long long)env.first,
-		(unsigned long long)(env.first + (uint64_t)env.nseeds - 1),
-		env.jobs);
+	if (env.nfiles)
+		printf("# %d files, %d at a time\n", env.nfiles, env.jobs);
+	else if (env.nseeds > 0)
+		printf("# seeds %llu to %llu, %d at a time\n",
+			(unsigned long long)env.first,
+			(unsigned long long)(env.first +
+			(uint64_t)env.nseeds - 1), env.jobs);
 	for (int s = 0; s < env.nseeds; s++) {
 		if (n == env.jobs)
 			n = reap(cs, n, &t, &env);
 		memset(&cs[n], 0, sizeof(cs[n]));
-		assert_int_equal(ts_corpus_generate(env.first + (uint64_t)s,
-			&env.opts, &cs[n].c), 0);
+		if (env.nfiles)
+			read_case(&cs[n].c, env.files[s], (uint64_t)s);
+		else
+			assert_int_equal(ts_corpus_generate(env.first +
+				(uint64_t)s, &env.opts, &cs[n].c), 0);
 		start(&cs[n], &env);
 		n++;
 	}
