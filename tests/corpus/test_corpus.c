@@ -31,7 +31,8 @@
  *                    runs it at -O3, random2 at -O0)
  *   TS_CORPUS_TIMEOUT seconds for one case (default 120)
  *   TS_CORPUS_FILES  .tsl files separated by ':' to check instead of
- *                    seeds (a reproducer; its "seed" is its position) */
+ *                    seeds (a reproducer); the seed of the inputs is the
+ *                    one in a "# corpus seed N" line, else the position */
 #include <config.h>
 
 #include <errno.h>
@@ -494,6 +495,8 @@ static void read_env(struct corpus_env *e)
 static void read_case(ts_corpus_case *c, const char *path, uint64_t seed)
 {
 	FILE *fp = fopen(path, "rb");
+	unsigned long long saved;
+	const char *hdr;
 	long size;
 
 	if (!fp)
@@ -505,7 +508,11 @@ static void read_case(ts_corpus_case *c, const char *path, uint64_t seed)
 	assert_non_null(c->text);
 	assert_int_equal(fread(c->text, 1, (size_t)size, fp), (size_t)size);
 	fclose(fp);
-	c->seed = seed;
+	/* A saved case keeps its seed, which draws its inputs. */
+	hdr = strstr(c->text, "# corpus seed ");
+	if (!hdr || sscanf(hdr, "# corpus seed %llu", &saved) != 1)
+		saved = seed;
+	c->seed = saved;
 	c->style = -1;		/* not generated */
 	c->form = TS_CORPUS_EITHER;
 }
