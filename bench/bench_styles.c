@@ -5,9 +5,9 @@
  * One table per style, one row per seed: the time of each form under
  * each schedule, the ratio of the static time to the naive one for each
  * form, and the ratio of the one-statement time to the staged time under
- * each schedule (below 1: the numerator is faster).  A last table gives the geometric means per style.
- * The outputs of every run are compared with the naive run of the staged
- * form.
+ * each schedule (below 1: the numerator is faster).  A last table gives
+ * the geometric means per style.  The outputs of every run are compared
+ * with the naive run of the staged form.
  *
  * A naive run that takes longer than --naive-limit seconds is timed once.
  * Each seed runs in a child process with a time limit, so that a

@@ -135,7 +135,7 @@ static ts_schedule *schedule_of(ts_ctx *ctx, const ts_dag *dag, int k,
 	}
 	default: {
 		const char *json = getenv("TS_CORPUS_SCHEDULE");
-		if (json)
+		if (json && *json)
 			return replay(ctx, dag, json);
 		return ts_random_schedule(ctx, dag, seed * 4 + (uint64_t)k,
 			NULL);
@@ -468,6 +468,8 @@ static void read_env(struct corpus_env *e)
 	e->jobs = (int)env_int("TS_CORPUS_JOBS", 2);
 	e->timeout = (int)env_int("TS_CORPUS_TIMEOUT", 120);
 	e->save = getenv("TS_CORPUS_SAVE");
+	if (e->save && !*e->save)
+		e->save = NULL;
 	e->opts.zero_extents = env_int("TS_CORPUS_ZERO", 0) != 0;
 	if (style && *style) {
 		e->opts.style = ts_corpus_style_find(style);
@@ -478,7 +480,7 @@ static void read_env(struct corpus_env *e)
 		e->opts.form = TS_CORPUS_ONE_STATEMENT;
 	else if (form && !strcmp(form, "staged"))
 		e->opts.form = TS_CORPUS_STAGED;
-	if (getenv("TS_CORPUS_FILES")) {
+	if (getenv("TS_CORPUS_FILES") && *getenv("TS_CORPUS_FILES")) {
 		char *list = strdup(getenv("TS_CORPUS_FILES")), *save = NULL;
 		for (char *f = strtok_r(list, ":", &save); f && e->nfiles < 256;
 		    f = strtok_r(NULL, ":", &save))
