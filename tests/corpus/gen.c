@@ -914,7 +914,8 @@ static void style_gather(struct gen *g)
 		gshape = S(g, "c: %s, y: %lld, x: %lld", C, (long long)(h * f),
 			(long long)(w * f));
 		gat = S(g, "X[c * %lld + (y %% %lld) * %lld + x %% %lld, "
-			"y // %lld, x // %lld]", (long long)(f * f), (long long)f,
+			"y // %lld, x // %lld]", (long long)(f * f),
+			(long long)f,
 			(long long)f, (long long)f, (long long)f, (long long)f);
 		break;
 	case 2:	/* space to depth by 2 */
@@ -940,7 +941,8 @@ static void style_gather(struct gen *g)
 		gshape = S(g, "c: %s, y: %lld, x: %lld", C, (long long)h,
 			(long long)w);
 		gat = S(g, "X[c, (y - %lld) %% %lld, (x + %lld) %% %lld]",
-			(long long)sh, (long long)h, (long long)sh, (long long)w);
+			(long long)sh, (long long)h, (long long)sh,
+			(long long)w);
 		break;
 	case 6:	/* a shifted upsampling: floor division of -1 */
 		input(g, false, "X", ft.in, S(g, "%s, %lld, %lld", C,
@@ -1001,7 +1003,8 @@ static void style_pool(struct gen *g)
 {
 	int v = (int)below(g, 4);
 	int64_t c = tdim(g, 16), h = sdim(g, 64), w = sdim(g, 64);
-	int64_t r = PICK(g, 1, 2, 3, 5), s = PICK(g, 1, 2, 3), p, k = tdim(g, 16);
+	int64_t r = PICK(g, 1, 2, 3, 5), s = PICK(g, 1, 2, 3), p;
+	int64_t k = tdim(g, 16);
 	bool integer = chance(g, 25) && v < 2;
 	int64_t *d[] = { &c, &h, &w, &k };
 	int pw[] = { 1, 1, 1, v == 3 ? 1 : 0 };
@@ -1232,7 +1235,8 @@ static void style_cast(struct gen *g)
 			case 0: t = S(g, "%s(A[i, j]) * 0.25", cp); break;
 			case 1: t = S(g, "floor(%s(F[i, j]) * 4.0)", cp); break;
 			case 2: t = S(g, "round(%s(F[i, j]) * 8.0)", cp); break;
-			case 3: t = S(g, "%s(I[j] // 3) + %s(L[i] %% 5)", cp, cp);
+			case 3: t = S(g, "%s(I[j] // 3) + %s(L[i] %% 5)", cp,
+				cp);
 				break;
 			case 4: t = S(g, "%s((i + j) %% 3)", cp); break;
 			case 5: t = S(g, "round(%s(F[i, j]) * 8.0) // 3.0", cp);
@@ -1247,7 +1251,8 @@ static void style_cast(struct gen *g)
 			case 0: t = S(g, "%s(A[i, j]) * 3 // 4", cp); break;
 			case 1: t = S(g, "%s(floor(F[i, j] * 4.0))", cp); break;
 			case 2: t = S(g, "%s(round(F[i, j] * 8.0))", cp); break;
-			case 3: t = S(g, "%s(I[j]) %% 5 - %s(L[i] // 3)", cp, cp);
+			case 3: t = S(g, "%s(I[j]) %% 5 - %s(L[i] // 3)", cp,
+				cp);
 				break;
 			case 4: t = S(g, "%s((i + j) %% 3)", cp); break;
 			case 5: t = S(g, "%s(A[i, j]) // -3", cp); break;

@@ -214,7 +214,8 @@ static void check_schedule(ts_ctx *ctx, int fd, const ts_dag *dag, int k,
 	}
 	for (int i = 0; i < nargs; i++) {
 		ts_array *back = i < dag->ninputs ? NULL :
-			ts_array_for_tensor(ctx, dag->outputs[i - dag->ninputs]);
+			ts_array_for_tensor(ctx,
+			dag->outputs[i - dag->ninputs]);
 		ts_test_unfence(&fences[i], back);
 		args[i] = back;
 	}
@@ -614,7 +615,8 @@ static void test_corpus_gen__reproducible(void **state)
 	}
 	for (int i = 0; i < ts_corpus_style_count(); i++)
 		if (!seen[i])
-			fail_msg("style %s never drawn", ts_corpus_style_name(i));
+			fail_msg("style %s never drawn",
+				ts_corpus_style_name(i));
 	assert_true(forms[TS_CORPUS_ONE_STATEMENT] && forms[TS_CORPUS_STAGED]);
 }
 
