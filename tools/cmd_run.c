@@ -147,8 +147,11 @@ static char *read_text(ts_ctx *ctx, const char *path)
 	return s;
 }
 
-/* Lower "dag" under "schedule" ("naive", NULL, or a JSON file) in "ctx". */
-ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule)
+/* Lower "dag" under "schedule" ("naive", NULL, "static" or a JSON file)
+ * in "ctx"; "static" is the baseline the tuner measures, for the host
+ * run with "threads" threads. */
+ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule,
+	int threads, const ts_schedule **used)
 {
 	ts_schedule *sch;
 	char *text;
@@ -157,11 +160,13 @@ ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule)
 		sch = ts_schedule_naive(ctx, dag);
 	} else if (!strcmp(schedule, "static")) {
 		ts_target *tg = ts_target_host(ctx);
-		sch = tg ? ts_static_schedule(ctx, dag, tg) : NULL;
+		sch = tg ? ts_static_baseline(ctx, dag, tg, threads) : NULL;
 	} else {
 		text = read_text(ctx, schedule);
 		sch = text ? ts_schedule_from_json(ctx, dag, text) : NULL;
 	}
+	if (used)
+		*used = sch;
 	return sch ? ts_lower(ctx, dag, sch) : NULL;
 }
 
@@ -190,6 +195,7 @@ struct run_result {
 	double flops;
 	bool checked, passed;
 	double max_abs_err;
+	const ts_schedule *schedule;	/* of one kernel, or NULL */
 };
 
 /* Compare the outputs in "args" with the interpreter on its inputs. */
@@ -261,6 +267,9 @@ static void print_result(const struct run_opts *o,
 		if (r->subgraphs)
 			printf(", \"subgraphs\": %d, \"tasks\": %d",
 				r->subgraphs, r->tasks);
+		if (r->schedule)
+			printf(", \"schedule_hash\": \"%s\"",
+				ts_schedule_hash(r->schedule));
 		printf(", \"median_ms\": %.6g, \"min_ms\": %.6g, \"runs\": %d, "
 			"\"flops\": %.0f, \"gflops\": %.6g, \"threads\": %d, "
 			"\"checked\": %s, \"passed\": %s, \"max_abs_err\": ", ms,
@@ -368,8 +377,8 @@ static int run_program(ts_ctx *ctx, const struct run_opts *o)
 		return ts_tool_cuda_run(ctx, dag, tg, 20, o->seed);
 	}
 	if (!dag || !(f = o->records ? ts_tool_lower_records(ctx, dag,
-	    o->records, o->threads, "run") : ts_tool_lower(ctx, dag,
-	    o->schedule))) {
+	    o->records, o->threads, "run", &r.schedule) : ts_tool_lower(ctx,
+	    dag, o->schedule, o->threads, &r.schedule))) {
 		ts_tool_report(ctx);
 		return TS_EXIT_USAGE;
 	}

@@ -25,15 +25,21 @@ int ts_cmd_hw(int argc, char **argv);
 int ts_cmd_eval(int argc, char **argv);
 int ts_cmd_run(int argc, char **argv);
 int ts_cmd_build(int argc, char **argv);
-/* Lower "dag" under "schedule" ("naive", NULL, or a JSON file). */
-ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule);
+/* Lower "dag" under "schedule" ("naive", NULL, "static": the static
+ * baseline for the host run with "threads" threads (0: all), or a JSON
+ * file); "*used" (when not NULL) receives the schedule. */
+ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule,
+	int threads, const ts_schedule **used);
 int ts_cmd_analyze(int argc, char **argv);
 int ts_cmd_tune(int argc, char **argv);
 int ts_cmd_measure_worker(int argc, char **argv);
 /* Lower "dag" under the best record of "log" for the host with "threads"
- * cores, or the static schedule (said on stderr). */
+ * cores when it runs faster than the static baseline timed alongside it,
+ * else under the static baseline (said on stderr, with why); "*used"
+ * (when not NULL) receives the schedule. */
 ts_func *ts_tool_lower_records(ts_ctx *ctx, const ts_dag *dag,
-	const char *log, int threads, const char *verb);
+	const char *log, int threads, const char *verb,
+	const ts_schedule **used);
 int ts_cmd_tasks(int argc, char **argv);
 struct ts_tune_options;
 /* Tune "dag" as a network when it has several subgraphs (tools/cmd_tasks.c):
