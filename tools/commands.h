@@ -41,6 +41,19 @@ ts_func *ts_tool_lower_records(ts_ctx *ctx, const ts_dag *dag,
 	const char *log, int threads, const char *verb,
 	const ts_schedule **used);
 int ts_cmd_tasks(int argc, char **argv);
+/* Arrays in .npy files (tools/tool_npy.c); messages go to stderr as
+ * "tessel VERB: ...".  The inputs of "dag" read from DIR/<name>.npy, each
+ * checked against the declared dtype and shape, or NULL after saying
+ * which file is missing or does not fit. */
+ts_array **ts_tool_read_inputs(ts_ctx *ctx, const ts_dag *dag,
+	const char *dir, const char *verb);
+/* Write "a" as DIR/<name>.npy. */
+ts_status ts_tool_write_array(ts_ctx *ctx, const char *dir, const char *name,
+	const ts_array *a, const char *verb);
+/* Create the folder "dir" (an --out option) unless it exists. */
+ts_status ts_tool_make_dir(const char *dir, const char *verb);
+/* Print "dtype[shape]" of "a" to "out". */
+void ts_tool_print_type(FILE *out, const ts_array *a);
 struct ts_tune_options;
 /* Tune "dag" as a network when it has several subgraphs (tools/cmd_tasks.c):
  * the task scheduler shares opt->trials in rounds of opt->batch; return
