@@ -62,8 +62,10 @@ const ts_target *ts_target_for_threads(const ts_target *target,
 	int threads);
 
 /* The static baseline of "dag": static filling for "target" run with
- * "threads" threads (ts_target_for_threads; 0: its own cores), the
- * context's random stream restarted from its seed, the "k" best kept.
+ * "threads" threads (ts_target_for_threads; 0: its own cores), its
+ * random stream seeded by the context's seed and the DAG's hash (the
+ * context's stream restarts from its seed afterwards), the "k" best
+ * kept.
  * Its best is the schedule "tessel run --schedule static" compiles and
  * the one the tuner measures as its static choice: both come from here,
  * so that the same target, threads and seed give one schedule.
