@@ -46,7 +46,7 @@ static ts_status duel(ts_ctx *ctx, const ts_dag *dag, const ts_func *a,
 	double t[2];
 	ts_status st = TS_ERROR;
 
-	if (!in || !args)
+	if (!in || !args || !a || !b)
 		return TS_ERROR;
 	for (int i = 0; i < n; i++)
 		if (!(args[i] = i < dag->ninputs ? in[i] : ts_array_for_tensor(
@@ -66,32 +66,27 @@ static ts_status duel(ts_ctx *ctx, const ts_dag *dag, const ts_func *a,
 	return st;
 }
 
-/* The faster of "rec" (lowered from the record "best" of "log") and
- * "st" (the static baseline) of "dag" with "threads" threads, the
- * choice and its reason said on stderr as "tessel "verb": ...". */
-static ts_func *keep_faster(ts_ctx *ctx, const ts_dag *dag, ts_func *rec,
-	ts_func *st, const ts_record *best, const char *log, int threads,
-	const char *verb)
+bool ts_tool_record_wins(ts_ctx *ctx, const ts_dag *dag, const ts_func *rec,
+	const ts_func *st, int threads)
 {
 	double tr, ts;
 
-	fprintf(stderr, "tessel %s: schedule of the record at %s:%d (median "
-		"%.4g ms) ", verb, log, best->line, best->median_s * 1e3);
 	if (duel(ctx, dag, rec, st, threads, &tr, &ts) < 0) {
 		fprintf(stderr, "does not run here (%s): kept the static "
-			"schedule\n", ts_ctx_error(ctx));
+			"schedule\n", ts_ctx_error(ctx) ? ts_ctx_error(ctx)
+			: "out of memory");
 		ts_ctx_clear_error(ctx);
-		return st;
+		return false;
 	}
 	fprintf(stderr, "against the static schedule, %d interleaved rounds: "
 		"%.4g ms against %.4g ms: ", DUEL_ROUNDS, tr * 1e3, ts * 1e3);
 	if (tr < ts) {
 		fprintf(stderr, "kept the record (%.2fx)\n", ts / tr);
-		return rec;
+		return true;
 	}
 	fprintf(stderr, "kept the static schedule (the record is %.2fx "
 		"slower)\n", tr / ts);
-	return st;
+	return false;
 }
 
 /* Lower "dag" under the best valid record of the log "log" for the host
@@ -131,7 +126,9 @@ ts_func *ts_tool_lower_records(ts_ctx *ctx, const ts_dag *dag,
 			"%s", log, best->line, ts_ctx_error(ctx));
 		return NULL;
 	}
-	f = keep_faster(ctx, dag, frec, fst, best, log, threads, verb);
+	fprintf(stderr, "tessel %s: schedule of the record at %s:%d (median "
+		"%.4g ms) ", verb, log, best->line, best->median_s * 1e3);
+	f = ts_tool_record_wins(ctx, dag, frec, fst, threads) ? frec : fst;
 	if (used)
 		*used = f == frec ? sch : st;
 	return f;
