@@ -400,3 +400,28 @@ ts_status ts_module_time(ts_module *m, ts_array *const *args,
 		return TS_ERROR;
 	return ts_time_calls(call_timed, &t, min_total_s, out);
 }
+
+ts_status ts_module_time_interleaved(ts_module *const *m, int n,
+	ts_array *const *args, int rounds, double min_round_s,
+	double *median_s)
+{
+	double *med;
+	ts_timing t, all;
+
+	if (!m || n < 1 || rounds < 1 || !median_s)
+		return TS_ERROR;
+	med = ts_new_atomic(double, (size_t)n * rounds);
+	for (int r = 0; r < rounds; r++)
+		for (int i = 0; i < n; i++) {
+			if (ts_module_time(m[i], args, min_round_s, &t) < 0)
+				return TS_ERROR;
+			med[(size_t)i * rounds + r] = t.median_s;
+		}
+	for (int i = 0; i < n; i++) {
+		all.samples = med + (size_t)i * rounds;
+		all.nsamples = rounds;
+		timing_stats(&all);
+		median_s[i] = all.median_s;
+	}
+	return TS_OK;
+}

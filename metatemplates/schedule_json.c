@@ -292,6 +292,13 @@ char *ts_schedule_to_json(const ts_schedule *sch)
 	return r;
 }
 
+const char *ts_schedule_hash(const ts_schedule *sch)
+{
+	char *json = sch ? ts_schedule_to_json(sch) : NULL;
+
+	return json ? ts_asprintf("%016" PRIx64, ts_fnv1a(json)) : NULL;
+}
+
 /* Read one step from "obj" into "st". */
 static ts_status step_from_json(ts_ctx *ctx, const json_t *obj, ts_step *st)
 {

@@ -567,26 +567,16 @@ static int f32_lanes(const ts_target *target)
 		TS_MAX(1, ts_target_lanes(target, TS_F32)) : 1;
 }
 
-/* Fill "dag" statically for "target" ("k" best) with the context's
- * random stream started from a seed of its own, made of the context's
- * seed and the DAG's hash: the same task gets the same static schedule
- * wherever a network pass asks for it (the layout pass times exactly the
- * schedule the network then runs).  The stream restarts from the
- * context's seed afterwards. */
+/* Fill "dag" statically for "target" ("k" best): the static baseline,
+ * whose stream is seeded by the context's seed and the DAG's hash, so
+ * that the same task gets the same static schedule wherever a network
+ * pass asks for it (the layout pass times exactly the schedule the
+ * network then runs) and the tuner measures that schedule as its static
+ * choice. */
 static ts_static_result *fill_seeded(ts_ctx *ctx, const ts_dag *dag,
 	const ts_target *target, int k)
 {
-	uint64_t seed = ts_ctx_get_seed(ctx), x = seed;
-	ts_static_result *r;
-
-	for (const char *h = ts_dag_hash(dag); *h; h++) {
-		x ^= (unsigned char)*h;
-		x = ts_splitmix64(&x);
-	}
-	ts_ctx_set_seed(ctx, x);
-	r = ts_static_fill(ctx, dag, target, k);
-	ts_ctx_set_seed(ctx, seed);
-	return r;
+	return ts_static_baseline_fill(ctx, dag, target, 0, k);
 }
 
 /* The first of the ranked configurations of "r" on "dag" whose code

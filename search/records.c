@@ -112,6 +112,8 @@ static json_t *record_object(const ts_record *rec)
 	json_object_set_new(o, "timestamp",
 		json_string(rec->timestamp ? rec->timestamp : ""));
 	json_object_set_new(o, "seed", json_integer((json_int_t)rec->seed));
+	if (rec->verified)
+		json_object_set_new(o, "verified", json_true());
 	return o;
 }
 
@@ -207,6 +209,7 @@ static ts_status record_fields(ts_ctx *ctx, json_t *o, ts_record *r)
 	r->timestamp = get_string(o, "timestamp");
 	v = json_object_get(o, "seed");
 	r->seed = json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+	r->verified = json_is_true(json_object_get(o, "verified"));
 	return TS_OK;
 }
 
@@ -361,7 +364,10 @@ const ts_record *ts_records_best(ts_record *const *recs, int n,
 		    (workload && strcmp(r->workload, workload)) ||
 		    (target && strcmp(r->target, target)))
 			continue;
-		if (!best || r->median_s < best->median_s)
+		/* a verified record beats any unverified one */
+		if (!best || (r->verified && !best->verified) ||
+		    (r->verified == best->verified &&
+		     r->median_s < best->median_s))
 			best = r;
 	}
 	return best;

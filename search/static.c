@@ -395,3 +395,60 @@ ts_schedule *ts_static_schedule(ts_ctx *ctx, const ts_dag *dag,
 
 	return r ? ts_template_apply(r->tp, r->best) : NULL;
 }
+
+const ts_target *ts_target_for_threads(const ts_target *target,
+	int threads)
+{
+	ts_target *t;
+
+	if (!target || threads <= 0 || target->kind != TS_TARGET_CPU)
+		return target;
+	t = ts_new(ts_target);
+	*t = *target;
+	t->cpu.cores = threads;
+	if (t->cpu.peak_gflops_f32_core > 0)
+		t->cpu.peak_gflops_f32 = t->cpu.peak_gflops_f32_core * threads;
+	return t;
+}
+
+/* The static baseline's random stream starts from a seed of its own,
+ * made of the context's seed and the DAG's hash, and the context's stream
+ * restarts from its seed afterwards: the same task gets the same static
+ * schedule wherever it is asked for (tessel run, the tuner, a network
+ * pass, the layout pass), whatever was drawn before.
+ *
+ * The pool the baseline's search keeps at least: its best does not
+ * depend on how many candidates a caller asks for (the pool's first ten
+ * start the climbs whatever its size, but one size for every caller
+ * leaves nothing to argue). */
+enum { BASELINE_POOL = 32 };
+
+ts_static_result *ts_static_baseline_fill(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target, int threads, int k)
+{
+	uint64_t seed = ts_ctx_get_seed(ctx), x = seed;
+	ts_static_result *r;
+
+	if (!dag || !target)
+		return NULL;
+	for (const char *h = ts_dag_hash(dag); *h; h++) {
+		x ^= (unsigned char)*h;
+		x = ts_splitmix64(&x);
+	}
+	ts_ctx_set_seed(ctx, x);
+	r = ts_static_fill(ctx, dag, ts_target_for_threads(target, threads),
+		TS_MAX(k, BASELINE_POOL));
+	ts_ctx_set_seed(ctx, seed);
+	if (r && r->k > k)
+		r->k = TS_MAX(k, 1);
+	return r;
+}
+
+ts_schedule *ts_static_baseline(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target, int threads)
+{
+	ts_static_result *r = ts_static_baseline_fill(ctx, dag, target,
+		threads, 1);
+
+	return r ? ts_template_apply(r->tp, r->best) : NULL;
+}

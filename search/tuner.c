@@ -65,6 +65,8 @@ struct ts_tuner {
 	double best_s, static_s;
 	ts_config *best_cfg;
 	const ts_schedule *best_sch;
+	const ts_schedule *static_sch;	/* of st->best */
+	double candidate_s;	/* verified: the fastest other candidate */
 	int errors[TS_ERR_COUNT];
 	struct feature_cache cache;
 	int nkernels, kcap;	/* hashes of the schedules measured */
@@ -73,7 +75,7 @@ struct ts_tuner {
 
 static ts_status log_load(ts_tuner *t);
 static ts_status log_append(ts_tuner *t, const ts_config *c,
-	const ts_schedule *sch, const ts_measure_result *r);
+	const ts_schedule *sch, const ts_measure_result *r, bool verified);
 
 ts_tune_options ts_tune_options_default(void)
 {
@@ -133,17 +135,23 @@ ts_tuner *ts_tuner_new(ts_ctx *ctx, const ts_dag *dag,
 		ts_ctx_set_seed(ctx, t->opt.seed);
 	t->ctx = ctx;
 	t->dag = dag;
+	/* The records' key: the cores set to the threads, nothing else
+	 * changed, as logs written before have it. */
 	tg = ts_new(ts_target);
 	*tg = *target;
 	if (tg->kind == TS_TARGET_CPU)
 		tg->cpu.cores = t->opt.threads;
 	t->target = tg;
 	t->opt.measure.threads = t->opt.threads;
-	t->st = ts_static_fill(ctx, dag, tg, TS_MAX(t->opt.static_k,
-		t->opt.topk));
+	/* The static choice is the baseline tessel run --schedule static
+	 * compiles for these threads and this seed. */
+	t->st = ts_static_baseline_fill(ctx, dag, target, t->opt.threads,
+		TS_MAX(t->opt.static_k, t->opt.topk));
 	if (!t->st)
 		return NULL;
 	t->tp = t->st->tp;
+	t->static_sch = ts_template_apply(t->tp, t->st->best);
+	t->candidate_s = INFINITY;
 	t->evo = ts_evolve_new(ctx, t->tp->space, &t->opt.evolve);
 	t->model = ts_cost_model_new(ctx, NFEAT, ts_ctx_get_seed(ctx));
 	if (!t->model)
@@ -372,7 +380,7 @@ static ts_status account(ts_tuner *t, ts_config *c, const ts_schedule *sch,
 	if (cached_features(t, c, x))
 		sample_add(t, x, time);
 	elite_add(t, c, time);
-	return log_append(t, c, sch, r);
+	return log_append(t, c, sch, r, false);
 }
 
 /* Measure the "n" configurations "cfgs" in "t", whose schedules are
@@ -515,42 +523,109 @@ static int verify_set(ts_tuner *t, ts_config **cfg)
 	return n;
 }
 
-/* Measure the best configurations of "t" again and choose the best by
- * the new times: on a busy machine one lucky measurement must not
- * decide.  The new measurements are logged but are not trials. */
+/* Rounds of the final comparison: each verified schedule is measured
+ * this many times, interleaved with the others (A B C A B C ...), and
+ * judged by the median of its rounds, so that a change of load during
+ * the comparison hits every schedule alike. */
+#define VERIFY_ROUNDS 3
+
+/* The median of the "n" values "v" (sorted in place). */
+static double median_of(int n, double *v)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double x = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The verified result of one schedule from its "rounds" results "res"
+ * (stride "stride"): the first error if any round failed, else the
+ * median of the rounds' medians over every sample. */
+static ts_measure_result verified_result(const ts_measure_result *res,
+	int stride, int rounds)
+{
+	ts_measure_result v = res[0];
+	double *med = ts_new_atomic(double, rounds);
+	int ns = 0;
+
+	for (int r = 0; r < rounds; r++) {
+		const ts_measure_result *x = &res[r * stride];
+		if (x->error != TS_ERR_NONE || !(x->median_s > 0)) {
+			v = *x;
+			v.median_s = 0;
+			return v;
+		}
+		med[r] = x->median_s;
+		ns += x->nsamples;
+	}
+	v.samples = ts_new_atomic(double, ns + 1);
+	v.nsamples = 0;
+	for (int r = 0; r < rounds; r++) {
+		const ts_measure_result *x = &res[r * stride];
+		memcpy(v.samples + v.nsamples, x->samples,
+			sizeof(double) * (size_t)x->nsamples);
+		v.nsamples += x->nsamples;
+	}
+	v.median_s = median_of(rounds, med);
+	return v;
+}
+
+/* Measure the best configurations of "t" and its static choice again,
+ * in VERIFY_ROUNDS interleaved rounds, and choose by the new times: on a
+ * busy machine one lucky measurement must not decide, and the result is
+ * never slower than the static choice measured alongside (a tie keeps
+ * the static choice).  The new measurements are logged as verified
+ * records but are not trials. */
 static ts_status verify(ts_tuner *t)
 {
 	ts_config **all = ts_new_array(ts_config *, t->opt.verify + 2);
 	int k = verify_set(t, all);
 	const ts_schedule **sch = ts_new_array(const ts_schedule *, k + 1);
-	ts_measure_result *res = ts_new_array(ts_measure_result, k + 1);
+	ts_measure_result *res = ts_new_array(ts_measure_result,
+		(size_t)(k + 1) * VERIFY_ROUNDS);
 	ts_config **cfg = ts_new_array(ts_config *, k + 1);
-	double best = INFINITY;
-	int m = 0, b = -1;
+	double best = INFINITY, other = INFINITY;
+	int m = 0, b = -1, s = -1;
 
 	for (int i = 0; i < k; i++) {
-		ts_schedule *s = ts_template_apply(t->tp, all[i]);
-		if (s) {
+		ts_schedule *x = ts_template_apply(t->tp, all[i]);
+		if (x) {
 			cfg[m] = all[i];
-			sch[m++] = s;
+			sch[m++] = x;
 		}
 		ts_ctx_clear_error(t->ctx);
 	}
-	if (m == 0 || measure(t, m, sch, res) < 0)
-		return m == 0 ? TS_OK : TS_ERROR;
-	for (int i = 0; i < m; i++) {
-		bool ok = res[i].error == TS_ERR_NONE && res[i].median_s > 0;
-		if (log_append(t, cfg[i], sch[i], &res[i]) < 0)
+	if (m == 0)
+		return TS_OK;
+	for (int r = 0; r < VERIFY_ROUNDS; r++)
+		if (measure(t, m, sch, res + r * m) < 0)
 			return TS_ERROR;
-		if (ts_config_equal(cfg[i], t->st->best))
-			t->static_s = ok ? res[i].median_s : INFINITY;
-		if (ok && res[i].median_s < best) {
-			best = res[i].median_s;
+	for (int i = 0; i < m; i++) {
+		ts_measure_result v = verified_result(res + i, m,
+			VERIFY_ROUNDS);
+		bool ok = v.error == TS_ERR_NONE && v.median_s > 0;
+		bool is_static = ts_config_equal(cfg[i], t->st->best);
+		if (log_append(t, cfg[i], sch[i], &v, true) < 0)
+			return TS_ERROR;
+		if (is_static) {
+			t->static_s = ok ? v.median_s : INFINITY;
+			s = i;
+		} else if (ok && v.median_s < other) {
+			other = v.median_s;
+		}
+		if (ok && v.median_s < best) {
+			best = v.median_s;
 			b = i;
 		}
 	}
+	if (s >= 0 && isfinite(t->static_s) && t->static_s <= best)
+		b = s;
+	t->candidate_s = other;
 	if (b >= 0) {
-		t->best_s = best;
+		t->best_s = b == s ? t->static_s : best;
 		t->best_cfg = cfg[b];
 		t->best_sch = sch[b];
 	}
@@ -603,6 +678,18 @@ double ts_tuner_best_time(const ts_tuner *t)
 double ts_tuner_static_time(const ts_tuner *t)
 {
 	return t->static_s;
+}
+
+const ts_schedule *ts_tuner_static_schedule(const ts_tuner *t)
+{
+	return t->static_sch;
+}
+
+bool ts_tuner_kept_static(const ts_tuner *t, double *candidate_s)
+{
+	if (candidate_s)
+		*candidate_s = t->candidate_s;
+	return t->best_cfg && ts_config_equal(t->best_cfg, t->st->best);
 }
 
 int ts_tuner_history(const ts_tuner *t, const double **best)
@@ -694,9 +781,10 @@ static ts_status log_load(ts_tuner *t)
 }
 
 /* Append the measurement "r" of "c" (schedule "sch"; NULL when the
- * configuration did not apply) to the log of "t". */
+ * configuration did not apply) to the log of "t", "verified" when it is
+ * the result of the final comparison. */
 static ts_status log_append(ts_tuner *t, const ts_config *c,
-	const ts_schedule *sch, const ts_measure_result *r)
+	const ts_schedule *sch, const ts_measure_result *r, bool verified)
 {
 	ts_record *rec;
 
@@ -708,5 +796,6 @@ static ts_status log_append(ts_tuner *t, const ts_config *c,
 		ts_ctx_get_seed(t->ctx));
 	if (!rec)
 		return TS_ERROR;
+	rec->verified = verified;
 	return ts_record_append(t->ctx, t->opt.log, rec);
 }

@@ -182,11 +182,10 @@ static ts_func *build_func(ts_ctx *ctx, const ts_dag *dag,
 
 	if (o->records)
 		return ts_tool_lower_records(ctx, dag, o->records, o->threads,
-			"build");
+			"build", NULL);
 	if (o->schedule && strcmp(o->schedule, "static"))
-		return ts_tool_lower(ctx, dag, o->schedule);
-	sch = ts_static_schedule(ctx, dag, ts_tool_target_threads(cpu,
-		o->threads));
+		return ts_tool_lower(ctx, dag, o->schedule, o->threads, NULL);
+	sch = ts_static_baseline(ctx, dag, cpu, o->threads);
 	return sch ? ts_lower(ctx, dag, sch) : NULL;
 }
 

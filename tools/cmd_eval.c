@@ -123,93 +123,6 @@ static int parse_args(int argc, char **argv, struct eval_opts *o)
 	return -1;
 }
 
-/* Return "dir"/"name".npy, malloc'ed. */
-static char *npy_path(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 6;
-	char *p = malloc(n);
-
-	if (p)
-		snprintf(p, n, "%s/%s.npy", dir, name);
-	return p;
-}
-
-/* Print "dtype[shape]" of "ndim" extents "shape" to "out". */
-static void print_type(FILE *out, ts_dtype t, int ndim, const int64_t *shape)
-{
-	fprintf(out, "%s[", ts_dtype_name(t));
-	for (int d = 0; d < ndim; d++)
-		fprintf(out, "%s%" PRId64, d ? ", " : "", shape[d]);
-	fputc(']', out);
-}
-
-/* Whether the array "a" has the dtype and shape of tensor "t". */
-static bool array_fits(const ts_array *a, const ts_tensor *t)
-{
-	if (a->dtype != t->dtype || a->ndim != t->ndim)
-		return false;
-	for (int d = 0; d < t->ndim; d++)
-		if (a->shape[d] != t->shape[d])
-			return false;
-	return true;
-}
-
-/* Read input "t" from "dir"/<name>.npy in "ctx"; on failure print why and
- * return NULL. */
-static ts_array *read_input(ts_ctx *ctx, const char *dir, const ts_tensor *t)
-{
-	char *path = npy_path(dir, t->name);
-	ts_array *a = path ? ts_npy_read(ctx, path) : NULL;
-
-	if (!a) {
-		fprintf(stderr, "tessel eval: input '%s': %s\n", t->name,
-			path && ts_ctx_error(ctx) ? ts_ctx_error(ctx)
-			: "out of memory");
-	} else if (!array_fits(a, t)) {
-		fprintf(stderr, "tessel eval: input '%s': %s holds ", t->name,
-			path);
-		print_type(stderr, a->dtype, a->ndim, a->shape);
-		fprintf(stderr, " but the program declares ");
-		print_type(stderr, t->dtype, t->ndim, t->shape);
-		fputc('\n', stderr);
-		a = NULL;
-	}
-	free(path);
-	return a;
-}
-
-/* Write "a" as "dir"/"name".npy in "ctx"; on failure print why. */
-static ts_status write_array(ts_ctx *ctx, const char *dir, const char *name,
-	const ts_array *a)
-{
-	char *path = npy_path(dir, name);
-	ts_status st = path ? ts_npy_write(ctx, path, a) : TS_ERROR;
-
-	if (st != TS_OK)
-		fprintf(stderr, "tessel eval: %s\n", path && ts_ctx_error(ctx)
-			? ts_ctx_error(ctx) : "out of memory");
-	free(path);
-	return st;
-}
-
-/* Create the folder "dir" unless it exists; on failure print why. */
-static ts_status make_dir(const char *dir)
-{
-	struct stat st;
-
-	if (stat(dir, &st) == 0) {
-		if (S_ISDIR(st.st_mode))
-			return TS_OK;
-		fprintf(stderr, "tessel eval: --out %s is not a folder\n", dir);
-		return TS_ERROR;
-	}
-	if (mkdir(dir, 0777) == 0)
-		return TS_OK;
-	fprintf(stderr, "tessel eval: cannot create %s: %s\n", dir,
-		strerror(errno));
-	return TS_ERROR;
-}
-
 /* Return the inputs of "dag" under "o", read or generated (and then
  * written to the output folder), or NULL after printing why. */
 static ts_array **get_inputs(ts_ctx *ctx, const ts_dag *dag,
@@ -217,24 +130,16 @@ static ts_array **get_inputs(ts_ctx *ctx, const ts_dag *dag,
 {
 	ts_array **in;
 
-	if (o->inputs) {
-		/* Scanned by the collector: it holds GC arrays. */
-		in = GC_MALLOC(sizeof(*in) * (dag->ninputs + 1));
-		if (!in)
-			return NULL;
-		for (int i = 0; i < dag->ninputs; i++)
-			if (!(in[i] = read_input(ctx, o->inputs,
-			    dag->inputs[i])))
-				return NULL;
-		return in;
-	}
+	if (o->inputs)
+		return ts_tool_read_inputs(ctx, dag, o->inputs, "eval");
 	in = ts_dag_random_inputs(ctx, dag, o->seed);
 	if (!in) {
 		ts_tool_report(ctx);
 		return NULL;
 	}
 	for (int i = 0; i < dag->ninputs; i++)
-		if (write_array(ctx, o->out, dag->inputs[i]->name, in[i]) < 0)
+		if (ts_tool_write_array(ctx, o->out, dag->inputs[i]->name,
+		    in[i], "eval") < 0)
 			return NULL;
 	return in;
 }
@@ -251,7 +156,7 @@ static void print_summary(const ts_tensor *t, const ts_array *a)
 			max_abs = fabs(v);
 	}
 	printf("%s ", t->name);
-	print_type(stdout, a->dtype, a->ndim, a->shape);
+	ts_tool_print_type(stdout, a);
 	printf(" sum=%.9g max_abs=%.9g\n", sum, max_abs);
 }
 
@@ -268,7 +173,7 @@ static int eval_run(ts_ctx *ctx, const struct eval_opts *o)
 		return TS_EXIT_USAGE;
 	}
 	ts_tool_warnings(ctx);
-	if (make_dir(o->out) < 0)
+	if (ts_tool_make_dir(o->out, "eval") < 0)
 		return TS_EXIT_USAGE;
 	in = get_inputs(ctx, dag, o);
 	if (!in)
@@ -279,7 +184,8 @@ static int eval_run(ts_ctx *ctx, const struct eval_opts *o)
 		code = TS_EXIT_FAIL;
 	}
 	for (int i = 0; code == TS_EXIT_OK && i < dag->noutputs; i++) {
-		if (write_array(ctx, o->out, dag->outputs[i]->name, out[i]) < 0)
+		if (ts_tool_write_array(ctx, o->out, dag->outputs[i]->name,
+		    out[i], "eval") < 0)
 			code = TS_EXIT_FAIL;
 		else
 			print_summary(dag->outputs[i], out[i]);

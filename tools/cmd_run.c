@@ -27,6 +27,8 @@ struct run_opts {
 	uint64_t seed;		/* inputs */
 	double min_time;	/* seconds of timed runs, at least */
 	const char *target;	/* cuda[:NAME|FILE.json], or NULL: this CPU */
+	const char *inputs;	/* folder of <input>.npy files, or NULL */
+	const char *out;	/* folder receiving <output>.npy, or NULL */
 };
 
 /* Take "v" as the schedule of "o". */
@@ -89,6 +91,18 @@ static bool set_target(void *o, const char *v)
 	return ts_tool_is_cuda_target(v);
 }
 
+/* Take "v" as the folder of input files of "o". */
+static bool set_inputs(void *o, const char *v)
+{
+	return ts_tool_set_string(&((struct run_opts *)o)->inputs, v);
+}
+
+/* Take "v" as the folder "o" writes its outputs to. */
+static bool set_out(void *o, const char *v)
+{
+	return ts_tool_set_string(&((struct run_opts *)o)->out, v);
+}
+
 /* The options of tessel run; add a row to add one. */
 static const struct ts_tool_option run_options[] = {
 	{ "--schedule", true, set_schedule,
@@ -103,6 +117,13 @@ static const struct ts_tool_option run_options[] = {
 	{ "--json", false, set_json,
 	  "print one JSON object instead of text" },
 	{ "--seed", true, set_seed, "seed of the random inputs (default 1)" },
+	{ "--inputs", true, set_inputs,
+	  "read every input from DIR/<name>.npy (dtype and shape\n"
+	  "                     must match the declaration) instead of random "
+	  "ones" },
+	{ "--out", true, set_out,
+	  "write every output as DIR/<name>.npy (DIR created if\n"
+	  "                     missing)" },
 	{ "--min-time", true, set_min_time,
 	  "seconds of timed runs at least (default 0.2)" },
 	{ "--target", true, set_target,
@@ -117,7 +138,10 @@ static const struct ts_tool_options run_command = {
 	"random\ninputs and print the median time of repeated runs (after "
 	"one warm-up)\nand GFLOP/s.  A network (two or more layers with weights of "
 	"their own) runs\ntask by task through the executor, each task "
-	"with its best record (--records)\nor its static schedule.\n\n",
+	"with its best record (--records)\nor its static schedule.  With "
+	"--inputs and --out it runs on the data of .npy\nfiles (named as "
+	"tessel eval names them) and --check compares with the\n"
+	"interpreter on those inputs.\n\n",
 	"0 success, 1 the compilation or the check failed, 2 bad usage\n"
 	"or input",
 };
@@ -147,8 +171,11 @@ static char *read_text(ts_ctx *ctx, const char *path)
 	return s;
 }
 
-/* Lower "dag" under "schedule" ("naive", NULL, or a JSON file) in "ctx". */
-ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule)
+/* Lower "dag" under "schedule" ("naive", NULL, "static" or a JSON file)
+ * in "ctx"; "static" is the baseline the tuner measures, for the host
+ * run with "threads" threads. */
+ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule,
+	int threads, const ts_schedule **used)
 {
 	ts_schedule *sch;
 	char *text;
@@ -157,11 +184,13 @@ ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule)
 		sch = ts_schedule_naive(ctx, dag);
 	} else if (!strcmp(schedule, "static")) {
 		ts_target *tg = ts_target_host(ctx);
-		sch = tg ? ts_static_schedule(ctx, dag, tg) : NULL;
+		sch = tg ? ts_static_baseline(ctx, dag, tg, threads) : NULL;
 	} else {
 		text = read_text(ctx, schedule);
 		sch = text ? ts_schedule_from_json(ctx, dag, text) : NULL;
 	}
+	if (used)
+		*used = sch;
 	return sch ? ts_lower(ctx, dag, sch) : NULL;
 }
 
@@ -190,6 +219,7 @@ struct run_result {
 	double flops;
 	bool checked, passed;
 	double max_abs_err;
+	const ts_schedule *schedule;	/* of one kernel, or NULL */
 };
 
 /* Compare the outputs in "args" with the interpreter on its inputs. */
@@ -212,10 +242,38 @@ static ts_status check_outputs(ts_ctx *ctx, const ts_dag *dag,
 	return TS_OK;
 }
 
-/* The arguments of "dag": random inputs from "seed", then outputs. */
-static ts_array **make_args(ts_ctx *ctx, const ts_dag *dag, uint64_t seed)
+/* The inputs of "dag" for "o": read from o->inputs, else random from
+ * o->seed; NULL after saying why ("*code": the exit code). */
+static ts_array **run_inputs(ts_ctx *ctx, const struct run_opts *o,
+	const ts_dag *dag, int *code)
 {
-	ts_array **in = ts_dag_random_inputs(ctx, dag, seed);
+	ts_array **in;
+
+	if (o->inputs) {
+		*code = TS_EXIT_USAGE;
+		return ts_tool_read_inputs(ctx, dag, o->inputs, "run");
+	}
+	*code = TS_EXIT_FAIL;
+	in = ts_dag_random_inputs(ctx, dag, o->seed);
+	if (!in)
+		ts_tool_report(ctx);
+	return in;
+}
+
+/* Write the "n" outputs "out" of "dag" into o->out, when set. */
+static ts_status write_outputs(ts_ctx *ctx, const struct run_opts *o,
+	const ts_dag *dag, ts_array *const *out)
+{
+	for (int i = 0; o->out && i < dag->noutputs; i++)
+		if (ts_tool_write_array(ctx, o->out, dag->outputs[i]->name,
+		    out[i], "run") < 0)
+			return TS_ERROR;
+	return TS_OK;
+}
+
+/* The arguments of "dag": the inputs "in", then fresh outputs. */
+static ts_array **make_args(ts_ctx *ctx, const ts_dag *dag, ts_array **in)
+{
 	int n = dag->ninputs + dag->noutputs;
 	ts_array **args = in ? GC_MALLOC(sizeof(*args) * (n + 1)) : NULL;
 
@@ -261,6 +319,9 @@ static void print_result(const struct run_opts *o,
 		if (r->subgraphs)
 			printf(", \"subgraphs\": %d, \"tasks\": %d",
 				r->subgraphs, r->tasks);
+		if (r->schedule)
+			printf(", \"schedule_hash\": \"%s\"",
+				ts_schedule_hash(r->schedule));
 		printf(", \"median_ms\": %.6g, \"min_ms\": %.6g, \"runs\": %d, "
 			"\"flops\": %.0f, \"gflops\": %.6g, \"threads\": %d, "
 			"\"checked\": %s, \"passed\": %s, \"max_abs_err\": ", ms,
@@ -299,17 +360,25 @@ static int run_network(ts_ctx *ctx, const struct run_opts *o,
 		.subgraphs = p->nsubgraphs, .tasks = p->ntasks };
 	int code = TS_EXIT_OK;
 	ts_network *net = ts_tool_network_compile(ctx, p, host, &no, &code);
-	ts_array **in = net ? ts_dag_random_inputs(ctx, dag, o->seed) : NULL;
+	ts_array **in = net ? run_inputs(ctx, o, dag, &code) : NULL;
 	ts_array **out = GC_MALLOC(sizeof(*out) * (dag->noutputs + 1));
 
 	if (!net)
 		return code;
-	if (!in || ts_network_run(net, in, out) < 0) {
+	if (!in) {
+		ts_network_free(net);
+		return code;
+	}
+	if (ts_network_run(net, in, out) < 0) {
 		ts_tool_report(ctx);
 		ts_network_free(net);
 		return TS_EXIT_FAIL;
 	}
 	ts_tool_warnings(ctx);
+	if (write_outputs(ctx, o, dag, out) < 0) {
+		ts_network_free(net);
+		return TS_EXIT_FAIL;
+	}
 	if (o->check) {
 		code = ts_tool_network_check(ctx, dag, in, out, &r.max_abs_err,
 			true);
@@ -353,11 +422,19 @@ static int run_program(ts_ctx *ctx, const struct run_opts *o)
 	ts_dag *dag = ts_parse_file(ctx, o->file);
 	ts_func *f;
 	ts_module *m;
-	ts_array **args;
+	ts_array **args, **in;
 	ts_target *host = NULL;
-	ts_partition *p = dag ? network_of(ctx, o, dag, &host) : NULL;
+	ts_partition *p;
+	int code;
 
-	if (p)
+	if (o->out && ts_tool_make_dir(o->out, "run") < 0)
+		return TS_EXIT_USAGE;
+	if (dag && o->target && (o->inputs || o->out)) {
+		fprintf(stderr, "tessel run: --inputs and --out run on this "
+			"CPU, not with --target %s\n", o->target);
+		return TS_EXIT_USAGE;
+	}
+	if ((p = dag ? network_of(ctx, o, dag, &host) : NULL))
 		return run_network(ctx, o, dag, p, host);
 	if (dag && o->target) {
 		ts_target *tg = ts_tool_cuda_target(ctx, o->target);
@@ -368,17 +445,20 @@ static int run_program(ts_ctx *ctx, const struct run_opts *o)
 		return ts_tool_cuda_run(ctx, dag, tg, 20, o->seed);
 	}
 	if (!dag || !(f = o->records ? ts_tool_lower_records(ctx, dag,
-	    o->records, o->threads, "run") : ts_tool_lower(ctx, dag,
-	    o->schedule))) {
+	    o->records, o->threads, "run", &r.schedule) : ts_tool_lower(ctx,
+	    dag, o->schedule, o->threads, &r.schedule))) {
 		ts_tool_report(ctx);
 		return TS_EXIT_USAGE;
 	}
 	ts_tool_warnings(ctx);
+	if (!(in = run_inputs(ctx, o, dag, &code)))
+		return code;
 	opt.threads = o->threads;
 	if (!(m = ts_module_compile(ctx, f, &opt)) ||
-	    !(args = make_args(ctx, dag, o->seed)) ||
-	    (o->check && (ts_module_run(m, args) < 0 ||
-	     check_outputs(ctx, dag, args, &r) < 0)) ||
+	    !(args = make_args(ctx, dag, in)) ||
+	    ((o->check || o->out) && ts_module_run(m, args) < 0) ||
+	    write_outputs(ctx, o, dag, args + dag->ninputs) < 0 ||
+	    (o->check && check_outputs(ctx, dag, args, &r) < 0) ||
 	    ts_module_time(m, args, o->min_time, &r.timing) < 0) {
 		ts_tool_report(ctx);
 		ts_module_free(m);

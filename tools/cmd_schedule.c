@@ -192,9 +192,10 @@ int ts_cmd_schedule(int argc, char **argv)
 		ts_ctx_free(ctx);
 		return code;
 	}
-	if (tg && o.threads > 0 && tg->kind == TS_TARGET_CPU)
-		tg->cpu.cores = o.threads;
-	r = tg ? ts_static_fill(ctx, dag, tg, o.topk > 1 ? o.topk : 1) : NULL;
+	/* The static baseline: the schedule tessel run --schedule static
+	 * compiles and the tuner measures for these threads and seed. */
+	r = tg ? ts_static_baseline_fill(ctx, dag, tg, o.threads,
+		o.topk > 1 ? o.topk : 1) : NULL;
 	if (r) {
 		code = TS_EXIT_FAIL;
 		sch = ts_template_apply(r->tp, r->best);

@@ -167,6 +167,9 @@ struct task_result {
 	int trials, resumed;
 	int errors[TS_ERR_COUNT];
 	double elapsed_s;
+	const char *static_hash;	/* ts_schedule_hash of the baseline */
+	bool kept_static;	/* the best is the static choice */
+	double candidate_s;	/* verified time of the fastest other */
 };
 
 /* Seconds of the monotonic clock. */
@@ -266,6 +269,8 @@ static ts_status tune_task(ts_ctx *ctx, const struct tune_opts *o,
 	if (!o->quiet)
 		fputc('\n', stderr);
 	r->static_s = ts_tuner_static_time(t);
+	r->static_hash = ts_schedule_hash(ts_tuner_static_schedule(t));
+	r->kept_static = ts_tuner_kept_static(t, &r->candidate_s);
 	r->tuned_s = ts_tuner_best_time(t);
 	r->trials = ts_tuner_trials(t);
 	r->resumed = ts_tuner_resumed(t);
@@ -322,6 +327,31 @@ static void print_summary(int n, const struct task_result *r)
 	}
 }
 
+/* Say what the static baseline of "r" is (the schedule tessel run
+ * --schedule static compiles for the threads and seed of "o") and which
+ * schedule the tuner kept, and why. */
+static void print_choice(const struct tune_opts *o,
+	const struct task_result *r)
+{
+	printf("static baseline: schedule %s, %d thread%s, seed %llu (tessel "
+		"run %s --schedule static --threads %d --seed %llu)\n",
+		r->static_hash ? r->static_hash : "-", o->threads,
+		o->threads == 1 ? "" : "s", (unsigned long long)o->seed,
+		o->file, o->threads, (unsigned long long)o->seed);
+	if (!isfinite(r->tuned_s))
+		return;
+	if (!r->kept_static)
+		printf("kept: the tuned schedule, %.4f ms against static %.4f "
+			"ms%s\n", r->tuned_s * 1e3, r->static_s * 1e3,
+			o->verify ? " (medians of interleaved rounds)" : "");
+	else if (isfinite(r->candidate_s))
+		printf("kept: the static schedule; measured again alongside "
+			"it, the fastest candidate took %.4f ms against %.4f "
+			"ms\n", r->candidate_s * 1e3, r->static_s * 1e3);
+	else
+		printf("kept: the static schedule; no candidate was faster\n");
+}
+
 /* Tune the program of "o" in "ctx"; return the exit code. */
 static int tune_program(ts_ctx *ctx, const struct tune_opts *o)
 {
@@ -360,6 +390,7 @@ static int tune_program(ts_ctx *ctx, const struct tune_opts *o)
 	}
 	ts_tool_warnings(ctx);
 	print_summary(1, &r);
+	print_choice(o, &r);
 	return isfinite(r.tuned_s) ? TS_EXIT_OK : TS_EXIT_FAIL;
 }
 

@@ -25,16 +25,41 @@ int ts_cmd_hw(int argc, char **argv);
 int ts_cmd_eval(int argc, char **argv);
 int ts_cmd_run(int argc, char **argv);
 int ts_cmd_build(int argc, char **argv);
-/* Lower "dag" under "schedule" ("naive", NULL, or a JSON file). */
-ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule);
+/* Lower "dag" under "schedule" ("naive", NULL, "static": the static
+ * baseline for the host run with "threads" threads (0: all), or a JSON
+ * file); "*used" (when not NULL) receives the schedule. */
+ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule,
+	int threads, const ts_schedule **used);
 int ts_cmd_analyze(int argc, char **argv);
 int ts_cmd_tune(int argc, char **argv);
 int ts_cmd_measure_worker(int argc, char **argv);
 /* Lower "dag" under the best record of "log" for the host with "threads"
- * cores, or the static schedule (said on stderr). */
+ * cores when it runs faster than the static baseline timed alongside it,
+ * else under the static baseline (said on stderr, with why); "*used"
+ * (when not NULL) receives the schedule. */
 ts_func *ts_tool_lower_records(ts_ctx *ctx, const ts_dag *dag,
-	const char *log, int threads, const char *verb);
+	const char *log, int threads, const char *verb,
+	const ts_schedule **used);
+/* Whether the record's kernel "rec" of "dag" runs faster than the
+ * static baseline's "st" with "threads" threads (0: all), timed here in
+ * interleaved rounds; the rest of a line that the caller began on stderr
+ * says the times and which one is kept. */
+bool ts_tool_record_wins(ts_ctx *ctx, const ts_dag *dag, const ts_func *rec,
+	const ts_func *st, int threads);
 int ts_cmd_tasks(int argc, char **argv);
+/* Arrays in .npy files (tools/tool_npy.c); messages go to stderr as
+ * "tessel VERB: ...".  The inputs of "dag" read from DIR/<name>.npy, each
+ * checked against the declared dtype and shape, or NULL after saying
+ * which file is missing or does not fit. */
+ts_array **ts_tool_read_inputs(ts_ctx *ctx, const ts_dag *dag,
+	const char *dir, const char *verb);
+/* Write "a" as DIR/<name>.npy. */
+ts_status ts_tool_write_array(ts_ctx *ctx, const char *dir, const char *name,
+	const ts_array *a, const char *verb);
+/* Create the folder "dir" (an --out option) unless it exists. */
+ts_status ts_tool_make_dir(const char *dir, const char *verb);
+/* Print "dtype[shape]" of "a" to "out". */
+void ts_tool_print_type(FILE *out, const ts_array *a);
 struct ts_tune_options;
 /* Tune "dag" as a network when it has several subgraphs (tools/cmd_tasks.c):
  * the task scheduler shares opt->trials in rounds of opt->batch; return

@@ -16,3 +16,4 @@ tools_tessel_SOURCES += tools/cmd_measure_worker.c
 tools_tessel_SOURCES += tools/cmd_tune.c
 tools_tessel_SOURCES += tools/options.c tools/options.h
 tools_tessel_SOURCES += tools/tool_records.c
+tools_tessel_SOURCES += tools/tool_npy.c

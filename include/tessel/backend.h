@@ -83,6 +83,14 @@ ts_status ts_time_calls(ts_status (*run)(void *data), void *data,
  * least "min_total_s" seconds (at least 3 runs); fill "out". */
 ts_status ts_module_time(ts_module *m, ts_array *const *args,
 	double min_total_s, ts_timing *out);
+/* Time the "n" modules "m", which take the same arguments "args",
+ * interleaved: "rounds" rounds, in each of which every module in turn is
+ * timed by ts_module_time for "min_round_s" seconds at least (A B A B
+ * ...), so that a change of load hits them alike.  "median_s"[i]
+ * receives the median of module i's round medians. */
+ts_status ts_module_time_interleaved(ts_module *const *m, int n,
+	ts_array *const *args, int rounds, double min_round_s,
+	double *median_s);
 /* Set the number of threads of the module's parallel loops (0: the
  * OpenMP default). */
 void ts_module_set_threads(ts_module *m, int threads);

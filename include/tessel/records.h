@@ -44,6 +44,9 @@ typedef struct ts_record {
 	double build_s;		/* 0 when unknown */
 	const char *timestamp;	/* ISO 8601, UTC */
 	uint64_t seed;		/* of the inputs and of the search */
+	bool verified;		/* a tuner's final comparison: measured in
+				 * rounds interleaved with the static choice
+				 * (its median is the median of its rounds) */
 	int line;		/* line in the log it was read from, or 0 */
 } ts_record;
 
@@ -74,7 +77,10 @@ ts_status ts_record_append(ts_ctx *ctx, const char *path,
  * read (a missing file too). */
 ts_record **ts_records_load(ts_ctx *ctx, const char *path, int *n);
 /* The valid record (error "none") with the lowest median among the "n"
- * records "recs" for "workload" and "target" (NULL: any), or NULL. */
+ * records "recs" for "workload" and "target" (NULL: any), or NULL.  When
+ * some of those records are verified, only they compete: a first
+ * measurement that was lucky does not beat the final comparison that
+ * found it slower than the static choice. */
 const ts_record *ts_records_best(ts_record *const *recs, int n,
 	const char *workload, const char *target);
 /* Replay the schedule stored in "rec" on "dag".  NULL with a message

@@ -208,6 +208,9 @@ void ts_schedule_print(FILE *out, const ts_schedule *sch);
 char *ts_schedule_to_json(const ts_schedule *sch);
 ts_schedule *ts_schedule_from_json(ts_ctx *ctx, const ts_dag *dag,
 	const char *text);
+/* A 64-bit FNV-1a hash of ts_schedule_to_json, as 16 hex digits: two
+ * schedules share it when they replay the same steps on the same DAG. */
+const char *ts_schedule_hash(const ts_schedule *sch);
 
 #ifdef __cplusplus
 }

@@ -55,6 +55,27 @@ ts_static_result *ts_static_fill(ts_ctx *ctx, const ts_dag *dag,
 ts_schedule *ts_static_schedule(ts_ctx *ctx, const ts_dag *dag,
 	const ts_target *target);
 
+/* "target" for kernels that run with "threads" threads: a copy with its
+ * cores set to "threads" and its total peak scaled to match, or "target"
+ * itself when "threads" is not positive or "target" is not a CPU. */
+const ts_target *ts_target_for_threads(const ts_target *target,
+	int threads);
+
+/* The static baseline of "dag": static filling for "target" run with
+ * "threads" threads (ts_target_for_threads; 0: its own cores), its
+ * random stream seeded by the context's seed and the DAG's hash (the
+ * context's stream restarts from its seed afterwards), the "k" best
+ * kept.
+ * Its best is the schedule "tessel run --schedule static" compiles and
+ * the one the tuner measures as its static choice: both come from here,
+ * so that the same target, threads and seed give one schedule.
+ * Requires: a DAG and a CPU target.  Produces: ranked configurations. */
+ts_static_result *ts_static_baseline_fill(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target, int threads, int k);
+/* The schedule of the best configuration of ts_static_baseline_fill. */
+ts_schedule *ts_static_baseline(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target, int threads);
+
 #ifdef __cplusplus
 }
 #endif

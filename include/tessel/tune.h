@@ -203,8 +203,18 @@ const ts_config *ts_tuner_best_config(const ts_tuner *t);
 double ts_tuner_best_time(const ts_tuner *t);
 /* The measured time of the static model's choice (INFINITY if not
  * measured or failed); after verification, measured again with the
- * best. */
+ * best, interleaved.  After verification the best is never slower than
+ * it: a candidate that does not beat it there leaves the static choice
+ * as the best. */
 double ts_tuner_static_time(const ts_tuner *t);
+/* The static choice: the schedule of ts_static_baseline_fill for the
+ * target with opt->threads threads and the tuner's seed, the one that
+ * tessel run --schedule static compiles. */
+const ts_schedule *ts_tuner_static_schedule(const ts_tuner *t);
+/* Whether the best is the static choice; "*candidate_s" (may be NULL)
+ * receives the verified time of the fastest other candidate (INFINITY
+ * when there was no verification or none ran). */
+bool ts_tuner_kept_static(const ts_tuner *t, double *candidate_s);
 /* Best time after each trial of this run: "*best" gets an array of the
  * returned length (INFINITY before the first valid one). */
 int ts_tuner_history(const ts_tuner *t, const double **best);

@@ -145,6 +145,49 @@ expect 2 wrong_shape "$tessel" eval "$tmp/mm.tsl" --inputs "$tmp/partial" \
 	--out "$tmp/partial.out"
 contains wrong_shape err "holds f32[3, 4] but the program declares f32[5, 4]"
 
+# tessel run on data from files: compiled, its outputs on the inputs of
+# ones are those of the interpreter; --check compares on those inputs;
+# a missing file, a wrong shape and a wrong dtype exit 2 and say which.
+expect 0 run_help "$tessel" run --help
+contains run_help out "--inputs"
+contains run_help out "--out"
+for sch in naive static; do
+	expect 0 "run_ones_$sch" "$tessel" run "$tmp/mm.tsl" --schedule $sch \
+		--inputs "$tmp/ones" --out "$tmp/run_ones_$sch" --check \
+		--min-time 0
+	contains "run_ones_$sch" out "check: pass"
+	cmp -s "$tmp/ones.out/C.npy" "$tmp/run_ones_$sch/C.npy" ||
+		fail "run_ones_$sch: C.npy differs from tessel eval's"
+done
+# on random data the compiled kernel may contract a*b+c into one FMA:
+# --check compares it with the interpreter on the same inputs
+expect 0 run_seeded "$tessel" run "$tmp/mm.tsl" --inputs "$tmp/mm" \
+	--out "$tmp/run_seeded" --check --min-time 0 --json
+contains run_seeded out '"passed": true'
+[ -s "$tmp/run_seeded/C.npy" ] || fail "run_seeded: C.npy was not written"
+rm -f "$tmp/partial/B.npy"
+expect 2 run_missing_input "$tessel" run "$tmp/mm.tsl" --inputs \
+	"$tmp/partial" --min-time 0
+contains run_missing_input err "tessel run: input 'B': $tmp/partial/B.npy"
+cp "$tmp/mm/C.npy" "$tmp/partial/B.npy"
+expect 2 run_wrong_shape "$tessel" run "$tmp/mm.tsl" --inputs "$tmp/partial" \
+	--min-time 0
+contains run_wrong_shape err "tessel run: input 'B': $tmp/partial/B.npy holds f32[3, 4] but the program declares f32[5, 4]"
+printf 'input B: i32[5, 4]\noutput D[i: 5, j: 4] = B[i, j]\n' \
+	>"$tmp/int.tsl"
+expect 0 int_inputs "$tessel" eval "$tmp/int.tsl" --out "$tmp/int"
+cp "$tmp/int/B.npy" "$tmp/partial/B.npy"
+expect 2 run_wrong_dtype "$tessel" run "$tmp/mm.tsl" --inputs "$tmp/partial" \
+	--min-time 0
+contains run_wrong_dtype err "holds i32[5, 4] but the program declares f32[5, 4]"
+touch "$tmp/not_a_folder"
+expect 2 run_out_file "$tessel" run "$tmp/mm.tsl" --out "$tmp/not_a_folder" \
+	--min-time 0
+contains run_out_file err "tessel run: --out $tmp/not_a_folder is not a folder"
+expect 2 run_inputs_cuda "$tessel" run "$tmp/mm.tsl" --inputs "$tmp/ones" \
+	--target cuda:h100
+contains run_inputs_cuda err "--inputs and --out run on this CPU"
+
 # The interpreter failing on valid input: exit 1 with its message.
 printf 'input A: i32[4]\noutput C[i: 4] = A[i] // (A[i] - A[i])\n' \
 	>"$tmp/div.tsl"

@@ -11,6 +11,8 @@
 
 #include <gc.h>
 
+#include <tessel/search.h>
+
 #include "tests/common.h"
 
 static const char *matmul_src =
@@ -416,6 +418,93 @@ static void test_tessel_run_records__best_record_else_static(void **state)
 	unlink(log);
 }
 
+static const char *matmul64_src =
+	"input A: f32[64, 64]\n"
+	"input B: f32[64, 64]\n"
+	"output C[i: 64, j: 64] = sum(k: 64) A[i, k] * B[k, j]\n";
+
+/* A record that claims a made-up time for the naive schedule is timed
+ * against the static baseline and dropped: run and build keep the
+ * static schedule, say so and why, and run's schedule is the baseline
+ * (the one tessel run --schedule static compiles). */
+static void test_tessel_run_records__slow_record_keeps_static(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "mm64.tsl", matmul64_src);
+	ts_target *host = ts_target_host(ctx), one;
+	char *tsl = ts_test_temp_path("records", "mm64.tsl");
+	char *log = ts_test_temp_path("records", "slow.jsonl");
+	char *out, *err, args[2048], want[2048], dir[512];
+
+	assert_non_null(host);
+	one = *host;
+	one.cpu.cores = 1;
+	write_text(tsl, matmul64_src);
+	assert_int_equal(ts_record_append(ctx, log, make_record(ctx, dag,
+		&one, ts_schedule_naive(ctx, dag), 1e-9, TS_ERR_NONE, 1)),
+		TS_OK);
+	snprintf(args, sizeof(args), "run '%s' --records '%s' --threads 1 "
+		"--check --json --min-time 0", tsl, log);
+	assert_int_equal(run_tessel(args, &out, &err), 0);
+	snprintf(want, sizeof(want), "tessel run: schedule of the record at "
+		"%s:1 (median 1e-06 ms) against the static schedule, 5 "
+		"interleaved rounds: ", log);
+	if (!strstr(err, want) || !strstr(err, "kept the static schedule "
+	    "(the record is "))
+		fail_msg("expected \"%s... kept the static schedule\" on "
+			"stderr, got \"%s\"", want, err);
+	assert_non_null(strstr(out, "\"passed\": true"));
+	ts_ctx_set_seed(ctx, 1);
+	snprintf(want, sizeof(want), "\"schedule_hash\": \"%s\"",
+		ts_schedule_hash(ts_static_baseline(ctx, dag, host, 1)));
+	if (!strstr(out, want))
+		fail_msg("expected %s in \"%s\"", want, out);
+	snprintf(dir, sizeof(dir), "%s.d", tsl);
+	snprintf(args, sizeof(args), "build '%s' --records '%s' --threads 1 "
+		"-o '%s'", tsl, log, dir);
+	assert_int_equal(run_tessel(args, &out, &err), 0);
+	assert_non_null(strstr(err, "tessel build: schedule of the record"));
+	assert_non_null(strstr(err, "kept the static schedule"));
+	snprintf(args, sizeof(args), "rm -rf '%s'", dir);
+	assert_int_equal(system(args), 0);
+	unlink(tsl);
+	unlink(log);
+}
+
+/* A verified record beats unverified ones, even faster ones: the
+ * tuner's final comparison decides, not a lucky first measurement. */
+static void test_records_best__verified_first(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "mm.tsl", matmul_src);
+	ts_target *host = ts_target_host(ctx);
+	ts_record *recs[4];
+	ts_record *back;
+
+	assert_non_null(host);
+	recs[0] = make_record(ctx, dag, host, tiled(ctx, dag), 1e-4,
+		TS_ERR_NONE, 1);
+	recs[1] = make_record(ctx, dag, host, tiled(ctx, dag), 3e-3,
+		TS_ERR_NONE, 1);
+	recs[2] = make_record(ctx, dag, host, tiled(ctx, dag), 2e-3,
+		TS_ERR_NONE, 1);
+	recs[3] = make_record(ctx, dag, host, tiled(ctx, dag), 1e-5,
+		TS_ERR_WRONG_ANSWER, 1);
+	recs[1]->verified = recs[2]->verified = recs[3]->verified = true;
+	assert_ptr_equal(ts_records_best(recs, 4, ts_dag_hash(dag), NULL),
+		recs[2]);
+	assert_ptr_equal(ts_records_best(recs, 1, ts_dag_hash(dag), NULL),
+		recs[0]);
+	/* the flag is written only when set, and read back */
+	assert_null(strstr(ts_record_to_json(recs[0]), "verified"));
+	back = ts_record_from_json(ctx, ts_record_to_json(recs[2]));
+	assert_non_null(back);
+	assert_true(back->verified);
+	back = ts_record_from_json(ctx, ts_record_to_json(recs[0]));
+	assert_non_null(back);
+	assert_false(back->verified);
+}
+
 static void test_tessel_build_records__applies_host_record(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -458,6 +547,8 @@ int main(void)
 		TS_TEST(test_record_append__two_processes_do_not_interleave),
 		TS_TEST(test_tessel_run_records__best_record_else_static),
 		TS_TEST(test_tessel_build_records__applies_host_record),
+		TS_TEST(test_tessel_run_records__slow_record_keeps_static),
+		TS_TEST(test_records_best__verified_first),
 	};
 
 	/* The append test forks children that allocate. */

@@ -52,6 +52,20 @@ rc=0
 test "$rc" = 2
 grep -q "target 'h100' is a gpu; tuning measures on this CPU" "$tmp/err"
 
+# the static baseline of the tuner is the schedule of run --schedule
+# static for the same threads and seed
+for th in 1 2; do
+	"$tessel" tune "$tmp/mm.tsl" --trials 2 --batch 2 --verify 0 \
+		--threads $th --quiet > "$tmp/out"
+	grep -q "^kept: the " "$tmp/out"
+	h=$(sed -n 's/^static baseline: schedule \([0-9a-f]*\), .*/\1/p' \
+		"$tmp/out")
+	test -n "$h"
+	"$tessel" run "$tmp/mm.tsl" --schedule static --threads $th --json \
+		--min-time 0 > "$tmp/out"
+	grep -q "\"schedule_hash\": \"$h\"" "$tmp/out"
+done
+
 if "$tessel" run --help | grep -q -- "--records"; then
 	# the tuner measured with 1 thread: its records are for the host
 	# with 1 core

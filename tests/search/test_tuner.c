@@ -8,6 +8,7 @@
 #include "tests/common.h"
 
 #include <tessel/records.h>
+#include <tessel/search.h>
 #include <tessel/tune.h>
 
 static const char *tiny_matmul =
@@ -379,8 +380,9 @@ static void test_tuner_verify__chooses_by_the_new_times(void **state)
 	/* 3 batches, then the 4 best again, and the static choice unless
 	 * it is one of them; those are not trials */
 	assert_int_equal(ts_tuner_trials(t), 24);
-	assert_int_equal(f.calls, 4);
-	assert_true(f.n == 28 || f.n == 29);
+	/* three interleaved rounds of the 4 or 5 verified schedules */
+	assert_int_equal(f.calls, 6);
+	assert_true(f.n == 24 + 3 * 4 || f.n == 24 + 3 * 5);
 	assert_true(isfinite(ts_tuner_static_time(t)));
 	for (int i = 24; i < f.n; i++) {
 		bool seen = false;
@@ -392,9 +394,156 @@ static void test_tuner_verify__chooses_by_the_new_times(void **state)
 	 * no longer the fastest first measurement */
 	assert_float_equal(ts_tuner_best_time(t), f.again_min_s, 0);
 	assert_true(ts_tuner_best_time(t) > f.min_s);
+	assert_true(ts_tuner_best_time(t) <= ts_tuner_static_time(t));
 	assert_int_equal(ts_tuner_history(t, &hist), 24);
 	assert_float_equal(hist[23], f.min_s, 0);
 	fake_free(&f);
+}
+
+/* A measurer where the static choice "static_json" always takes 1 ms
+ * and every other schedule is lucky the first time (0.1 to 0.5 ms) and
+ * takes 2 ms whenever measured again. */
+struct lucky {
+	const char *static_json;
+	int n, calls;
+	char *seen[512];
+};
+
+static ts_status lucky_measure(void *data, int n,
+	const ts_schedule *const *sch, ts_measure_result *out)
+{
+	struct lucky *f = data;
+
+	f->calls++;
+	for (int i = 0; i < n; i++) {
+		char *j = ts_schedule_to_json(sch[i]);
+		bool again = false;
+		for (int k = 0; k < f->n && !again; k++)
+			again = !strcmp(f->seen[k], j);
+		assert_true(f->n < 512);
+		f->seen[f->n++] = strdup(j);
+		memset(&out[i], 0, sizeof(out[i]));
+		if (!strcmp(j, f->static_json))
+			out[i].median_s = 1e-3;
+		else if (again)
+			out[i].median_s = 2e-3;
+		else
+			out[i].median_s = 1e-4 * (1 + text_hash(j) % 5);
+		out[i].nsamples = 1;
+		out[i].samples = &out[i].median_s;
+	}
+	return TS_OK;
+}
+
+/* Whatever a run of the search measured, the tuner reports and records
+ * no best slower than the static choice measured alongside it: lucky
+ * first measurements that the verification finds slower leave the
+ * static choice as the best, in the tuner and in the log. */
+static void test_tuner_verify__never_keeps_a_best_slower_than_static(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "tiny.tsl", tiny_matmul);
+	char *log = ts_test_temp_path("tuner", "lucky.jsonl");
+	struct lucky f = { 0 };
+	ts_tune_options o = ts_tune_options_default();
+	const ts_record *best;
+	ts_record **recs;
+	ts_tuner *t;
+	double other;
+	int n = 0;
+
+	o.trials = 16;
+	o.batch = 8;
+	o.verify = 4;
+	o.log = log;
+	o.evolve.population = 32;
+	o.evolve.generations = 2;
+	o.measure_fn = lucky_measure;
+	o.measure_data = &f;
+	unlink(log);
+	t = ts_tuner_new(ctx, dag, host(ctx), &o);
+	assert_non_null(t);
+	f.static_json = ts_schedule_to_json(ts_tuner_static_schedule(t));
+	assert_int_equal(ts_tuner_run(t, NULL, NULL), TS_OK);
+	assert_float_equal(ts_tuner_static_time(t), 1e-3, 0);
+	assert_float_equal(ts_tuner_best_time(t), 1e-3, 0);
+	assert_true(ts_tuner_kept_static(t, &other));
+	assert_float_equal(other, 2e-3, 0);
+	assert_string_equal(ts_schedule_to_json(ts_tuner_best_schedule(t)),
+		f.static_json);
+	/* the log's best is the verified static choice, not a lucky first
+	 * measurement of 0.1 ms */
+	recs = ts_records_load(ctx, log, &n);
+	assert_non_null(recs);
+	best = ts_records_best(recs, n, ts_dag_hash(dag), NULL);
+	assert_non_null(best);
+	assert_true(best->verified);
+	assert_string_equal(best->schedule, f.static_json);
+	assert_float_equal(best->median_s, 1e-3, 0);
+	ts_tuner_free(t);
+	for (int i = 0; i < f.n; i++)
+		free(f.seen[i]);
+	unlink(log);
+}
+
+static const char *baseline_decls[] = {
+	"input A: f32[64, 48]\n"
+	"input B: f32[48, 80]\n"
+	"output C[i: 64, j: 80] = sum(k: 48) A[i, k] * B[k, j]\n",
+	"input X: f32[32, 100]\n"
+	"output Y[i: 32, j: 100] = exp(X[i, j] - max(k: 100) X[i, k])\n",
+	"input X: f32[256, 64]\n"
+	"output Y[i: 256, j: 64] = X[i, j] * 2.0 + 1.0\n",
+	"input I: f32[1, 8, 18, 18]\n"
+	"input W: f32[16, 8, 3, 3]\n"
+	"output O[n: 1, f: 16, y: 16, x: 16] = sum(c: 8, r: 3, s: 3) "
+	"I[n, c, y + r, x + s] * W[f, c, r, s]\n",
+};
+
+/* The tuner's static choice is the static baseline that tessel run
+ * --schedule static compiles (ts_static_baseline), for several
+ * declarations, thread counts and seeds, even when the context's stream
+ * was used before. */
+static void test_static_baseline__is_the_tuners_static_choice(void **state)
+{
+	(void)state;
+	for (size_t d = 0; d < sizeof(baseline_decls) /
+	     sizeof(baseline_decls[0]); d++)
+		for (int threads = 1; threads <= 4; threads *= 2)
+			for (uint64_t seed = 1; seed <= 2; seed++) {
+				ts_ctx *ctx = ts_ctx_alloc();
+				ts_dag *dag = ts_parse_string(ctx, "b.tsl",
+					baseline_decls[d]);
+				struct fake f = { 0 };
+				ts_tune_options o = fake_options(&f, 1, NULL);
+				const ts_schedule *a, *b;
+				ts_tuner *t;
+				assert_non_null(dag);
+				o.threads = threads;
+				o.seed = seed;
+				t = ts_tuner_new(ctx, dag, host(ctx), &o);
+				assert_non_null(t);
+				a = ts_tuner_static_schedule(t);
+				ts_ctx_free(ctx);
+				ctx = ts_ctx_alloc();
+				dag = ts_parse_string(ctx, "b.tsl",
+					baseline_decls[d]);
+				ts_ctx_set_seed(ctx, seed);
+				(void)ts_ctx_random(ctx);
+				b = ts_static_baseline(ctx, dag, host(ctx),
+					threads);
+				assert_non_null(a);
+				assert_non_null(b);
+				if (strcmp(ts_schedule_hash(a),
+				    ts_schedule_hash(b)))
+					fail_msg("declaration %zu, %d threads, "
+						"seed %llu: tuner %s, run %s", d,
+						threads, (unsigned long long)seed,
+						ts_schedule_to_json(a),
+						ts_schedule_to_json(b));
+				ts_ctx_free(ctx);
+			}
 }
 
 /* Tune the tiny matmul in a fresh context seeded "seed" with "trials"
@@ -612,6 +761,8 @@ int main(void)
 		TS_TEST(test_tuner_resume__skips_measured_configs),
 		TS_TEST(test_tuner_same_seed__same_candidates),
 		TS_TEST(test_tuner_verify__chooses_by_the_new_times),
+		TS_TEST(test_tuner_verify__never_keeps_a_best_slower_than_static),
+		TS_TEST(test_static_baseline__is_the_tuners_static_choice),
 		TS_TEST(test_tuner_topk__measures_the_static_top_k),
 		TS_TEST(test_tuner_bad_options__is_an_error),
 		TS_TEST(test_tuner_real__best_schedule_matches_interpreter),

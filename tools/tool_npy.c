@@ -1,0 +1,123 @@
+/* Arrays in .npy files on the command line: tessel eval and tessel run
+ * read each input from DIR/<name>.npy and write each output as
+ * DIR/<name>.npy, with one naming and one set of messages. */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <gc.h>
+
+#include "tools/commands.h"
+
+/* Return "dir"/"name".npy, malloc'ed. */
+static char *npy_path(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 6;
+	char *p = malloc(n);
+
+	if (p)
+		snprintf(p, n, "%s/%s.npy", dir, name);
+	return p;
+}
+
+/* Print "dtype[shape]" of "ndim" extents "shape" to "out". */
+static void print_type(FILE *out, ts_dtype t, int ndim, const int64_t *shape)
+{
+	fprintf(out, "%s[", ts_dtype_name(t));
+	for (int d = 0; d < ndim; d++)
+		fprintf(out, "%s%" PRId64, d ? ", " : "", shape[d]);
+	fputc(']', out);
+}
+
+void ts_tool_print_type(FILE *out, const ts_array *a)
+{
+	print_type(out, a->dtype, a->ndim, a->shape);
+}
+
+/* Whether the array "a" has the dtype and shape of tensor "t". */
+static bool array_fits(const ts_array *a, const ts_tensor *t)
+{
+	if (a->dtype != t->dtype || a->ndim != t->ndim)
+		return false;
+	for (int d = 0; d < t->ndim; d++)
+		if (a->shape[d] != t->shape[d])
+			return false;
+	return true;
+}
+
+/* Read input "t" from "dir"/<name>.npy in "ctx"; on failure print why as
+ * "tessel "verb": ..." and return NULL. */
+static ts_array *read_input(ts_ctx *ctx, const char *dir, const ts_tensor *t,
+	const char *verb)
+{
+	char *path = npy_path(dir, t->name);
+	ts_array *a = path ? ts_npy_read(ctx, path) : NULL;
+
+	if (!a) {
+		fprintf(stderr, "tessel %s: input '%s': %s\n", verb, t->name,
+			path && ts_ctx_error(ctx) ? ts_ctx_error(ctx)
+			: "out of memory");
+		ts_ctx_clear_error(ctx);
+	} else if (!array_fits(a, t)) {
+		fprintf(stderr, "tessel %s: input '%s': %s holds ", verb,
+			t->name, path);
+		print_type(stderr, a->dtype, a->ndim, a->shape);
+		fprintf(stderr, " but the program declares ");
+		print_type(stderr, t->dtype, t->ndim, t->shape);
+		fputc('\n', stderr);
+		a = NULL;
+	}
+	free(path);
+	return a;
+}
+
+ts_array **ts_tool_read_inputs(ts_ctx *ctx, const ts_dag *dag,
+	const char *dir, const char *verb)
+{
+	/* Scanned by the collector: it holds GC arrays. */
+	ts_array **in = GC_MALLOC(sizeof(*in) * (dag->ninputs + 1));
+
+	if (!in)
+		return NULL;
+	for (int i = 0; i < dag->ninputs; i++)
+		if (!(in[i] = read_input(ctx, dir, dag->inputs[i], verb)))
+			return NULL;
+	return in;
+}
+
+ts_status ts_tool_write_array(ts_ctx *ctx, const char *dir, const char *name,
+	const ts_array *a, const char *verb)
+{
+	char *path = npy_path(dir, name);
+	ts_status st = path ? ts_npy_write(ctx, path, a) : TS_ERROR;
+
+	if (st != TS_OK) {
+		fprintf(stderr, "tessel %s: %s\n", verb, path &&
+			ts_ctx_error(ctx) ? ts_ctx_error(ctx) : "out of memory");
+		ts_ctx_clear_error(ctx);
+	}
+	free(path);
+	return st;
+}
+
+ts_status ts_tool_make_dir(const char *dir, const char *verb)
+{
+	struct stat st;
+
+	if (stat(dir, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return TS_OK;
+		fprintf(stderr, "tessel %s: --out %s is not a folder\n", verb,
+			dir);
+		return TS_ERROR;
+	}
+	if (mkdir(dir, 0777) == 0)
+		return TS_OK;
+	fprintf(stderr, "tessel %s: cannot create %s: %s\n", verb, dir,
+		strerror(errno));
+	return TS_ERROR;
+}
