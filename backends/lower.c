@@ -1087,6 +1087,30 @@ static ts_stmt *rfactor_final(struct lower *L, const ts_stage *st,
 	return s;
 }
 
+/* The nest that sets every partial result "rf" of stage "st" to the
+ * identity of its reducer.  The main nest initialises the entries it
+ * computes, but a guarded tail of the rfactor loop skips some, and the
+ * final reduction reads them all. */
+static ts_stmt *rfactor_fill(struct lower *L, const ts_stage *st,
+	ts_tensor *rf)
+{
+	ts_ctx *ctx = L->ctx;
+	ts_expr *idx[TS_MAX_DIMS + 1];
+	ts_axis *vars[TS_MAX_DIMS + 1];
+	ts_stmt *s;
+
+	for (int d = 0; d < rf->ndim; d++) {
+		vars[d] = ts_loop_var(ctx, d < st->ndim ? st->axes[d]->name :
+			"rf", rf->shape[d]);
+		idx[d] = ts_var(ctx, vars[d]);
+	}
+	s = ts_stmt_store(rf, rf->ndim, idx, reduce_identity(ctx,
+		st->body->reducer, rf->dtype));
+	for (int d = rf->ndim - 1; d >= 0; d--)
+		s = ts_stmt_for(vars[d], TS_LOOP_SERIAL, s);
+	return s;
+}
+
 /* The nest of the root stage "i". */
 static ts_stmt *emit_root(struct lower *L, int i)
 {
@@ -1123,9 +1147,9 @@ static ts_stmt *emit_root(struct lower *L, int i)
 	L->views.n = mark;
 	if (!main)
 		return NULL;
-	return ts_stmt_alloc(v->buf, TS_SCOPE_GLOBAL, ts_stmt_block(2,
-		(ts_stmt *[]){ main, rfactor_final(L, st, v->buf,
-		ss->rfactor) }));
+	return ts_stmt_alloc(v->buf, TS_SCOPE_GLOBAL, ts_stmt_block(3,
+		(ts_stmt *[]){ rfactor_fill(L, st, v->buf), main,
+		rfactor_final(L, st, v->buf, ss->rfactor) }));
 }
 
 /* Check that every vectorized loop of "s" holds only stores, guards and

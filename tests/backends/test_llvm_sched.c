@@ -130,6 +130,22 @@ static void test_llvm_sched_dense_relu_fused__matches_eval(void **state)
 	check_schedule(ctx, dag, sch, "dense + relu");
 }
 
+/* rfactor of a loop fused back from a split with a guarded tail: the
+ * partial results the guard skips still enter the final reduction, so
+ * they must hold the reducer's identity. */
+static void test_llvm_sched_rfactor_guarded_fused__matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = parse(ctx, "input X: f32[4, 5]\n"
+		"output Y[i: 4] = sum(j: 5) X[i, j]\n");
+	ts_schedule *sch = ts_schedule_new(ctx, dag);
+
+	ok(ctx, ts_schedule_split(sch, "Y", "j", 3, TS_TAIL_GUARD), "split");
+	ok(ctx, ts_schedule_fuse(sch, "Y", "j.o", "j.i"), "fuse");
+	ok(ctx, ts_schedule_rfactor(sch, "Y", "j.o@j.i"), "rfactor");
+	check_schedule(ctx, dag, sch, "rfactor of a guarded fused loop");
+}
+
 static void test_llvm_sched_naive__examples_match_eval(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -144,6 +160,7 @@ int main(void)
 		TS_TEST(test_llvm_sched_matmul_tiled_guarded__matches_eval),
 		TS_TEST(test_llvm_sched_matmul_tiled_partitioned__matches_eval),
 		TS_TEST(test_llvm_sched_dense_relu_fused__matches_eval),
+		TS_TEST(test_llvm_sched_rfactor_guarded_fused__matches_eval),
 		TS_TEST(test_llvm_sched_naive__examples_match_eval),
 	};
 
