@@ -157,6 +157,19 @@ static void walk_select(struct walk *w, const ts_expr *e)
 	walk_under(w, e->c, c ? isl_set_complement(c) : NULL);
 }
 
+/* Walk "a && b" or "a || b" ("e"): "b" runs only where "a" leaves the
+ * result open, so it is guarded by "a" (or by its negation), like the
+ * arm of a select. */
+static void walk_logic(struct walk *w, const ts_expr *e)
+{
+	isl_set *c = ts_affine_cond(w->m, e->a);
+
+	walk_expr(w, e->a);
+	if (c && e->op == TS_OP_OR)
+		c = isl_set_complement(c);
+	walk_under(w, e->b, c);
+}
+
 /* Walk the reducer "e" with its axes bound. */
 static void walk_reduce(struct walk *w, const ts_expr *e)
 {
@@ -185,12 +198,17 @@ static void walk_expr(struct walk *w, const ts_expr *e)
 	case TS_EXPR_REDUCE:
 		walk_reduce(w, e);
 		return;
-	default:
-		walk_expr(w, e->a);
-		walk_expr(w, e->b);
-		walk_expr(w, e->c);
+	case TS_EXPR_BINARY:
+		if (e->op != TS_OP_AND && e->op != TS_OP_OR)
+			break;
+		walk_logic(w, e);
 		return;
+	default:
+		break;
 	}
+	walk_expr(w, e->a);
+	walk_expr(w, e->b);
+	walk_expr(w, e->c);
 }
 
 /* Record the write of the stage output: out[spatial axes]. */

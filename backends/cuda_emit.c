@@ -336,8 +336,37 @@ static const char *float_fn(struct emit *E, ts_op op, ts_dtype t)
 	}
 }
 
-/* Print the unary expression "e". */
+/* The cast that wraps an integer result of dtype "t" computed in int to
+ * "t" (i8, u8), or NULL: i8 and u8 arithmetic is done in int, so it
+ * would not wrap where the interpreter and LLVM do. */
+static const char *wrap_cast(ts_dtype t)
+{
+	if (t == TS_I8)
+		return "(int)(signed char)";
+	if (t == TS_U8)
+		return "(int)(unsigned char)";
+	return NULL;
+}
+
+static void emit_unary_op(struct emit *E, ts_buf *b, const ts_expr *e);
+static void emit_binary_op(struct emit *E, ts_buf *b, const ts_expr *e);
+
+/* Print the unary expression "e", wrapped to its dtype. */
 static void emit_unary(struct emit *E, ts_buf *b, const ts_expr *e)
+{
+	const char *w = wrap_cast(e->dtype);
+
+	if (!w || (e->op != TS_OP_NEG && e->op != TS_OP_ABS)) {
+		emit_unary_op(E, b, e);
+		return;
+	}
+	ts_buf_printf(b, "(%s(", w);
+	emit_unary_op(E, b, e);
+	ts_buf_puts(b, "))");
+}
+
+/* Print the unary expression "e" in its arithmetic type. */
+static void emit_unary_op(struct emit *E, ts_buf *b, const ts_expr *e)
 {
 	ts_dtype t = e->dtype;
 	const char *fn;
@@ -380,8 +409,41 @@ static void emit_unary(struct emit *E, ts_buf *b, const ts_expr *e)
 	ts_buf_puts(b, ")");
 }
 
-/* Print the binary expression "e". */
+/* Whether "op" is arithmetic that can leave the range of its dtype. */
+static bool may_overflow(ts_op op)
+{
+	return op == TS_OP_ADD || op == TS_OP_SUB || op == TS_OP_MUL ||
+		op == TS_OP_FLOORDIV || op == TS_OP_MOD;
+}
+
+/* Print the binary expression "e": i8 and u8 results wrapped to their
+ * dtype, i32 sums and products computed unsigned so that they wrap
+ * (signed overflow is undefined in C++). */
 static void emit_binary(struct emit *E, ts_buf *b, const ts_expr *e)
+{
+	const char *w = wrap_cast(e->dtype);
+
+	if (e->dtype == TS_I32 && e->op != TS_OP_FLOORDIV &&
+	    e->op != TS_OP_MOD && may_overflow(e->op)) {
+		ts_buf_puts(b, "((int)((unsigned)(");
+		emit_expr(E, b, e->a);
+		ts_buf_printf(b, ") %s (unsigned)(", e->op == TS_OP_ADD ? "+" :
+			e->op == TS_OP_SUB ? "-" : "*");
+		emit_expr(E, b, e->b);
+		ts_buf_puts(b, ")))");
+		return;
+	}
+	if (!w || !may_overflow(e->op)) {
+		emit_binary_op(E, b, e);
+		return;
+	}
+	ts_buf_printf(b, "(%s(", w);
+	emit_binary_op(E, b, e);
+	ts_buf_puts(b, "))");
+}
+
+/* Print the binary expression "e" in its arithmetic type. */
+static void emit_binary_op(struct emit *E, ts_buf *b, const ts_expr *e)
 {
 	static const char *const infix[TS_OP_COUNT] = {
 		[TS_OP_ADD] = "+", [TS_OP_SUB] = "-", [TS_OP_MUL] = "*",
@@ -464,11 +526,16 @@ static void emit_cast(struct emit *E, ts_buf *b, const ts_expr *e)
 		return;
 	}
 	if (ts_dtype_is_float(from) && !ts_dtype_is_float(to)) {
-		/* Truncate toward zero, then wrap to the type. */
-		ts_buf_printf(b, "((%s)(%s)(long long)(", ctype(E, to),
-			ts_cuda_mem_type(to));
+		/* Truncate toward zero and saturate, NaN giving 0. */
+		static const char *const range[TS_DTYPE_COUNT] = {
+			[TS_I8] = "-128LL, 127LL", [TS_U8] = "0LL, 255LL",
+			[TS_I32] = "-2147483647LL - 1, 2147483647LL",
+			[TS_I64] = "-9223372036854775807LL - 1, "
+				"9223372036854775807LL",
+		};
+		ts_buf_printf(b, "((%s)ts_ftoi(", ctype(E, to));
 		emit_expr(E, b, e->a);
-		ts_buf_puts(b, "))");
+		ts_buf_printf(b, ", %s))", range[to]);
 		return;
 	}
 	if (to == TS_I8 || to == TS_U8) {
@@ -2481,6 +2548,12 @@ static const char prelude[] =
 	"\t\tr += b;\n\treturn r;\n}\n"
 	"template <typename T> __device__ __forceinline__ T ts_ipow(T a, T b)\n"
 	"{\n\treturn (T)pow((double)a, (double)b);\n}\n"
+	"/* A float cast to an integer type of range [lo, hi]: truncated\n"
+	" * toward zero and saturated, NaN giving 0. */\n"
+	"template <typename F> __device__ __forceinline__ long long\n"
+	"ts_ftoi(F x, long long lo, long long hi)\n"
+	"{\n\tif (x != x)\n\t\treturn 0;\n\tif (x <= (F)lo)\n\t\treturn lo;\n"
+	"\tif (x >= (F)hi)\n\t\treturn hi;\n\treturn (long long)x;\n}\n"
 	"__device__ __forceinline__ float ts_floordivf(float a, float b)\n"
 	"{\n\treturn floorf(a / b);\n}\n"
 	"__device__ __forceinline__ double ts_floordivd(double a, double b)\n"

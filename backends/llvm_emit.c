@@ -539,8 +539,21 @@ static LLVMValueRef emit_load(emitter *e, const ts_expr *x)
 	return from_mem(e, v, t->dtype);
 }
 
+/* The float "v" converted to the integer dtype "to" (not bool):
+ * truncated toward zero and saturated to the range of "to", NaN giving
+ * 0, as llvm.fpto[su]i.sat define it. */
+static LLVMValueRef float_to_int(emitter *e, LLVMValueRef v, ts_dtype to)
+{
+	LLVMTypeRef types[2] = { shaped(e, reg_type(e, to), v),
+		LLVMTypeOf(v) };
+
+	return call_intrinsic(e, to == TS_U8 ? "llvm.fptoui.sat" :
+		"llvm.fptosi.sat", types, 2, &v, 1);
+}
+
 /* "v" of dtype "from" converted to dtype "to" (CAST semantics: floats
- * to integers truncate toward zero then wrap, f16 rounds). */
+ * to integers truncate toward zero and saturate, NaN giving 0; integers
+ * to integers wrap; f16 rounds, from f64 through f32). */
 static LLVMValueRef emit_convert(emitter *e, LLVMValueRef v, ts_dtype from,
 	ts_dtype to)
 {
@@ -556,6 +569,8 @@ static LLVMValueRef emit_convert(emitter *e, LLVMValueRef v, ts_dtype from,
 			: LLVMBuildICmp(e->b, LLVMIntNE, v, int_like(e, v, 0), "");
 	if (to == TS_F16) {
 		LLVMTypeRef ht = shaped(e, e->half, v);
+		if (from == TS_F64)
+			v = LLVMBuildFPTrunc(e->b, v, shaped(e, e->f32, v), "");
 		if (ffrom)
 			r = LLVMBuildFPTrunc(e->b, v, ht, "");
 		else if (ts_dtype_is_signed(from))
@@ -569,12 +584,8 @@ static LLVMValueRef emit_convert(emitter *e, LLVMValueRef v, ts_dtype from,
 	if (fto)
 		return ts_dtype_is_signed(from) ? LLVMBuildSIToFP(e->b, v, rt, "")
 			: LLVMBuildUIToFP(e->b, v, rt, "");
-	if (ffrom) {
-		if (to == TS_I64)
-			return LLVMBuildFPToSI(e->b, v, rt, "");
-		r = LLVMBuildFPToSI(e->b, v, shaped(e, e->i32, v), "");
-		return to == TS_I32 ? r : LLVMBuildTrunc(e->b, r, rt, "");
-	}
+	if (ffrom)
+		return float_to_int(e, v, to);
 	return LLVMBuildIntCast2(e->b, v, rt, ts_dtype_is_signed(from), "");
 }
 
@@ -716,11 +727,31 @@ static LLVMValueRef emit_fmuladd(emitter *e, const ts_expr *mul,
 	return call_math3(e, "llvm.fmuladd", x, y, z);
 }
 
+static LLVMValueRef emit_select(emitter *e, const ts_expr *x);
+static bool reads_memory(const ts_expr *x);
+
+/* "a && b" as select(a, b, false) and "a || b" as select(a, true, b)
+ * ("x"), so that "b" runs only where "a" leaves the result open, like
+ * the arm of a select: a guard may protect a load. */
+static LLVMValueRef emit_logic_guarded(emitter *e, const ts_expr *x)
+{
+	ts_expr sel = *x, k = { .kind = TS_EXPR_INT, .dtype = TS_BOOL };
+
+	k.ival = x->op == TS_OP_OR;
+	sel.kind = TS_EXPR_SELECT;
+	sel.b = x->op == TS_OP_OR ? &k : x->b;
+	sel.c = x->op == TS_OP_OR ? x->b : &k;
+	return emit_select(e, &sel);
+}
+
 /* A BINARY node "x". */
 static LLVMValueRef emit_binary(emitter *e, const ts_expr *x)
 {
 	ts_dtype t = x->a->dtype;
 	LLVMValueRef a, b;
+
+	if ((x->op == TS_OP_AND || x->op == TS_OP_OR) && reads_memory(x->b))
+		return emit_logic_guarded(e, x);
 
 	if (e->opt->contract && ts_dtype_is_float(t)) {
 		if (x->op == TS_OP_ADD && is_fmul(x->a))

@@ -270,6 +270,28 @@ static double wrap_int(double v, int bits, bool is_signed)
 	return (double)(int64_t)u;
 }
 
+int64_t ts_float_to_int(ts_dtype t, double v)
+{
+	static const int64_t lo[TS_DTYPE_COUNT] = {
+		[TS_I8] = INT8_MIN, [TS_I32] = INT32_MIN, [TS_I64] = INT64_MIN,
+	};
+	static const int64_t hi[TS_DTYPE_COUNT] = {
+		[TS_I8] = INT8_MAX, [TS_U8] = UINT8_MAX, [TS_I32] = INT32_MAX,
+		[TS_I64] = INT64_MAX,
+	};
+
+	if (t == TS_BOOL)
+		return v != 0;
+	if (isnan(v))
+		return 0;
+	/* 2^63 is the first double above INT64_MAX; -2^63 is INT64_MIN. */
+	if (v <= (double)lo[t])
+		return lo[t];
+	if (t == TS_I64 ? v >= 9223372036854775808.0 : v >= (double)hi[t])
+		return hi[t];
+	return (int64_t)v;
+}
+
 double ts_round_to_dtype(ts_dtype t, double v)
 {
 	switch (t) {
@@ -277,7 +299,7 @@ double ts_round_to_dtype(ts_dtype t, double v)
 	case TS_I8: return wrap_int(trunc(v), 8, true);
 	case TS_U8: return wrap_int(trunc(v), 8, false);
 	case TS_I32: return wrap_int(trunc(v), 32, true);
-	case TS_I64: return trunc(v);
+	case TS_I64: return (double)ts_float_to_int(TS_I64, trunc(v));
 	case TS_F16: return ts_f16_to_f32(ts_f32_to_f16((float)v));
 	case TS_F32: return (float)v;
 	default: return v;

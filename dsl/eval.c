@@ -6,9 +6,11 @@
  * register holds either one value per lane ("varying") or one value for
  * every lane ("uniform"), decided at compile time by whether the
  * expression depends on the lane axis.  Reductions are loops inside the
- * program; their accumulators are registers.  Floats are computed in f64,
- * integers and bools in i64; only casts and the final store round to a
- * dtype.
+ * program; their accumulators are registers.  Registers hold floats as
+ * f64 and integers and bools as i64, but every operation rounds its result
+ * the way compiled code computes it (doc/grammar.md, "Arithmetic"): f32
+ * and f16 operations give the f32 result, integer operations wrap to their
+ * dtype, an f16 accumulator rounds to f16 at each step.
  *
  * Loads whose indices are affine in the axes take a fast path: one offset
  * per strip plus a constant stride per lane, checked against the bounds at
@@ -69,6 +71,8 @@ struct insn {
 	bool vary, va, vb, vc, vmask;	/* dst and operands vary by lane */
 	union { double f; int64_t i; } k;	/* CONST, INIT */
 	ts_dtype dtype;		/* CAST target, LOAD source */
+	ts_dtype round;		/* the result rounds or wraps to this dtype */
+	bool post;		/* ... when set (see post_round) */
 	int slot;		/* VAR, LOOP_* */
 	int64_t extent;		/* LOOP_END */
 	int body;		/* LOOP_END: instructions in the loop body */
@@ -480,6 +484,41 @@ static int emit_op(struct prog *p, enum vm_op op, int a, int b, int c,
 	return emit_op_ex(p, op, a, b, c, mask, TS_F64, NULL);
 }
 
+/* Whether the result of "op" on values of dtype "t" must be rounded to
+ * "t" by post_round: f32 and f16 float arithmetic (rounded to f32, the
+ * precision compiled code computes f16 in), arithmetic on the integers
+ * narrower than i64 (wrapped).  Comparisons, min, max, negation and
+ * selections give a value that is already exact. */
+static bool op_rounds(enum vm_op op, ts_dtype t)
+{
+	switch (op) {
+	case VM_FADD: case VM_FSUB: case VM_FMUL: case VM_FDIV:
+	case VM_FFLOORDIV: case VM_FMOD: case VM_FPOW: case VM_FEXP:
+	case VM_FLOG: case VM_FSQRT: case VM_FRSQRT: case VM_FTANH:
+	case VM_FSIGMOID: case VM_FERF:
+		return t == TS_F32 || t == TS_F16;
+	case VM_IADD: case VM_ISUB: case VM_IMUL: case VM_IFLOORDIV:
+	case VM_IMOD: case VM_INEG: case VM_IABS:
+		return t == TS_I8 || t == TS_U8 || t == TS_I32;
+	default:
+		return false;
+	}
+}
+
+/* Emit the arithmetic "op" of a node of dtype "t" on "a" and "b" under
+ * "mask", its result rounded as op_rounds says. */
+static int emit_arith(struct prog *p, enum vm_op op, int a, int b, int mask,
+	ts_dtype t, const char *what)
+{
+	int r = emit_op_ex(p, op, a, b, -1, mask, TS_F64, what);
+	struct codebuf *buf = &p->bufs[p->regs[r].level];
+	struct insn *in = &buf->code[buf->n - 1];
+
+	in->round = t == TS_F16 ? TS_F32 : t;
+	in->post = op_rounds(op, t);
+	return r;
+}
+
 /* The mask of lanes active in "mask" where "cond" holds ("neg": fails). */
 static int sub_mask(struct prog *p, int mask, int cond, bool neg)
 {
@@ -564,7 +603,7 @@ static int compile_binary(struct prog *p, const ts_expr *e, int mask)
 		bmask = branch_mask(p, e->b, mask, a, e->op == TS_OP_OR);
 	if ((b = compile(p, e->b, bmask)) < 0)
 		return -1;
-	return emit_op_ex(p, op, a, b, -1, mask, TS_F64, ts_op_name(e->op));
+	return emit_arith(p, op, a, b, mask, e->a->dtype, ts_op_name(e->op));
 }
 
 /* Emit the unary node "e" under "mask". */
@@ -578,7 +617,7 @@ static int compile_unary(struct prog *p, const ts_expr *e, int mask)
 		return unsupported(p, e);
 	if ((a = compile(p, e->a, mask)) < 0)
 		return -1;
-	return emit_op(p, op, a, -1, -1, mask);
+	return emit_arith(p, op, a, -1, mask, e->a->dtype, NULL);
 }
 
 /* select(c, a, b): each branch under the lanes that take it. */
@@ -683,6 +722,11 @@ static int compile_reduce(struct prog *p, const ts_expr *e, int mask)
 		return -1;
 	in = insn_new(p, fl ? facc[e->reducer] : iacc[e->reducer], acc);
 	set_operands(p, &in, acc, body, -1);
+	/* The accumulator is a buffer of the reduction's dtype in compiled
+	 * code: each step rounds (f32, f16) or wraps to it. */
+	in.round = e->dtype;
+	in.post = e->dtype == TS_F32 || e->dtype == TS_F16 ||
+		e->dtype == TS_I8 || e->dtype == TS_U8 || e->dtype == TS_I32;
 	emit_at(p, p->depth, in);
 	for (int i = e->nraxes - 1; i >= 0; i--)
 		close_loop(p, e->raxes[i]->extent);
@@ -956,14 +1000,10 @@ static inline int64_t iwrap(int64_t v, ts_dtype t)
 	}
 }
 
-/* Truncate "v" toward zero and wrap it to the integer dtype "t". */
+/* Truncate "v" toward zero and saturate it to the integer dtype "t". */
 static inline int64_t ftoi(double v, ts_dtype t)
 {
-	if (t == TS_BOOL)
-		return v != 0;
-	if (!(v > -9223372036854775808.0 && v < 9223372036854775808.0))
-		return 0;
-	return iwrap((int64_t)v, t);
+	return ts_float_to_int(t, v);
 }
 
 /* Round the float "v" to the float dtype "t". */
@@ -1208,11 +1248,34 @@ static void run_cast(struct vm *vm, const struct insn *in)
 	}
 }
 
+/* Run the f32 operations of "in" that round more than once in compiled
+ * code (the others round once, in post_round); return false for the
+ * others. */
+static bool run_float32(struct vm *vm, const struct insn *in)
+{
+	const struct prog *p = vm->p;
+
+	switch (in->op) {
+	case VM_FFLOORDIV: BINARY(double, double, floorf((float)(x / y)));
+		break;
+	case VM_FMOD:
+		BINARY(double, double, (float)(x - (float)(y *
+			floorf((float)(x / y)))));
+		break;
+	case VM_FRSQRT: UNARY(double, double, (float)(1.0 / (float)sqrt(x)));
+		break;
+	default: return false;
+	}
+	return true;
+}
+
 /* Run the float arithmetic "in"; return false if it is not one. */
 static bool run_float(struct vm *vm, const struct insn *in)
 {
 	const struct prog *p = vm->p;
 
+	if (in->post && in->round == TS_F32 && run_float32(vm, in))
+		return true;
 	switch (in->op) {
 	case VM_FADD: BINARY(double, double, x + y); break;
 	case VM_FSUB: BINARY(double, double, x - y); break;
@@ -1271,6 +1334,23 @@ static bool run_int(struct vm *vm, const struct insn *in)
 	default: return false;
 	}
 	return true;
+}
+
+/* Round or wrap the result of "in" to the dtype it computes in. */
+static void post_round(struct vm *vm, const struct insn *in)
+{
+	ts_dtype t = in->round;
+	int64_t n = NL(vm, in);
+
+	if (ts_dtype_is_float(t)) {
+		double *d = FREG(vm, in->dst);
+		for (int64_t l = 0; l < n; l++)
+			d[l] = fround(d[l], t);
+	} else {
+		int64_t *d = IREG(vm, in->dst);
+		for (int64_t l = 0; l < n; l++)
+			d[l] = iwrap(d[l], t);
+	}
 }
 
 /* Run a select: "a" picks between "b" and "c" lane by lane. */
@@ -1343,6 +1423,8 @@ static ts_status vm_run(struct vm *vm)
 				run_int(vm, in);
 			break;
 		}
+		if (in->post)
+			post_round(vm, in);
 	}
 	return TS_OK;
 }

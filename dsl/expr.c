@@ -126,7 +126,7 @@ ts_expr *ts_const(ts_ctx *ctx, ts_dtype t, double v)
 		e->fval = v;
 	} else {
 		e = expr_new(TS_EXPR_INT, t);
-		e->ival = (int64_t)v;
+		e->ival = ts_float_to_int(t, v);
 		e->fval = v;
 	}
 	return e;
@@ -350,6 +350,9 @@ ts_expr *ts_cast(ts_ctx *ctx, ts_dtype t, ts_expr *a)
 		ts_ctx_set_error(ctx, "cast to an unknown dtype %d", (int)t);
 		return NULL;
 	}
+	/* A float literal cast to an integer saturates, as at run time. */
+	if (a->literal && a->kind == TS_EXPR_FLOAT && ts_dtype_is_int(t))
+		return ts_const(ctx, t, (double)ts_float_to_int(t, a->fval));
 	if (a->literal)
 		return ts_const(ctx, t, a->fval);
 	if (a->dtype == t)

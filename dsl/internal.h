@@ -109,6 +109,9 @@ uint16_t ts_f32_to_f16(float f);
 float ts_f16_to_f32(uint16_t h);
 /* Round "v" to what a store of dtype "t" keeps. */
 double ts_round_to_dtype(ts_dtype t, double v);
+/* The float "v" cast to the integer dtype "t": truncated toward zero and
+ * saturated to the range of "t", NaN giving 0 (bool: v != 0). */
+int64_t ts_float_to_int(ts_dtype t, double v);
 
 #define TS_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define TS_MAX(a, b) ((a) > (b) ? (a) : (b))

@@ -13,6 +13,7 @@ tests_backends_test_cuda_emit_LDADD = examples/libcatalogue.la $(TEST_LIBS)
 check_PROGRAMS += tests/backends/test_cuda_emulate
 TESTS += tests/backends/test_cuda_emulate
 tests_backends_test_cuda_emulate_SOURCES = \
-	tests/backends/test_cuda_emulate.c tests/backends/tc_decls.h
+	tests/backends/test_cuda_emulate.c tests/backends/tc_decls.h \
+	tests/backends/semantics_decls.h
 tests_backends_test_cuda_emulate_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_backends_test_cuda_emulate_LDADD = examples/libcatalogue.la $(TEST_LIBS) -ldl

@@ -17,3 +17,9 @@ check_PROGRAMS += tests/backends/test_llvm_math
 TESTS += tests/backends/test_llvm_math
 tests_backends_test_llvm_math_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_backends_test_llvm_math_LDADD = examples/libcatalogue.la $(TEST_LIBS)
+check_PROGRAMS += tests/backends/test_semantics
+TESTS += tests/backends/test_semantics
+tests_backends_test_semantics_SOURCES = tests/backends/test_semantics.c \
+	tests/backends/semantics_decls.h
+tests_backends_test_semantics_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_backends_test_semantics_LDADD = $(TEST_LIBS)

@@ -17,6 +17,7 @@
 
 #include "tests/common.h"
 #include "tests/backends/tc_decls.h"
+#include "tests/backends/semantics_decls.h"
 
 #include <tessel/cuda.h>
 #include <tessel/gpu.h>
@@ -167,6 +168,7 @@ struct job {
 	ts_ctx *ctx;
 	const ts_dag *dag;
 	ts_cuda_program *p;
+	bool exact;		/* outputs must equal ts_eval bit for bit */
 };
 
 /* Compile "src" into a shared object in a temporary folder and open it;
@@ -238,6 +240,10 @@ static void check_job(void *h, const struct job *j, int id)
 		double err = 0;
 		if (p->buffers[i].arg < p->func->ninputs)
 			continue;
+		if (j->exact && memcmp(out[i]->data, want[o]->data,
+		    (size_t)out[i]->size * ts_dtype_size(out[i]->dtype)))
+			fail_msg("%s: output '%s' is not exactly ts_eval's\n%s",
+				j->what, p->buffers[i].tensor->name, p->source);
 		if (!ts_array_close(out[i], want[o], &err))
 			fail_msg("%s: output '%s' differs from ts_eval by %g\n%s",
 				j->what, p->buffers[i].tensor->name, err,
@@ -529,12 +535,86 @@ static void test_cuda_emulate_tensor_core__matches_eval(void **state)
 	(void)ctx;
 }
 
+/* Add to "jobs" (at "*n") and "src" the static h100 schedule and two
+ * sampled configurations of "dag" ("name"), checked exactly when
+ * "exact". */
+static void add_sem_jobs(ts_ctx *c, const char *name, const ts_dag *dag,
+	bool exact, struct job *jobs, int *n, ts_buf *src)
+{
+	ts_gpu_static_result *r = ts_gpu_static_fill(c, dag,
+		ts_target_lookup(c, "h100"), 1);
+	int found = 0;
+
+	if (!r)
+		fail_msg("%s: %s", name, ts_ctx_error(c));
+	for (int t = 0; found < 3 && t < 100; t++) {
+		ts_config *cfg = t ? ts_space_sample(r->tp->space, c) : r->best;
+		ts_cuda_program *p;
+		if (!ts_gpu_template_fits(r->tp, cfg) ||
+		    !(p = program(c, dag, r->tp, cfg, NULL)))
+			continue;
+		jobs[*n] = (struct job){ ts_asprintf("%s %s", name,
+			ts_config_to_json(cfg)), c, dag, p, exact };
+		add_program(src, p, (*n)++);
+		found++;
+	}
+	if (!found)
+		fail_msg("%s: no configuration to emulate", name);
+}
+
+/* The declarations of semantics_decls.h and every reducer on every
+ * dtype, emulated: the CUDA C gives exactly ts_eval's outputs (float
+ * sums and products within rounding). */
+static void test_cuda_emulate_semantics__equals_eval_exactly(void **state)
+{
+	int nt = (int)(sizeof(ts_test_sem_dtypes) / sizeof(char *));
+	int nd = TS_TEST_NSEM_DECLS + 4 * nt, n = 0, k = 0;
+	struct job *jobs = ts_new_array(struct job, 3 * nd);
+	ts_ctx **ctxs = ts_new_array(ts_ctx *, nd + 1);
+	ts_buf src;
+	void *h;
+
+	emulation_begin(&src);
+	for (int i = 0; i < TS_TEST_NSEM_DECLS; i++, k++) {
+		const struct ts_test_sem_decl *d = &ts_test_sem_decls[i];
+		ts_ctx *c = ctxs[k] = ts_ctx_alloc();
+		ts_dag *dag = ts_parse_string(c, d->name, d->src);
+		ts_ctx_set_seed(c, 5);
+		if (!dag)
+			fail_msg("%s: %s", d->name, ts_ctx_error(c));
+		add_sem_jobs(c, d->name, dag, d->exact, jobs, &n, &src);
+	}
+	for (int t = 0; t < nt; t++)
+		for (int r = 0; r < 4; r++, k++) {
+			char text[512];
+			ts_ctx *c = ctxs[k] = ts_ctx_alloc();
+			const char *name = ts_asprintf("%s_%s",
+				ts_test_sem_reducers[r], ts_test_sem_dtypes[t]);
+			ts_dag *dag = ts_parse_string(c, name,
+				ts_test_sem_reduce_decl(text, sizeof(text), t, r));
+			ts_ctx_set_seed(c, 5);
+			if (!dag)
+				fail_msg("%s: %s", name, ts_ctx_error(c));
+			add_sem_jobs(c, name, dag, t < 4 || r == 1 || r == 2,
+				jobs, &n, &src);
+		}
+	h = build(src.s);
+	for (int j = 0; j < n; j++)
+		check_job(h, &jobs[j], j);
+	print_message("%d programs emulated\n", n);
+	dlclose(h);
+	for (int i = 0; i < k; i++)
+		ts_ctx_free(ctxs[i]);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TS_TEST(test_cuda_emulate_catalogue__matches_eval),
 		TS_TEST(test_cuda_emulate_extra__matches_eval),
 		TS_TEST(test_cuda_emulate_tensor_core__matches_eval),
+		TS_TEST(test_cuda_emulate_semantics__equals_eval_exactly),
 	};
 
 	if (getenv("TS_TEST_FILTER"))

@@ -210,10 +210,16 @@ static const struct cast_case cast_cases[] = {
 	{ TS_I32, TS_U8, { -1, 300, 255, 256 }, { 255, 44, 255, 0 } },
 	{ TS_I64, TS_I32, { 2147483648.0, -2147483649.0, 5, -5 },
 		{ -2147483648.0, 2147483647, 5, -5 } },
-	/* Float to int truncates toward zero, then wraps. */
+	/* Float to int truncates toward zero and saturates; NaN gives 0. */
 	{ TS_F32, TS_I32, { 2.7, -2.7, 0.5, -0.5 }, { 2, -2, 0, 0 } },
-	{ TS_F64, TS_I8, { 300.5, -129.5, 127.9, -1.5 }, { 44, 127, 127, -1 } },
-	{ TS_F64, TS_U8, { 255.9, 3.99, 256.5, 0.5 }, { 255, 3, 0, 0 } },
+	{ TS_F64, TS_I8, { 300.5, -129.5, 127.9, -1.5 },
+		{ 127, -128, 127, -1 } },
+	{ TS_F64, TS_U8, { 255.9, 3.99, 256.5, -0.5 }, { 255, 3, 255, 0 } },
+	{ TS_F32, TS_U8, { -3, NAN, INFINITY, 1e10 }, { 0, 0, 255, 255 } },
+	{ TS_F32, TS_I32, { NAN, INFINITY, -INFINITY, 3e9 },
+		{ 0, 2147483647, -2147483648.0, 2147483647 } },
+	{ TS_F64, TS_I64, { NAN, 1e19, -1e19, -0.5 },
+		{ 0, 9223372036854775807.0, -9223372036854775808.0, 0 } },
 	/* f16 rounds to nearest even and overflows to infinity. */
 	{ TS_F32, TS_F16, { 1.00048828125, 1.00146484375, 65520, 0.1 },
 		{ 1, 1.001953125, INFINITY, 0.0999755859375 } },
@@ -221,7 +227,7 @@ static const struct cast_case cast_cases[] = {
 		{ 0.100000001490116119384765625, 16777216, 0, -3 } },
 	{ TS_I32, TS_F32, { 16777217, -16777219, 3, 0 },
 		{ 16777216, -16777220, 3, 0 } },
-	{ TS_F32, TS_BOOL, { 0, 0.5, -2, 0 }, { 0, 1, 1, 0 } },
+	{ TS_F32, TS_BOOL, { 0, 0.5, -2, NAN }, { 0, 1, 1, 1 } },
 	{ TS_BOOL, TS_I32, { 0, 1, 1, 0 }, { 0, 1, 1, 0 } },
 };
 
@@ -374,14 +380,15 @@ static void test_eval_reduce_i8__wraps_once_at_store(void **state)
 		want, 0, "sum i8");
 }
 
-/* A sum of f16 values is accumulated in f64 and rounded once. */
-static void test_eval_reduce_f16__rounds_once(void **state)
+/* A sum of f16 values rounds to f16 at each step, as the f16
+ * accumulator of compiled code does. */
+static void test_eval_reduce_f16__rounds_each_step(void **state)
 {
 	ts_ctx *ctx = *state;
 	int64_t shape[1] = { 4 };
-	/* 2048 + 1 + 1 + 1 = 2051, which f16 rounds to 2052 (spacing 2);
-	 * summing in f16 would give 2048. */
-	static const double x[4] = { 2048, 1, 1, 1 }, want[1] = { 2052 };
+	/* 2048 + 1 rounds to 2048 (spacing 2, ties to even) at each step;
+	 * rounding once at the end would give 2052. */
+	static const double x[4] = { 2048, 1, 1, 1 }, want[1] = { 2048 };
 	ts_tensor *X = ts_placeholder(ctx, "X", TS_F16, 1, shape), *O;
 	ts_axis *k = ts_reduce_axis(ctx, "k", 4);
 	ts_array *in[1];
@@ -824,7 +831,8 @@ static double seconds(void)
 }
 
 /* C[i, j] = sum_k A[i, k] * B[k, j] at 256^3, against a triple loop that
- * accumulates in double in the same order and rounds once. */
+ * computes in f32 in the same order, each operation rounded (no fused
+ * multiply-add). */
 static void test_eval_matmul_256__matches_c_loop(void **state)
 {
 	enum { N = 256 };
@@ -853,10 +861,11 @@ static void test_eval_matmul_256__matches_c_loop(void **state)
 	c = out->data;
 	for (int x = 0; x < N; x++)
 		for (int y = 0; y < N; y++) {
-			double s = 0;
+			float s = 0;
 			for (int z = 0; z < N; z++)
-				s += (double)a[x * N + z] * b[z * N + y];
-			if ((float)s != c[x * N + y])
+				s = (float)((double)s + (double)(float)(
+					(double)a[x * N + z] * b[z * N + y]));
+			if (s != c[x * N + y])
 				fail_msg("C[%d, %d] = %.9g, want %.9g", x, y,
 					c[x * N + y], (float)s);
 		}
@@ -873,7 +882,7 @@ int main(void)
 		TS_TEST(test_eval_inner_float_cast__rounds_intermediate),
 		TS_TEST(test_eval_reducers__match_hand_values),
 		TS_TEST(test_eval_reduce_i8__wraps_once_at_store),
-		TS_TEST(test_eval_reduce_f16__rounds_once),
+		TS_TEST(test_eval_reduce_f16__rounds_each_step),
 		TS_TEST(test_eval_two_reductions__are_independent),
 		TS_TEST(test_eval_select_padding__skips_masked_loads),
 		TS_TEST(test_eval_select_compound_branches__masked),
