@@ -22,6 +22,14 @@
 
 #include "dsl/internal.h"
 
+/* The deepest nesting of parentheses, brackets, unary operators, calls and
+ * reducers that the parser accepts: every pass over an expression
+ * recurses, so a bound here keeps the stack small whatever the input. */
+#define MAX_NESTING 256
+/* The tallest expression tree accepted: a long chain of binary operators
+ * is read without recursion but walked recursively afterwards. */
+#define MAX_HEIGHT 2048
+
 /* Lexical tokens. */
 enum tok_kind {
 	TK_IDENT,
@@ -78,6 +86,7 @@ struct node {
 	struct node **args;
 	int nbinds;		/* N_REDUCE */
 	struct binder *binds;
+	int height;		/* 1 for a leaf, else 1 + its tallest operand */
 };
 
 /* A spatial axis of a stage, or a dimension of an input. */
@@ -120,6 +129,7 @@ struct parser {
 	struct token *prev;	/* the last token consumed, or NULL */
 	ts_vec lets;		/* struct let, in order */
 	ts_vec decls;		/* struct decl, in order */
+	int depth;		/* current nesting, at most MAX_NESTING */
 };
 
 /* Messages. */
@@ -408,6 +418,25 @@ static struct token *expect_ident(struct parser *p, const char *what)
 	return t;
 }
 
+/* Enter one more level of nesting at token "t" of "p", or report that
+ * the input nests too deeply. */
+static bool nest(struct parser *p, struct token *t)
+{
+	if (++p->depth <= MAX_NESTING)
+		return true;
+	error_at(p, t->loc, "expression nested too deeply (more than %d "
+		"levels of parentheses, brackets, unary operators, calls or "
+		"reducers)", MAX_NESTING);
+	return false;
+}
+
+/* Leave the level of nesting entered last in "p"; return "ok". */
+static bool unnest(struct parser *p, bool ok)
+{
+	p->depth--;
+	return ok;
+}
+
 /* Constant expressions (lets and extents), evaluated while parsing. */
 
 /* Return the constant "name" declared so far in "p", or NULL. */
@@ -446,8 +475,10 @@ static bool cprimary(struct parser *p, int64_t *v)
 	}
 	if (equal(t, "(")) {
 		advance(p);
-		return cexpr(p, v) &&
-			expect_close(p, t, ")", "')' or an operator");
+		if (!nest(p, t))
+			return false;
+		return unnest(p, cexpr(p, v) &&
+			expect_close(p, t, ")", "')' or an operator"));
 	}
 	if (t->kind == TK_FLOAT) {
 		error_at(p, t->loc, "expected an integer constant, got %s",
@@ -465,7 +496,7 @@ static bool cunary(struct parser *p, int64_t *v)
 
 	if (!consume(p, "-"))
 		return cprimary(p, v);
-	if (!cunary(p, v))
+	if (!nest(p, t) || !unnest(p, cunary(p, v)))
 		return false;
 	if (*v == INT64_MIN) {
 		error_at(p, t->loc, "integer overflow in a constant expression");
@@ -558,7 +589,21 @@ static struct node *node_new(enum node_kind kind, struct token *tok,
 	n->start = start;
 	n->nargs = nargs;
 	n->args = ts_new_array(struct node *, nargs ? nargs : 1);
+	n->height = 1;
 	return n;
+}
+
+/* Set the height of "n" from its operands, or report at its token that
+ * the expression is too tall; return "n" or NULL. */
+static struct node *node_done(struct parser *p, struct node *n)
+{
+	for (int i = 0; i < n->nargs; i++)
+		n->height = TS_MAX(n->height, n->args[i]->height + 1);
+	if (n->height <= MAX_HEIGHT)
+		return n;
+	error_at(p, n->tok->loc, "expression too deep (more than %d nested "
+		"operations)", MAX_HEIGHT);
+	return NULL;
 }
 
 static struct node *expr(struct parser *p);
@@ -584,14 +629,14 @@ static bool expr_list(struct parser *p, struct token *open, const char *close,
 }
 
 /* A node of "kind" over the expressions in "v". */
-static struct node *node_from_vec(enum node_kind kind, struct token *tok,
-	ts_vec *v)
+static struct node *node_from_vec(struct parser *p, enum node_kind kind,
+	struct token *tok, ts_vec *v)
 {
 	struct node *n = node_new(kind, tok, tok, v->n);
 
 	for (int i = 0; i < v->n; i++)
 		n->args[i] = v->v[i];
-	return n;
+	return node_done(p, n);
 }
 
 /* load = ident "[" [ expr { "," expr } ] "]" */
@@ -604,9 +649,10 @@ static struct node *load(struct parser *p)
 	advance(p);
 	open = p->tok;
 	advance(p);
-	if (!expr_list(p, open, "]", &idx))
+	if (!nest(p, open) || !unnest(p, expr_list(p, open, "]", &idx)))
 		return NULL;
-	n = node_from_vec(N_LOAD, name, &idx);
+	if (!(n = node_from_vec(p, N_LOAD, name, &idx)))
+		return NULL;
 	n->name = tok_text(name);
 	return n;
 }
@@ -667,7 +713,7 @@ static struct node *call(struct parser *p)
 	advance(p);
 	open = p->tok;
 	advance(p);
-	if (!expr_list(p, open, ")", &args))
+	if (!nest(p, open) || !unnest(p, expr_list(p, open, ")", &args)))
 		return NULL;
 	if (args.n != f->arity) {
 		error_at(p, name->loc, "'%.*s' takes %d argument%s, %d given",
@@ -675,7 +721,8 @@ static struct node *call(struct parser *p)
 			args.n);
 		return NULL;
 	}
-	n = node_from_vec(f->kind, name, &args);
+	if (!(n = node_from_vec(p, f->kind, name, &args)))
+		return NULL;
 	n->op = f->op;
 	n->dtype = t;
 	return n;
@@ -722,6 +769,8 @@ static struct node *reduce(struct parser *p, ts_reducer r)
 	ts_vec binds = { 0 };
 	struct node *n;
 
+	if (!nest(p, name))
+		return NULL;
 	advance(p);
 	open = p->tok;
 	advance(p);
@@ -739,9 +788,9 @@ static struct node *reduce(struct parser *p, ts_reducer r)
 	n->binds = ts_new_array(struct binder, binds.n);
 	for (int i = 0; i < binds.n; i++)
 		n->binds[i] = *(struct binder *)binds.v[i];
-	if (!(n->args[0] = expr(p)))
+	if (!unnest(p, (n->args[0] = expr(p)) != NULL))
 		return NULL;
-	return n;
+	return node_done(p, n);
 }
 
 /* A literal or a name standing alone: "true", "false", "inf", "nan" or an
@@ -774,8 +823,8 @@ static struct node *primary(struct parser *p)
 
 	if (equal(t, "(")) {
 		advance(p);
-		if (!(n = expr(p)) ||
-		    !expect_close(p, t, ")", "')' or an operator"))
+		if (!nest(p, t) || !unnest(p, (n = expr(p)) &&
+		    expect_close(p, t, ")", "')' or an operator")))
 			return NULL;
 		return n;
 	}
@@ -808,9 +857,9 @@ static struct node *unary(struct parser *p)
 	advance(p);
 	n = node_new(N_UNARY, t, t, 1);
 	n->op = equal(t, "-") ? TS_OP_NEG : TS_OP_NOT;
-	if (!(n->args[0] = unary(p)))
+	if (!nest(p, t) || !unnest(p, (n->args[0] = unary(p)) != NULL))
 		return NULL;
-	return n;
+	return node_done(p, n);
 }
 
 /* The binary operators of one precedence level. */
@@ -858,9 +907,8 @@ static struct node *chain(struct parser *p, const struct binop *ops,
 		m->op = b->op;
 		m->args[0] = n;
 		advance(p);
-		if (!(m->args[1] = operand(p)))
+		if (!(m->args[1] = operand(p)) || !(n = node_done(p, m)))
 			return NULL;
-		n = m;
 	}
 	return n;
 }
