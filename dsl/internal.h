@@ -35,6 +35,15 @@ char *ts_vasprintf(const char *fmt, va_list ap);
 ts_tensor *ts_tensor_make(ts_ctx *ctx, const char *name, ts_dtype t,
 	int ndim, const int64_t *shape);
 
+/* The first dimension of "shape" ("ndim" extents, none negative) at which
+ * the size in bytes of an array of "elem"-byte elements would pass
+ * INT64_MAX, zero extents counting as one; -1 when it fits. */
+int ts_shape_overflow_dim(int ndim, const int64_t *shape, size_t elem);
+/* The physical memory of this machine in bytes (INT64_MAX if unknown). */
+int64_t ts_memory_bytes(void);
+/* "bytes" written with a binary unit for messages: "4.00 TiB". */
+const char *ts_bytes_string(double bytes);
+
 /* A growable string. */
 typedef struct ts_buf {
 	char *s;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "dsl/internal.h"
 
@@ -281,6 +282,34 @@ static ts_status read_header(ts_ctx *ctx, const char *path, FILE *f,
 	return parse_dict(&c, info);
 }
 
+/* Check that the data of "info" ("t" elements) fit in 64-bit sizes and
+ * that the rest of "f", file "path", holds them, before anything is
+ * allocated for them. */
+static ts_status check_data_size(ts_ctx *ctx, const char *path, FILE *f,
+	const struct npy_info *info, ts_dtype t)
+{
+	size_t elem = ts_dtype_size(t);
+	int64_t n = 1, nbytes;
+	struct stat st;
+	long pos = ftell(f);
+
+	for (int i = 0; i < info->ndim; i++)
+		n *= info->shape[i] ? 1 : 0;
+	if (n && ts_shape_overflow_dim(info->ndim, info->shape, elem) >= 0)
+		return ts_ctx_set_error(ctx, "%s: the shape in the header is "
+			"too large: its size in bytes overflows 64 bits", path);
+	for (int i = 0; n && i < info->ndim; i++)
+		n *= info->shape[i];
+	nbytes = n * (int64_t)elem;
+	if (pos < 0 || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+		return TS_OK;	/* not a plain file: fread tells */
+	if (st.st_size - pos < nbytes)
+		return ts_ctx_set_error(ctx, "%s: truncated: expected %lld "
+			"bytes of data, found %lld", path, (long long)nbytes,
+			(long long)(st.st_size - pos));
+	return TS_OK;
+}
+
 ts_array *ts_npy_read(ts_ctx *ctx, const char *path)
 {
 	struct npy_info info = { NULL };
@@ -303,6 +332,8 @@ ts_array *ts_npy_read(ts_ctx *ctx, const char *path)
 			"supported; save it in C order", path);
 		goto out;
 	}
+	if (check_data_size(ctx, path, f, &info, t) < 0)
+		goto out;
 	a = ts_array_alloc(ctx, t, info.ndim, info.shape);
 	if (!a) {
 		ts_ctx_set_error(ctx, "%s: %s", path, ts_ctx_error(ctx));

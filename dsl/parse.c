@@ -1459,6 +1459,18 @@ static ts_expr *build_expr(struct builder *b, struct node *n)
 	return e;
 }
 
+/* Report the error a constructor left for the tensor "d" of shape "shape"
+ * at the dimension where its size in bytes ("elem" per element)
+ * overflows, or else at its name. */
+static void dim_error_at(struct parser *p, struct decl *d,
+	const int64_t *shape, size_t elem)
+{
+	int k = ts_shape_overflow_dim(TS_MIN(d->ndim, TS_MAX_DIMS), shape,
+		elem);
+
+	api_error_at(p, k >= 0 ? d->dims[k].tok : d->tok);
+}
+
 /* Declare the input "d" as a placeholder. */
 static bool build_input(struct parser *p, struct decl *d)
 {
@@ -1481,7 +1493,7 @@ static bool build_input(struct parser *p, struct decl *d)
 			api_error_at(p, d->dims[i].tok);
 			return false;
 		}
-	api_error_at(p, d->tok);
+	dim_error_at(p, d, shape, ts_dtype_size(d->dtype));
 	return false;
 }
 
@@ -1510,7 +1522,11 @@ static bool build_stage(struct parser *p, struct decl *d)
 	else
 		d->tensor = ts_compute(p->ctx, d->name, d->ndim, axes, body);
 	if (!d->tensor) {
-		api_error_at(p, d->tok);
+		int64_t shape[TS_MAX_DIMS];
+		for (int i = 0; i < d->ndim && i < TS_MAX_DIMS; i++)
+			shape[i] = d->dims[i].extent;
+		dim_error_at(p, d, shape, ts_dtype_size(d->typed ? d->dtype :
+			body->dtype));
 		return false;
 	}
 	d->tensor->stage->line = d->tok->line;

@@ -355,7 +355,11 @@ static int run_program(ts_ctx *ctx, const struct run_opts *o)
 	ts_module *m;
 	ts_array **args;
 	ts_target *host = NULL;
-	ts_partition *p = dag ? network_of(ctx, o, dag, &host) : NULL;
+	ts_partition *p;
+
+	if (dag && ts_dag_check_memory(ctx, dag) < 0)
+		dag = NULL;
+	p = dag ? network_of(ctx, o, dag, &host) : NULL;
 
 	if (p)
 		return run_network(ctx, o, dag, p, host);

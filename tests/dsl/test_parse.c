@@ -428,6 +428,20 @@ static const struct invalid_case invalid_cases[] = {
 	  "expected a constant name before '='" },
 	{ "constant overflow", "let N = 4611686018427387904 * 4\n", 1, 29,
 	  "integer overflow in a constant expression" },
+	{ "extent 2^63-1", "output B[i: 9223372036854775807] = 1.0\n", 1, 10,
+	  "tensor 'B' is too large: with dimension 0 (extent "
+	  "9223372036854775807) its size in bytes overflows 64 bits" },
+	{ "f64 bytes overflow", "output B[i: 2, j: 1152921504606846976]: "
+	  "f64 = 1.0\n", 1, 16, "tensor 'B' is too large: with dimension 1" },
+	{ "input bytes overflow", "input A: f32[2, 4611686018427387904]\n"
+	  "output B[i: 2] = A[i, 0]\n", 1, 17,
+	  "tensor 'A' is too large: with dimension 1 (extent "
+	  "4611686018427387904)" },
+	{ "iterations overflow", A4 "output B[i: 4] = sum(k: "
+	  "4611686018427387904, l: 4) A[0]\n", 2, 8,
+	  "stage 'B' is too large: with axis 'k' (extent 4611686018427387904) "
+	  "its number of "
+	  "iterations overflows 64 bits" },
 };
 
 /* Check that the error of "ctx" is "file:line:col: error: ...msg...",
