@@ -1489,7 +1489,7 @@ static bool build_input(struct parser *p, struct decl *d)
 		return true;
 	}
 	for (int i = 0; i < d->ndim; i++)
-		if (shape[i] <= 0) {
+		if (shape[i] < 0) {
 			api_error_at(p, d->dims[i].tok);
 			return false;
 		}

@@ -53,10 +53,9 @@ static ts_status check_shape(ts_ctx *ctx, const char *name, int ndim,
 		return ts_ctx_set_error(ctx, "tensor '%s' has %d dimensions; "
 			"at most %d are supported", name, ndim, TS_MAX_DIMS);
 	for (int i = 0; i < ndim; i++)
-		if (shape[i] <= 0)
+		if (shape[i] < 0)
 			return ts_ctx_set_error(ctx, "tensor '%s': dimension %d "
-				"has %s extent %lld", name, i,
-				shape[i] ? "negative" : "zero",
+				"has negative extent %lld", name, i,
 				(long long)shape[i]);
 	return TS_OK;
 }

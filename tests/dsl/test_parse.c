@@ -383,11 +383,11 @@ static const struct invalid_case invalid_cases[] = {
 	{ "typed stage of a bool reduce", "input P: bool[4]\n"
 	  "output B[]: f32 = sum(k: 4) P[k]\n", 2, 19,
 	  "sum: cannot reduce bool values" },
-	{ "zero extent", "let N = 0\n" A4
-	  "output B[i: 4, j: N] = A[i]\n", 3, 16,
-	  "axis 'j' has zero extent" },
-	{ "zero reduction extent", A4 "output B[i: 4] = sum(k: 0) A[k]\n",
-	  2, 22, "axis 'k' has zero extent" },
+	{ "negative extent", "let N = 0\n" A4
+	  "output B[i: 4, j: N - 1] = A[i]\n", 3, 16,
+	  "axis 'j' has negative extent -1" },
+	{ "negative reduction extent", A4 "output B[i: 4] = sum(k: -2) A[0]\n",
+	  2, 22, "axis 'k' has negative extent -2" },
 	{ "negative input extent", "input A: f32[4, 2 - 3]\n"
 	  "output B[i: 4] = 1.0\n", 1, 17,
 	  "tensor 'A': dimension 1 has negative extent -1" },
