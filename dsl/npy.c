@@ -252,6 +252,18 @@ static ts_status descr_dtype(ts_ctx *ctx, const char *path,
 		"|b1 |i1 |u1 <i4 <i8 <f2 <f4 <f8)", path, descr);
 }
 
+/* The number of bytes of "f" after its current position, or -1 when it
+ * is not a plain file. */
+static int64_t bytes_left(FILE *f)
+{
+	struct stat st;
+	long pos = ftell(f);
+
+	if (pos < 0 || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	return st.st_size - pos;
+}
+
 /* Read the magic, version and header dict of "f" into "info". */
 static ts_status read_header(ts_ctx *ctx, const char *path, FILE *f,
 	struct npy_info *info)
@@ -274,8 +286,13 @@ static ts_status read_header(ts_ctx *ctx, const char *path, FILE *f,
 	hlen = len[0] | (size_t)len[1] << 8;
 	if (nlen == 4)
 		hlen |= (size_t)len[2] << 16 | (size_t)len[3] << 24;
+	/* The length comes from the file: check it before allocating. */
+	if (bytes_left(f) >= 0 && (int64_t)hlen > bytes_left(f))
+		return ts_ctx_set_error(ctx, "%s: truncated .npy header: "
+			"expected %zu bytes, found %lld", path, hlen,
+			(long long)bytes_left(f));
 	text = ts_new_atomic(char, hlen + 1);
-	if (fread(text, 1, hlen, f) != hlen)
+	if (!text || fread(text, 1, hlen, f) != hlen)
 		return ts_ctx_set_error(ctx, "%s: truncated .npy header: "
 			"expected %zu bytes", path, hlen);
 	c.p = text;
@@ -289,9 +306,7 @@ static ts_status check_data_size(ts_ctx *ctx, const char *path, FILE *f,
 	const struct npy_info *info, ts_dtype t)
 {
 	size_t elem = ts_dtype_size(t);
-	int64_t n = 1, nbytes;
-	struct stat st;
-	long pos = ftell(f);
+	int64_t n = 1, nbytes, left = bytes_left(f);
 
 	for (int i = 0; i < info->ndim; i++)
 		n *= info->shape[i] ? 1 : 0;
@@ -301,12 +316,10 @@ static ts_status check_data_size(ts_ctx *ctx, const char *path, FILE *f,
 	for (int i = 0; n && i < info->ndim; i++)
 		n *= info->shape[i];
 	nbytes = n * (int64_t)elem;
-	if (pos < 0 || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
-		return TS_OK;	/* not a plain file: fread tells */
-	if (st.st_size - pos < nbytes)
+	if (left >= 0 && left < nbytes)	/* not a plain file: fread tells */
 		return ts_ctx_set_error(ctx, "%s: truncated: expected %lld "
 			"bytes of data, found %lld", path, (long long)nbytes,
-			(long long)(st.st_size - pos));
+			(long long)left);
 	return TS_OK;
 }
 
