@@ -298,6 +298,13 @@ static void test_npy_read_bad_files__name_file_and_problem(void **state)
 		fclose(f);
 		assert_null(ts_npy_read(ctx, path));
 		assert_error_contains(ctx, "truncated .npy header");
+		/* A v2 header claiming 2.3 GiB: refused, not allocated. */
+		f = fopen(path, "wb");
+		fwrite("\x93NUMPY\x02\x00\x74\x00\x00\x93{'descr'", 1, 20, f);
+		fclose(f);
+		assert_null(ts_npy_read(ctx, path));
+		assert_error_contains(ctx, "truncated .npy header: expected "
+			"2466250868 bytes, found 8");
 	}
 	unlink(path);
 	assert_null(ts_npy_read(ctx, path));
