@@ -9,7 +9,8 @@ set -eu
 
 PACKAGES="build-essential autoconf automake libtool pkg-config \
   libisl-dev llvm-16-dev libgc-dev libcmocka-dev libjansson-dev \
-  libxgboost-dev libopenblas-dev libdnnl-dev python3"
+  libxgboost-dev libopenblas-dev libdnnl-dev python3 \
+  clang libclang-rt-14-dev"
 
 cd "$(dirname "$0")"
 

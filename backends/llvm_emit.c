@@ -1284,11 +1284,13 @@ static void emit_parallel(emitter *e, const ts_stmt *s)
 /* A FOR statement "s". */
 static void emit_for(emitter *e, const ts_stmt *s)
 {
-	if (s->var->extent <= 0) {
+	if (s->var->extent < 0) {
 		emit_error(e, "loop '%s' has extent %lld", s->var->name,
 			(long long)s->var->extent);
 		return;
 	}
+	if (s->var->extent == 0)	/* a zero extent: the body never runs */
+		return;
 	if (s->loop == TS_LOOP_BOUND && s->bind != TS_BIND_VTHREAD) {
 		emit_error(e, "loop '%s' is bound to %s: only the CUDA backend "
 			"runs bound loops", s->var->name, ts_bind_name(s->bind));

@@ -135,7 +135,7 @@ static void compute_extents(struct nest *n)
 			continue;
 		}
 		P = n->ext[rel->parent];
-		f = TS_MIN(rel->factor, P);
+		f = TS_MIN(rel->factor, TS_MAX(P, 1));
 		n->ext[rel->inner] = n->part[r] == 2 ? P % f : f;
 		n->ext[rel->outer] = n->part[r] == 2 ? 1 : n->part[r] == 1
 			? P / f : (P + f - 1) / f;
@@ -155,7 +155,7 @@ static bool split_needs_guard(const struct nest *n, int r)
 static bool split_partitions(const struct nest *n, int r)
 {
 	const ts_sched_rel *rel = &n->ss->rels[r];
-	int64_t P = n->ext[rel->parent], f = TS_MIN(rel->factor, P);
+	int64_t P = n->ext[rel->parent], f = TS_MIN(rel->factor, TS_MAX(P, 1));
 
 	return !rel->fuse && rel->tail == TS_TAIL_PARTITION && !n->part[r] &&
 		P % f != 0;
@@ -195,7 +195,7 @@ static void interval(struct nest *n, int l, ts_expr **o, int64_t *s)
 	}
 	rel = &ss->rels[r];
 	if (!rel->fuse) {
-		f = TS_MIN(rel->factor, n->ext[rel->parent]);
+		f = TS_MIN(rel->factor, TS_MAX(n->ext[rel->parent], 1));
 		interval(n, rel->outer, &o1, &s1);
 		interval(n, rel->inner, &o2, &s2);
 		*o = ts_index_simplify(ctx, ts_add(ctx, ts_mul(ctx, o1,
@@ -997,7 +997,8 @@ static ts_stmt *emit_loop(struct nest *n, int p)
 		if (n->part[r] == 2 && n->ss->rels[r].outer == l) {
 			const ts_sched_rel *rel = &n->ss->rels[r];
 			int64_t P = n->ext[rel->parent];
-			n->val[l] = ts_lower_int(ctx, P / TS_MIN(rel->factor, P));
+			n->val[l] = ts_lower_int(ctx,
+				P / TS_MIN(rel->factor, TS_MAX(P, 1)));
 			body = emit_inner(n, p);
 			n->val[l] = NULL;
 			return body;

@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include <math.h>
+#include <unistd.h>
 
 #include "dsl/internal.h"
 
@@ -25,17 +26,98 @@ static ts_status shape_size(ts_ctx *ctx, int ndim, const int64_t *shape,
 	if (ndim < 0 || ndim > TS_MAX_DIMS)
 		return ts_ctx_set_error(ctx, "array: %d dimensions; at most %d "
 			"are supported", ndim, TS_MAX_DIMS);
-	for (int i = 0; i < ndim; i++) {
+	for (int i = 0; i < ndim; i++)
 		if (shape[i] < 0)
 			return ts_ctx_set_error(ctx, "array: dimension %d has "
 				"negative extent %lld", i, (long long)shape[i]);
-		if (shape[i] && n > INT64_MAX / (int64_t)elem / shape[i])
-			return ts_ctx_set_error(ctx, "array: %d-dimensional "
-				"shape is too large", ndim);
+	for (int i = 0; i < ndim; i++)
+		n *= shape[i] ? 1 : 0;
+	/* An empty array may have large extents besides its zero one. */
+	if (n && ts_shape_overflow_dim(ndim, shape, elem) >= 0)
+		return ts_ctx_set_error(ctx, "array: %d-dimensional shape is "
+			"too large: its size in bytes overflows 64 bits", ndim);
+	for (int i = 0; n && i < ndim; i++)
 		n *= shape[i];
-	}
 	*size = n;
 	return TS_OK;
+}
+
+int64_t ts_memory_bytes(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+
+	if (pages <= 0 || page <= 0 || pages > INT64_MAX / page)
+		return INT64_MAX;
+	return (int64_t)pages * page;
+}
+
+const char *ts_bytes_string(double bytes)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB",
+		"TiB", "PiB", "EiB" };
+	int u = 0;
+
+	if (bytes < 1024)
+		return ts_asprintf("%.0f bytes", bytes);
+	while (bytes >= 1024 && u < 6) {
+		bytes /= 1024;
+		u++;
+	}
+	return ts_asprintf("%.2f %s", bytes, units[u]);
+}
+
+/* Check that "bytes" of array data for a "what" fit in the memory of this
+ * machine. */
+static ts_status check_memory(ts_ctx *ctx, const char *what, int64_t bytes)
+{
+	int64_t mem = ts_memory_bytes();
+
+	if (bytes <= mem)
+		return TS_OK;
+	return ts_ctx_set_error(ctx, "%s takes %s, more than the %s of memory "
+		"of this machine", what, ts_bytes_string((double)bytes),
+		ts_bytes_string((double)mem));
+}
+
+/* Return "t" and "shape" ("ndim" extents) written as f32[2x3]. */
+static const char *type_string(ts_dtype t, int ndim, const int64_t *shape)
+{
+	ts_buf b;
+
+	ts_buf_init(&b);
+	ts_buf_printf(&b, "%s[", ts_dtype_name(t));
+	for (int i = 0; i < ndim; i++)
+		ts_buf_printf(&b, "%s%lld", i ? "x" : "", (long long)shape[i]);
+	ts_buf_putc(&b, ']');
+	return b.s;
+}
+
+ts_status ts_dag_check_memory(ts_ctx *ctx, const ts_dag *dag)
+{
+	const ts_tensor *big = NULL;
+	double total = 0;
+
+	if (!dag)
+		return ts_ctx_set_error(ctx, "memory: no DAG");
+	for (int i = 0; i < dag->ninputs + dag->nstages; i++) {
+		const ts_tensor *t = i < dag->ninputs ? dag->inputs[i] :
+			dag->stages[i - dag->ninputs]->out;
+		double bytes = (double)ts_tensor_size(t) *
+			ts_dtype_size(t->dtype);
+		total += bytes;
+		if (!big || bytes > (double)ts_tensor_size(big) *
+		    ts_dtype_size(big->dtype))
+			big = t;
+	}
+	if (!big || total <= (double)ts_memory_bytes())
+		return TS_OK;
+	return ts_ctx_set_error(ctx, "%s: its tensors take %s in all, more "
+		"than the %s of memory of this machine (the largest, '%s', is "
+		"%s: %s)", dag->name ? dag->name : "program",
+		ts_bytes_string(total), ts_bytes_string((double)ts_memory_bytes()),
+		big->name, type_string(big->dtype, big->ndim, big->shape),
+		ts_bytes_string((double)ts_tensor_size(big) *
+		ts_dtype_size(big->dtype)));
 }
 
 ts_array *ts_array_alloc(ts_ctx *ctx, ts_dtype t, int ndim,
@@ -49,7 +131,9 @@ ts_array *ts_array_alloc(ts_ctx *ctx, ts_dtype t, int ndim,
 		ts_ctx_set_error(ctx, "array: unknown dtype %d", (int)t);
 		return NULL;
 	}
-	if (shape_size(ctx, ndim, shape, ts_dtype_size(t), &size) < 0)
+	if (shape_size(ctx, ndim, shape, ts_dtype_size(t), &size) < 0 ||
+	    check_memory(ctx, ts_asprintf("array %s", type_string(t, ndim,
+	    shape)), size * (int64_t)ts_dtype_size(t)) < 0)
 		return NULL;
 	box = ts_new(struct array_box);
 	box->base = ts_alloc_atomic((size_t)size * ts_dtype_size(t) +

@@ -29,6 +29,10 @@ ts_ctx *ts_ctx_alloc(void)
 	ts_ctx *ctx;
 
 	GC_INIT();
+	/* Nothing prints inside the library: a failed allocation comes back
+	 * as NULL and becomes a message of the context, so the collector's
+	 * warnings (a large block, a heap that cannot grow) are dropped. */
+	GC_set_warn_proc(GC_ignore_warn_proc);
 	/* The context is reachable only from the caller, who may keep it in
 	 * memory the collector does not scan: make it uncollectable. */
 	ctx = GC_MALLOC_UNCOLLECTABLE(sizeof(*ctx));

@@ -690,6 +690,8 @@ static void close_loop(struct prog *p, int64_t extent)
 	struct insn in = insn_new(p, VM_LOOP_BEGIN, -1);
 
 	in.slot = p->depth_slot[p->depth];
+	in.extent = extent;
+	in.body = b->n;
 	buf_push(outer, in);
 	for (int i = 0; i < b->n; i++)
 		buf_push(outer, b->code[i]);
@@ -1413,7 +1415,11 @@ static ts_status vm_run(struct vm *vm)
 		case VM_FACC_SUM: case VM_FACC_PROD: case VM_FACC_MAX:
 		case VM_FACC_MIN: case VM_IACC_SUM: case VM_IACC_PROD:
 		case VM_IACC_MAX: case VM_IACC_MIN: run_accum(vm, in); break;
-		case VM_LOOP_BEGIN: vm->iv[in->slot] = 0; break;
+		case VM_LOOP_BEGIN:
+			vm->iv[in->slot] = 0;
+			if (in->extent <= 0)	/* empty: skip body and end */
+				pc += in->body + 1;
+			break;
 		case VM_LOOP_END:
 			if (++vm->iv[in->slot] < in->extent)
 				pc -= in->body + 1;
@@ -1464,6 +1470,8 @@ static ts_status prog_run(struct prog *p, ts_array *out)
 	struct vm vm = { p };
 	int64_t ostride[TS_MAX_DIMS], st = 1, lane_extent;
 
+	if (out->size == 0)	/* a zero extent: no point to compute */
+		return TS_OK;
 	vm.file = ts_new_atomic(uint64_t, p->file_size + 8);
 	vm.iv = ts_new_atomic(int64_t, p->nslots + 1);
 	vm.scratch = ts_new_atomic(int64_t, VM_LANES);

@@ -60,9 +60,9 @@ static ts_axis *axis_new(ts_ctx *ctx, const char *name, int64_t extent,
 		ts_ctx_set_error(ctx, "an axis needs a name");
 		return NULL;
 	}
-	if (extent <= 0) {
-		ts_ctx_set_error(ctx, "axis '%s' has %s extent %lld", name,
-			extent ? "negative" : "zero", (long long)extent);
+	if (extent < 0) {
+		ts_ctx_set_error(ctx, "axis '%s' has negative extent %lld",
+			name, (long long)extent);
 		return NULL;
 	}
 	a = ts_new(ts_axis);

@@ -43,6 +43,14 @@ ts_status ts_stage_set_body(ts_ctx *ctx, ts_stage *s, ts_expr *body);
  * stages avoid.  Set "changed" when a stage was made or rewritten. */
 ts_status ts_canonicalize(ts_ctx *ctx, int nstages, ts_stage *const *stages,
 	int nplaceholders, ts_tensor *const *placeholders, bool *changed);
+/* The first dimension of "shape" ("ndim" extents, none negative) at which
+ * the size in bytes of an array of "elem"-byte elements would pass
+ * INT64_MAX, zero extents counting as one; -1 when it fits. */
+int ts_shape_overflow_dim(int ndim, const int64_t *shape, size_t elem);
+/* The physical memory of this machine in bytes (INT64_MAX if unknown). */
+int64_t ts_memory_bytes(void);
+/* "bytes" written with a binary unit for messages: "4.00 TiB". */
+const char *ts_bytes_string(double bytes);
 
 /* A growable string. */
 typedef struct ts_buf {

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "dsl/internal.h"
 
@@ -251,6 +252,18 @@ static ts_status descr_dtype(ts_ctx *ctx, const char *path,
 		"|b1 |i1 |u1 <i4 <i8 <f2 <f4 <f8)", path, descr);
 }
 
+/* The number of bytes of "f" after its current position, or -1 when it
+ * is not a plain file. */
+static int64_t bytes_left(FILE *f)
+{
+	struct stat st;
+	long pos = ftell(f);
+
+	if (pos < 0 || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	return st.st_size - pos;
+}
+
 /* Read the magic, version and header dict of "f" into "info". */
 static ts_status read_header(ts_ctx *ctx, const char *path, FILE *f,
 	struct npy_info *info)
@@ -273,12 +286,41 @@ static ts_status read_header(ts_ctx *ctx, const char *path, FILE *f,
 	hlen = len[0] | (size_t)len[1] << 8;
 	if (nlen == 4)
 		hlen |= (size_t)len[2] << 16 | (size_t)len[3] << 24;
+	/* The length comes from the file: check it before allocating. */
+	if (bytes_left(f) >= 0 && (int64_t)hlen > bytes_left(f))
+		return ts_ctx_set_error(ctx, "%s: truncated .npy header: "
+			"expected %zu bytes, found %lld", path, hlen,
+			(long long)bytes_left(f));
 	text = ts_new_atomic(char, hlen + 1);
-	if (fread(text, 1, hlen, f) != hlen)
+	if (!text || fread(text, 1, hlen, f) != hlen)
 		return ts_ctx_set_error(ctx, "%s: truncated .npy header: "
 			"expected %zu bytes", path, hlen);
 	c.p = text;
 	return parse_dict(&c, info);
+}
+
+/* Check that the data of "info" ("t" elements) fit in 64-bit sizes and
+ * that the rest of "f", file "path", holds them, before anything is
+ * allocated for them. */
+static ts_status check_data_size(ts_ctx *ctx, const char *path, FILE *f,
+	const struct npy_info *info, ts_dtype t)
+{
+	size_t elem = ts_dtype_size(t);
+	int64_t n = 1, nbytes, left = bytes_left(f);
+
+	for (int i = 0; i < info->ndim; i++)
+		n *= info->shape[i] ? 1 : 0;
+	if (n && ts_shape_overflow_dim(info->ndim, info->shape, elem) >= 0)
+		return ts_ctx_set_error(ctx, "%s: the shape in the header is "
+			"too large: its size in bytes overflows 64 bits", path);
+	for (int i = 0; n && i < info->ndim; i++)
+		n *= info->shape[i];
+	nbytes = n * (int64_t)elem;
+	if (left >= 0 && left < nbytes)	/* not a plain file: fread tells */
+		return ts_ctx_set_error(ctx, "%s: truncated: expected %lld "
+			"bytes of data, found %lld", path, (long long)nbytes,
+			(long long)left);
+	return TS_OK;
 }
 
 ts_array *ts_npy_read(ts_ctx *ctx, const char *path)
@@ -303,6 +345,8 @@ ts_array *ts_npy_read(ts_ctx *ctx, const char *path)
 			"supported; save it in C order", path);
 		goto out;
 	}
+	if (check_data_size(ctx, path, f, &info, t) < 0)
+		goto out;
 	a = ts_array_alloc(ctx, t, info.ndim, info.shape);
 	if (!a) {
 		ts_ctx_set_error(ctx, "%s: %s", path, ts_ctx_error(ctx));

@@ -23,6 +23,14 @@
 
 #include "dsl/internal.h"
 
+/* The deepest nesting of parentheses, brackets, unary operators, calls and
+ * reducers that the parser accepts: every pass over an expression
+ * recurses, so a bound here keeps the stack small whatever the input. */
+#define MAX_NESTING 256
+/* The tallest expression tree accepted: a long chain of binary operators
+ * is read without recursion but walked recursively afterwards. */
+#define MAX_HEIGHT 2048
+
 /* Lexical tokens. */
 enum tok_kind {
 	TK_IDENT,
@@ -79,6 +87,7 @@ struct node {
 	struct node **args;
 	int nbinds;		/* N_REDUCE */
 	struct binder *binds;
+	int height;		/* 1 for a leaf, else 1 + its tallest operand */
 };
 
 /* A spatial axis of a stage, or a dimension of an input. */
@@ -121,6 +130,7 @@ struct parser {
 	struct token *prev;	/* the last token consumed, or NULL */
 	ts_vec lets;		/* struct let, in order */
 	ts_vec decls;		/* struct decl, in order */
+	int depth;		/* current nesting, at most MAX_NESTING */
 };
 
 /* Messages. */
@@ -412,6 +422,25 @@ static struct token *expect_ident(struct parser *p, const char *what)
 	return t;
 }
 
+/* Enter one more level of nesting at token "t" of "p", or report that
+ * the input nests too deeply. */
+static bool nest(struct parser *p, struct token *t)
+{
+	if (++p->depth <= MAX_NESTING)
+		return true;
+	error_at(p, t->loc, "expression nested too deeply (more than %d "
+		"levels of parentheses, brackets, unary operators, calls or "
+		"reducers)", MAX_NESTING);
+	return false;
+}
+
+/* Leave the level of nesting entered last in "p"; return "ok". */
+static bool unnest(struct parser *p, bool ok)
+{
+	p->depth--;
+	return ok;
+}
+
 /* Constant expressions (lets and extents), evaluated while parsing. */
 
 /* Return the constant "name" declared so far in "p", or NULL. */
@@ -450,8 +479,10 @@ static bool cprimary(struct parser *p, int64_t *v)
 	}
 	if (equal(t, "(")) {
 		advance(p);
-		return cexpr(p, v) &&
-			expect_close(p, t, ")", "')' or an operator");
+		if (!nest(p, t))
+			return false;
+		return unnest(p, cexpr(p, v) &&
+			expect_close(p, t, ")", "')' or an operator"));
 	}
 	if (t->kind == TK_FLOAT) {
 		error_at(p, t->loc, "expected an integer constant, got %s",
@@ -469,7 +500,7 @@ static bool cunary(struct parser *p, int64_t *v)
 
 	if (!consume(p, "-"))
 		return cprimary(p, v);
-	if (!cunary(p, v))
+	if (!nest(p, t) || !unnest(p, cunary(p, v)))
 		return false;
 	if (*v == INT64_MIN) {
 		error_at(p, t->loc, "integer overflow in a constant expression");
@@ -562,7 +593,21 @@ static struct node *node_new(enum node_kind kind, struct token *tok,
 	n->start = start;
 	n->nargs = nargs;
 	n->args = ts_new_array(struct node *, nargs ? nargs : 1);
+	n->height = 1;
 	return n;
+}
+
+/* Set the height of "n" from its operands, or report at its token that
+ * the expression is too tall; return "n" or NULL. */
+static struct node *node_done(struct parser *p, struct node *n)
+{
+	for (int i = 0; i < n->nargs; i++)
+		n->height = TS_MAX(n->height, n->args[i]->height + 1);
+	if (n->height <= MAX_HEIGHT)
+		return n;
+	error_at(p, n->tok->loc, "expression too deep (more than %d nested "
+		"operations)", MAX_HEIGHT);
+	return NULL;
 }
 
 static struct node *expr(struct parser *p);
@@ -588,14 +633,14 @@ static bool expr_list(struct parser *p, struct token *open, const char *close,
 }
 
 /* A node of "kind" over the expressions in "v". */
-static struct node *node_from_vec(enum node_kind kind, struct token *tok,
-	ts_vec *v)
+static struct node *node_from_vec(struct parser *p, enum node_kind kind,
+	struct token *tok, ts_vec *v)
 {
 	struct node *n = node_new(kind, tok, tok, v->n);
 
 	for (int i = 0; i < v->n; i++)
 		n->args[i] = v->v[i];
-	return n;
+	return node_done(p, n);
 }
 
 /* load = ident "[" [ expr { "," expr } ] "]" */
@@ -608,9 +653,10 @@ static struct node *load(struct parser *p)
 	advance(p);
 	open = p->tok;
 	advance(p);
-	if (!expr_list(p, open, "]", &idx))
+	if (!nest(p, open) || !unnest(p, expr_list(p, open, "]", &idx)))
 		return NULL;
-	n = node_from_vec(N_LOAD, name, &idx);
+	if (!(n = node_from_vec(p, N_LOAD, name, &idx)))
+		return NULL;
 	n->name = tok_text(name);
 	return n;
 }
@@ -671,7 +717,7 @@ static struct node *call(struct parser *p)
 	advance(p);
 	open = p->tok;
 	advance(p);
-	if (!expr_list(p, open, ")", &args))
+	if (!nest(p, open) || !unnest(p, expr_list(p, open, ")", &args)))
 		return NULL;
 	if (args.n != f->arity) {
 		error_at(p, name->loc, "'%.*s' takes %d argument%s, %d given",
@@ -679,7 +725,8 @@ static struct node *call(struct parser *p)
 			args.n);
 		return NULL;
 	}
-	n = node_from_vec(f->kind, name, &args);
+	if (!(n = node_from_vec(p, f->kind, name, &args)))
+		return NULL;
 	n->op = f->op;
 	n->dtype = t;
 	return n;
@@ -726,6 +773,8 @@ static struct node *reduce(struct parser *p, ts_reducer r)
 	ts_vec binds = { 0 };
 	struct node *n;
 
+	if (!nest(p, name))
+		return NULL;
 	advance(p);
 	open = p->tok;
 	advance(p);
@@ -743,9 +792,9 @@ static struct node *reduce(struct parser *p, ts_reducer r)
 	n->binds = ts_new_array(struct binder, binds.n);
 	for (int i = 0; i < binds.n; i++)
 		n->binds[i] = *(struct binder *)binds.v[i];
-	if (!(n->args[0] = expr(p)))
+	if (!unnest(p, (n->args[0] = expr(p)) != NULL))
 		return NULL;
-	return n;
+	return node_done(p, n);
 }
 
 /* A literal or a name standing alone: "true", "false", "inf", "nan" or an
@@ -778,8 +827,8 @@ static struct node *primary(struct parser *p)
 
 	if (equal(t, "(")) {
 		advance(p);
-		if (!(n = expr(p)) ||
-		    !expect_close(p, t, ")", "')' or an operator"))
+		if (!nest(p, t) || !unnest(p, (n = expr(p)) &&
+		    expect_close(p, t, ")", "')' or an operator")))
 			return NULL;
 		return n;
 	}
@@ -812,9 +861,9 @@ static struct node *unary(struct parser *p)
 	advance(p);
 	n = node_new(N_UNARY, t, t, 1);
 	n->op = equal(t, "-") ? TS_OP_NEG : TS_OP_NOT;
-	if (!(n->args[0] = unary(p)))
+	if (!nest(p, t) || !unnest(p, (n->args[0] = unary(p)) != NULL))
 		return NULL;
-	return n;
+	return node_done(p, n);
 }
 
 /* The binary operators of one precedence level. */
@@ -862,9 +911,8 @@ static struct node *chain(struct parser *p, const struct binop *ops,
 		m->op = b->op;
 		m->args[0] = n;
 		advance(p);
-		if (!(m->args[1] = operand(p)))
+		if (!(m->args[1] = operand(p)) || !(n = node_done(p, m)))
 			return NULL;
-		n = m;
 	}
 	return n;
 }
@@ -1466,6 +1514,18 @@ static ts_expr *build_expr(struct builder *b, struct node *n)
 	return e;
 }
 
+/* Report the error a constructor left for the tensor "d" of shape "shape"
+ * at the dimension where its size in bytes ("elem" per element)
+ * overflows, or else at its name. */
+static void dim_error_at(struct parser *p, struct decl *d,
+	const int64_t *shape, size_t elem)
+{
+	int k = ts_shape_overflow_dim(TS_MIN(d->ndim, TS_MAX_DIMS), shape,
+		elem);
+
+	api_error_at(p, k >= 0 ? d->dims[k].tok : d->tok);
+}
+
 /* Declare the input "d" as a placeholder. */
 static bool build_input(struct parser *p, struct decl *d)
 {
@@ -1484,11 +1544,11 @@ static bool build_input(struct parser *p, struct decl *d)
 		return true;
 	}
 	for (int i = 0; i < d->ndim; i++)
-		if (shape[i] <= 0) {
+		if (shape[i] < 0) {
 			api_error_at(p, d->dims[i].tok);
 			return false;
 		}
-	api_error_at(p, d->tok);
+	dim_error_at(p, d, shape, ts_dtype_size(d->dtype));
 	return false;
 }
 
@@ -1517,7 +1577,11 @@ static bool build_stage(struct parser *p, struct decl *d)
 	else
 		d->tensor = ts_compute(p->ctx, d->name, d->ndim, axes, body);
 	if (!d->tensor) {
-		api_error_at(p, d->tok);
+		int64_t shape[TS_MAX_DIMS];
+		for (int i = 0; i < d->ndim && i < TS_MAX_DIMS; i++)
+			shape[i] = d->dims[i].extent;
+		dim_error_at(p, d, shape, ts_dtype_size(d->typed ? d->dtype :
+			body->dtype));
 		return false;
 	}
 	d->tensor->stage->line = d->tok->line;

@@ -20,6 +20,31 @@ static bool is_identifier(const char *name)
 	return true;
 }
 
+int ts_shape_overflow_dim(int ndim, const int64_t *shape, size_t elem)
+{
+	int64_t n = (int64_t)(elem ? elem : 1);
+
+	for (int i = 0; i < ndim; i++)
+		if (__builtin_mul_overflow(n, TS_MAX(shape[i], 1), &n))
+			return i;
+	return -1;
+}
+
+/* Check that the elements of tensor "name" of dtype "t" and shape "shape"
+ * ("ndim" extents, none negative) have a size in bytes that fits in 64
+ * bits. */
+static ts_status check_size(ts_ctx *ctx, const char *name, ts_dtype t,
+	int ndim, const int64_t *shape)
+{
+	int d = ts_shape_overflow_dim(ndim, shape, ts_dtype_size(t));
+
+	if (d < 0)
+		return TS_OK;
+	return ts_ctx_set_error(ctx, "tensor '%s' is too large: with "
+		"dimension %d (extent %lld) its size in bytes overflows 64 "
+		"bits", name, d, (long long)shape[d]);
+}
+
 /* Check the name, rank and extents of a new tensor "name". */
 static ts_status check_shape(ts_ctx *ctx, const char *name, int ndim,
 	const int64_t *shape)
@@ -31,10 +56,9 @@ static ts_status check_shape(ts_ctx *ctx, const char *name, int ndim,
 		return ts_ctx_set_error(ctx, "tensor '%s' has %d dimensions; "
 			"at most %d are supported", name, ndim, TS_MAX_DIMS);
 	for (int i = 0; i < ndim; i++)
-		if (shape[i] <= 0)
+		if (shape[i] < 0)
 			return ts_ctx_set_error(ctx, "tensor '%s': dimension %d "
-				"has %s extent %lld", name, i,
-				shape[i] ? "negative" : "zero",
+				"has negative extent %lld", name, i,
 				(long long)shape[i]);
 	return TS_OK;
 }
@@ -65,6 +89,8 @@ static ts_tensor *tensor_new(ts_ctx *ctx, const char *name, ts_dtype t,
 			name, (int)t);
 		return NULL;
 	}
+	if (check_size(ctx, name, t, ndim, shape) < 0)
+		return NULL;
 	return ts_tensor_make(ctx, name, t, ndim, shape);
 }
 
@@ -152,6 +178,25 @@ static ts_status check_body(struct body_check *bc, ts_expr *e)
 	}
 }
 
+/* Check that the iteration domain of stage "s" (its spatial and
+ * reduction axes) has fewer than 2^63 points, zero extents counting as
+ * one, so that counts of iterations fit in 64 bits. */
+static ts_status check_domain(ts_ctx *ctx, const ts_stage *s)
+{
+	int64_t n = 1;
+
+	for (int i = 0; i < s->ndim + s->nraxes; i++) {
+		const ts_axis *a = i < s->ndim ? s->axes[i] :
+			s->raxes[i - s->ndim];
+		if (__builtin_mul_overflow(n, TS_MAX(a->extent, 1), &n))
+			return ts_ctx_set_error(ctx, "stage '%s' is too large: "
+				"with axis '%s' (extent %lld) its number of "
+				"iterations overflows 64 bits", s->name,
+				a->name, (long long)a->extent);
+	}
+	return TS_OK;
+}
+
 /* Check the spatial axes of stage "name". */
 static ts_status check_axes(ts_ctx *ctx, const char *name, int ndim,
 	ts_axis *const *axes)
@@ -215,6 +260,8 @@ ts_tensor *ts_compute_typed(ts_ctx *ctx, const char *name, ts_dtype t,
 	for (int i = 0; i < ndim; i++)
 		shape[i] = axes[i]->extent;
 	out = tensor_new(ctx, name, t, ndim, shape);
+	if (out && check_domain(ctx, s) < 0)
+		return NULL;
 	if (!out)
 		return NULL;
 	out->stage = s;

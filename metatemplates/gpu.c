@@ -115,9 +115,10 @@ static ts_status add_tile_knobs(ts_gpu_template *tp, ts_gpu_plan *p)
 	for (int a = 0; a < s->ndim + s->nraxes; a++) {
 		const ts_axis *ax = a < s->ndim ? s->axes[a]
 			: s->raxes[a - s->ndim];
+		/* Extent 0 splits like 1, as in template.c. */
 		p->split[a] = ts_space_add_split(tp->space, ts_asprintf("%s.%s",
-			s->name, ax->name), ax->extent, a < s->ndim ? 4 : 2,
-			true);
+			s->name, ax->name), TS_MAX(ax->extent, 1),
+			a < s->ndim ? 4 : 2, true);
 		if (p->split[a] < 0)
 			return TS_ERROR;
 	}

@@ -220,7 +220,9 @@ static ts_status split_apply(ts_schedule *sch, ts_sched_stage *ss,
 			"unknown tail mode %d", ss->stage->name, st->loop,
 			(int)st->tail);
 	l = &ss->loops[ss->order[p]];
-	f = TS_MIN(st->factor, l->extent);
+	/* A loop of extent 0 splits into an outer loop of extent 0 and an
+	 * inner one of extent 1. */
+	f = TS_MIN(st->factor, TS_MAX(l->extent, 1));
 	idx[0] = loop_add(ss, ts_asprintf("%s.o", st->loop),
 		(l->extent + f - 1) / f, l->reduce, -1);
 	l = &ss->loops[ss->order[p]];

@@ -105,8 +105,12 @@ static ts_status add_tile_knobs(ts_template *tp, ts_stage_plan *p)
 		const ts_axis *ax = a < s->ndim ? s->axes[a]
 			: s->raxes[a - s->ndim];
 		int levels = a < s->ndim ? p->nslevels : p->nrlevels;
+		/* An axis of extent 0 (an empty stage, or a reduction
+		 * giving its identity) splits like one of extent 1: every
+		 * factor is 1 and its loops run zero times. */
 		p->split[a] = ts_space_add_split(sp, ts_asprintf("%s.%s",
-			s->name, ax->name), ax->extent, levels, false);
+			s->name, ax->name), TS_MAX(ax->extent, 1), levels,
+			false);
 		if (p->split[a] < 0)
 			return TS_ERROR;
 	}

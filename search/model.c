@@ -940,6 +940,11 @@ double ts_model_stage_estimate(const ts_model *m, const ts_config *cfg,
 	if (!e)
 		e = &local;
 	memset(e, 0, sizeof(*e));
+	/* An empty domain (a zero extent) costs nothing worth modelling,
+	 * and the model's ratios per iteration would divide by zero. */
+	if (m->tp->info->stages[s]->spatial_extent == 0 ||
+	    m->tp->info->stages[s]->reduce_extent == 0)
+		return 0;
 	if (ts_template_nest(m->tp, cfg, s, &n))
 		return nest_time(m, cfg, &n, e);
 	if (m->tp->plans[s].rule == TS_RULE_LOCATION)

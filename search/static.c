@@ -378,6 +378,12 @@ ts_static_result *ts_static_fill(ts_ctx *ctx, const ts_dag *dag,
 		p.rated = rated + q.rated;
 	}
 	distinct_schedules(ctx, r->tp, &p);
+	if (p.n == 0) {
+		ts_ctx_set_error(ctx, "static filling of '%s': no configuration "
+			"of %d rated has a finite cost", dag->name ? dag->name :
+			"the program", p.rated);
+		return NULL;
+	}
 	r->k = k < p.n ? k : p.n;
 	r->topk = p.cfg;
 	r->topk_cost = p.cost;

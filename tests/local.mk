@@ -15,3 +15,4 @@ include $(srcdir)/tests/search/tuner.mk
 include $(srcdir)/tests/search/tune.mk
 include $(srcdir)/tests/networks/local.mk
 include $(srcdir)/tests/corpus/local.mk
+include $(srcdir)/tests/fuzz/local.mk

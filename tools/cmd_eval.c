@@ -168,7 +168,7 @@ static int eval_run(ts_ctx *ctx, const struct eval_opts *o)
 	int code = TS_EXIT_OK;
 
 	dag = ts_parse_file(ctx, o->file);
-	if (!dag) {
+	if (!dag || ts_dag_check_memory(ctx, dag) < 0) {
 		ts_tool_report(ctx);
 		return TS_EXIT_USAGE;
 	}

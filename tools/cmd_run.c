@@ -427,6 +427,9 @@ static int run_program(ts_ctx *ctx, const struct run_opts *o)
 	ts_partition *p;
 	int code;
 
+	if (dag && ts_dag_check_memory(ctx, dag) < 0)
+		dag = NULL;
+
 	if (o->out && ts_tool_make_dir(o->out, "run") < 0)
 		return TS_EXIT_USAGE;
 	if (dag && o->target && (o->inputs || o->out)) {

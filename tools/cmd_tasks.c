@@ -566,6 +566,8 @@ int ts_cmd_tasks(int argc, char **argv)
 		return rc;
 	ctx = ts_ctx_alloc();
 	dag = ts_parse_file(ctx, o.file);
+	if (dag && o.run && ts_dag_check_memory(ctx, dag) < 0)
+		dag = NULL;
 	host = dag ? ts_tool_target(ctx, o.target ? o.target : "host") : NULL;
 	tg = ts_tool_target_threads(host, o.threads);
 	p = tg ? ts_partition_dag(ctx, dag, tg) : NULL;

@@ -356,8 +356,12 @@ static void print_choice(const struct tune_opts *o,
 static int tune_program(ts_ctx *ctx, const struct tune_opts *o)
 {
 	ts_dag *dag = ts_parse_file(ctx, o->file);
-	ts_target *target = dag ? ts_tool_target(ctx, o->target) : NULL;
+	ts_target *target;
 	struct task_result r = { 0 };
+
+	if (dag && ts_dag_check_memory(ctx, dag) < 0)
+		dag = NULL;
+	target = dag ? ts_tool_target(ctx, o->target) : NULL;
 
 	if (!dag || !target) {
 		ts_tool_report(ctx);

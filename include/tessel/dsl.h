@@ -316,6 +316,11 @@ ts_status ts_array_compare(ts_ctx *ctx, const ts_array *a, const ts_array *b,
 bool ts_array_close(const ts_array *got, const ts_array *want,
 	double *max_abs_err);
 
+/* Check that the arrays of every input and stage of "dag", all at once,
+ * fit in the memory of this machine: what the interpreter or a run needs
+ * at most.  TS_ERROR with a message naming the largest tensor if not. */
+ts_status ts_dag_check_memory(ts_ctx *ctx, const ts_dag *dag);
+
 /* NumPy .npy files, format 1.0, little endian, C order. */
 ts_array *ts_npy_read(ts_ctx *ctx, const char *path);
 ts_status ts_npy_write(ts_ctx *ctx, const char *path, const ts_array *a);

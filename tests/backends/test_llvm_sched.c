@@ -154,6 +154,60 @@ static void test_llvm_sched_naive__examples_match_eval(void **state)
 	check_schedule(ctx, dag, ts_schedule_naive(ctx, dag), "naive dense");
 }
 
+/* Programs with zero extents: empty inputs and outputs, and reductions
+ * over nothing that give their reducer's identity. */
+static const char *const zero_srcs[] = {
+	"input X: f32[0, 4]\n"
+	"input W: f32[4, 3]\n"
+	"output Y[i: 0, j: 3] = sum(k: 4) X[i, k] * W[k, j]\n"
+	"output S[j: 4] = sum(i: 0) X[i, j]\n"
+	"output M[j: 3] = max(k: 0) W[k, j]\n"
+	"output Z[j: 3] = W[0, j] + (prod(k: 0) W[k, j])\n",
+	"let N = 0\n"
+	"input A: f32[8, N]\n"
+	"input B: i32[N, 6]\n"
+	"C[i: 8, j: 6] = sum(k: N) A[i, k] * f32(B[k, j])\n"
+	"output D[i: 8, j: 6] = max(C[i, j], 0.0) + 1.0\n"
+	"output E[i: 8, j: N] = A[i, j] * 2.0\n"
+	"output F[i: 8]: i32 = min(k: N) B[k, 0]\n",
+};
+
+/* Compile "dag" under "sch" and compare every output with ts_eval. */
+static void check_all_outputs(ts_ctx *ctx, ts_dag *dag, ts_schedule *sch,
+	const char *what)
+{
+	ts_func *f = sch ? ts_lower(ctx, dag, sch) : NULL;
+	ts_module *m = f ? ts_module_compile(ctx, f, NULL) : NULL;
+	ts_array **in = ts_dag_random_inputs(ctx, dag, 5), **want;
+	const char *bad;
+	double err = 0;
+
+	if (!m)
+		fail_msg("%s: %s", what, ts_ctx_error(ctx));
+	want = GC_MALLOC((size_t)(dag->noutputs + 1) * sizeof(*want));
+	ok(ctx, ts_eval(ctx, dag, in, want), "eval");
+	if ((bad = ts_test_run_compare(ctx, m, dag, in, want, &err)))
+		fail_msg("%s: output '%s' differs from ts_eval by %g", what,
+			bad, err);
+	ts_module_free(m);
+}
+
+static void test_llvm_sched_zero_extents__naive_and_static_match_eval(
+	void **state)
+{
+	for (size_t i = 0; i < sizeof(zero_srcs) / sizeof(*zero_srcs); i++) {
+		ts_ctx *ctx = ts_ctx_alloc();
+		ts_dag *dag = parse(ctx, zero_srcs[i]);
+		ts_target *tg = ts_target_lookup(ctx, "zen3");
+
+		assert_non_null(tg);
+		check_all_outputs(ctx, dag, ts_schedule_new(ctx, dag), "naive");
+		check_all_outputs(ctx, dag, ts_static_schedule(ctx, dag, tg),
+			"static");
+		ts_ctx_free(ctx);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -162,6 +216,7 @@ int main(void)
 		TS_TEST(test_llvm_sched_dense_relu_fused__matches_eval),
 		TS_TEST(test_llvm_sched_rfactor_guarded_fused__matches_eval),
 		TS_TEST(test_llvm_sched_naive__examples_match_eval),
+		TS_TEST(test_llvm_sched_zero_extents__naive_and_static_match_eval),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

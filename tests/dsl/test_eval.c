@@ -871,6 +871,30 @@ static void test_eval_matmul_256__matches_c_loop(void **state)
 		}
 }
 
+/* A program larger than the memory of any test machine fails before
+ * anything is allocated, with the size and the largest tensor named. */
+static void test_eval_too_large__named_before_allocating(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "big.tsl",
+		"input A: f32[1099511627776]\n"
+		"output B[i: 1099511627776] = A[i]\n");
+
+	assert_non_null(dag);
+	assert_int_equal(ts_dag_check_memory(ctx, dag), TS_ERROR);
+	assert_error_contains(ctx, "big: its tensors take 8.00 TiB in all, "
+		"more than the ");
+	assert_error_contains(ctx, "(the largest, 'A', is "
+		"f32[1099511627776]: 4.00 TiB)");
+	ts_ctx_clear_error(ctx);
+	assert_null(ts_dag_random_inputs(ctx, dag, 1));
+	assert_error_contains(ctx, "array f32[1099511627776] takes 4.00 TiB, "
+		"more than the ");
+	dag = ts_parse_string(ctx, "small.tsl", "input A: f32[4]\n"
+		"output B[i: 4] = A[i]\n");
+	assert_int_equal(ts_dag_check_memory(ctx, dag), TS_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -896,6 +920,7 @@ int main(void)
 		TS_TEST(test_eval_strips_and_chains__match_direct_loops),
 		TS_TEST(test_random_inputs__reproducible_and_in_bounds),
 		TS_TEST(test_eval_matmul_256__matches_c_loop),
+		TS_TEST(test_eval_too_large__named_before_allocating),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -55,9 +55,14 @@ static const void *true_div_of_ints(ts_ctx *ctx)
 	return ts_div(ctx, ts_at(ctx, B, 1, ts_var(ctx, i)), ts_int(ctx, 2));
 }
 
-static const void *zero_extent_axis(ts_ctx *ctx)
+static const void *huge_stage(ts_ctx *ctx)
 {
-	return ts_axis_new(ctx, "i", 0);
+	ts_axis *i = ts_axis_new(ctx, "i", INT64_MAX / 2);
+	ts_axis *k = ts_reduce_axis(ctx, "k", 4);
+	ts_expr *v = ts_var(ctx, k);
+
+	return ts_compute(ctx, "S", 1, &i, ts_sum(ctx, 1, &k,
+		ts_cast(ctx, TS_I8, v)));
 }
 
 static const void *negative_extent_axis(ts_ctx *ctx)
@@ -65,9 +70,9 @@ static const void *negative_extent_axis(ts_ctx *ctx)
 	return ts_reduce_axis(ctx, "k", -3);
 }
 
-static const void *zero_extent_tensor(ts_ctx *ctx)
+static const void *huge_tensor(ts_ctx *ctx)
 {
-	static const int64_t shape[2] = { 2, 0 };
+	static const int64_t shape[2] = { 2, INT64_MAX / 2 };
 
 	return ts_placeholder(ctx, "A", TS_F32, 2, shape);
 }
@@ -243,11 +248,14 @@ static const struct error_case error_cases[] = {
 	{ "sqrt(i64)", sqrt_of_i64_var, "'sqrt' needs a floating-point "
 		"operand, got i64" },
 	{ "i32 / i32", true_div_of_ints, "integer division is '//'" },
-	{ "zero extent", zero_extent_axis, "axis 'i' has zero extent 0" },
+	{ "iterations overflow", huge_stage, "stage 'S' is too large: with "
+		"axis 'k' (extent 4) its number of iterations overflows 64 "
+		"bits" },
 	{ "negative extent", negative_extent_axis,
 		"axis 'k' has negative extent -3" },
-	{ "zero dim", zero_extent_tensor,
-		"tensor 'A': dimension 1 has zero extent 0" },
+	{ "bytes overflow", huge_tensor, "tensor 'A' is too large: with "
+		"dimension 1 (extent 4611686018427387903) its size in bytes "
+		"overflows 64 bits" },
 	{ "negative dim", negative_extent_tensor,
 		"tensor 'A': dimension 0 has negative extent -5" },
 	{ "duplicate", duplicate_name, "tensor 'A' is defined twice" },

@@ -260,6 +260,18 @@ static void test_npy_read_bad_files__name_file_and_problem(void **state)
 			10, "truncated: expected 24 bytes of data, found 10" },
 		{ 1, "{'descr': '<i8', 'fortran_order': False, 'shape': (4,), }",
 			0, "truncated: expected 32 bytes of data, found 0" },
+		/* Sizes are checked against the file before allocating. */
+		{ 1, "{'descr': '<f4', 'fortran_order': False, "
+			"'shape': (1099511627776,), }", 8,
+			"truncated: expected 4398046511104 bytes of data, "
+			"found 8" },
+		{ 1, "{'descr': '<f8', 'fortran_order': False, "
+			"'shape': (4611686018427387904, 4), }", 8,
+			"the shape in the header is too large: its size in "
+			"bytes overflows 64 bits" },
+		{ 1, "{'descr': '<f4', 'fortran_order': False, "
+			"'shape': (99999999999999999999,), }", 8,
+			"expected a non-negative extent" },
 	};
 	ts_ctx *ctx = *state;
 	char *path = temp_path();
@@ -286,6 +298,13 @@ static void test_npy_read_bad_files__name_file_and_problem(void **state)
 		fclose(f);
 		assert_null(ts_npy_read(ctx, path));
 		assert_error_contains(ctx, "truncated .npy header");
+		/* A v2 header claiming 2.3 GiB: refused, not allocated. */
+		f = fopen(path, "wb");
+		fwrite("\x93NUMPY\x02\x00\x74\x00\x00\x93{'descr'", 1, 20, f);
+		fclose(f);
+		assert_null(ts_npy_read(ctx, path));
+		assert_error_contains(ctx, "truncated .npy header: expected "
+			"2466250868 bytes, found 8");
 	}
 	unlink(path);
 	assert_null(ts_npy_read(ctx, path));
@@ -310,6 +329,7 @@ static void test_array_alloc_and_compare(void **state)
 {
 	ts_ctx *ctx = *state;
 	int64_t bad[2] = { 2, -1 }, s23[2] = { 2, 3 }, s32[2] = { 3, 2 };
+	int64_t huge[2] = { INT64_MAX / 4, 2 }, tera[1] = { 1LL << 40 };
 	ts_array *a, *b, *c;
 	double abs_err, rel_err;
 
@@ -317,6 +337,13 @@ static void test_array_alloc_and_compare(void **state)
 	assert_error_contains(ctx, "dimension 1 has negative extent -1");
 	assert_null(ts_array_alloc(ctx, TS_F32, TS_MAX_DIMS + 1, s23));
 	assert_error_contains(ctx, "at most 8");
+	assert_null(ts_array_alloc(ctx, TS_F64, 2, huge));
+	assert_error_contains(ctx, "array: 2-dimensional shape is too large: "
+		"its size in bytes overflows 64 bits");
+	assert_null(ts_array_alloc(ctx, TS_F32, 1, tera));
+	assert_error_contains(ctx, "array f32[1099511627776] takes 4.00 TiB, "
+		"more than the ");
+	assert_error_contains(ctx, "of memory of this machine");
 	a = ts_array_alloc(ctx, TS_F32, 2, s23);
 	b = ts_array_alloc(ctx, TS_F32, 2, s23);
 	c = ts_array_alloc(ctx, TS_F32, 2, s32);

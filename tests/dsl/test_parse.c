@@ -395,11 +395,11 @@ static const struct invalid_case invalid_cases[] = {
 	{ "typed stage of a bool reduce", "input P: bool[4]\n"
 	  "output B[]: f32 = sum(k: 4) P[k]\n", 2, 19,
 	  "sum: cannot reduce bool values" },
-	{ "zero extent", "let N = 0\n" A4
-	  "output B[i: 4, j: N] = A[i]\n", 3, 16,
-	  "axis 'j' has zero extent" },
-	{ "zero reduction extent", A4 "output B[i: 4] = sum(k: 0) A[k]\n",
-	  2, 22, "axis 'k' has zero extent" },
+	{ "negative extent", "let N = 0\n" A4
+	  "output B[i: 4, j: N - 1] = A[i]\n", 3, 16,
+	  "axis 'j' has negative extent -1" },
+	{ "negative reduction extent", A4 "output B[i: 4] = sum(k: -2) A[0]\n",
+	  2, 22, "axis 'k' has negative extent -2" },
 	{ "negative input extent", "input A: f32[4, 2 - 3]\n"
 	  "output B[i: 4] = 1.0\n", 1, 17,
 	  "tensor 'A': dimension 1 has negative extent -1" },
@@ -440,6 +440,20 @@ static const struct invalid_case invalid_cases[] = {
 	  "expected a constant name before '='" },
 	{ "constant overflow", "let N = 4611686018427387904 * 4\n", 1, 29,
 	  "integer overflow in a constant expression" },
+	{ "extent 2^63-1", "output B[i: 9223372036854775807] = 1.0\n", 1, 10,
+	  "tensor 'B' is too large: with dimension 0 (extent "
+	  "9223372036854775807) its size in bytes overflows 64 bits" },
+	{ "f64 bytes overflow", "output B[i: 2, j: 1152921504606846976]: "
+	  "f64 = 1.0\n", 1, 16, "tensor 'B' is too large: with dimension 1" },
+	{ "input bytes overflow", "input A: f32[2, 4611686018427387904]\n"
+	  "output B[i: 2] = A[i, 0]\n", 1, 17,
+	  "tensor 'A' is too large: with dimension 1 (extent "
+	  "4611686018427387904)" },
+	{ "iterations overflow", A4 "output B[i: 4] = sum(k: "
+	  "4611686018427387904, l: 4) A[0]\n", 2, 8,
+	  "stage 'B' is too large: with axis 'k' (extent 4611686018427387904) "
+	  "its number of "
+	  "iterations overflows 64 bits" },
 };
 
 /* Check that the error of "ctx" is "file:line:col: error: ...msg...",
@@ -482,6 +496,86 @@ static void test_parse_invalid__message_and_position(void **state)
 		assert_error_at(ctx, &invalid_cases[i]);
 		ts_ctx_free(ctx);
 	}
+}
+
+/* Return "head", then "open" "n" times, "leaf", "close" "n" times and a
+ * newline. */
+static char *nested_source(const char *head, const char *open,
+	const char *leaf, const char *close, int n)
+{
+	size_t len = strlen(head) + n * (strlen(open) + strlen(close)) +
+		strlen(leaf) + 2;
+	char *s = malloc(len), *q = s;
+
+	q += sprintf(q, "%s", head);
+	for (int i = 0; i < n; i++)
+		q += sprintf(q, "%s", open);
+	q += sprintf(q, "%s", leaf);
+	for (int i = 0; i < n; i++)
+		q += sprintf(q, "%s", close);
+	sprintf(q, "\n");
+	return s;
+}
+
+/* Deep nesting: the opener of each kind, how often it is repeated, and
+ * the column of the first one past the limit of 256. */
+struct deep_case {
+	const char *what, *head, *open, *leaf, *close;
+	int n, line, col;
+	const char *msg;
+};
+
+#define NEST_MSG "expression nested too deeply (more than 256 levels"
+#define B4 "output B[i: 4] = "
+
+static const struct deep_case deep_cases[] = {
+	{ "100,000 parentheses", A4 B4, "(", "A[i]", ")", 100000, 2, 18 + 256,
+	  NEST_MSG },
+	{ "unary minus", A4 B4, "-", "A[i]", "", 100000, 2, 18 + 256,
+	  NEST_MSG },
+	{ "negations", "input P: bool[4]\noutput B[i: 4] = ", "!", "P[i]", "",
+	  300, 2, 18 + 256, NEST_MSG },
+	{ "brackets", "input I: i32[4]\noutput B[i: 4] = ", "I[", "i", "]",
+	  300, 2, 18 + 256 * 2 + 1, NEST_MSG },
+	{ "calls", A4 B4, "exp(", "A[i]", ")", 300, 2, 18 + 256 * 4 + 3,
+	  NEST_MSG },
+	{ "reducers", A4 "output B[] = ", "sum(k: 4) ", "A[0]", "", 300, 2,
+	  14 + 256 * 10, NEST_MSG },
+	{ "constant parentheses", "let N = ", "(", "1", ")", 100000, 1,
+	  9 + 256, NEST_MSG },
+	{ "constant minus", "let N = ", "-", "1", "", 100000, 1, 9 + 256,
+	  NEST_MSG },
+	{ "long chain", A4 B4, "A[i] + ", "A[i]", "", 5000, 2, 18 + 2046 * 7 + 5,
+	  "expression too deep (more than 2048 nested operations)" },
+};
+
+static void test_parse_deep__located_error_no_crash(void **state)
+{
+	size_t n = sizeof(deep_cases) / sizeof(deep_cases[0]);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct deep_case *d = &deep_cases[i];
+		struct invalid_case c = { d->what, NULL, d->line, d->col,
+			d->msg };
+		ts_ctx *ctx = ts_ctx_alloc();
+		char *src = nested_source(d->head, d->open, d->leaf, d->close,
+			d->n);
+		if (ts_parse_string(ctx, "bad.tsl", src))
+			fail_msg("%s: parsed", d->what);
+		assert_error_at(ctx, &c);
+		free(src);
+		ts_ctx_free(ctx);
+	}
+}
+
+static void test_parse_deep__at_the_limit_parses(void **state)
+{
+	ts_ctx *ctx = *state;
+	char *src = nested_source(A4 B4, "(", "A[i]", ")", 255);
+
+	if (!ts_parse_string(ctx, "ok.tsl", src))
+		fail_msg("%s", ts_ctx_error(ctx));
+	free(src);
 }
 
 static void test_parse_error__shows_line_and_caret(void **state)
@@ -528,6 +622,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TS_TEST(test_parse_valid__dag_has_expected_shape),
+		TS_TEST(test_parse_deep__located_error_no_crash),
+		TS_TEST(test_parse_deep__at_the_limit_parses),
 		TS_TEST(test_parse_matmul__body_is_sum_of_product),
 		TS_TEST(test_parse_out_of_order__stages_in_dependency_order),
 		TS_TEST(test_parse_lets__constant_arithmetic),

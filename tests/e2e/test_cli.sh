@@ -194,6 +194,22 @@ printf 'input A: i32[4]\noutput C[i: 4] = A[i] // (A[i] - A[i])\n' \
 expect 1 div "$tessel" eval "$tmp/div.tsl" --out "$tmp/div"
 contains div err "division by zero"
 
+# A program too large for memory: one line, exit 2, no collector
+# warnings, for every command that would allocate its tensors.
+printf 'input A: f32[1099511627776]\noutput B[i: 1099511627776] = A[i]\n' \
+	>"$tmp/big.tsl"
+for verb in eval run tune; do
+	expect 2 "big_$verb" "$tessel" $verb "$tmp/big.tsl"
+	contains "big_$verb" err "its tensors take 8.00 TiB in all, more than"
+	contains "big_$verb" err "(the largest, 'A', is f32[1099511627776]: 4.00 TiB)"
+	[ "$(wc -l <"$tmp/big_$verb.err")" -eq 1 ] ||
+		fail "big_$verb: more than one line on stderr"
+done
+# An extent of 2^63-1: a located error.
+printf 'output Y[i: 9223372036854775807] = 1.0\n' >"$tmp/huge.tsl"
+expect 2 huge "$tessel" eval "$tmp/huge.tsl"
+contains huge err "huge.tsl:1:10: error: tensor 'Y' is too large: with dimension 0 (extent 9223372036854775807) its size in bytes overflows 64 bits"
+
 # The standalone API example checks one element by hand.
 expect 0 matmul_api "$builddir/examples/matmul_api" 24
 contains matmul_api out "checksum"
