@@ -151,7 +151,7 @@ ts_tensor *ts_buffer_new(ts_ctx *ctx, const char *name, ts_dtype t,
 		return NULL;
 	}
 	for (int i = 0; i < ndim; i++)
-		if (shape[i] <= 0) {
+		if (shape[i] < 0) {
 			ts_ctx_set_error(ctx, "buffer '%s': dimension %d has "
 				"extent %" PRId64, name, i, shape[i]);
 			return NULL;

@@ -1141,6 +1141,8 @@ static ts_stmt *emit_root(struct lower *L, int i)
 		ss->rfactor)].extent;
 	v->buf = ts_buffer_new(L->ctx, ts_asprintf("%s.rf", st->name),
 		st->out->dtype, st->ndim + 1, ext);
+	if (!v->buf)
+		return NULL;
 	view_push(L, v);
 	for (int d = 0; d < st->ndim; d++)
 		ext[d] = st->axes[d]->extent;

@@ -146,6 +146,20 @@ static void test_llvm_sched_rfactor_guarded_fused__matches_eval(void **state)
 	check_schedule(ctx, dag, sch, "rfactor of a guarded fused loop");
 }
 
+/* rfactor of a reduction whose stage is empty: its partial results are
+ * an empty buffer, not an error or a stray write. */
+static void test_llvm_sched_rfactor_empty_stage__matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = parse(ctx, "input X: f32[0, 3]\n"
+		"output Y[i: 0, j: 3] = X[i, j] * rsqrt((sum(k: 3)\n"
+		"  X[i, k] * X[i, k]) + 0.001)\n");
+	ts_schedule *sch = ts_schedule_new(ctx, dag);
+
+	ok(ctx, ts_schedule_rfactor(sch, "Y.sum0", "k"), "rfactor");
+	check_schedule(ctx, dag, sch, "rfactor of an empty stage");
+}
+
 static void test_llvm_sched_naive__examples_match_eval(void **state)
 {
 	ts_ctx *ctx = *state;
