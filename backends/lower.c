@@ -601,6 +601,63 @@ static ts_stmt *emit_sub(struct nest *n, int p, enum mode mode)
 	return emit(c, p);
 }
 
+/* "a" + "b", folding constants. */
+static ts_expr *add_index(ts_ctx *ctx, ts_expr *a, ts_expr *b)
+{
+	if (a->kind == TS_EXPR_INT && b->kind == TS_EXPR_INT)
+		return ts_lower_int(ctx, a->ival + b->ival);
+	return ts_binary(ctx, TS_OP_ADD, a, b);
+}
+
+/* The lowest value of term "t" over the tile "o", "s" as an expression
+ * (a remainder: its lowest value whatever the tile), and the most
+ * values past it that any origin gives into "*span". */
+static ts_expr *term_low(ts_ctx *ctx, const ts_box_term *t, ts_expr **o,
+	const int64_t *s, int64_t *span)
+{
+	int64_t width = 0, c = t->coef < 0 ? -t->coef : t->coef;
+	ts_expr *v = ts_lower_int(ctx, t->r);
+
+	if (t->mod) {
+		*span = c * (t->div - 1);
+		return ts_lower_int(ctx, t->coef < 0 ? t->coef * (t->div - 1) :
+			0);
+	}
+	for (int k = 0; k < MAX_AXES; k++) {
+		int64_t q = t->q[k];
+		if (!q)
+			continue;
+		/* The low end of the argument when "coef" >= 0, else the
+		 * high end. */
+		v = add_index(ctx, v, ts_binary(ctx, TS_OP_MUL,
+			ts_lower_int(ctx, q), (q > 0) == (t->coef >= 0) ? o[k] :
+			add_index(ctx, o[k], ts_lower_int(ctx, s[k] - 1))));
+		width += (q < 0 ? -q : q) * (s[k] - 1);
+	}
+	*span = c * ((width + t->div - 1) / t->div);
+	if (t->div > 1)
+		v = ts_binary(ctx, TS_OP_FLOORDIV, v, ts_lower_int(ctx, t->div));
+	return ts_binary(ctx, TS_OP_MUL, ts_lower_int(ctx, t->coef), v);
+}
+
+/* The region of the quasi-affine dimension "bd" for the tile "o", "s":
+ * its first index, and in "*ext" the most indices any origin of the
+ * tile touches (a tile across a divisor touches one more quotient). */
+static ts_expr *quasi_region(struct lower *L, const ts_box_dim *bd,
+	ts_expr **o, const int64_t *s, int64_t *ext)
+{
+	ts_expr *lo = ts_lower_int(L->ctx, bd->cst);
+
+	*ext = 1;
+	for (int t = 0; t < bd->nterms; t++) {
+		int64_t span;
+		lo = add_index(L->ctx, lo, term_low(L->ctx, &bd->term[t], o, s,
+			&span));
+		*ext += span;
+	}
+	return ts_index_simplify(L->ctx, lo);
+}
+
 /* Region of "t" (with the footprint "fp") that the tile "o", "s" of
  * stage "c" touches: origins in "lo", extents in "ext". */
 static void region(struct lower *L, const ts_footprint *fp, const ts_tensor *t,
@@ -614,6 +671,10 @@ static void region(struct lower *L, const ts_footprint *fp, const ts_tensor *t,
 		if (bd->whole || bd->block) {
 			lo[d] = ts_lower_int(L->ctx, 0);
 			ext[d] = t->shape[d];
+			continue;
+		}
+		if (bd->nterms) {
+			lo[d] = quasi_region(L, bd, o, s, &ext[d]);
 			continue;
 		}
 		ext[d] = 1;
