@@ -471,9 +471,8 @@ int64_t ts_footprint_volume(const ts_footprint *fp, const int64_t *size)
 			continue;
 		}
 		if (bd->nterms) {
-			/* A tile at the origin: aligned to every divisor. */
-			int64_t lo, origin[TS_MAX_AXES] = { 0 };
-			ts_quasi_eval(bd, origin, size, &lo, &e);
+			for (int t = 0; t < bd->nterms; t++)
+				e += ts_box_term_span(&bd->term[t], size, size);
 			v *= e;
 			continue;
 		}

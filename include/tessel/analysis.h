@@ -97,9 +97,19 @@ void ts_footprint_eval(const ts_footprint *fp, const int64_t *origin,
 ts_footprint *ts_stage_footprint(ts_ctx *ctx, const ts_stage *s,
 	const ts_tensor *t);
 
+/* The most values past the first that term "t" takes over tiles of
+ * sizes "size" whose origins are multiples of "align" (one per stage
+ * axis; 1: any origin): a floor division counts the quotients its
+ * argument can span from any such origin, a remainder its whole
+ * range. */
+int64_t ts_box_term_span(const ts_box_term *t, const int64_t *size,
+	const int64_t *align);
+
 /* Number of elements of the box of "fp" for tiles of sizes "size" (one
  * per stage axis); whole dimensions count their full extent, blocked
- * ones the tile aligned to the block.  Plain arithmetic, no isl: cheap
+ * ones the tile aligned to the block, quasi-affine ones the most that a
+ * tile at a multiple of its sizes touches (ts_box_term_span), which is
+ * what lowering allocates for it.  Plain arithmetic, no isl: cheap
  * enough for a search loop. */
 int64_t ts_footprint_volume(const ts_footprint *fp, const int64_t *size);
 

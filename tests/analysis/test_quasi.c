@@ -169,7 +169,9 @@ static void hull(const ts_stage *s, const ts_expr *e, const ts_tensor *t,
 
 /* Check the footprint of "s" on input "t" against enumeration: exact
  * (no whole dimension) on tiles of random sizes and origins, some
- * crossing a divisor, and its volume on tiles at the origin. */
+ * crossing a divisor, and its volume no smaller than the box of a tile
+ * at the origin (it is the most a tile at a multiple of its sizes
+ * touches). */
 static void check_footprint(ts_ctx *ctx, const ts_stage *s,
 	const ts_tensor *t)
 {
@@ -212,7 +214,7 @@ static void check_footprint(ts_ctx *ctx, const ts_stage *s,
 			vol *= ext[d];
 		}
 		if (k % 3 == 0)
-			assert_int_equal(ts_footprint_volume(fp, sz), vol);
+			assert_true(ts_footprint_volume(fp, sz) >= vol);
 	}
 }
 
@@ -375,8 +377,11 @@ static void test_quasi_grouped_conv__strides_classes_and_volume(void **state)
 	assert_int_equal(p->stride[3], 1);
 	assert_int_equal(p->stride[4], 900);
 	assert_true(p->reuse[1]);
-	/* One group's 16 channels, not the whole 64. */
+	/* One group's 16 channels, not the whole 64; a tile of 24 output
+	 * channels at a multiple of 24 spans two groups. */
 	assert_int_equal(ts_footprint_volume(fp, size), 16 * 6 * 10);
+	size[1] = 24;
+	assert_int_equal(ts_footprint_volume(fp, size), 32 * 6 * 10);
 }
 
 static void test_quasi_bounds__exact_both_ways(void **state)
