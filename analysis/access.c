@@ -31,8 +31,33 @@ static bool reuse_along(struct ts_model *m, __isl_keep isl_map *rel, int a)
 	return empty == isl_bool_false;
 }
 
-/* Return the coefficient of axis "a" in "pa" (an affine function without
- * integer divisions), or TS_STRIDE_UNKNOWN. */
+/* Return whether an integer division that "aff" uses depends on axis
+ * "a" (then a unit step of "a" does not move "aff" by a constant). */
+static bool div_uses_axis(__isl_keep isl_aff *aff, int a)
+{
+	isl_size n = isl_aff_dim(aff, isl_dim_div);
+	bool uses = n < 0;
+
+	for (int i = 0; !uses && i < n; i++) {
+		isl_val *c = isl_aff_get_coefficient_val(aff, isl_dim_div, i);
+		isl_aff *div;
+		if (c && isl_val_is_zero(c) == isl_bool_true) {
+			isl_val_free(c);
+			continue;
+		}
+		isl_val_free(c);
+		div = isl_aff_get_div(aff, i);
+		uses = !div || isl_aff_involves_dims(div, isl_dim_in, a, 1) !=
+			isl_bool_false;
+		isl_aff_free(div);
+	}
+	return uses;
+}
+
+/* Return the coefficient of axis "a" in "pa" (an affine function, whose
+ * integer divisions, if any, do not depend on "a": a floor division or
+ * remainder over other axes leaves the step of "a" constant), or
+ * TS_STRIDE_UNKNOWN. */
 static int64_t coef_of(__isl_keep isl_pw_aff *pa, int a)
 {
 	isl_aff *aff;
@@ -42,7 +67,7 @@ static int64_t coef_of(__isl_keep isl_pw_aff *pa, int a)
 	if (!pa || isl_pw_aff_isa_aff(pa) != isl_bool_true)
 		return r;
 	aff = isl_pw_aff_as_aff(isl_pw_aff_copy(pa));
-	if (aff && isl_aff_dim(aff, isl_dim_div) == 0) {
+	if (aff && !div_uses_axis(aff, a)) {
 		v = isl_aff_get_coefficient_val(aff, isl_dim_in, a);
 		if (v && isl_val_is_int(v) == isl_bool_true)
 			r = isl_val_get_num_si(v);
@@ -126,13 +151,60 @@ static int64_t blocked_along(struct ts_model *m, const struct ts_acc *acc,
 	return b;
 }
 
-/* Return the stride of axis "a" of "m" in the flattened tensor of "acc". */
+/* Whether "axis" occurs in "e" only as "axis" // B, one constant B > 1
+ * for all ("*b", 0 until the first). */
+static bool only_divided(const ts_expr *e, const ts_axis *axis, int64_t *b)
+{
+	int64_t bd;
+
+	if (!e)
+		return true;
+	if (block_index(e, axis, true, &bd)) {
+		if (*b && *b != bd)
+			return false;
+		*b = bd;
+		return true;
+	}
+	if (e->kind == TS_EXPR_VAR)
+		return e->axis != axis;
+	if (e->kind == TS_EXPR_LOAD) {
+		for (int d = 0; d < e->nargs; d++)
+			if (!only_divided(e->args[d], axis, b))
+				return false;
+		return true;
+	}
+	return only_divided(e->a, axis, b) && only_divided(e->b, axis, b) &&
+		only_divided(e->c, axis, b);
+}
+
+/* The block B when "acc" reads axis "a" of "m" only through "a" // B
+ * (a grouped convolution's input channels (k // G) * G + ci): within an
+ * aligned block of B, a step of "a" does not move the access; else 0. */
+static int64_t grouped_along(struct ts_model *m, const struct ts_acc *acc,
+	int a)
+{
+	const ts_axis *axis = ts_axis_at(m->stage, a);
+	int64_t b = 0;
+
+	if (!acc->load || !mentions(acc->load, axis))
+		return 0;
+	for (int d = 0; d < acc->ndim; d++)
+		if (!only_divided(acc->load->args[d], axis, &b))
+			return 0;
+	return b;
+}
+
+/* Return the stride of axis "a" of "m" in the flattened tensor of "acc":
+ * within a block where "a" is read through a blocked layout or only
+ * divided by a constant. */
 static int64_t stride_of(struct ts_model *m, const struct ts_acc *acc, int a)
 {
 	int64_t stride = 0, row = 1;
 
 	if (blocked_along(m, acc, a))
 		return 1;
+	if (grouped_along(m, acc, a))
+		return 0;
 
 	for (int d = acc->ndim - 1; d >= 0; d--) {
 		int64_t c = index_coef(m, acc, d, a);
@@ -152,6 +224,8 @@ static void fill_strides(struct ts_model *m, const struct ts_acc *acc,
 	for (int a = 0; a < m->naxes; a++) {
 		ai->stride[a] = stride_of(m, acc, a);
 		ai->block[a] = blocked_along(m, acc, a);
+		if (!ai->block[a])
+			ai->block[a] = grouped_along(m, acc, a);
 		if (ai->stride[a] == 1)
 			ai->contiguous_axis = a;
 	}

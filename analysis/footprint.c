@@ -283,6 +283,91 @@ static void footprint_blocks(const ts_stage *s, ts_footprint *fp)
 	}
 }
 
+/* Whether every load of "t" in "e" indexes dimension "d" by the same
+ * quasi-affine terms, into "bd"; "*n" counts the loads. */
+static bool loads_quasi(const ts_stage *s, const ts_expr *e,
+	const ts_tensor *t, int d, ts_box_dim *bd, int *n)
+{
+	if (!e)
+		return true;
+	if (e->kind == TS_EXPR_LOAD && e->tensor == t) {
+		ts_box_dim q;
+		if (!ts_quasi_of(s, e->args[d], &q))
+			return false;
+		if ((*n)++ == 0)
+			*bd = q;
+		return ts_quasi_equal(bd, &q);
+	}
+	if (e->kind == TS_EXPR_LOAD) {
+		for (int i = 0; i < e->nargs; i++)
+			if (!loads_quasi(s, e->args[i], t, d, bd, n))
+				return false;
+		return true;
+	}
+	return loads_quasi(s, e->a, t, d, bd, n) &&
+		loads_quasi(s, e->b, t, d, bd, n) &&
+		loads_quasi(s, e->c, t, d, bd, n);
+}
+
+/* The lowest and highest index along dimension "d" of the image under
+ * "u" of the tile "origin", "size" of "m", from isl; false if isl has
+ * no answer. */
+static bool isl_range(struct ts_model *m, __isl_keep isl_map *u, int d,
+	const int64_t *origin, const int64_t *size, int64_t *lo, int64_t *hi)
+{
+	isl_set *tile = tile_set(m, size), *img;
+	isl_val *mn, *mx;
+	int nd;
+
+	for (int a = 0; a < m->naxes; a++)
+		tile = isl_set_fix_si(tile, isl_dim_param, a, origin[a]);
+	img = isl_set_apply(tile, isl_map_copy(u));
+	nd = isl_set_dim(img, isl_dim_set);
+	img = isl_set_project_out(img, isl_dim_set, d + 1, nd - d - 1);
+	img = isl_set_project_out(img, isl_dim_set, 0, d);
+	img = isl_set_project_out(img, isl_dim_param, 0, m->naxes);
+	mn = isl_set_dim_min_val(isl_set_copy(img), 0);
+	mx = isl_set_dim_max_val(img, 0);
+	return val_int(mn, lo) & val_int(mx, hi);
+}
+
+/* Whether the quasi-affine "bd" gives isl's range of dimension "d" of
+ * the accesses "u" of "m" on a few tiles, aligned or not. */
+static bool quasi_holds(struct ts_model *m, __isl_keep isl_map *u, int d,
+	const ts_box_dim *bd)
+{
+	int64_t origin[TS_MAX_AXES], size[TS_MAX_AXES], lo, ext, ilo, ihi;
+
+	for (int k = 0; k < 4; k++) {
+		for (int a = 0; a < m->naxes; a++) {
+			origin[a] = k == 0 ? 0 : (int64_t)((3 * k + 5 * a) % 11);
+			size[a] = 1 + (int64_t)((k + 2 * a) % 5) * (k != 3) +
+				(k == 2 ? 16 : 0);
+		}
+		ts_quasi_eval(bd, origin, size, &lo, &ext);
+		if (!isl_range(m, u, d, origin, size, &ilo, &ihi) ||
+		    ilo != lo || ihi != lo + ext - 1)
+			return false;
+	}
+	return true;
+}
+
+/* Give the dimensions of "fp" that are still whole a quasi-affine
+ * closed form when every access of "m" indexes them by the same
+ * floor divisions and remainders and isl agrees with it. */
+static void footprint_quasi(struct ts_model *m, __isl_keep isl_map *u,
+	ts_footprint *fp)
+{
+	for (int d = 0; d < fp->ndim; d++) {
+		ts_box_dim bd;
+		int n = 0;
+		if (fp->dim[d].whole &&
+		    loads_quasi(m->stage, m->stage->body, fp->tensor, d, &bd,
+			&n) && n > 0 && quasi_holds(m, u, d, &bd))
+			fp->dim[d] = bd;
+	}
+}
+
 /* The first index and extent of blocked dimension "bd" for a tile of
  * "size" at "origin" (not negative) along its axis: exact, so that a
  * tile across a block boundary touches two blocks, and its remainders
@@ -330,6 +415,7 @@ ts_footprint *ts_stage_footprint(ts_ctx *ctx, const ts_stage *s,
 	fp->ndim = t->ndim;
 	footprint_fill(m, u, fp);
 	footprint_blocks(s, fp);
+	footprint_quasi(m, u, fp);
 	isl_map_free(u);
 	ts_model_free(m);
 	return fp;
@@ -351,6 +437,10 @@ void ts_footprint_eval(const ts_footprint *fp, const int64_t *origin,
 		if (bd->block) {
 			block_box(bd, origin[bd->block_axis],
 				size[bd->block_axis], &lo[d], &extent[d]);
+			continue;
+		}
+		if (bd->nterms) {
+			ts_quasi_eval(bd, origin, size, &lo[d], &extent[d]);
 			continue;
 		}
 		for (int a = 0; a < TS_MAX_AXES; a++) {
@@ -378,6 +468,12 @@ int64_t ts_footprint_volume(const ts_footprint *fp, const int64_t *size)
 
 		if (bd->whole) {
 			v *= fp->tensor->shape[d];
+			continue;
+		}
+		if (bd->nterms) {
+			for (int t = 0; t < bd->nterms; t++)
+				e += ts_box_term_span(&bd->term[t], size, size);
+			v *= e;
 			continue;
 		}
 		if (bd->block) {

@@ -74,6 +74,16 @@ int64_t ts_isl_val_i64(__isl_take isl_val *v);
 __isl_give isl_pw_aff *ts_affine_of(struct ts_model *m, const ts_expr *e);
 __isl_give isl_set *ts_affine_cond(struct ts_model *m, const ts_expr *e);
 
+/* quasi.c */
+/* Fill "bd" with the quasi-affine terms of the index "e" of stage "s";
+ * false when "e" has no such form (ts_box_dim). */
+bool ts_quasi_of(const ts_stage *s, const ts_expr *e, ts_box_dim *bd);
+/* The exact range of the quasi-affine "bd" over a tile. */
+void ts_quasi_eval(const ts_box_dim *bd, const int64_t *origin,
+	const int64_t *size, int64_t *lo, int64_t *extent);
+/* Whether "a" and "b" have the same terms. */
+bool ts_quasi_equal(const ts_box_dim *a, const ts_box_dim *b);
+
 /* model.c */
 struct ts_model *ts_model_build(ts_ctx *ctx, const ts_stage *s);
 void ts_model_free(struct ts_model *m);

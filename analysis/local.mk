@@ -5,7 +5,8 @@ libtessel_la_SOURCES += \
 	analysis/isl.c \
 	analysis/affine.c \
 	analysis/model.c \
-	analysis/footprint.c
+	analysis/footprint.c \
+	analysis/quasi.c
 tesselinclude_HEADERS += include/tessel/analysis.h
 libtessel_la_SOURCES += \
 	analysis/access.c \

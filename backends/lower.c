@@ -601,6 +601,94 @@ static ts_stmt *emit_sub(struct nest *n, int p, enum mode mode)
 	return emit(c, p);
 }
 
+/* "a" + "b", folding constants. */
+static ts_expr *add_index(ts_ctx *ctx, ts_expr *a, ts_expr *b)
+{
+	if (a->kind == TS_EXPR_INT && b->kind == TS_EXPR_INT)
+		return ts_lower_int(ctx, a->ival + b->ival);
+	return ts_binary(ctx, TS_OP_ADD, a, b);
+}
+
+/* The greatest common divisor of "a" and "b" (0 when both are). */
+static int64_t gcd64(int64_t a, int64_t b)
+{
+	a = a < 0 ? -a : a;
+	b = b < 0 ? -b : b;
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* The alignment of the tile origins "o" of the axes term "t" reads (the
+ * greatest common divisor of its coefficients and constant; 1 when not
+ * affine) into "align". */
+static void origin_align(ts_ctx *ctx, const ts_box_term *t, ts_expr **o,
+	int64_t *align)
+{
+	for (int k = 0; k < MAX_AXES; k++) {
+		ts_aff a;
+		int64_t g;
+		align[k] = 1;
+		if (!t->q[k])
+			continue;
+		a = ts_aff_of_expr(ctx, o[k]);
+		g = a.cst;
+		for (int i = 0; i < a.n; i++)
+			g = gcd64(g, a.coef[i]);
+		align[k] = a.ok ? g : 1;
+	}
+}
+
+/* The lowest value of term "t" over the tile "o", "s" as an expression
+ * (a remainder: its lowest value whatever the tile), and the most
+ * values past it that any origin aligned like "o" gives into "*span". */
+static ts_expr *term_low(ts_ctx *ctx, const ts_box_term *t, ts_expr **o,
+	const int64_t *s, int64_t *span)
+{
+	ts_expr *v = ts_lower_int(ctx, t->r);
+	int64_t align[MAX_AXES];
+
+	origin_align(ctx, t, o, align);
+	*span = ts_box_term_span(t, s, align);
+	if (t->mod)
+		return ts_lower_int(ctx, t->coef < 0 ? t->coef * (t->div - 1) :
+			0);
+	for (int k = 0; k < MAX_AXES; k++) {
+		int64_t q = t->q[k];
+		if (!q)
+			continue;
+		/* The low end of the argument when "coef" >= 0, else the
+		 * high end. */
+		v = add_index(ctx, v, ts_binary(ctx, TS_OP_MUL,
+			ts_lower_int(ctx, q), (q > 0) == (t->coef >= 0) ? o[k] :
+			add_index(ctx, o[k], ts_lower_int(ctx, s[k] - 1))));
+	}
+	if (t->div > 1)
+		v = ts_binary(ctx, TS_OP_FLOORDIV, v, ts_lower_int(ctx, t->div));
+	return ts_binary(ctx, TS_OP_MUL, ts_lower_int(ctx, t->coef), v);
+}
+
+/* The region of the quasi-affine dimension "bd" for the tile "o", "s":
+ * its first index, and in "*ext" the most indices any origin of the
+ * tile touches (a tile across a divisor touches one more quotient). */
+static ts_expr *quasi_region(struct lower *L, const ts_box_dim *bd,
+	ts_expr **o, const int64_t *s, int64_t *ext)
+{
+	ts_expr *lo = ts_lower_int(L->ctx, bd->cst);
+
+	*ext = 1;
+	for (int t = 0; t < bd->nterms; t++) {
+		int64_t span;
+		lo = add_index(L->ctx, lo, term_low(L->ctx, &bd->term[t], o, s,
+			&span));
+		*ext += span;
+	}
+	return ts_index_simplify(L->ctx, lo);
+}
+
 /* Region of "t" (with the footprint "fp") that the tile "o", "s" of
  * stage "c" touches: origins in "lo", extents in "ext". */
 static void region(struct lower *L, const ts_footprint *fp, const ts_tensor *t,
@@ -614,6 +702,10 @@ static void region(struct lower *L, const ts_footprint *fp, const ts_tensor *t,
 		if (bd->whole || bd->block) {
 			lo[d] = ts_lower_int(L->ctx, 0);
 			ext[d] = t->shape[d];
+			continue;
+		}
+		if (bd->nterms) {
+			lo[d] = quasi_region(L, bd, o, s, &ext[d]);
 			continue;
 		}
 		ext[d] = 1;

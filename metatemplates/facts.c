@@ -77,3 +77,31 @@ int ts_dag_effective_consumer(const ts_dag *dag, int s,
 		t = dag->stages[c]->out;
 	}
 }
+
+/* Whether "e" loads from memory. */
+static bool reads_memory(const ts_expr *e)
+{
+	if (!e)
+		return false;
+	if (e->kind == TS_EXPR_LOAD)
+		return true;
+	for (int i = 0; i < e->nargs; i++)
+		if (reads_memory(e->args[i]))
+			return true;
+	return reads_memory(e->a) || reads_memory(e->b) || reads_memory(e->c);
+}
+
+bool ts_body_has_guarded_load(const ts_expr *e)
+{
+	if (!e)
+		return false;
+	if (e->kind == TS_EXPR_SELECT && (reads_memory(e->b) ||
+	    reads_memory(e->c)))
+		return true;
+	for (int i = 0; i < e->nargs; i++)
+		if (ts_body_has_guarded_load(e->args[i]))
+			return true;
+	return ts_body_has_guarded_load(e->a) ||
+		ts_body_has_guarded_load(e->b) ||
+		ts_body_has_guarded_load(e->c);
+}

@@ -11,6 +11,9 @@ bool ts_body_has_nested_reduce(const ts_expr *e);
  * order (the consumer walks the producer's elements one for one). */
 bool ts_body_loads_identity(const ts_expr *e, const ts_tensor *t,
 	const ts_stage *s);
+/* Whether "e" loads from memory in an arm of a select (a guarded load:
+ * the border of a padded input). */
+bool ts_body_has_guarded_load(const ts_expr *e);
 /* Whether "e" mentions the variable of "axis". */
 bool ts_expr_uses_axis(const ts_expr *e, const ts_axis *axis);
 /* The stage that really consumes stage "s" of "dag" once the stages for

@@ -78,13 +78,24 @@ static int64_t nested_reduce_trip(const ts_stage_info *si)
  * constant stride are interleaved) and the schedule unrolls nothing
  * beneath it (measured: 8 to 32 unrolled copies of a row under it ran
  * 1.4x to 2x slower, and a 28-wide row unrolled whole left the loop
- * around it to gathers, 4x slower). */
+ * around it to gathers, 4x slower).  A load under a guard inlined from a
+ * producer ("guarded": padding) keeps LLVM from vectorizing at all
+ * (measured: a padded 3x3 depthwise convolution with the padding
+ * inlined, 6x slower than with it at root). */
 static void run_vector(const ts_stage_info *si, const ts_nest *n,
-	const ts_stage *s, int lanes, struct run_vec *rv)
+	const ts_stage *s, int lanes, bool guarded, struct run_vec *rv)
 {
 	const ts_nest_loop *lp;
-	int64_t inner = nested_reduce_trip(si), step = 1;
+	int64_t inner = 1, step = 1;
 	int q, half;
+	bool reduce_loops = false;
+
+	/* Reductions in the body, not loops of the nest, unroll too (a
+	 * nest with loops of its reduction axes has none). */
+	for (int k = 0; k < n->nloops; k++)
+		reduce_loops |= n->loops[k].axis >= s->ndim;
+	if (!reduce_loops)
+		inner = nested_reduce_trip(si);
 
 	rv->axis = -1;
 	rv->width = 1;
@@ -99,10 +110,12 @@ static void run_vector(const ts_stage_info *si, const ts_nest *n,
 		for (int k = 0; k < n->nloops; k++)
 			if (n->loops[k].axis == n->vec_axis)
 				prod *= n->loops[k].trip;
-		rv->masked = n->vec_axis < s->ndim &&
-			prod > s->axes[n->vec_axis]->extent;
+		rv->masked = guarded || (n->vec_axis < s->ndim &&
+			prod > s->axes[n->vec_axis]->extent);
 		return;
 	}
+	if (guarded)
+		return;
 	for (q = n->nloops - 1; q >= 0; q--) {
 		int64_t t = n->loops[q].trip;
 		if (t <= 1)
@@ -148,13 +161,13 @@ static void run_vector(const ts_stage_info *si, const ts_nest *n,
 
 /* Fraction of the vector lanes doing useful, contiguous work in "n". */
 static double vector_efficiency(const ts_stage_info *si, const ts_nest *n,
-	int lanes, const ts_stage *s, bool tiled_loads)
+	int lanes, const ts_stage *s, bool tiled_loads, bool guarded)
 {
 	double eff;
 
 	if (n->vec_axis < 0 || n->vec_width <= 1) {
 		struct run_vec rv;
-		run_vector(si, n, s, lanes, &rv);
+		run_vector(si, n, s, lanes, guarded, &rv);
 		if (!rv.implicit)
 			return 1.0 / lanes;
 		eff = (double)rv.width / lanes;
@@ -580,7 +593,10 @@ static void packed_flags(const ts_template *tp, const ts_config *cfg,
  * register, where a partial register that is not a half or a quarter
  * one is masked (measured: rows of 56 f32 as four masked 14-lane
  * vectors ran 2x slower than as 16-lane ones, so a masked access counts
- * as four); a gather or scatter is one access per lane, an interleaved
+ * as four); a gather or scatter is one access per lane when its lanes
+ * are a constant stride apart, four when each lane's address needs its
+ * own floor division or remainder (measured: a pixel shuffle's 28-lane
+ * gathers, 2x slower than the scalar loop), an interleaved
  * load of LLVM one vector per element of stride.  LLVM's own vector
  * loops move the same rows about 25% faster than a vectorized loop of
  * the schedule (measured on 56-wide f32 rows: 0.023 against 0.030 ms),
@@ -591,6 +607,8 @@ static double access_ops(const struct run_vec *rv, int64_t st, int lanes)
 
 	if (rv->axis < 0 || st == 0)
 		return 1;
+	if (st == TS_STRIDE_UNKNOWN && !rv->implicit)
+		return 4.0 * (double)rv->width;
 	if (st != 1)
 		return rv->implicit ? (double)st : (double)rv->width;
 	if (rv->implicit)
@@ -607,7 +625,7 @@ static double access_ops(const struct run_vec *rv, int64_t st, int lanes)
  * two loads and one store a cycle; the write happens once per output
  * element. */
 static double port_time(const ts_template *tp, const ts_stage_info *si,
-	const ts_nest *n, const ts_stage *s, int threads)
+	const ts_nest *n, const ts_stage *s, int threads, bool guarded)
 {
 	const ts_target_cpu *cpu = &tp->target->cpu;
 	double f = (cpu->frequency_ghz > 0 ? cpu->frequency_ghz : 2.5) * 1e9;
@@ -617,7 +635,7 @@ static double port_time(const ts_template *tp, const ts_stage_info *si,
 		(double)si->spatial_extent / (double)n->useful : 1;
 	struct run_vec rv;
 
-	run_vector(si, n, s, lanes, &rv);
+	run_vector(si, n, s, lanes, guarded, &rv);
 	iters = (double)n->padded / (double)rv.width;
 	for (int k = 0; k < si->naccesses; k++) {
 		const ts_access_info *ac = &si->accesses[k];
@@ -848,6 +866,25 @@ static double block_penalty(const ts_stage_info *si, const ts_nest *n)
 	return f;
 }
 
+/* Whether a producer of "s" with a guarded load (padding) is inlined
+ * into it under "cfg". */
+static bool inlined_guard(const ts_template *tp, const ts_config *cfg,
+	const ts_stage *s)
+{
+	for (int i = 0; i < s->ninputs; i++) {
+		const ts_stage *ps = s->inputs[i]->stage;
+		const ts_stage_plan *pp;
+		if (!ps || !ts_body_has_guarded_load(ps->body))
+			continue;
+		pp = &tp->plans[ts_dag_stage_index(tp->dag, ps)];
+		if (pp->rule == TS_RULE_INLINE ||
+		    (pp->rule == TS_RULE_LOCATION &&
+		     ts_config_get(cfg, pp->knob_at, 0) == 1))
+			return true;
+	}
+	return false;
+}
+
 /* Estimate nest "n" into "e"; return the seconds. */
 static double nest_time(const ts_model *m, const ts_config *cfg,
 	const ts_nest *n, ts_estimate *e)
@@ -860,6 +897,7 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 	int lanes = lanes_of(tp, s), cores = cpu->cores > 0 ? cpu->cores : 1;
 	double chunks = 1, f, peak, flops, eff, balance, loopctl;
 	bool complex = p->klass == TS_CLASS_COMPLEX_REDUCTION;
+	bool guarded = inlined_guard(tp, cfg, s);
 	int threads = 1;
 	struct run_vec rv;
 
@@ -872,8 +910,8 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 	peak = f * (cpu->fma_units > 0 ? cpu->fma_units : 1) * lanes * 2.0;
 	flops = (double)si->counts.flops + 10.0 * si->counts.special;
 	flops *= (double)n->padded / (double)n->useful;
-	run_vector(si, n, s, lanes, &rv);
-	eff = vector_efficiency(si, n, lanes, s, complex);
+	run_vector(si, n, s, lanes, guarded, &rv);
+	eff = vector_efficiency(si, n, lanes, s, complex, guarded);
 	if (p->nreduce > 0 && !(rv.implicit && rv.reduce_inside))
 		eff *= tile_efficiency(tp, cfg, si, n, lanes, complex);
 	memset(e, 0, sizeof(*e));
@@ -893,7 +931,8 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 	if (complex)
 		e->overhead += loopctl;
 	else
-		e->compute += loopctl + port_time(tp, si, n, s, threads) /
+		e->compute += loopctl + port_time(tp, si, n, s, threads,
+			guarded) /
 			balance;
 	if (n->npar > 0)
 		e->overhead += 8e-6;
@@ -923,8 +962,20 @@ static double location_time(const ts_model *m, const ts_config *cfg, int s)
 	double bytes = (double)(si->counts.bytes_read + si->counts.bytes_written);
 	const ts_stage_info *ci = tp->info->stages[p->at_consumer];
 
+	const ts_target_cpu *cpu = &tp->target->cpu;
+	double f = (cpu->frequency_ghz > 0 ? cpu->frequency_ghz : 2.5) * 1e9;
+
+	/* At root: a serial pass, at the rate of the cache level its data
+	 * fits in (measured: a 3 MiB padding pass, 0.07 ms in L3, not
+	 * 0.3 ms at the memory's rate). */
+	if (bytes <= (double)ts_target_cache_per_core(&cpu->l2) *
+	    fill_fraction[1])
+		bw = 32.0 * f;
+	else if (bytes <= (double)ts_target_cache_per_core(&cpu->l3) *
+	    fill_fraction[2])
+		bw = 16.0 * f;
 	switch (ts_config_get(cfg, p->knob_at, 0)) {
-	case 0: return 2.0 * bytes / bw;		/* root: a pass */
+	case 0: return bytes / bw;			/* root: a pass */
 	case 1: return (double)ci->counts.flops * 1e-10;	/* inline */
 	case 2: return 1.3 * bytes / (bw * 4);		/* outer tile */
 	default: return 2.0 * bytes / (bw * 4);		/* inner tile */

@@ -4,7 +4,8 @@
  * so candidates that change the knobs of one stage are rated by
  * re-estimating that stage and its neighbours: the search costs about
  * the same per stage whatever the size of the DAG.  Candidates are the
- * template's default, a few random samples of the whole space, per-stage
+ * template's default, the naive nest (ts_template_naive), a few random
+ * samples of the whole space, per-stage
  * samples on top of the best so far, and local search (mutations that
  * lower the estimate) from the best of those; the best k distinct ones
  * are kept. */
@@ -295,6 +296,13 @@ static void search_run(ts_ctx *ctx, const ts_template *tp, const ts_model *m,
 	owners_fill(&se, tp);
 	affected_fill(&se, tp);
 	best = rate_full(&se, ts_template_default(tp));
+	/* The naive nest is a candidate like any other: the choice is
+	 * never one the model rates worse than it. */
+	{
+		struct rated *x = rate_full(&se, ts_template_naive(tp));
+		if (x->total < best->total)
+			best = x;
+	}
 	for (int i = 0; i < (int)(600 * budget); i++) {
 		struct rated *x = rate_full(&se,
 			ts_space_sample(tp->space, ctx));

@@ -31,7 +31,8 @@ static const char *axis_name(const ts_stage *s, int a)
 	return a < s->ndim ? s->axes[a]->name : s->raxes[a - s->ndim]->name;
 }
 
-/* Print the strides of "ai" on the axes of "s" to "out". */
+/* Print the strides of "ai" on the axes of "s" to "out" (with the block
+ * they hold within, if any). */
 static void print_strides(FILE *out, const ts_stage *s,
 	const ts_access_info *ai)
 {
@@ -42,6 +43,8 @@ static void print_strides(FILE *out, const ts_stage *s,
 		else
 			fprintf(out, " %s=%lld", axis_name(s, a),
 				(long long)ai->stride[a]);
+		if (ai->stride[a] != TS_STRIDE_UNKNOWN && ai->block[a] > 0)
+			fprintf(out, " (within %lld)", (long long)ai->block[a]);
 	}
 }
 

@@ -17,6 +17,19 @@ extern "C" {
 
 #define TS_MAX_AXES 16
 
+/* One term of a quasi-affine index: "coef" times the floor of
+ * (r + sum_a q[a] * x[a]) / "div", or times its remainder (from 0 to
+ * div - 1) when "mod".  A term with div 1 is affine. */
+typedef struct ts_box_term {
+	int64_t coef;
+	int64_t r;
+	int64_t div;
+	bool mod;
+	int64_t q[TS_MAX_AXES];
+} ts_box_term;
+
+#define TS_BOX_TERMS 4
+
 /* One dimension of a box footprint, in closed form in the tile.
  *
  * For a tile of the stage's iteration space that covers, on each axis a,
@@ -44,6 +57,14 @@ typedef struct ts_box_dim {
 	int64_t block;
 	int block_axis;
 	bool block_mod;
+	/* nterms > 0: the dimension is indexed by the quasi-affine
+	 * cst + sum_t term[t] (floor divisions and remainders by
+	 * constants), every axis in at most one term: the box along it is
+	 * exactly the sum of the ranges of the terms over the tile, each
+	 * term's range read off its argument's.  The other fields but
+	 * "cst" are then unused and "whole" is false. */
+	int nterms;
+	ts_box_term term[TS_BOX_TERMS];
 } ts_box_dim;
 
 /* The box of elements of "tensor" that a stage touches (the hull of all
@@ -63,10 +84,11 @@ void ts_footprint_eval(const ts_footprint *fp, const int64_t *origin,
  * access of "s" to "t" (a tensor it reads, or its own output for the
  * write), as written: an access under an affine guard (padding) is not
  * clamped, the bounds check proves it in bounds under its guard.  The
- * coefficients come from isl (box hulls of parametric tiles).  A
- * dimension whose hull has no such closed form (a non-affine index, a
- * floor division, two accesses at different constant offsets) is marked
- * whole.  Returns NULL with an error when "s" does not access "t".
+ * coefficients come from isl (box hulls of parametric tiles).  An index
+ * with floor divisions or remainders by constants, each on axes of its
+ * own, gets quasi-affine terms, checked against isl on sample tiles.  A
+ * dimension whose hull has no such closed form (a non-affine index, two
+ * accesses at different constant offsets) is marked whole.  Returns NULL with an error when "s" does not access "t".
  *
  * This is also the answer of bounds inference for fusion: for a tile of a
  * consumer, the region of a producer P that must be computed is the
@@ -75,9 +97,19 @@ void ts_footprint_eval(const ts_footprint *fp, const int64_t *origin,
 ts_footprint *ts_stage_footprint(ts_ctx *ctx, const ts_stage *s,
 	const ts_tensor *t);
 
+/* The most values past the first that term "t" takes over tiles of
+ * sizes "size" whose origins are multiples of "align" (one per stage
+ * axis; 1: any origin): a floor division counts the quotients its
+ * argument can span from any such origin, a remainder its whole
+ * range. */
+int64_t ts_box_term_span(const ts_box_term *t, const int64_t *size,
+	const int64_t *align);
+
 /* Number of elements of the box of "fp" for tiles of sizes "size" (one
  * per stage axis); whole dimensions count their full extent, blocked
- * ones the tile aligned to the block.  Plain arithmetic, no isl: cheap
+ * ones the tile aligned to the block, quasi-affine ones the most that a
+ * tile at a multiple of its sizes touches (ts_box_term_span), which is
+ * what lowering allocates for it.  Plain arithmetic, no isl: cheap
  * enough for a search loop. */
 int64_t ts_footprint_volume(const ts_footprint *fp, const int64_t *size);
 
@@ -156,10 +188,12 @@ typedef struct ts_access_info {
 	 * of each axis; TS_STRIDE_UNKNOWN where an index that is not affine
 	 * (or has a floor division) mentions the axis. */
 	int64_t stride[TS_MAX_AXES];
-	/* block[a] > 0: the access reads axis a through a blocked layout,
-	 * [..., a // B, ..., a % B] with B = block[a]; stride[a] is then 1
-	 * within a block only, so a vector of the axis wider than B, or not
-	 * dividing it, is a gather. */
+	/* block[a] > 0: stride[a] holds within aligned blocks of
+	 * B = block[a] only: the access reads axis a through a blocked
+	 * layout, [..., a // B, ..., a % B] (stride 1), or only as a // B
+	 * (stride 0: a group of a grouped convolution, an upsampling), so a
+	 * vector of the axis wider than B, or not dividing it, is a
+	 * gather. */
 	int64_t block[TS_MAX_AXES];
 	/* The axis of stride 1 (the innermost one if several), or -1: the
 	 * axis to vectorise or coalesce for this access. */

@@ -135,6 +135,12 @@ int ts_template_pack_where(const ts_template *tp, const ts_stage_plan *p,
 /* A configuration the template thinks sensible before any model: every
  * knob at its default. */
 ts_config *ts_template_default(const ts_template *tp);
+/* The configuration closest to the naive schedule (ts_schedule_naive):
+ * every loop in its declared order, untiled, serial, nothing vectorized
+ * but what LLVM vectorizes itself, every location-tunable stage at
+ * root.  The static search rates it with the others, so that it never
+ * picks a configuration its model rates worse than that nest. */
+ts_config *ts_template_naive(const ts_template *tp);
 const char *ts_rule_name(ts_rule r);
 void ts_template_print(FILE *out, const ts_template *tp);
 

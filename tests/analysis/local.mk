@@ -24,3 +24,13 @@ check_PROGRAMS += tests/analysis/test_analyze_cli
 TESTS += tests/analysis/test_analyze_cli
 tests_analysis_test_analyze_cli_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_analysis_test_analyze_cli_LDADD = $(TEST_LIBS)
+
+# Quasi-affine indices: declarations in tests/analysis/quasi/.
+check_PROGRAMS += tests/analysis/test_quasi
+TESTS += tests/analysis/test_quasi
+tests_analysis_test_quasi_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_analysis_test_quasi_LDADD = $(TEST_LIBS)
+EXTRA_DIST += tests/analysis/quasi/grouped_conv.tsl \
+	tests/analysis/quasi/upsample.tsl \
+	tests/analysis/quasi/pixel_shuffle.tsl \
+	tests/analysis/quasi/deconv_s2.tsl

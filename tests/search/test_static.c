@@ -3,7 +3,9 @@
  * kernel of a description this machine can run (its own, and the x86
  * ones whose features it has) matches the reference interpreter, on two
  * threads; the others are cross-compiled to objects.  The model's
- * ranking is checked on cases where the better configuration is known. */
+ * ranking is checked on cases where the better configuration is known,
+ * and its invariants: the naive nest is a candidate, and short or
+ * gathered vectors are priced. */
 #include <config.h>
 
 #include "tests/common.h"
@@ -195,6 +197,132 @@ static void test_static_model__prefers_what_the_target_needs(void **state)
 		2 * ts_model_estimate(tp, r->best, NULL));
 }
 
+/* Parse tests/search/cases/"name".tsl. */
+static ts_dag *load_case(ts_ctx *ctx, const char *name)
+{
+	char path[4096];
+	ts_dag *dag;
+
+	snprintf(path, sizeof(path), "%s/tests/search/cases/%s.tsl",
+		ts_test_srcdir(), name);
+	dag = ts_parse_file(ctx, path);
+	if (!dag)
+		fail_msg("%s: %s", path, ts_ctx_error(ctx));
+	return dag;
+}
+
+/* Assert that the static choice for "dag" on "tg" is rated no worse
+ * than the naive nest, which is a valid configuration that applies. */
+static void check_naive_considered(ts_ctx *ctx, const char *what,
+	const ts_dag *dag, const ts_target *tg)
+{
+	ts_static_result *r = ts_static_fill(ctx, dag, tg, 1);
+	ts_config *naive;
+	double cost;
+
+	if (!r)
+		fail_msg("%s: %s", what, ts_ctx_error(ctx));
+	naive = ts_template_naive(r->tp);
+	assert_true(ts_config_is_valid(naive));
+	if (!ts_template_apply(r->tp, naive))
+		fail_msg("%s: naive config: %s", what, ts_ctx_error(ctx));
+	cost = ts_model_estimate(r->tp, naive, NULL);
+	if (!(r->best_cost <= cost * (1 + 1e-9)))
+		fail_msg("%s: chose %g s against the naive nest's %g s", what,
+			r->best_cost, cost);
+}
+
+static void test_static_model__never_rates_the_choice_below_naive(
+	void **state)
+{
+	static const char *const cases[] = { "pool_s2_pad", "depthwise_pad" };
+	ts_ctx *ctx = *state;
+	ts_target *tg = ts_target_lookup(ctx, "zen3");
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_naive_considered(ctx, cases[i], load_case(ctx, cases[i]),
+			tg);
+	for (int e = 0; e < ts_catalogue_count; e++)
+		check_naive_considered(ctx, ts_catalogue[e].name,
+			ts_catalogue[e].build(ctx, TS_SIZE_TINY), tg);
+}
+
+/* The fraction of "lanes" a vector of "w" lanes fills. */
+static double filled(int64_t w, int lanes)
+{
+	return (double)w / (double)(lanes * ((w + lanes - 1) / lanes));
+}
+
+/* Whether some load of "si" walks axis "a" by a stride other than 0 and
+ * 1 (a gather). */
+static bool gathers(const ts_stage_info *si, int a)
+{
+	for (int k = 0; k < si->naccesses; k++)
+		if (!si->accesses[k].write && si->accesses[k].stride[a] != 0 &&
+		    si->accesses[k].stride[a] != 1)
+			return true;
+	return false;
+}
+
+static void test_static_model__prices_short_and_gathered_vectors(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_target *tg = ts_target_lookup(ctx, "zen3");
+	ts_dag *dag = load_case(ctx, "pool_s2_pad");
+	ts_static_result *r = ts_static_fill(ctx, dag, tg, 1);
+	int lanes = ts_target_lanes(tg, TS_F32), y = dag->nstages - 1;
+	const ts_stage_info *si;
+	int short_seen = 0, gather_seen = 0;
+
+	assert_non_null(r);
+	si = r->tp->info->stages[y];
+	/* P[n, c, 2 * h + r, 2 * w + s]: w moves it by 2. */
+	assert_true(gathers(si, 3));
+	ts_ctx_set_seed(ctx, 3);
+	for (int i = 0; i < 3000; i++) {
+		ts_config *c = ts_space_sample(r->tp->space, ctx);
+		ts_estimate e[4];
+		ts_nest n;
+		double bound;
+		if (!ts_template_nest(r->tp, c, y, &n) || n.vec_axis < 0 ||
+		    n.vec_width <= 1 || n.vec_axis >= dag->stages[y]->ndim)
+			continue;
+		ts_model_estimate(r->tp, c, e);
+		/* A vector narrower than a register, or whose axis is
+		 * shorter, fills only its lanes; a gather costs lanes one
+		 * at a time. */
+		bound = filled(n.vec_width, lanes);
+		short_seen += n.vec_width < lanes;
+		if (gathers(si, n.vec_axis)) {
+			bound *= 1.5 / lanes;
+			gather_seen++;
+		}
+		if (e[y].efficiency > bound * (1 + 1e-9))
+			fail_msg("%s: efficiency %g above %g",
+				ts_config_to_json(c), e[y].efficiency, bound);
+	}
+	assert_true(short_seen > 0);
+	assert_true(gather_seen > 0);
+}
+
+static void test_static_padding_before_window__not_inlined(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_target *tg = ts_target_lookup(ctx, "zen3");
+	ts_dag *dag = load_case(ctx, "depthwise_pad");
+	ts_static_result *r = ts_static_fill(ctx, dag, tg, 1);
+	int k;
+
+	assert_non_null(r);
+	/* The padding has a location knob, and the model does not inline
+	 * it into the window's vector loop. */
+	k = ts_space_find(r->tp->space, "P.at");
+	assert_true(k >= 0);
+	assert_string_not_equal(r->tp->space->knobs[k]->choices[
+		ts_config_get(r->best, k, 0)], "inline");
+}
+
 static void test_static_fill__rejects_gpu_targets(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -213,6 +341,9 @@ int main(void)
 		TS_TEST(test_static_features__subset_rule),
 		TS_TEST(test_static_topk__is_ranked_and_reproducible),
 		TS_TEST(test_static_model__prefers_what_the_target_needs),
+		TS_TEST(test_static_model__never_rates_the_choice_below_naive),
+		TS_TEST(test_static_model__prices_short_and_gathered_vectors),
+		TS_TEST(test_static_padding_before_window__not_inlined),
 		TS_TEST(test_static_fill__rejects_gpu_targets),
 	};
 
