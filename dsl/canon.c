@@ -399,7 +399,8 @@ static ts_expr *extract(struct canon *c, struct site *site, ts_expr *r)
 			TS_MAX_DIMS);
 		return NULL;
 	}
-	memcpy(axes, fv.v, sizeof(ts_axis *) * fv.n);
+	for (int i = 0; i < fv.n; i++)
+		axes[i] = fv.v[i];
 	order_axes(site, fv.n, axes);
 	body = r;
 	if (guard) {

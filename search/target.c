@@ -40,7 +40,8 @@ static bool parse_sm(const char *arch, int *major, int *minor)
 	    !isdigit((unsigned char)arch[3]))
 		return false;
 	for (p = arch + 3; isdigit((unsigned char)*p); p++)
-		n = n * 10 + (*p - '0');
+		if (n <= 999)	/* past that it is refused below */
+			n = n * 10 + (*p - '0');
 	if (*p && (p[1] || (*p != 'a' && *p != 'f')))
 		return false;
 	if (n < 10 || n > 999)

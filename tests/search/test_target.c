@@ -242,6 +242,9 @@ static const struct bad_case bad_cases[] = {
 	  "\"gpu\"" },
 	{ "\"sm_86\"", "\"ampere\"", true,
 	  "'compute_capability' must look like \"sm_90\", got \"ampere\"" },
+	{ "\"sm_86\"", "\"sm_7222222222222\"", true,
+	  "'compute_capability' must look like \"sm_90\", got "
+	  "\"sm_7222222222222\"" },
 	{ "\"shared_per_sm_kib\": 100", "\"shared_per_sm_kib\": 32", true,
 	  "per block (48 KiB) <= per block opt-in (48 KiB) <= per SM (32 KiB)" },
 	{ "\"registers_per_sm\": 65536", "\"registers_per_sm\": 32768", true,
