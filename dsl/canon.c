@@ -41,7 +41,6 @@ struct site {
 	ts_stage *stage;
 	ts_vec bound;		/* reduction axes bound around the node */
 	ts_vec guards;		/* conditions that hold where it is evaluated */
-	int count[TS_RED_COUNT];	/* stages made per reducer */
 };
 
 static bool vec_has(const ts_vec *v, const void *p)
@@ -303,12 +302,11 @@ static ts_tensor *find_shared(struct canon *c, const char *key)
 	return NULL;
 }
 
-/* Return an unused name "base.<reducer><n>" for a stage of "site". */
-static char *fresh_name(struct canon *c, struct site *site, ts_reducer r)
+/* Return an unused name "base.<kind><n>" for a stage of "site". */
+static char *fresh_name(struct canon *c, struct site *site, const char *kind)
 {
-	for (;;) {
-		char *name = ts_asprintf("%s.%s%d", site->stage->name,
-			ts_reducer_name(r), site->count[r]++);
+	for (int n = 0;; n++) {
+		char *name = ts_asprintf("%s.%s%d", site->stage->name, kind, n);
 		bool used = false;
 		for (int i = 0; i < c->names.n && !used; i++)
 			used = !strcmp(c->names.v[i], name);
@@ -376,10 +374,14 @@ static ts_tensor *stage_new(struct canon *c, const char *name, int n,
 	return t;
 }
 
-/* Move the nested reduction "r" of "site" (its body already canonical)
- * into a stage of its own, or find the stage that already computes it;
- * return the load that replaces it. */
-static ts_expr *extract(struct canon *c, struct site *site, ts_expr *r)
+static ts_status hoist_stage(struct canon *c, ts_stage *s);
+
+/* Move the expression "r" of "site" (a nested reduction, its body already
+ * canonical, or an invariant named "kind") into a stage of its own, or
+ * find the stage that already computes it; return the load that replaces
+ * it. */
+static ts_expr *extract(struct canon *c, struct site *site, ts_expr *r,
+	const char *kind)
 {
 	ts_vec fv = { 0 }, none = { 0 };
 	ts_axis *axes[TS_MAX_DIMS + 1], *own[TS_MAX_DIMS + 1];
@@ -415,11 +417,13 @@ static ts_expr *extract(struct canon *c, struct site *site, ts_expr *r)
 		for (int i = 0; i < fv.n; i++)
 			own[i] = ts_axis_new(c->ctx, axes[i]->name,
 				axes[i]->extent);
-		t = stage_new(c, fresh_name(c, site, r->reducer), fv.n, own,
+		t = stage_new(c, fresh_name(c, site, kind), fv.n, own,
 			subst(body, fv.n, axes, own));
 		if (!t)
 			return NULL;
 		t->stage->line = site->stage->line;
+		if (hoist_stage(c, t->stage) < 0)
+			return NULL;
 		ts_vec_push(&c->keys, key);
 		ts_vec_push(&c->shared, t);
 	}
@@ -474,7 +478,7 @@ static ts_expr *rewrite(struct canon *c, struct site *site, ts_expr *e)
 		if (!(n = rewrite_reduce_body(c, site, e)))
 			return NULL;
 		c->changed = true;
-		return extract(c, site, n);
+		return extract(c, site, n, ts_reducer_name(n->reducer));
 	}
 	if (e->kind == TS_EXPR_LOAD) {
 		n = expr_copy(e);
@@ -512,6 +516,101 @@ static ts_expr *rewrite(struct canon *c, struct site *site, ts_expr *e)
 	return n;
 }
 
+/* Whether "e" computes something dearer than a few additions: a
+ * transcendental function, a root, a division or a power. */
+static bool is_costly(const ts_expr *e)
+{
+	if (!e)
+		return false;
+	if (e->kind == TS_EXPR_UNARY && e->op >= TS_OP_EXP &&
+	    e->op <= TS_OP_ERF)
+		return true;
+	if (e->kind == TS_EXPR_BINARY && (e->op == TS_OP_POW ||
+	    (e->op == TS_OP_DIV && ts_dtype_is_float(e->dtype))))
+		return true;
+	for (int i = 0; e->kind == TS_EXPR_LOAD && i < e->nargs; i++)
+		if (is_costly(e->args[i]))
+			return true;
+	return is_costly(e->a) || is_costly(e->b) || is_costly(e->c);
+}
+
+/* Whether "e" reads none of some spatial axis (of extent 2 or more) of
+ * the stage of "site": the reduction would compute it again for every
+ * value of that axis. */
+static bool is_invariant(struct site *site, const ts_expr *e)
+{
+	ts_vec fv = { 0 }, none = { 0 };
+
+	free_axes(e, &none, &fv);
+	for (int i = 0; i < site->stage->ndim; i++)
+		if (site->stage->axes[i]->extent > 1 &&
+		    !vec_has(&fv, site->stage->axes[i]))
+			return true;
+	return false;
+}
+
+/* The name of the stage made for the invariant "e". */
+static const char *invariant_kind(const ts_expr *e)
+{
+	if (e->kind == TS_EXPR_UNARY && e->op >= TS_OP_EXP &&
+	    e->op <= TS_OP_ROUND)
+		return ts_op_name(e->op);
+	return "e";
+}
+
+/* Return the body "e" of a reduction of "site" with every dear
+ * subexpression that a spatial axis does not change moved into a stage
+ * of its own (as the hidden layer of an MLP written in one statement,
+ * sigmoid(h) under the sum of the next layer, is once per hidden unit
+ * and not once per output).  Conditional parts stay where they are. */
+static ts_expr *hoist(struct canon *c, struct site *site, ts_expr *e)
+{
+	ts_expr *a, *b, *n;
+
+	if (!e || e->kind == TS_EXPR_INT || e->kind == TS_EXPR_FLOAT ||
+	    e->kind == TS_EXPR_VAR || e->kind == TS_EXPR_LOAD ||
+	    !is_costly(e))
+		return e;
+	if (is_invariant(site, e) && !has_reduce(e)) {
+		c->changed = true;
+		return extract(c, site, e, invariant_kind(e));
+	}
+	if (e->kind == TS_EXPR_SELECT || e->kind == TS_EXPR_REDUCE ||
+	    (e->kind == TS_EXPR_BINARY && (e->op == TS_OP_AND ||
+	    e->op == TS_OP_OR)))
+		return e;
+	if (!(a = hoist(c, site, e->a)) || (e->b && !(b = hoist(c, site,
+	    e->b))))
+		return NULL;
+	if (!e->b)
+		b = NULL;
+	if (a == e->a && b == e->b)
+		return e;
+	n = expr_copy(e);
+	n->a = a;
+	n->b = b;
+	return n;
+}
+
+/* Hoist the invariant parts of the reduction at the root of "s". */
+static ts_status hoist_stage(struct canon *c, ts_stage *s)
+{
+	struct site site = { s };
+	ts_expr *body = s->body, *h;
+
+	if (body->kind != TS_EXPR_REDUCE)
+		return TS_OK;
+	for (int i = 0; i < body->nraxes; i++)
+		ts_vec_push(&site.bound, body->raxes[i]);
+	if (!(h = hoist(c, &site, body->a)))
+		return TS_ERROR;
+	if (h == body->a)
+		return TS_OK;
+	body = expr_copy(body);
+	body->a = h;
+	return ts_stage_set_body(c->ctx, s, body);
+}
+
 /* Register the stage "s" in "c" when it is a reduction at its root, so
  * that an equal nested reduction loads from it. */
 static void register_stage(struct canon *c, ts_stage *s)
@@ -535,6 +634,8 @@ static ts_status canon_stage(struct canon *c, ts_stage *s)
 	if (!body)
 		return TS_ERROR;
 	if (body != s->body && ts_stage_set_body(c->ctx, s, body) < 0)
+		return TS_ERROR;
+	if (hoist_stage(c, s) < 0)
 		return TS_ERROR;
 	register_stage(c, s);
 	return TS_OK;

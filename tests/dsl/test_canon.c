@@ -54,6 +54,18 @@ static const struct twin twins[] = {
 	  "input A: f32[7, 5]\ninput B: f32[5, 11]\n"
 	  "M[k: 5] = max(j: 11) B[k, j]\n"
 	  "output Y[i: 7] = sum(k: 5) A[i, k] * M[k]\n", 2 },
+	/* Two layers in one statement: the hidden layer's sigmoid, which
+	 * the outer sum would compute once per output, is a stage. */
+	{ "mlp",
+	  "input X: f32[4, 6]\ninput W1: f32[6, 5]\ninput B1: f32[5]\n"
+	  "input W2: f32[5, 3]\n"
+	  "output Y[i: 4, o: 3] = sum(j: 5) sigmoid((sum(k: 6) X[i, k] *\n"
+	  "  W1[k, j]) + B1[j]) * W2[j, o]\n",
+	  "input X: f32[4, 6]\ninput W1: f32[6, 5]\ninput B1: f32[5]\n"
+	  "input W2: f32[5, 3]\n"
+	  "H[i: 4, j: 5] = sum(k: 6) X[i, k] * W1[k, j]\n"
+	  "A[i: 4, j: 5] = sigmoid(H[i, j] + B1[j])\n"
+	  "output Y[i: 4, o: 3] = sum(j: 5) A[i, j] * W2[j, o]\n", 3 },
 	/* An integer matmul requantised to i8 in the same statement. */
 	{ "requant",
 	  "input A: i8[6, 16]\ninput B: i8[16, 8]\n"
