@@ -51,19 +51,6 @@ static bool vec_has(const ts_vec *v, const void *p)
 	return false;
 }
 
-/* Whether "e" contains a reduction. */
-static bool has_reduce(const ts_expr *e)
-{
-	if (!e)
-		return false;
-	if (e->kind == TS_EXPR_REDUCE)
-		return true;
-	for (int i = 0; e->kind == TS_EXPR_LOAD && i < e->nargs; i++)
-		if (has_reduce(e->args[i]))
-			return true;
-	return has_reduce(e->a) || has_reduce(e->b) || has_reduce(e->c);
-}
-
 /* Add to "out" the axes of "e" not bound inside "e", once each. */
 static void free_axes(const ts_expr *e, ts_vec *bound, ts_vec *out)
 {
@@ -472,7 +459,7 @@ static ts_expr *rewrite(struct canon *c, struct site *site, ts_expr *e)
 	ts_expr *a, *b = NULL, *x = NULL, *n;
 	bool same;
 
-	if (!e || !has_reduce(e))
+	if (!e || !ts_expr_has_reduce(e))
 		return e;
 	if (e->kind == TS_EXPR_REDUCE) {
 		if (!(n = rewrite_reduce_body(c, site, e)))
@@ -571,7 +558,7 @@ static ts_expr *hoist(struct canon *c, struct site *site, ts_expr *e)
 	    e->kind == TS_EXPR_VAR || e->kind == TS_EXPR_LOAD ||
 	    !is_costly(e))
 		return e;
-	if (is_invariant(site, e) && !has_reduce(e)) {
+	if (is_invariant(site, e) && !ts_expr_has_reduce(e)) {
 		c->changed = true;
 		return extract(c, site, e, invariant_kind(e));
 	}
@@ -615,7 +602,7 @@ static ts_status hoist_stage(struct canon *c, ts_stage *s)
  * that an equal nested reduction loads from it. */
 static void register_stage(struct canon *c, ts_stage *s)
 {
-	if (s->body->kind != TS_EXPR_REDUCE || has_reduce(s->body->a))
+	if (s->body->kind != TS_EXPR_REDUCE || ts_expr_has_reduce(s->body->a))
 		return;
 	ts_vec_push(&c->keys, reduction_key(s->ndim, s->axes, s->body));
 	ts_vec_push(&c->shared, s->out);

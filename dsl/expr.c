@@ -30,6 +30,19 @@ static const char *reducer_names[TS_RED_COUNT] = {
 	[TS_RED_MIN] = "min", [TS_RED_PROD] = "prod",
 };
 
+bool ts_expr_has_reduce(const ts_expr *e)
+{
+	if (!e)
+		return false;
+	if (e->kind == TS_EXPR_REDUCE)
+		return true;
+	for (int i = 0; e->kind == TS_EXPR_LOAD && i < e->nargs; i++)
+		if (ts_expr_has_reduce(e->args[i]))
+			return true;
+	return ts_expr_has_reduce(e->a) || ts_expr_has_reduce(e->b) ||
+		ts_expr_has_reduce(e->c);
+}
+
 const char *ts_op_name(ts_op op)
 {
 	return (unsigned)op < TS_OP_COUNT ? op_names[op] : "?";

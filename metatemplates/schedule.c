@@ -12,27 +12,10 @@
 #include "dsl/internal.h"
 #include "metatemplates/schedule_ops.h"
 
-/* Whether "e" contains a reduction. */
-static bool expr_has_reduce(const ts_expr *e)
-{
-	if (!e)
-		return false;
-	if (e->kind == TS_EXPR_REDUCE)
-		return true;
-	if (e->kind == TS_EXPR_LOAD) {
-		for (int i = 0; i < e->nargs; i++)
-			if (expr_has_reduce(e->args[i]))
-				return true;
-		return false;
-	}
-	return expr_has_reduce(e->a) || expr_has_reduce(e->b) ||
-		expr_has_reduce(e->c);
-}
-
 /* Whether the body of "s" is one reduction with no other inside it. */
 bool ts_stage_is_top_reduce(const ts_stage *s)
 {
-	return s->body->kind == TS_EXPR_REDUCE && !expr_has_reduce(s->body->a);
+	return s->body->kind == TS_EXPR_REDUCE && !ts_expr_has_reduce(s->body->a);
 }
 
 /* Append a loop "name" of "extent" to "ss" and return its index. */

@@ -202,6 +202,9 @@ ts_expr *ts_rprod(ts_ctx *ctx, int n, ts_axis *const *axes, ts_expr *body);
 /* Load with indices given as variadic ts_expr pointers. */
 ts_expr *ts_at(ts_ctx *ctx, ts_tensor *t, int n, ...);
 
+/* Whether "e" contains a reduction (at its root or inside). */
+bool ts_expr_has_reduce(const ts_expr *e);
+
 const char *ts_op_name(ts_op op);
 const char *ts_reducer_name(ts_reducer r);
 bool ts_op_is_unary(ts_op op);

@@ -77,19 +77,6 @@ static const struct twin twins[] = {
 	  "  127.0))\n", 2 },
 };
 
-/* Whether "e" contains a reduction. */
-static bool has_reduce(const ts_expr *e)
-{
-	if (!e)
-		return false;
-	if (e->kind == TS_EXPR_REDUCE)
-		return true;
-	for (int i = 0; e->kind == TS_EXPR_LOAD && i < e->nargs; i++)
-		if (has_reduce(e->args[i]))
-			return true;
-	return has_reduce(e->a) || has_reduce(e->b) || has_reduce(e->c);
-}
-
 /* Assert the invariant of the canonical form on "dag": a reduction only
  * at the root of a body, with none inside it. */
 static void assert_canonical(const ts_dag *dag)
@@ -98,7 +85,7 @@ static void assert_canonical(const ts_dag *dag)
 		const ts_expr *b = dag->stages[i]->body;
 		if (b->kind == TS_EXPR_REDUCE)
 			b = b->a;
-		if (has_reduce(b))
+		if (ts_expr_has_reduce(b))
 			fail_msg("stage %s keeps a nested reduction",
 				dag->stages[i]->name);
 	}
