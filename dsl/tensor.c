@@ -245,8 +245,10 @@ ts_tensor *ts_compute_typed(ts_ctx *ctx, const char *name, ts_dtype t,
 
 	if (!body || check_axes(ctx, name, ndim, axes) < 0)
 		return NULL;
+	/* A literal takes the stage's dtype as a cast of it would, so that
+	 * the printed declaration ("i8(inf)") reads back the same. */
 	if (body->literal)
-		body = ts_const(ctx, body->dtype, body->fval);
+		body = ts_cast(ctx, t, body);
 	if (body->dtype != t)
 		body = ts_cast(ctx, t, body);
 	s = ts_new(ts_stage);

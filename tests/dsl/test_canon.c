@@ -194,6 +194,24 @@ static void test_canon_print__parses_back(void **state)
 	}
 }
 
+/* A literal stage of another dtype prints as what it holds and reads
+ * back as the same DAG. */
+static void test_canon_print__literal_stage_cast(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = parse(ctx, "lit.tsl", "output Q[i: 3]: i8 = inf\n");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ts_dag_print(f, dag);
+	fclose(f);
+	assert_non_null(strstr(text, "i8(127)"));
+	assert_string_equal(ts_dag_hash(parse(ctx, "lit2.tsl", text)),
+		ts_dag_hash(dag));
+	free(text);
+}
+
 /* A user stage equal to a nested reduction is shared with it. */
 static void test_canon_share__with_a_user_stage(void **state)
 {
@@ -284,6 +302,7 @@ int main(void)
 		TS_TEST(test_canon_twins__kernels_match_interpreter),
 		TS_TEST(test_canon_names__follow_the_consumer),
 		TS_TEST(test_canon_print__parses_back),
+		TS_TEST(test_canon_print__literal_stage_cast),
 		TS_TEST(test_canon_share__with_a_user_stage),
 		TS_TEST(test_canon_guard__kept_inside_the_stage),
 		TS_TEST(test_canon_api__same_as_text),
