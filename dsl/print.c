@@ -101,7 +101,13 @@ static void print_expr(struct printer *p, const ts_expr *e, int prec)
 
 	switch (e->kind) {
 	case TS_EXPR_INT:
-		if (e->literal || e->dtype == TS_I64 || e->dtype == TS_I32)
+		/* 2^63 is no literal: the least i64 reads back as a
+		 * difference of two. */
+		if (e->ival == INT64_MIN && (e->literal ||
+		    e->dtype == TS_I64))
+			ts_buf_printf(b, "(%" PRId64 " - 1)", e->ival + 1);
+		else if (e->literal || e->dtype == TS_I64 ||
+		    e->dtype == TS_I32)
 			ts_buf_printf(b, "%" PRId64, e->ival);
 		else
 			ts_buf_printf(b, "%s(%" PRId64 ")",

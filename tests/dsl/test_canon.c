@@ -210,6 +210,15 @@ static void test_canon_print__literal_stage_cast(void **state)
 	assert_string_equal(ts_dag_hash(parse(ctx, "lit2.tsl", text)),
 		ts_dag_hash(dag));
 	free(text);
+	/* The least i64 has no literal of its own. */
+	dag = parse(ctx, "min.tsl", "output Q[i: 3] = i8(i - (-9223372036854775807"
+		" - 1))\n");
+	f = open_memstream(&text, &len);
+	ts_dag_print(f, dag);
+	fclose(f);
+	assert_string_equal(ts_dag_hash(parse(ctx, "min2.tsl", text)),
+		ts_dag_hash(dag));
+	free(text);
 }
 
 /* A user stage equal to a nested reduction is shared with it. */

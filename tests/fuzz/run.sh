@@ -32,7 +32,7 @@ for t in $targets; do
 	mkdir -p "$tmp/$t"
 	echo "fuzz_$t: $seconds s from $srcdir/tests/fuzz/corpus/$t"
 	(cd "$tmp" && TMPDIR="$tmp" "$builddir/tests/fuzz/fuzz_$t" \
-		-max_total_time="$seconds" -timeout=20 -rss_limit_mb=3072 \
+		-max_total_time="$seconds" -seed=1 -timeout=20 -rss_limit_mb=3072 \
 		-max_len=8192 -print_final_stats=1 \
 		-artifact_prefix="$tmp/crash-$t-" \
 		"$tmp/$t" "$srcdir/tests/fuzz/corpus/$t") >"$tmp/$t.log" 2>&1
