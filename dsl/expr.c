@@ -107,7 +107,10 @@ static ts_expr *expr_new(ts_expr_kind kind, ts_dtype t)
 
 ts_expr *ts_int(ts_ctx *ctx, int64_t v)
 {
-	ts_expr *e = expr_new(TS_EXPR_INT, TS_I32);
+	/* An integer literal defaults to i32, or to i64 when it needs
+	 * more bits. */
+	ts_expr *e = expr_new(TS_EXPR_INT, v >= INT32_MIN && v <= INT32_MAX ?
+		TS_I32 : TS_I64);
 
 	e->literal = true;
 	e->ival = v;
@@ -366,6 +369,13 @@ ts_expr *ts_cast(ts_ctx *ctx, ts_dtype t, ts_expr *a)
 	/* A float literal cast to an integer saturates, as at run time. */
 	if (a->literal && a->kind == TS_EXPR_FLOAT && ts_dtype_is_int(t))
 		return ts_const(ctx, t, (double)ts_float_to_int(t, a->fval));
+	if (a->literal && a->kind == TS_EXPR_INT && t == TS_I64) {
+		/* Exactly: a double would round past 2^53. */
+		e = expr_new(TS_EXPR_INT, t);
+		e->ival = a->ival;
+		e->fval = (double)a->ival;
+		return e;
+	}
 	if (a->literal)
 		return ts_const(ctx, t, a->fval);
 	if (a->dtype == t)

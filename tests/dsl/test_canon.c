@@ -210,6 +210,10 @@ static void test_canon_print__literal_stage_cast(void **state)
 	assert_string_equal(ts_dag_hash(parse(ctx, "lit2.tsl", text)),
 		ts_dag_hash(dag));
 	free(text);
+	/* An integer literal past i32 is an i64, exactly. */
+	dag = parse(ctx, "big.tsl", "output Q[i: 3] = 9223372036854775807\n");
+	assert_int_equal(dag->stages[0]->out->dtype, TS_I64);
+	assert_true(dag->stages[0]->body->ival == INT64_MAX);
 	/* The least i64 has no literal of its own. */
 	dag = parse(ctx, "min.tsl", "output Q[i: 3] = i8(i - (-9223372036854775807"
 		" - 1))\n");
