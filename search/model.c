@@ -80,8 +80,8 @@ static int64_t nested_reduce_trip(const ts_stage_info *si)
  * 1.4x to 2x slower, and a 28-wide row unrolled whole left the loop
  * around it to gathers, 4x slower).  A load under a guard inlined from a
  * producer ("guarded": padding) keeps LLVM from vectorizing at all
- * (measured: a padded 3x3 depthwise convolution with the padding
- * inlined, 6x slower than with it at root). */
+ * (measured on a guarded copy read through a 3x3 window: 6x slower
+ * inlined than computed at root). */
 static void run_vector(const ts_stage_info *si, const ts_nest *n,
 	const ts_stage *s, int lanes, bool guarded, struct run_vec *rv)
 {
@@ -595,8 +595,8 @@ static void packed_flags(const ts_template *tp, const ts_config *cfg,
  * vectors ran 2x slower than as 16-lane ones, so a masked access counts
  * as four); a gather or scatter is one access per lane when its lanes
  * are a constant stride apart, four when each lane's address needs its
- * own floor division or remainder (measured: a pixel shuffle's 28-lane
- * gathers, 2x slower than the scalar loop), an interleaved
+ * own floor division or remainder (measured: 28-lane gathers whose
+ * indices take a remainder per lane, 2x slower than the scalar loop), an interleaved
  * load of LLVM one vector per element of stride.  LLVM's own vector
  * loops move the same rows about 25% faster than a vectorized loop of
  * the schedule (measured on 56-wide f32 rows: 0.023 against 0.030 ms),
