@@ -224,6 +224,64 @@ static ts_expr *fold_literals(ts_ctx *ctx, ts_op op, ts_expr *a, ts_expr *b)
 	return is_int ? ts_int(ctx, (int64_t)r) : ts_float(ctx, r);
 }
 
+/* Whether "e" is a constant, an untyped literal or a typed one. */
+static bool is_constant(const ts_expr *e)
+{
+	return e->kind == TS_EXPR_INT || e->kind == TS_EXPR_FLOAT;
+}
+
+/* The integer constant "v" of dtype "t", wrapped to it like a C cast. */
+static ts_expr *int_const(ts_dtype t, int64_t v)
+{
+	ts_expr *e = expr_new(TS_EXPR_INT, t);
+	uint64_t u = (uint64_t)v;
+
+	switch (t) {
+	case TS_BOOL: v = v != 0; break;
+	case TS_I8: v = (int8_t)(uint8_t)u; break;
+	case TS_U8: v = (uint8_t)u; break;
+	case TS_I32: v = (int32_t)(uint32_t)u; break;
+	default: break;
+	}
+	e->ival = v;
+	e->fval = (double)v;
+	return e;
+}
+
+/* Fold the binary "op" over the typed constants "a" and "b" of dtype
+ * "t" as the compiled code computes it (integers wrap, floats round to
+ * "t" after each operation), or return NULL when "op" is not folded.
+ * Folding typed constants as eagerly as literals keeps a printed DAG
+ * equal to the one it was printed from. */
+static ts_expr *fold_typed(ts_ctx *ctx, ts_op op, const ts_expr *a,
+	const ts_expr *b, ts_dtype t)
+{
+	if (ts_dtype_is_int(t)) {
+		uint64_t x = (uint64_t)a->ival, y = (uint64_t)b->ival;
+
+		switch (op) {
+		case TS_OP_ADD: return int_const(t, (int64_t)(x + y));
+		case TS_OP_SUB: return int_const(t, (int64_t)(x - y));
+		case TS_OP_MUL: return int_const(t, (int64_t)(x * y));
+		case TS_OP_MIN: return int_const(t, a->ival < b->ival ?
+			a->ival : b->ival);
+		case TS_OP_MAX: return int_const(t, a->ival > b->ival ?
+			a->ival : b->ival);
+		default: return NULL;
+		}
+	}
+	if (!ts_dtype_is_float(t))
+		return NULL;
+	switch (op) {
+	/* One rounding of the exact double result: double has more than
+	 * twice the bits of f32 and f16, so this is the f32 result. */
+	case TS_OP_ADD: return ts_const(ctx, t, a->fval + b->fval);
+	case TS_OP_SUB: return ts_const(ctx, t, a->fval - b->fval);
+	case TS_OP_MUL: return ts_const(ctx, t, a->fval * b->fval);
+	default: return NULL;
+	}
+}
+
 ts_expr *ts_binary(ts_ctx *ctx, ts_op op, ts_expr *a, ts_expr *b)
 {
 	ts_expr *e, *folded;
@@ -259,6 +317,9 @@ ts_expr *ts_binary(ts_ctx *ctx, ts_op op, ts_expr *a, ts_expr *b)
 			op == TS_OP_DIV ? " (integer division is '//')" : "");
 		return NULL;
 	}
+	if (!lit && is_constant(a) && is_constant(b) &&
+	    (folded = fold_typed(ctx, op, a, b, t)))
+		return folded;
 	if (lit && (op == TS_OP_DIV || op == TS_OP_POW)) {
 		/* 1 / 2 between literals is a float literal division. */
 		a = ts_float(ctx, a->fval);
@@ -305,6 +366,10 @@ ts_expr *ts_unary(ts_ctx *ctx, ts_op op, ts_expr *a)
 		if (!a)
 			return NULL;
 	}
+	if (op == TS_OP_NEG && is_constant(a) && a->dtype != TS_BOOL)
+		return a->kind == TS_EXPR_INT ? int_const(a->dtype,
+			(int64_t)(0 - (uint64_t)a->ival)) :
+			ts_const(ctx, a->dtype, -a->fval);
 	if (op == TS_OP_NOT && a->dtype != TS_BOOL) {
 		ts_ctx_set_error(ctx, "'!' needs a bool operand, got %s",
 			ts_dtype_name(a->dtype));
@@ -380,6 +445,16 @@ ts_expr *ts_cast(ts_ctx *ctx, ts_dtype t, ts_expr *a)
 		return ts_const(ctx, t, a->fval);
 	if (a->dtype == t)
 		return a;
+	if (a->kind == TS_EXPR_INT && ts_dtype_is_int(t))
+		return int_const(t, a->ival);
+	if (a->kind == TS_EXPR_INT)
+		/* Straight from the integer: through a double an i64 would
+		 * be rounded twice. */
+		return ts_const(ctx, t, t == TS_F64 ? (double)a->ival :
+			(double)(float)a->ival);
+	if (a->kind == TS_EXPR_FLOAT)
+		return ts_dtype_is_int(t) ? int_const(t,
+			ts_float_to_int(t, a->fval)) : ts_const(ctx, t, a->fval);
 	e = expr_new(TS_EXPR_CAST, t);
 	e->a = a;
 	return e;
