@@ -192,6 +192,44 @@ static void test_parse_inputs__all_declared_in_order(void **state)
 	assert_int_equal(dag->inputs[1]->dtype, TS_I8);
 }
 
+/* Constant expressions with typed operands and the stage they fold to,
+ * in the arithmetic of their dtype (integers wrap, floats round once per
+ * operation); each must print and read back as the same DAG. */
+static const struct {
+	const char *src, *canonical;
+} typed_constant_cases[] = {
+	{ "output Q[i: 3]: i8 = f32(2.5) - --6 - -inf\n",
+	  "output t0[s0: 3] = i8(127)\n" },
+	{ "output Q[i: 2]: i8 = i8(100) + i8(100)\n",
+	  "output t0[s0: 2] = i8(-56)\n" },
+	{ "output Q[i: 2] = i64(9223372036854775807) + 1\n",
+	  "output t0[s0: 2] = (-9223372036854775807 - 1)\n" },
+	{ "output Q[i: 2] = f32(16777216) + f32(1)\n",
+	  "output t0[s0: 2] = 16777216.0\n" },
+	{ "output Q[i: 2] = -i32(-2147483648) * 1\n",
+	  "output t0[s0: 2] = -2147483648\n" },
+	{ "output Q[i: 2] = f64(i64(9007199254740993))\n",
+	  "output t0[s0: 2] = f64(9007199254740992.0)\n" },
+};
+
+static void test_parse_typed_constants__fold_in_their_dtype(void **state)
+{
+	for (size_t i = 0; i < sizeof(typed_constant_cases) /
+	    sizeof(typed_constant_cases[0]); i++) {
+		ts_ctx *ctx = ts_ctx_alloc();
+		ts_dag *dag = ts_parse_string(ctx, "c.tsl",
+			typed_constant_cases[i].src);
+
+		if (!dag)
+			fail_msg("%s: %s", typed_constant_cases[i].src,
+				ts_ctx_error(ctx));
+		assert_string_equal(ts_dag_canonical_string(dag),
+			typed_constant_cases[i].canonical);
+		assert_round_trip(dag);
+		ts_ctx_free(ctx);
+	}
+}
+
 static void test_parse_weights__flagged_printed_and_round_trip(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -628,6 +666,7 @@ int main(void)
 		TS_TEST(test_parse_out_of_order__stages_in_dependency_order),
 		TS_TEST(test_parse_lets__constant_arithmetic),
 		TS_TEST(test_parse_inputs__all_declared_in_order),
+		TS_TEST(test_parse_typed_constants__fold_in_their_dtype),
 		TS_TEST(test_parse_weights__flagged_printed_and_round_trip),
 		TS_TEST(test_parse_keywords__name_a_stage_before_bracket),
 		TS_TEST(test_parse_reducer__body_extends_right),
