@@ -688,6 +688,21 @@ static ts_status check_race(struct emit *E, const ts_stmt *s)
 	return TS_OK;
 }
 
+/* Emit "acc + x * y", the value of the accumulation "u" (see
+ * ts_stmt_is_fma_update) onto the C text "acc", as one fused multiply-add:
+ * NVRTC runs with --fmad=false, so this is the only fused one. */
+static void emit_fma(struct emit *E, ts_buf *b, const ts_expr *u,
+	const char *acc)
+{
+	ts_dtype t = u->dtype == TS_F64 ? TS_F64 : TS_F32;
+
+	ts_buf_printf(b, "%s(", t == TS_F64 ? "fma" : "fmaf");
+	emit_as(E, b, t, u->b->a);
+	ts_buf_puts(b, ", ");
+	emit_as(E, b, t, u->b->b);
+	ts_buf_printf(b, ", (%s)(%s))", ctype(E, t), acc ? acc : "0");
+}
+
 /* Emit the store "s". */
 static void emit_store(struct emit *E, const ts_stmt *s, int ind)
 {
@@ -714,7 +729,9 @@ static void emit_store(struct emit *E, const ts_stmt *s, int ind)
 		const ts_expr *x = s->value;
 		indent(E->b, ind);
 		ts_buf_printf(E->b, "%s = ", E->red_var);
-		if (x->op == TS_OP_ADD || x->op == TS_OP_MUL) {
+		if (ts_stmt_is_fma_update(s)) {
+			emit_fma(E, E->b, x, E->red_var);
+		} else if (x->op == TS_OP_ADD || x->op == TS_OP_MUL) {
 			ts_buf_printf(E->b, "%s %s ", E->red_var,
 				x->op == TS_OP_ADD ? "+" : "*");
 			emit_expr(E, E->b, x->b);
@@ -729,7 +746,15 @@ static void emit_store(struct emit *E, const ts_stmt *s, int ind)
 	}
 	if (!E->in_copy && check_race(E, s) < 0)
 		return;
-	emit_expr(E, &v, s->value);
+	if (ts_stmt_is_fma_update(s)) {
+		ts_buf acc;
+
+		ts_buf_init(&acc);
+		emit_expr(E, &acc, s->value->a);
+		emit_fma(E, &v, s->value, acc.s);
+	} else {
+		emit_expr(E, &v, s->value);
+	}
 	emit_store_text(E, s->buffer, s->nidx, s->idx, v.s ? v.s : "0", ind);
 }
 
@@ -785,14 +810,6 @@ static bool mentions_inner(const ts_expr *e, const ts_stmt *s)
 	}
 }
 
-static bool reads(const ts_expr *e, const ts_tensor *t);
-
-/* Whether "e" loads "t". */
-static bool reads_buffer(const ts_expr *e, const ts_tensor *t)
-{
-	return reads(e, t);
-}
-
 /* Append the stores of "s" to "v" in program order. */
 static void collect_stores(const ts_stmt *s, ts_vec *v)
 {
@@ -815,22 +832,6 @@ static void collect_stores(const ts_stmt *s, ts_vec *v)
 	}
 }
 
-/* Whether "st" is "B[idx] = B[idx] op x" ("op" a reducer's). */
-static bool is_update(const ts_stmt *st)
-{
-	const ts_expr *v = st->value;
-
-	if (v->kind != TS_EXPR_BINARY || (v->op != TS_OP_ADD &&
-	    v->op != TS_OP_MUL && v->op != TS_OP_MIN && v->op != TS_OP_MAX))
-		return false;
-	if (v->a->kind != TS_EXPR_LOAD || v->a->tensor != st->buffer ||
-	    v->a->nargs != st->nidx || reads_buffer(v->b, st->buffer))
-		return false;
-	for (int d = 0; d < st->nidx; d++)
-		if (!ts_expr_equal(v->a->args[d], st->idx[d]))
-			return false;
-	return true;
-}
 
 /* Whether "e" loads "t" at exactly "idx". */
 static bool is_load_of(const ts_expr *e, const ts_tensor *t, int n,
@@ -855,12 +856,12 @@ static bool reduction_of(const ts_stmt *s, struct red *r)
 
 	collect_stores(s->body, &v);
 	memset(r, 0, sizeof(*r));
-	if (v.n == 1 && is_update(v.v[0])) {
+	if (v.n == 1 && ts_stmt_is_update(v.v[0])) {
 		u = r->update = v.v[0];
 		r->out = u->buffer;
 		r->nidx = u->nidx;
 		r->idx = u->idx;
-	} else if (v.n == 3 && is_update(v.v[1])) {
+	} else if (v.n == 3 && ts_stmt_is_update(v.v[1])) {
 		const ts_stmt *i = v.v[0], *w = v.v[2];
 		u = r->update = v.v[1];
 		if (i->buffer != u->buffer || w->value->kind != TS_EXPR_LOAD ||
@@ -1129,19 +1130,6 @@ static bool is_shared(struct emit *E, const ts_tensor *t)
 	return false;
 }
 
-/* Whether the loads of "e" read "t". */
-static bool reads(const ts_expr *e, const ts_tensor *t)
-{
-	if (!e)
-		return false;
-	if (e->kind == TS_EXPR_LOAD && e->tensor == t)
-		return true;
-	for (int i = 0; i < e->nargs; i++)
-		if (reads(e->args[i], t))
-			return true;
-	return reads(e->a, t) || reads(e->b, t) || reads(e->c, t);
-}
-
 /* If "s" is a nest of plain loops (possibly none) copying into a shared
  * buffer, each iteration writing its own element (the store's indices are
  * the nest's variables, each once, and constants) with values that do not
@@ -1165,7 +1153,7 @@ static int copy_nest(struct emit *E, const ts_stmt *s, const ts_stmt **loops,
 	    st->cond))
 		st = st->body;
 	if (!st || st->kind != TS_STMT_STORE || !is_shared(E, st->buffer) ||
-	    st->nidx < n || reads(st->value, st->buffer) ||
+	    st->nidx < n || ts_expr_reads(st->value, st->buffer) ||
 	    mentions_thread(E, st->value))
 		return -1;
 	/* Each loop variable is one index, the other indices constants. */
@@ -1717,11 +1705,11 @@ static bool match_store(struct emit *E, const ts_stmt *s, const ts_tensor *acc,
 
 	memset(nest, 0, sizeof(*nest));
 	if (!(b = fnest_loops(s, nest)) || b->kind != TS_STMT_STORE ||
-	    b->buffer == acc || !reads(b->value, acc) ||
+	    b->buffer == acc || !ts_expr_reads(b->value, acc) ||
 	    !warp_visible(E, b->buffer))
 		return false;
 	for (int d = 0; d < b->nidx; d++)
-		if (reads(b->idx[d], acc))
+		if (ts_expr_reads(b->idx[d], acc))
 			return false;
 	collect_loads(b->value, acc, &loads);
 	for (int i = 1; i < loads.n; i++)
@@ -1746,7 +1734,7 @@ static const ts_stmt *mma_update(const ts_stmt *kl)
 
 	if (!kl || kl->kind != TS_STMT_FOR || kl->loop == TS_LOOP_BOUND ||
 	    kl->var->extent != 16 || nest_of(kl->body, NULL, 0, &u) != 0 ||
-	    !u || u->kind != TS_STMT_STORE || !is_update(u) ||
+	    !u || u->kind != TS_STMT_STORE || !ts_stmt_is_update(u) ||
 	    u->value->op != TS_OP_ADD || u->value->b->kind != TS_EXPR_BINARY ||
 	    u->value->b->op != TS_OP_MUL)
 		return NULL;
@@ -1850,7 +1838,8 @@ static bool frag_uses(struct emit *E, const ts_stmt *s, const ts_tensor *acc,
 				return false;
 		return true;
 	case TS_STMT_IF:
-		return !reads(s->cond, acc) && frag_uses(E, s->body, acc, nmma) &&
+		return !ts_expr_reads(s->cond, acc) &&
+			frag_uses(E, s->body, acc, nmma) &&
 			frag_uses(E, s->orelse, acc, nmma);
 	case TS_STMT_ALLOC:
 		return frag_uses(E, s->body, acc, nmma);
@@ -1868,10 +1857,10 @@ static bool mentions_buffer(const ts_stmt *s, const ts_tensor *t)
 		return false;
 	switch (s->kind) {
 	case TS_STMT_STORE:
-		if (s->buffer == t || reads(s->value, t))
+		if (s->buffer == t || ts_expr_reads(s->value, t))
 			return true;
 		for (int d = 0; d < s->nidx; d++)
-			if (reads(s->idx[d], t))
+			if (ts_expr_reads(s->idx[d], t))
 				return true;
 		return false;
 	case TS_STMT_BLOCK:
@@ -1880,7 +1869,7 @@ static bool mentions_buffer(const ts_stmt *s, const ts_tensor *t)
 				return true;
 		return false;
 	case TS_STMT_IF:
-		return reads(s->cond, t) || mentions_buffer(s->body, t) ||
+		return ts_expr_reads(s->cond, t) || mentions_buffer(s->body, t) ||
 			mentions_buffer(s->orelse, t);
 	case TS_STMT_FOR: case TS_STMT_ALLOC:
 		return mentions_buffer(s->body, t);
@@ -2539,12 +2528,18 @@ static const char prelude[] =
 	"{\n\treturn b > a ? b : a;\n}\n"
 	"template <typename T> __device__ __forceinline__ T ts_abs(T a)\n"
 	"{\n\treturn a < 0 ? -a : a;\n}\n"
-	"/* Floor division and modulo of integers (Python's // and %). */\n"
+	"/* Floor division and modulo of integers (Python's // and %); a zero\n"
+	" * divisor gives 0, and -1 cannot overflow (doc/grammar.md). */\n"
 	"template <typename T> __device__ __forceinline__ T ts_floordiv(T a, T b)\n"
-	"{\n\tT q = a / b;\n\n\tif (a % b != 0 && ((a < 0) != (b < 0)))\n"
+	"{\n\tT q;\n\n\tif (b == 0)\n\t\treturn 0;\n"
+	"\tif ((T)-1 < (T)0 && b == (T)-1)\n"
+	"\t\treturn (T)(0ull - (unsigned long long)a);\n\tq = a / b;\n"
+	"\tif (a % b != 0 && ((a < 0) != (b < 0)))\n"
 	"\t\tq--;\n\treturn q;\n}\n"
 	"template <typename T> __device__ __forceinline__ T ts_mod(T a, T b)\n"
-	"{\n\tT r = a % b;\n\n\tif (r != 0 && ((r < 0) != (b < 0)))\n"
+	"{\n\tT r;\n\n\tif (b == 0 || ((T)-1 < (T)0 && b == (T)-1))\n"
+	"\t\treturn 0;\n"
+	"\tr = a % b;\n\tif (r != 0 && ((r < 0) != (b < 0)))\n"
 	"\t\tr += b;\n\treturn r;\n}\n"
 	"template <typename T> __device__ __forceinline__ T ts_ipow(T a, T b)\n"
 	"{\n\treturn (T)pow((double)a, (double)b);\n}\n"

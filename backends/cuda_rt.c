@@ -717,7 +717,7 @@ static const char *nvrtc_log(nvrtcProgram prog)
 static ts_status nvrtc_run(ts_ctx *ctx, nvrtcProgram prog, const char *name,
 	const char *arch, bool cubin)
 {
-	const char *opts[3];
+	const char *opts[4];
 	int nopts = 0;
 	char *inc = cuda_include_dir();
 	nvrtcResult r;
@@ -726,6 +726,9 @@ static ts_status nvrtc_run(ts_ctx *ctx, nvrtcProgram prog, const char *name,
 	opts[nopts++] = ts_asprintf("--gpu-architecture=%s%s",
 		cubin ? "sm_" : "compute_", arch + 3);
 	opts[nopts++] = "--std=c++17";
+	/* a * b + c rounds twice, as in the interpreter; the emitter fuses
+	 * only the updates of float sums (fmaf). */
+	opts[nopts++] = "--fmad=false";
 	if (inc)
 		opts[nopts++] = ts_asprintf("--include-path=%s", inc);
 	r = nvrtcCompileProgram(prog, nopts, opts);

@@ -11,7 +11,8 @@
 
 #include "backends/llvm_internal.h"
 
-/* Return the default options: O3, contraction on, fast math off, the host. */
+/* Return the default options: O3, sums' updates contracted, fast math off,
+ * the host. */
 ts_compile_options ts_compile_options_default(void)
 {
 	ts_compile_options o;

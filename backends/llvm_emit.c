@@ -706,21 +706,12 @@ static LLVMValueRef int_binary(emitter *e, ts_op op, LLVMValueRef a,
 	}
 }
 
-/* Whether "x" is a floating multiplication, to fuse into an fmuladd. */
-static bool is_fmul(const ts_expr *x)
-{
-	return x->kind == TS_EXPR_BINARY && x->op == TS_OP_MUL &&
-		ts_dtype_is_float(x->dtype);
-}
-
 /* x*y + z as llvm.fmuladd (one FMA where the target has it). */
 static LLVMValueRef emit_fmuladd(emitter *e, const ts_expr *mul,
-	LLVMValueRef z, bool negate_z)
+	LLVMValueRef z)
 {
 	LLVMValueRef x = emit_expr(e, mul->a), y = emit_expr(e, mul->b);
 
-	if (negate_z)
-		z = LLVMBuildFNeg(e->b, z, "");
 	unify(e, &x, &y);
 	unify(e, &x, &z);
 	unify(e, &y, &z);
@@ -753,14 +744,6 @@ static LLVMValueRef emit_binary(emitter *e, const ts_expr *x)
 	if ((x->op == TS_OP_AND || x->op == TS_OP_OR) && reads_memory(x->b))
 		return emit_logic_guarded(e, x);
 
-	if (e->opt->contract && ts_dtype_is_float(t)) {
-		if (x->op == TS_OP_ADD && is_fmul(x->a))
-			return emit_fmuladd(e, x->a, emit_expr(e, x->b), false);
-		if (x->op == TS_OP_ADD && is_fmul(x->b))
-			return emit_fmuladd(e, x->b, emit_expr(e, x->a), false);
-		if (x->op == TS_OP_SUB && is_fmul(x->a))
-			return emit_fmuladd(e, x->a, emit_expr(e, x->b), true);
-	}
 	a = emit_expr(e, x->a);
 	b = emit_expr(e, x->b);
 	unify(e, &a, &b);
@@ -1013,7 +996,11 @@ static void emit_store(emitter *e, const ts_stmt *s)
 			"dimensions", t->name, s->nidx, t->ndim);
 		return;
 	}
-	v = emit_expr(e, s->value);
+	/* Only a float sum's update fuses (ts_stmt_is_fma_update). */
+	if (e->opt->contract && ts_stmt_is_fma_update(s))
+		v = emit_fmuladd(e, s->value->b, emit_expr(e, s->value->a));
+	else
+		v = emit_expr(e, s->value);
 	if (e->width && contiguous(e, s->nidx, s->idx)) {
 		p = lane0_address(e, t, base, s->nidx, s->idx);
 		store_vector(e, to_mem(e, splat(e, v), t->dtype), p, align,

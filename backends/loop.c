@@ -6,6 +6,7 @@
 
 #include <tessel/loop.h>
 
+#include "backends/lower_internal.h"
 #include "dsl/internal.h"
 
 static const char *loop_kind_names[TS_LOOP_KIND_COUNT] = {
@@ -118,6 +119,52 @@ ts_stmt *ts_stmt_store(ts_tensor *buffer, int nidx, ts_expr *const *idx,
 		s->idx[i] = idx[i];
 	s->value = value;
 	return s;
+}
+
+/* Whether the loads of "e" read "t". */
+bool ts_expr_reads(const ts_expr *e, const ts_tensor *t)
+{
+	if (!e)
+		return false;
+	if (e->kind == TS_EXPR_LOAD && e->tensor == t)
+		return true;
+	for (int i = 0; e->kind == TS_EXPR_LOAD && i < e->nargs; i++)
+		if (ts_expr_reads(e->args[i], t))
+			return true;
+	return ts_expr_reads(e->a, t) || ts_expr_reads(e->b, t) ||
+		ts_expr_reads(e->c, t);
+}
+
+/* Whether the store "st" is "B[idx] = B[idx] op x", "op" a reducer's
+ * combine and "x" free of B. */
+bool ts_stmt_is_update(const ts_stmt *st)
+{
+	const ts_expr *v = st->value;
+
+	if (v->kind != TS_EXPR_BINARY || (v->op != TS_OP_ADD &&
+	    v->op != TS_OP_MUL && v->op != TS_OP_MIN && v->op != TS_OP_MAX))
+		return false;
+	if (v->a->kind != TS_EXPR_LOAD || v->a->tensor != st->buffer ||
+	    v->a->nargs != st->nidx || ts_expr_reads(v->b, st->buffer))
+		return false;
+	for (int d = 0; d < st->nidx; d++)
+		if (!ts_expr_equal(v->a->args[d], st->idx[d]))
+			return false;
+	return true;
+}
+
+/* Whether the store "st" adds a float product to its accumulator,
+ * "B[idx] = B[idx] + x * y": the one place where compiled code fuses a
+ * multiply and an add (one rounding).  Everywhere else "a * b + c" rounds
+ * twice, as the interpreter computes it, so that integers derived from
+ * float arithmetic agree exactly; the sum's order is free anyway. */
+bool ts_stmt_is_fma_update(const ts_stmt *st)
+{
+	const ts_expr *x = st->value;
+
+	return st->kind == TS_STMT_STORE && ts_stmt_is_update(st) &&
+		x->op == TS_OP_ADD && ts_dtype_is_float(x->dtype) &&
+		x->b->kind == TS_EXPR_BINARY && x->b->op == TS_OP_MUL;
 }
 
 /* The buffer "buffer" living in "scope" during "body". */

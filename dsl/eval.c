@@ -1187,28 +1187,18 @@ static ts_status run_load(struct vm *vm, const struct insn *in)
 	return TS_OK;
 }
 
-/* Run the integer division or modulo "in", failing on a zero divisor in
- * an active lane. */
-static ts_status run_idiv(struct vm *vm, const struct insn *in)
+/* Run the integer division or modulo "in"; a zero divisor gives 0, as
+ * in compiled code (doc/grammar.md). */
+static void run_idiv(struct vm *vm, const struct insn *in)
 {
-	const struct prog *p = vm->p;
 	int64_t *d = IREG(vm, in->dst);
 	const int64_t *a = IREG(vm, in->a), *b = IREG(vm, in->b);
 	bool mod = in->op == VM_IMOD;
 
 	for (int64_t l = 0; l < NL(vm, in); l++) {
 		int64_t x = a[in->va ? l : 0], y = b[in->vb ? l : 0];
-		if (y == 0) {
-			if (in->vary ? lane_on(vm, in, l) : any_on(vm, in))
-				return ts_ctx_set_error(p->ctx, "stage '%s': "
-					"integer division by zero in '%s'",
-					p->s->name, in->what);
-			d[l] = 0;
-			continue;
-		}
-		d[l] = mod ? ifloormod(x, y) : ifloordiv(x, y);
+		d[l] = y == 0 ? 0 : mod ? ifloormod(x, y) : ifloordiv(x, y);
 	}
-	return TS_OK;
 }
 
 /* Fill the register of "in" with the value of its axis slot. */
@@ -1404,10 +1394,7 @@ static ts_status vm_run(struct vm *vm)
 			if (run_load(vm, in) < 0)
 				return TS_ERROR;
 			break;
-		case VM_IFLOORDIV: case VM_IMOD:
-			if (run_idiv(vm, in) < 0)
-				return TS_ERROR;
-			break;
+		case VM_IFLOORDIV: case VM_IMOD: run_idiv(vm, in); break;
 		case VM_FSELECT: case VM_ISELECT: run_select(vm, in); break;
 		case VM_CAST_II: case VM_CAST_IF: case VM_CAST_FI:
 		case VM_CAST_FF: run_cast(vm, in); break;

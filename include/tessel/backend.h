@@ -34,8 +34,9 @@ extern "C" {
  * options pointer means the defaults. */
 typedef struct ts_compile_options {
 	int opt_level;		/* 0 to 3: the default<On> pipeline (3) */
-	bool contract;		/* a*b+c as llvm.fmuladd: FMA where the
-				 * target has one (true) */
+	bool contract;		/* a float sum's update acc + x*y as
+				 * llvm.fmuladd: FMA where the target
+				 * has one (true); nothing else fuses */
 	bool fast_math;		/* also allow reassociation, no NaN/inf,
 				 * approximate functions (false) */
 	const char *triple;	/* target triple; NULL: the host */

@@ -104,6 +104,15 @@ ts_stmt *ts_stmt_sync(void);
 /* Append "s" to the block "block". */
 void ts_stmt_block_append(ts_stmt *block, ts_stmt *s);
 
+/* Whether the loads of "e" read "t". */
+bool ts_expr_reads(const ts_expr *e, const ts_tensor *t);
+/* Whether the store "st" is "B[idx] = B[idx] op x" with "op" a reducer's
+ * combine (+, *, min, max) and "x" free of B. */
+bool ts_stmt_is_update(const ts_stmt *st);
+/* Whether the store "st" is "B[idx] = B[idx] + x * y" in floats: the only
+ * multiply-add compiled code fuses (doc/grammar.md). */
+bool ts_stmt_is_fma_update(const ts_stmt *st);
+
 /* A buffer for the loop IR: a tensor that no stage computes and that is
  * not registered by name in "ctx". */
 ts_tensor *ts_buffer_new(ts_ctx *ctx, const char *name, ts_dtype t,

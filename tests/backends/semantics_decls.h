@@ -1,6 +1,5 @@
 /* Declarations whose compiled results must equal the interpreter's
- * exactly (none computes a * b + c in floats, which compiled code may
- * fuse) (doc/grammar.md, "Arithmetic"): the interpreter, the LLVM
+ * exactly (doc/grammar.md, "Arithmetic"): the interpreter, the LLVM
  * backend and the CUDA C emitter share one semantics of rounding, casts,
  * integer wrap-around, short-circuit guards and reductions.  Shared by
  * tests/backends/test_semantics.c (LLVM) and test_cuda_emulate.c. */
@@ -23,6 +22,21 @@ static const struct ts_test_sem_decl ts_test_sem_decls[] = {
 	{ "requant1", "input A: i8[64, 64]\ninput B: i8[64, 64]\n"
 	  "output Q[i: 64, j: 64]: i8 = i8(clamp(round(f32(sum(k: 64) "
 	  "i32(A[i, k]) * i32(B[k, j])) * 0.0125), -128.0, 127.0))\n", true },
+	/* a * b + c outside a sum's update rounds twice, as written: an
+	 * FMA would change the last bits of Z and the integers of R. */
+	{ "no_fma", "input X: f32[256]\ninput Y: f32[256]\n"
+	  "input A: i8[64, 64]\ninput B: i8[64, 64]\n"
+	  "output Z[i: 256] = X[i] * Y[i] + X[i]\n"
+	  "output W[i: 256] = X[i] * 0.1 - Y[i] * 0.3\n"
+	  "output R[i: 64, j: 64]: i8 = i8(clamp(round(f32(sum(k: 64) "
+	  "i32(A[i, k]) * i32(B[k, j])) * 0.0125 + 0.37), -128.0, 127.0))\n",
+	  true },
+	/* A zero divisor gives 0; // -1 wraps the least value. */
+	{ "div_zero", "input A: i32[64]\ninput B: i8[64]\n"
+	  "output Q[i: 64] = A[i] // (i32(i) % 3)\n"
+	  "output R[i: 64] = A[i] % (i32(i) % 3 - 1)\n"
+	  "output S[i: 64]: i8 = B[i] // i8(i % 2 - 1)\n"
+	  "output T[i: 64]: i8 = (B[i] - B[i] - 128) // i8(-1)\n", true },
 	/* round: half to even, in f16, f32 and f64. */
 	{ "round", "output R[i: 16]: i32 = i32(round(f32(i) - 7.5))\n"
 	  "output S[i: 16]: i32 = i32(round(f64(i) * 0.5 - 3.5))\n"

@@ -187,7 +187,7 @@ static void *build(const char *src)
 	assert_non_null(f = fopen(cpp, "w"));
 	fputs(src, f);
 	fclose(f);
-	cmd = ts_asprintf("${CXX_FOR_TESTS:-g++} -std=c++17 -O1 -w -fPIC "
+	cmd = ts_asprintf("${CXX_FOR_TESTS:-g++} -std=c++17 -O1 -ffp-contract=off -w -fPIC "
 		"-shared -pthread -o %s %s > %s 2>&1", so, cpp, log);
 	if (system(cmd) != 0) {
 		char text[4000] = "";
