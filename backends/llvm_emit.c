@@ -424,16 +424,53 @@ static LLVMValueRef current_mask(emitter *e)
 	return LLVMConstAllOnes(LLVMVectorType(e->i1, e->width));
 }
 
-/* Load W lanes of "mt" from the pointers "ptrs" (a vector). */
+/* The W lanes of "v", then lane 0 of "v" again up to "n" lanes. */
+static LLVMValueRef pad_lanes(emitter *e, LLVMValueRef v, unsigned n)
+{
+	LLVMValueRef *idx = ts_new_array(LLVMValueRef, n);
+
+	for (unsigned i = 0; i < n; i++)
+		idx[i] = LLVMConstInt(e->i32, i < e->width ? i : 0, 0);
+	return LLVMBuildShuffleVector(e->b, v, LLVMGetPoison(LLVMTypeOf(v)),
+		LLVMConstVector(idx, n), "");
+}
+
+static LLVMValueRef widened_mask(emitter *e, unsigned w2);
+static LLVMValueRef resize_lanes(emitter *e, LLVMValueRef v, unsigned n);
+
+/* The power of two at or above the vector width of "e". */
+static unsigned pow2_width(const emitter *e)
+{
+	unsigned n = 1;
+
+	while (n < (unsigned)e->width)
+		n *= 2;
+	return n;
+}
+
+/* Load W lanes of "mt" from the pointers "ptrs" (a vector).  A width that
+ * is no power of two is padded with lanes that are off and point where
+ * lane 0 does: LLVM 16 widens such a gather with undefined pointers, and
+ * on AVX-512 may then give the gather its index register as destination,
+ * which the processor refuses (SIGILL). */
 static LLVMValueRef gather(emitter *e, LLVMTypeRef mt, LLVMValueRef ptrs,
 	unsigned align)
 {
-	LLVMTypeRef vt = LLVMVectorType(mt, e->width);
-	LLVMTypeRef types[2] = { vt, LLVMTypeOf(ptrs) };
-	LLVMValueRef args[4] = { ptrs, LLVMConstInt(e->i32, align, 0),
-		current_mask(e), LLVMGetPoison(vt) };
+	unsigned n = pow2_width(e);
+	LLVMTypeRef vt = LLVMVectorType(mt, n);
+	LLVMValueRef mask = current_mask(e), args[4], v;
 
-	return call_intrinsic(e, "llvm.masked.gather", types, 2, args, 4);
+	if (n != (unsigned)e->width) {
+		ptrs = pad_lanes(e, ptrs, n);
+		mask = widened_mask(e, n);
+	}
+	args[0] = ptrs;
+	args[1] = LLVMConstInt(e->i32, align, 0);
+	args[2] = mask;
+	args[3] = LLVMGetPoison(vt);
+	v = call_intrinsic(e, "llvm.masked.gather", (LLVMTypeRef[]){ vt,
+		LLVMTypeOf(ptrs) }, 2, args, 4);
+	return n == (unsigned)e->width ? v : resize_lanes(e, v, e->width);
 }
 
 /* The power of two a vector of W "mt" is widened to in memory, or 0:
@@ -950,15 +987,25 @@ static LLVMValueRef emit_expr(emitter *e, const ts_expr *x)
 
 /* Statements. */
 
-/* Store W lanes of "v" at the pointers "ptrs" (a vector). */
+/* Store W lanes of "v" at the pointers "ptrs" (a vector), padded to a
+ * power of two as a gather is. */
 static void scatter(emitter *e, LLVMValueRef v, LLVMValueRef ptrs,
 	unsigned align)
 {
-	LLVMTypeRef types[2] = { LLVMTypeOf(v), LLVMTypeOf(ptrs) };
-	LLVMValueRef args[4] = { v, ptrs, LLVMConstInt(e->i32, align, 0),
-		current_mask(e) };
+	unsigned n = pow2_width(e);
+	LLVMValueRef mask = current_mask(e), args[4];
 
-	call_intrinsic(e, "llvm.masked.scatter", types, 2, args, 4);
+	if (n != (unsigned)e->width) {
+		mask = widened_mask(e, n);
+		v = pad_lanes(e, v, n);
+		ptrs = pad_lanes(e, ptrs, n);
+	}
+	args[0] = v;
+	args[1] = ptrs;
+	args[2] = LLVMConstInt(e->i32, align, 0);
+	args[3] = mask;
+	call_intrinsic(e, "llvm.masked.scatter", (LLVMTypeRef[]){
+		LLVMTypeOf(v), LLVMTypeOf(ptrs) }, 2, args, 4);
 }
 
 /* Store the vector "v" at "p", under the current mask. */

@@ -146,6 +146,50 @@ static void test_llvm_sched_rfactor_guarded_fused__matches_eval(void **state)
 	check_schedule(ctx, dag, sch, "rfactor of a guarded fused loop");
 }
 
+/* Gathers and scatters of a width that is no power of two (18 lanes of
+ * f64): this schedule of a two-layer network once compiled, on AVX-512,
+ * to a gather whose destination was its index register (SIGILL). */
+static void test_llvm_sched_gather_odd_width__matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = parse(ctx, "input X: f64[51, 1]\n"
+		"input W1: f64[1, 10]\ninput B1: f64[10]\n"
+		"input W2: f64[10, 7]\n"
+		"Hd[i: 51, j: 10] = sum(k: 1) X[i, k] * W1[k, j]\n"
+		"A[i: 51, j: 10] = tanh(Hd[i, j] + B1[j])\n"
+		"output Y[i: 51, o: 7] = sum(j: 10) A[i, j] * W2[j, o]\n");
+	ts_schedule *sch = ts_schedule_from_json(ctx, dag, "{\"steps\": ["
+		"{\"kind\":\"SP\",\"stage\":\"Y\",\"loop\":\"o\",\"factor\":7,"
+		"\"tail\":\"guard\"},{\"kind\":\"PA\",\"stage\":\"Y\","
+		"\"loop\":\"i\"},{\"kind\":\"UR\",\"stage\":\"Y\",\"loop\":\"j\"},"
+		"{\"kind\":\"CA\",\"stage\":\"A\",\"target\":\"Y\",\"loop\":\"j\"},"
+		"{\"kind\":\"RE\",\"stage\":\"A\",\"loops\":[\"j\",\"i\"]},"
+		"{\"kind\":\"CW\",\"stage\":\"A\",\"loop\":\"j\"},{\"kind\":\"VE\","
+		"\"stage\":\"A\",\"loop\":\"i\"},{\"kind\":\"SP\",\"stage\":\"Hd\","
+		"\"loop\":\"i\",\"factor\":35,\"tail\":\"guard\"},{\"kind\":\"SP\","
+		"\"stage\":\"Hd\",\"loop\":\"i.i\",\"factor\":2,\"tail\":\"guard\"},"
+		"{\"kind\":\"SP\",\"stage\":\"Hd\",\"loop\":\"j\",\"factor\":5,"
+		"\"tail\":\"guard\"},{\"kind\":\"SP\",\"stage\":\"Hd\",\"loop\":"
+		"\"j.i\",\"factor\":5,\"tail\":\"guard\"},{\"kind\":\"RE\","
+		"\"stage\":\"Hd\",\"loops\":[\"j.i.o\",\"i.i.i\",\"i.o\",\"k\","
+		"\"j.o\",\"j.i.i\",\"i.i.o\"]},{\"kind\":\"CW\",\"stage\":\"Hd\","
+		"\"loop\":\"j.i.o\"},{\"kind\":\"VE\",\"stage\":\"Hd\",\"loop\":"
+		"\"i.i.o\"}]}");
+	ts_schedule *t;
+	ts_dag *tr = parse(ctx, "input X: f64[51, 10]\n"
+		"output Y[j: 10, i: 51] = X[i, j] * 2.0\n");
+
+	if (!sch)
+		fail_msg("schedule: %s", ts_ctx_error(ctx));
+	check_schedule(ctx, dag, sch, "gathers of 18 lanes");
+	t = ts_schedule_new(ctx, tr);
+	ok(ctx, ts_schedule_split(t, "Y", "i", 18, TS_TAIL_GUARD), "split");
+	ok(ctx, ts_schedule_reorder(t, "Y", 3, (const char *[]){ "i.o", "j",
+		"i.i" }), "reorder");
+	ok(ctx, ts_schedule_vectorize(t, "Y", "i.i"), "vectorize");
+	check_schedule(ctx, tr, t, "a transpose in vectors of 18");
+}
+
 /* rfactor of a reduction whose stage is empty: its partial results are
  * an empty buffer, not an error or a stray write. */
 static void test_llvm_sched_rfactor_empty_stage__matches_eval(void **state)
@@ -229,6 +273,8 @@ int main(void)
 		TS_TEST(test_llvm_sched_matmul_tiled_partitioned__matches_eval),
 		TS_TEST(test_llvm_sched_dense_relu_fused__matches_eval),
 		TS_TEST(test_llvm_sched_rfactor_guarded_fused__matches_eval),
+		TS_TEST(test_llvm_sched_rfactor_empty_stage__matches_eval),
+		TS_TEST(test_llvm_sched_gather_odd_width__matches_eval),
 		TS_TEST(test_llvm_sched_naive__examples_match_eval),
 		TS_TEST(test_llvm_sched_zero_extents__naive_and_static_match_eval),
 	};
