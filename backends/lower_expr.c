@@ -29,35 +29,6 @@ ts_expr *ts_lower_load(ts_tensor *buf, int n, ts_expr *const *idx)
 	return e;
 }
 
-/* Whether "a" and "b" are the same expression, node by node. */
-bool ts_expr_equal(const ts_expr *a, const ts_expr *b)
-{
-	if (a == b)
-		return true;
-	if (!a || !b || a->kind != b->kind || a->dtype != b->dtype)
-		return false;
-	switch (a->kind) {
-	case TS_EXPR_INT:
-		return a->ival == b->ival;
-	case TS_EXPR_FLOAT:
-		return a->fval == b->fval;
-	case TS_EXPR_VAR:
-		return a->axis == b->axis;
-	case TS_EXPR_LOAD:
-		if (a->tensor != b->tensor || a->nargs != b->nargs)
-			return false;
-		for (int i = 0; i < a->nargs; i++)
-			if (!ts_expr_equal(a->args[i], b->args[i]))
-				return false;
-		return true;
-	case TS_EXPR_REDUCE:
-		return false;
-	default:
-		return a->op == b->op && ts_expr_equal(a->a, b->a) &&
-			ts_expr_equal(a->b, b->b) && ts_expr_equal(a->c, b->c);
-	}
-}
-
 ts_aff ts_aff_const(int64_t c)
 {
 	ts_aff a = { .ok = true, .cst = c };

@@ -28,7 +28,6 @@ ts_expr *ts_aff_to_expr(ts_ctx *ctx, const ts_aff *a);
 /* Bounds of "a" when every variable atom ranges over its loop extent;
  * false when an atom is not a loop variable. */
 bool ts_aff_bounds(const ts_aff *a, int64_t *lo, int64_t *hi);
-bool ts_expr_equal(const ts_expr *a, const ts_expr *b);
 /* An i64 constant. */
 ts_expr *ts_lower_int(ts_ctx *ctx, int64_t v);
 /* A load of "buf" at "n" indices, without the checks of ts_load (the

@@ -17,9 +17,15 @@
  * the condition inside the reduction, unless every index it reads is
  * provably in bounds over the whole stage.
  *
+ * A read guarded by bounds tests inside a window (a convolution or a pool
+ * over padded data written "select(y + r - 1 >= 0 && ..., X[..], 0.0)")
+ * becomes a padding stage, as a user would write it, read without a
+ * guard; the templates then choose where to compute it.
+ *
  * Requires: stages in topological order.  Produces: stages whose body is
  * either free of reductions or a single reduction at the root with no
- * reduction inside; new stages for the reductions moved out.
+ * reduction and no guarded window read inside; new stages for the
+ * reductions moved out and for padding.
  */
 #include <config.h>
 
@@ -362,6 +368,7 @@ static ts_tensor *stage_new(struct canon *c, const char *name, int n,
 }
 
 static ts_status hoist_stage(struct canon *c, ts_stage *s);
+static ts_status pad_stage_reads(struct canon *c, ts_stage *s);
 
 /* Move the expression "r" of "site" (a nested reduction, its body already
  * canonical, or an invariant named "kind") into a stage of its own, or
@@ -409,7 +416,8 @@ static ts_expr *extract(struct canon *c, struct site *site, ts_expr *r,
 		if (!t)
 			return NULL;
 		t->stage->line = site->stage->line;
-		if (hoist_stage(c, t->stage) < 0)
+		if (pad_stage_reads(c, t->stage) < 0 ||
+		    hoist_stage(c, t->stage) < 0)
 			return NULL;
 		ts_vec_push(&c->keys, key);
 		ts_vec_push(&c->shared, t);
@@ -598,6 +606,260 @@ static ts_status hoist_stage(struct canon *c, ts_stage *s)
 	return ts_stage_set_body(c->ctx, s, body);
 }
 
+/* A bounds test of one index of a guarded read: "lo" <= index < "hi". */
+struct bound_test {
+	int dim;
+	int64_t lo, hi;
+};
+
+/* Add to "t" the bound that the comparison "e" puts on an index of the
+ * load "x" ("index op constant" or "constant op index"); false when "e"
+ * is no such test. */
+static bool bound_test_of(const ts_expr *e, const ts_expr *x,
+	struct bound_test *t)
+{
+	const ts_expr *idx = e->a, *k = e->b;
+	ts_op op = e->op;
+	static const ts_op flip[TS_OP_COUNT] = {
+		[TS_OP_LT] = TS_OP_GT, [TS_OP_LE] = TS_OP_GE,
+		[TS_OP_GT] = TS_OP_LT, [TS_OP_GE] = TS_OP_LE,
+	};
+
+	if (e->kind != TS_EXPR_BINARY || op < TS_OP_LT || op > TS_OP_GE)
+		return false;
+	if (idx->kind == TS_EXPR_INT) {
+		idx = e->b;
+		k = e->a;
+		op = flip[op];
+	}
+	if (k->kind != TS_EXPR_INT || k->ival <= INT64_MIN + 1 ||
+	    k->ival >= INT64_MAX - 1)
+		return false;
+	for (t->dim = 0; t->dim < x->nargs; t->dim++)
+		if (ts_expr_equal(x->args[t->dim], idx))
+			break;
+	if (t->dim == x->nargs)
+		return false;
+	t->lo = INT64_MIN;
+	t->hi = INT64_MAX;
+	switch (op) {
+	case TS_OP_LT: t->hi = k->ival; break;
+	case TS_OP_LE: t->hi = k->ival + 1; break;
+	case TS_OP_GT: t->lo = k->ival + 1; break;
+	default: t->lo = k->ival; break;
+	}
+	return true;
+}
+
+/* Narrow "lo" and "hi" (one pair per index of the load "x") by the
+ * conjunction "cond" of bounds tests; false when a conjunct is anything
+ * else. */
+static bool bounds_of_guard(const ts_expr *cond, const ts_expr *x,
+	int64_t *lo, int64_t *hi)
+{
+	struct bound_test t;
+
+	if (cond->kind == TS_EXPR_BINARY && cond->op == TS_OP_AND)
+		return bounds_of_guard(cond->a, x, lo, hi) &&
+			bounds_of_guard(cond->b, x, lo, hi);
+	if (!bound_test_of(cond, x, &t))
+		return false;
+	lo[t.dim] = TS_MAX(lo[t.dim], t.lo);
+	hi[t.dim] = TS_MIN(hi[t.dim], t.hi);
+	return true;
+}
+
+/* The load under the casts of "e", or NULL. */
+static const ts_expr *read_of(const ts_expr *e)
+{
+	while (e->kind == TS_EXPR_CAST)
+		e = e->a;
+	return e->kind == TS_EXPR_LOAD ? e : NULL;
+}
+
+/* Return "e" with the load of "x" replaced by "y". */
+static ts_expr *replace_read(ts_expr *e, const ts_expr *x, ts_expr *y)
+{
+	ts_expr *n;
+
+	if (e == x)
+		return y;
+	n = expr_copy(e);
+	n->a = replace_read(e->a, x, y);
+	return n;
+}
+
+/* "e" + "k", folding "k" into a constant that "e" adds or subtracts
+ * last ("y * 2 + r - 1" plus 1 is "y * 2 + r"). */
+static ts_expr *add_const(ts_ctx *ctx, ts_expr *e, int64_t k)
+{
+	int64_t v;
+
+	if (e->kind == TS_EXPR_BINARY && e->b->kind == TS_EXPR_INT &&
+	    (e->op == TS_OP_ADD || e->op == TS_OP_SUB) &&
+	    !(e->op == TS_OP_ADD ? __builtin_add_overflow(e->b->ival, k, &v)
+	    : __builtin_sub_overflow(e->b->ival, k, &v)) && v != INT64_MIN) {
+		if (v == 0)
+			return e->a;
+		return ts_binary(ctx, v > 0 ? TS_OP_ADD : TS_OP_SUB, e->a,
+			ts_int(ctx, v > 0 ? v : -v));
+	}
+	return ts_binary(ctx, TS_OP_ADD, e, ts_int(ctx, k));
+}
+
+/* The padding stage of a guarded read: "P"[p] = select(lo <= p - off <
+ * hi, "arm" at p - off, "fill") over "ext", per index of "x". */
+static ts_expr *pad_stage(struct canon *c, struct site *site, ts_expr *arm,
+	const ts_expr *x, ts_expr *fill, const int64_t *lo, const int64_t *hi,
+	const int64_t *off, const int64_t *ext)
+{
+	ts_axis *axes[TS_MAX_DIMS];
+	ts_expr *idx[TS_MAX_DIMS], *cond = NULL, *body, *ld;
+	ts_tensor *X = x->tensor, *t;
+	char *key;
+
+	for (int d = 0; d < x->nargs; d++) {
+		ts_expr *v;
+		axes[d] = ts_axis_new(c->ctx, X->stage ?
+			X->stage->axes[d]->name : ts_asprintf("d%d", d), ext[d]);
+		v = ts_var(c->ctx, axes[d]);
+		idx[d] = off[d] ? ts_binary(c->ctx, TS_OP_SUB, v,
+			ts_int(c->ctx, off[d])) : v;
+		if (lo[d] > INT64_MIN) {
+			ts_expr *g = ts_binary(c->ctx, TS_OP_GE, v,
+				ts_int(c->ctx, lo[d] + off[d]));
+			cond = cond ? ts_binary(c->ctx, TS_OP_AND, cond, g) : g;
+		}
+		if (hi[d] < INT64_MAX) {
+			ts_expr *g = ts_binary(c->ctx, TS_OP_LT, v,
+				ts_int(c->ctx, hi[d] + off[d]));
+			cond = cond ? ts_binary(c->ctx, TS_OP_AND, cond, g) : g;
+		}
+	}
+	ld = ts_load(c->ctx, X, x->nargs, idx);
+	body = ts_select(c->ctx, cond, replace_read(arm, x, ld), fill);
+	if (!body)
+		return NULL;
+	key = reduction_key(x->nargs, axes, body);
+	if (!(t = find_shared(c, key))) {
+		t = stage_new(c, fresh_name(c, site, "pad"), x->nargs, axes,
+			body);
+		if (!t)
+			return NULL;
+		t->stage->line = site->stage->line;
+		ts_vec_push(&c->keys, key);
+		ts_vec_push(&c->shared, t);
+	}
+	for (int d = 0; d < x->nargs; d++)
+		idx[d] = off[d] ? add_const(c->ctx, x->args[d], off[d]) :
+			x->args[d];
+	return ts_load(c->ctx, t, x->nargs, idx);
+}
+
+/* Whether "e" reads one of the reduction axes bound at "site". */
+static bool reads_bound_axis(struct site *site, const ts_expr *e)
+{
+	ts_vec fv = { 0 }, none = { 0 };
+
+	free_axes(e, &none, &fv);
+	for (int i = 0; i < fv.n; i++)
+		if (vec_has(&site->bound, fv.v[i]))
+			return true;
+	return false;
+}
+
+/* If "e" is a guarded read inside a window, "select(tests, X[idx], k)"
+ * with "tests" bounds tests on indices that move with a reduction axis,
+ * return a load of a padding stage that computes it once per element
+ * of X (plus the border); else return "e".  Tested in the window, the
+ * guard is evaluated for every tap and keeps loads from vectorising; a
+ * padding stage, as a user would write, lets the templates choose where
+ * to compute it.  Indices without a test must be in bounds. */
+static ts_expr *pad_read(struct canon *c, struct site *site, ts_expr *e)
+{
+	int64_t lo[TS_MAX_DIMS], hi[TS_MAX_DIMS], off[TS_MAX_DIMS];
+	int64_t ext[TS_MAX_DIMS];
+	const ts_expr *x;
+	bool window = false;
+	struct range r;
+
+	if (e->kind != TS_EXPR_SELECT || !(x = read_of(e->b)) ||
+	    (e->c->kind != TS_EXPR_INT && e->c->kind != TS_EXPR_FLOAT))
+		return e;
+	for (int d = 0; d < x->nargs; d++) {
+		lo[d] = INT64_MIN;
+		hi[d] = INT64_MAX;
+	}
+	if (!bounds_of_guard(e->a, x, lo, hi))
+		return e;
+	for (int d = 0; d < x->nargs; d++) {
+		int64_t n = x->tensor->shape[d];
+		bool tested = lo[d] > INT64_MIN || hi[d] < INT64_MAX;
+		if (!range_of(x->args[d], &r))
+			return e;
+		if (tested) {
+			lo[d] = TS_MAX(lo[d], 0);
+			hi[d] = TS_MIN(hi[d], n);
+			window |= reads_bound_axis(site, x->args[d]);
+		} else if (r.lo < 0 || r.hi >= n) {
+			return e;
+		}
+		off[d] = r.lo < 0 ? -r.lo : 0;
+		ext[d] = tested ? TS_MAX(r.hi + off[d] + 1, 1) : n;
+		if (r.lo > INT64_MAX / 4 || r.hi > INT64_MAX / 4 ||
+		    off[d] > INT64_MAX / 4)
+			return e;
+	}
+	if (!window)
+		return e;
+	c->changed = true;
+	return pad_stage(c, site, e->b, x, e->c, lo, hi, off, ext);
+}
+
+/* Return the body "e" of a reduction of "site" with every guarded read
+ * in a window replaced by a load of a padding stage (pad_read). */
+static ts_expr *pad_reads(struct canon *c, struct site *site, ts_expr *e)
+{
+	ts_expr *n, *a, *b = NULL, *x = NULL;
+
+	if (!e || e->kind == TS_EXPR_INT || e->kind == TS_EXPR_FLOAT ||
+	    e->kind == TS_EXPR_VAR || e->kind == TS_EXPR_LOAD ||
+	    e->kind == TS_EXPR_REDUCE)
+		return e;
+	if ((n = pad_read(c, site, e)) != e)
+		return n;
+	if (!(a = pad_reads(c, site, e->a)) ||
+	    (e->b && !(b = pad_reads(c, site, e->b))) ||
+	    (e->c && !(x = pad_reads(c, site, e->c))))
+		return NULL;
+	if (a == e->a && b == e->b && x == e->c)
+		return e;
+	n = expr_copy(e);
+	n->a = a;
+	n->b = b;
+	n->c = x;
+	return n;
+}
+
+/* Pad the guarded reads of the reduction at the root of "s". */
+static ts_status pad_stage_reads(struct canon *c, ts_stage *s)
+{
+	struct site site = { s };
+	ts_expr *body = s->body, *p;
+
+	if (body->kind != TS_EXPR_REDUCE)
+		return TS_OK;
+	for (int i = 0; i < body->nraxes; i++)
+		ts_vec_push(&site.bound, body->raxes[i]);
+	if (!(p = pad_reads(c, &site, body->a)))
+		return TS_ERROR;
+	if (p == body->a)
+		return TS_OK;
+	body = expr_copy(body);
+	body->a = p;
+	return ts_stage_set_body(c->ctx, s, body);
+}
+
 /* Register the stage "s" in "c" when it is a reduction at its root, so
  * that an equal nested reduction loads from it. */
 static void register_stage(struct canon *c, ts_stage *s)
@@ -622,7 +884,7 @@ static ts_status canon_stage(struct canon *c, ts_stage *s)
 		return TS_ERROR;
 	if (body != s->body && ts_stage_set_body(c->ctx, s, body) < 0)
 		return TS_ERROR;
-	if (hoist_stage(c, s) < 0)
+	if (pad_stage_reads(c, s) < 0 || hoist_stage(c, s) < 0)
 		return TS_ERROR;
 	register_stage(c, s);
 	return TS_OK;

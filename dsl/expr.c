@@ -43,6 +43,35 @@ bool ts_expr_has_reduce(const ts_expr *e)
 		ts_expr_has_reduce(e->c);
 }
 
+/* Whether "a" and "b" are the same expression, node by node. */
+bool ts_expr_equal(const ts_expr *a, const ts_expr *b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || a->kind != b->kind || a->dtype != b->dtype)
+		return false;
+	switch (a->kind) {
+	case TS_EXPR_INT:
+		return a->ival == b->ival;
+	case TS_EXPR_FLOAT:
+		return a->fval == b->fval;
+	case TS_EXPR_VAR:
+		return a->axis == b->axis;
+	case TS_EXPR_LOAD:
+		if (a->tensor != b->tensor || a->nargs != b->nargs)
+			return false;
+		for (int i = 0; i < a->nargs; i++)
+			if (!ts_expr_equal(a->args[i], b->args[i]))
+				return false;
+		return true;
+	case TS_EXPR_REDUCE:
+		return false;
+	default:
+		return a->op == b->op && ts_expr_equal(a->a, b->a) &&
+			ts_expr_equal(a->b, b->b) && ts_expr_equal(a->c, b->c);
+	}
+}
+
 const char *ts_op_name(ts_op op)
 {
 	return (unsigned)op < TS_OP_COUNT ? op_names[op] : "?";

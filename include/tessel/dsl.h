@@ -204,6 +204,9 @@ ts_expr *ts_at(ts_ctx *ctx, ts_tensor *t, int n, ...);
 
 /* Whether "e" contains a reduction (at its root or inside). */
 bool ts_expr_has_reduce(const ts_expr *e);
+/* Whether "a" and "b" are the same expression, node by node (reductions
+ * are never equal). */
+bool ts_expr_equal(const ts_expr *a, const ts_expr *b);
 
 const char *ts_op_name(ts_op op);
 const char *ts_reducer_name(ts_reducer r);

@@ -66,6 +66,33 @@ static const struct twin twins[] = {
 	  "H[i: 4, j: 5] = sum(k: 6) X[i, k] * W1[k, j]\n"
 	  "A[i: 4, j: 5] = sigmoid(H[i, j] + B1[j])\n"
 	  "output Y[i: 4, o: 3] = sum(j: 5) A[i, j] * W2[j, o]\n", 3 },
+	/* A guard tested for every tap of a window becomes a padding
+	 * stage, written as a user would. */
+	{ "padded_pool",
+	  "input X: f32[4, 9, 9]\n"
+	  "output Y[c: 4, y: 5, x: 5] = max(r: 3, q: 3) select(y * 2 + r - 1\n"
+	  "  >= 0 && y * 2 + r - 1 < 9 && 0 <= x * 2 + q - 1 &&\n"
+	  "  9 > x * 2 + q - 1, X[c, y * 2 + r - 1, x * 2 + q - 1], -inf)\n",
+	  "input X: f32[4, 9, 9]\n"
+	  "P[c: 4, h: 11, w: 11] = select(h >= 1 && h < 10 && w >= 1 &&\n"
+	  "  w < 10, X[c, h - 1, w - 1], -inf)\n"
+	  "output Y[c: 4, y: 5, x: 5] = max(r: 3, q: 3) P[c, y * 2 + r,\n"
+	  "  x * 2 + q]\n", 2 },
+	/* The same in a convolution with bias and ReLU, in one statement. */
+	{ "padded_conv",
+	  "input X: f32[3, 6, 6]\ninput W: f32[4, 3, 3, 3]\n"
+	  "input B: f32[4]\n"
+	  "output Y[k: 4, y: 6, x: 6] = max((sum(c: 3, r: 3, s: 3)\n"
+	  "  select(y + r - 1 >= 0 && y + r - 1 < 6 && x + s - 1 >= 0 &&\n"
+	  "  x + s - 1 < 6, X[c, y + r - 1, x + s - 1], 0.0) *\n"
+	  "  W[k, c, r, s]) + B[k], 0.0)\n",
+	  "input X: f32[3, 6, 6]\ninput W: f32[4, 3, 3, 3]\n"
+	  "input B: f32[4]\n"
+	  "P[c: 3, h: 8, w: 8] = select(h >= 1 && h < 7 && w >= 1 &&\n"
+	  "  w < 7, X[c, h - 1, w - 1], 0.0)\n"
+	  "C[k: 4, y: 6, x: 6] = sum(c: 3, r: 3, s: 3) P[c, y + r, x + s] *\n"
+	  "  W[k, c, r, s]\n"
+	  "output Y[k: 4, y: 6, x: 6] = max(C[k, y, x] + B[k], 0.0)\n", 3 },
 	/* An integer matmul requantised to i8 in the same statement. */
 	{ "requant",
 	  "input A: i8[6, 16]\ninput B: i8[16, 8]\n"
