@@ -40,8 +40,8 @@ bench_bench_tune_LDADD = $(BENCH_LIBS) $(BLAS_LIBS)
 endif
 
 # The corpus' writing styles at real sizes: one statement against stages,
-# naive against static.
+# naive against static (and tuned).
 noinst_PROGRAMS += bench/bench_styles
 bench_bench_styles_SOURCES = bench/bench_styles.c tests/corpus/gen.c \
-	tests/corpus/gen.h $(BENCH_COMMON)
+	tests/corpus/gen.h bench/tuned.c bench/tuned.h $(BENCH_COMMON)
 bench_bench_styles_LDADD = $(BENCH_LIBS)
