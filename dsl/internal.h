@@ -43,6 +43,9 @@ ts_status ts_stage_set_body(ts_ctx *ctx, ts_stage *s, ts_expr *body);
  * stages avoid.  Set "changed" when a stage was made or rewritten. */
 ts_status ts_canonicalize(ts_ctx *ctx, int nstages, ts_stage *const *stages,
 	int nplaceholders, ts_tensor *const *placeholders, bool *changed);
+/* How deeply the printed form of "e" nests, in the levels the parser
+ * counts: parentheses, brackets, unary operators, calls and reducers. */
+int ts_expr_nesting(const ts_expr *e);
 /* The first dimension of "shape" ("ndim" extents, none negative) at which
  * the size in bytes of an array of "elem"-byte elements would pass
  * INT64_MAX, zero extents counting as one; -1 when it fits. */

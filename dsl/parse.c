@@ -1606,6 +1606,36 @@ static void sort_outputs(const ts_dag *dag, ts_tensor **outs, int n)
 		}
 }
 
+/* Return where "p" declares stage "s", or the one "s" was moved out of
+ * (which shares its line). */
+static const char *stage_loc(struct parser *p, const ts_stage *s)
+{
+	for (int i = 0; i < p->decls.n; i++) {
+		struct decl *d = p->decls.v[i];
+		if (!d->is_input && d->tok->line == s->line)
+			return d->tok->loc;
+	}
+	return p->src;
+}
+
+/* Check that each stage of "dag" prints within the nesting that "p"
+ * reads, so that the printed DAG parses back. */
+static bool check_printed_nesting(struct parser *p, const ts_dag *dag)
+{
+	for (int i = 0; i < dag->nstages; i++) {
+		const ts_stage *s = dag->stages[i];
+		int n = ts_expr_nesting(s->body);
+		if (n <= MAX_NESTING)
+			continue;
+		error_at(p, stage_loc(p, s), "stage '%s' prints nested %d "
+			"levels deep (more than %d levels of parentheses, "
+			"brackets, unary operators, calls or reducers): it "
+			"would not read back", s->name, n, MAX_NESTING);
+		return false;
+	}
+	return true;
+}
+
 /* Return the DAG of the built declarations of "p".  Outputs are ordered
  * by when they are computed, so that printing the DAG and parsing it back
  * gives the same DAG. */
@@ -1630,6 +1660,8 @@ static ts_dag *make_dag(struct parser *p)
 	}
 	if (!dag)
 		api_error_at(p, ((struct decl *)p->decls.v[0])->tok);
+	else if (!check_printed_nesting(p, dag))
+		return NULL;
 	return dag;
 }
 

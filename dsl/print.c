@@ -13,7 +13,32 @@ struct printer {
 	ts_buf out;
 	const ts_dag *canon;	/* rename by position in this DAG, or NULL */
 	const ts_stage *stage;	/* stage being printed, for axis numbers */
+	int depth;		/* levels open, as the parser counts them */
+	int deepest;		/* the most levels open at once */
 };
+
+/* Open one more level of nesting, as the parser counts them, in "p". */
+static void nest(struct printer *p)
+{
+	if (++p->depth > p->deepest)
+		p->deepest = p->depth;
+}
+
+/* Close the level of nesting opened last in "p". */
+static void unnest(struct printer *p)
+{
+	p->depth--;
+}
+
+/* Count the unary minus that prints a negative number in "p", when
+ * "negative". */
+static void nest_sign(struct printer *p, bool negative)
+{
+	if (negative) {
+		nest(p);
+		unnest(p);
+	}
+}
 
 /* Binding strength of each binary operator; atoms bind tightest. */
 enum { PREC_OR = 1, PREC_AND, PREC_CMP, PREC_ADD, PREC_MUL, PREC_UNARY,
@@ -81,6 +106,7 @@ static void print_call(struct printer *p, const char *name, int n,
 	const ts_expr *x, const ts_expr *y, const ts_expr *z)
 {
 	ts_buf_printf(&p->out, "%s(", name);
+	nest(p);
 	print_expr(p, x, 0);
 	if (n > 1) {
 		ts_buf_puts(&p->out, ", ");
@@ -90,6 +116,7 @@ static void print_call(struct printer *p, const char *name, int n,
 		ts_buf_puts(&p->out, ", ");
 		print_expr(p, z, 0);
 	}
+	unnest(p);
 	ts_buf_putc(&p->out, ')');
 }
 
@@ -104,21 +131,33 @@ static void print_expr(struct printer *p, const ts_expr *e, int prec)
 		/* 2^63 is no literal: the least i64 reads back as a
 		 * difference of two. */
 		if (e->ival == INT64_MIN && (e->literal ||
-		    e->dtype == TS_I64))
+		    e->dtype == TS_I64)) {
 			ts_buf_printf(b, "(%" PRId64 " - 1)", e->ival + 1);
-		else if (e->literal || e->dtype == TS_I64 ||
-		    e->dtype == TS_I32)
+			nest(p);
+			nest_sign(p, true);
+			unnest(p);
+		} else if (e->literal || e->dtype == TS_I64 ||
+		    e->dtype == TS_I32) {
 			ts_buf_printf(b, "%" PRId64, e->ival);
-		else
+			nest_sign(p, e->ival < 0);
+		} else {
 			ts_buf_printf(b, "%s(%" PRId64 ")",
 				ts_dtype_name(e->dtype), e->ival);
+			nest(p);
+			nest_sign(p, e->ival < 0);
+			unnest(p);
+		}
 		return;
 	case TS_EXPR_FLOAT:
 		if (e->literal || e->dtype == TS_F32) {
 			print_float(b, e->fval);
+			nest_sign(p, signbit(e->fval));
 		} else {
 			ts_buf_printf(b, "%s(", ts_dtype_name(e->dtype));
+			nest(p);
 			print_float(b, e->fval);
+			nest_sign(p, signbit(e->fval));
+			unnest(p);
 			ts_buf_putc(b, ')');
 		}
 		return;
@@ -127,21 +166,29 @@ static void print_expr(struct printer *p, const ts_expr *e, int prec)
 		return;
 	case TS_EXPR_LOAD:
 		ts_buf_printf(b, "%s[", tensor_name(p, e->tensor));
+		nest(p);
 		for (int i = 0; i < e->nargs; i++) {
 			if (i)
 				ts_buf_puts(b, ", ");
 			print_expr(p, e->args[i], 0);
 		}
+		unnest(p);
 		ts_buf_putc(b, ']');
 		return;
 	case TS_EXPR_UNARY:
 		if (e->op == TS_OP_NEG || e->op == TS_OP_NOT) {
-			if (prec > PREC_UNARY)
+			if (prec > PREC_UNARY) {
 				ts_buf_putc(b, '(');
+				nest(p);
+			}
 			ts_buf_puts(b, ts_op_name(e->op));
+			nest(p);
 			print_expr(p, e->a, PREC_UNARY + 1);
-			if (prec > PREC_UNARY)
+			unnest(p);
+			if (prec > PREC_UNARY) {
+				unnest(p);
 				ts_buf_putc(b, ')');
+			}
 		} else {
 			print_call(p, ts_op_name(e->op), 1, e->a, NULL, NULL);
 		}
@@ -152,13 +199,17 @@ static void print_expr(struct printer *p, const ts_expr *e, int prec)
 			print_call(p, ts_op_name(e->op), 2, e->a, e->b, NULL);
 			return;
 		}
-		if (mine < prec)
+		if (mine < prec) {
 			ts_buf_putc(b, '(');
+			nest(p);
+		}
 		print_expr(p, e->a, mine);
 		ts_buf_printf(b, " %s ", ts_op_name(e->op));
 		print_expr(p, e->b, mine + 1);
-		if (mine < prec)
+		if (mine < prec) {
+			unnest(p);
 			ts_buf_putc(b, ')');
+		}
 		return;
 	case TS_EXPR_SELECT:
 		print_call(p, "select", 3, e->a, e->b, e->c);
@@ -168,16 +219,22 @@ static void print_expr(struct printer *p, const ts_expr *e, int prec)
 		return;
 	case TS_EXPR_REDUCE:
 		/* A reducer's body extends to the right as far as it can. */
-		if (prec > 0)
+		if (prec > 0) {
 			ts_buf_putc(b, '(');
+			nest(p);
+		}
 		ts_buf_printf(b, "%s(", ts_reducer_name(e->reducer));
 		for (int i = 0; i < e->nraxes; i++)
 			ts_buf_printf(b, "%s%s: %" PRId64, i ? ", " : "",
 				axis_name(p, e->raxes[i]), e->raxes[i]->extent);
 		ts_buf_puts(b, ") ");
+		nest(p);
 		print_expr(p, e->a, 0);
-		if (prec > 0)
+		unnest(p);
+		if (prec > 0) {
+			unnest(p);
 			ts_buf_putc(b, ')');
+		}
 		return;
 	default:
 		ts_buf_puts(b, "?");
@@ -191,6 +248,15 @@ char *ts_expr_to_string(const ts_expr *e)
 	ts_buf_init(&p.out);
 	print_expr(&p, e, 0);
 	return p.out.s;
+}
+
+int ts_expr_nesting(const ts_expr *e)
+{
+	struct printer p = { 0 };
+
+	ts_buf_init(&p.out);
+	print_expr(&p, e, 0);
+	return p.deepest;
 }
 
 void ts_expr_print(FILE *out, const ts_expr *e)

@@ -616,6 +616,46 @@ static void test_parse_deep__at_the_limit_parses(void **state)
 	free(src);
 }
 
+/* Sources within the limit whose printed form nests deeper: a chain of
+ * unary minus prints each level parenthesised, a typed stage prints as a
+ * cast and clamp as min(max()).  Each source at the edge parses and
+ * round-trips; one level more fails at the stage, not when read back. */
+static const struct deep_case printed_deep_cases[] = {
+	{ "unary minus on a variable", "output Q[i: 4] = ", "-", "i", "", 129,
+	  1, 8, "stage 'Q' prints nested 257 levels deep" },
+	{ "typed stage", A4 "output Q[i: 4]: f64 = ", "exp(", "A[i]", ")",
+	  255, 2, 8, "stage 'Q' prints nested 257 levels deep" },
+	{ "clamp", A4 "output Q[i: 4] = ", "exp(", "clamp(A[i], 0.0, 1.0)",
+	  ")", 254, 2, 8, "stage 'Q' prints nested 257 levels deep" },
+};
+
+static void test_parse_deep__prints_within_the_limit(void **state)
+{
+	size_t n = sizeof(printed_deep_cases) / sizeof(printed_deep_cases[0]);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct deep_case *d = &printed_deep_cases[i];
+		struct invalid_case c = { d->what, NULL, d->line, d->col,
+			d->msg };
+		ts_ctx *ctx = ts_ctx_alloc();
+		char *ok = nested_source(d->head, d->open, d->leaf, d->close,
+			d->n - 1);
+		char *bad = nested_source(d->head, d->open, d->leaf, d->close,
+			d->n);
+		ts_dag *dag = ts_parse_string(ctx, "ok.tsl", ok);
+
+		if (!dag)
+			fail_msg("%s: %s", d->what, ts_ctx_error(ctx));
+		assert_round_trip(dag);
+		if (ts_parse_string(ctx, "bad.tsl", bad))
+			fail_msg("%s: parsed", d->what);
+		assert_error_at(ctx, &c);
+		free(ok);
+		free(bad);
+		ts_ctx_free(ctx);
+	}
+}
+
 static void test_parse_error__shows_line_and_caret(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -676,6 +716,7 @@ int main(void)
 		TS_TEST(test_parse_examples__print_round_trip),
 		TS_TEST(test_parse_file__missing_file),
 		TS_TEST(test_parse_invalid__message_and_position),
+		TS_TEST(test_parse_deep__prints_within_the_limit),
 		TS_TEST(test_parse_error__shows_line_and_caret),
 		TS_TEST(test_parse_twice__one_context_holds_both),
 	};
