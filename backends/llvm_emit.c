@@ -758,6 +758,16 @@ static LLVMValueRef emit_fmuladd(emitter *e, const ts_expr *mul,
 static LLVMValueRef emit_select(emitter *e, const ts_expr *x);
 static bool reads_memory(const ts_expr *x);
 
+/* Whether the operand "x" of a select, && or || must run only where it
+ * is chosen: it reads memory that is not in bounds on the whole range of
+ * its loops (a loop variable ranges over [0, extent)).  An operand safe
+ * everywhere is evaluated eagerly, without a branch or a mask, so that
+ * the loop stays straight-line code LLVM can vectorise. */
+static bool needs_guard(const ts_expr *x)
+{
+	return reads_memory(x) && !ts_expr_safe_everywhere(x);
+}
+
 /* "a && b" as select(a, b, false) and "a || b" as select(a, true, b)
  * ("x"), so that "b" runs only where "a" leaves the result open, like
  * the arm of a select: a guard may protect a load. */
@@ -778,7 +788,7 @@ static LLVMValueRef emit_binary(emitter *e, const ts_expr *x)
 	ts_dtype t = x->a->dtype;
 	LLVMValueRef a, b;
 
-	if ((x->op == TS_OP_AND || x->op == TS_OP_OR) && reads_memory(x->b))
+	if ((x->op == TS_OP_AND || x->op == TS_OP_OR) && needs_guard(x->b))
 		return emit_logic_guarded(e, x);
 
 	a = emit_expr(e, x->a);
@@ -905,13 +915,14 @@ static LLVMValueRef emit_select_branch(emitter *e, const ts_expr *x,
 	return phi;
 }
 
-/* A SELECT node "x".  Arms that read memory are evaluated only where
- * they are chosen: by a branch under a scalar condition, under a lane
- * mask (masked loads and gathers) under a vector one. */
+/* A SELECT node "x".  Arms that read memory a guard may protect
+ * (needs_guard) are evaluated only where they are chosen: by a branch
+ * under a scalar condition, under a lane mask (masked loads and gathers)
+ * under a vector one. */
 static LLVMValueRef emit_select(emitter *e, const ts_expr *x)
 {
 	LLVMValueRef c = emit_expr(e, x->a), a, b, saved = e->mask;
-	bool guarded = reads_memory(x->b) || reads_memory(x->c);
+	bool guarded = needs_guard(x->b) || needs_guard(x->c);
 
 	if (guarded && !is_vec(c))
 		return emit_select_branch(e, x, c);

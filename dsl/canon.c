@@ -136,132 +136,6 @@ static ts_expr *subst(ts_expr *e, int n, ts_axis *const *from,
 	return c;
 }
 
-/* An integer interval. */
-struct range {
-	int64_t lo, hi;
-};
-
-/* Return "a" "op" "b" when it cannot overflow, in "r". */
-static bool range_add(struct range a, struct range b, int sign,
-	struct range *r)
-{
-	if (sign > 0) {
-		if (__builtin_add_overflow(a.lo, b.lo, &r->lo) ||
-		    __builtin_add_overflow(a.hi, b.hi, &r->hi))
-			return false;
-	} else if (__builtin_sub_overflow(a.lo, b.hi, &r->lo) ||
-	    __builtin_sub_overflow(a.hi, b.lo, &r->hi)) {
-		return false;
-	}
-	return true;
-}
-
-/* Return in "r" the range of "a" times the constant "k". */
-static bool range_scale(struct range a, int64_t k, struct range *r)
-{
-	int64_t x, y;
-
-	if (__builtin_mul_overflow(a.lo, k, &x) ||
-	    __builtin_mul_overflow(a.hi, k, &y))
-		return false;
-	r->lo = TS_MIN(x, y);
-	r->hi = TS_MAX(x, y);
-	return true;
-}
-
-/* Floor division of "a" by the positive "d". */
-static int64_t floor_div(int64_t a, int64_t d)
-{
-	return a / d - (a % d != 0 && a < 0);
-}
-
-/* Compute in "r" the range of the integer expression "e" when every axis
- * ranges over its extent; false when it cannot be bounded. */
-static bool range_of(const ts_expr *e, struct range *r)
-{
-	struct range a, b;
-
-	switch (e->kind) {
-	case TS_EXPR_INT:
-		r->lo = r->hi = e->ival;
-		return true;
-	case TS_EXPR_VAR:
-		r->lo = 0;
-		r->hi = e->axis->extent - 1;
-		return e->axis->extent > 0;
-	case TS_EXPR_UNARY:
-		if (e->op != TS_OP_NEG || !range_of(e->a, &a))
-			return false;
-		return range_scale(a, -1, r);
-	case TS_EXPR_BINARY:
-		break;
-	default:
-		return false;
-	}
-	if (!range_of(e->a, &a) || !range_of(e->b, &b))
-		return false;
-	switch (e->op) {
-	case TS_OP_ADD: return range_add(a, b, 1, r);
-	case TS_OP_SUB: return range_add(a, b, -1, r);
-	case TS_OP_MUL:
-		if (a.lo == a.hi)
-			return range_scale(b, a.lo, r);
-		return b.lo == b.hi && range_scale(a, b.lo, r);
-	case TS_OP_FLOORDIV:
-		if (b.lo != b.hi || b.lo <= 0)
-			return false;
-		r->lo = floor_div(a.lo, b.lo);
-		r->hi = floor_div(a.hi, b.lo);
-		return true;
-	case TS_OP_MOD:
-		if (b.lo != b.hi || b.lo <= 0)
-			return false;
-		r->lo = 0;
-		r->hi = b.lo - 1;
-		return true;
-	case TS_OP_MIN:
-		r->lo = TS_MIN(a.lo, b.lo);
-		r->hi = TS_MIN(a.hi, b.hi);
-		return true;
-	case TS_OP_MAX:
-		r->lo = TS_MAX(a.lo, b.lo);
-		r->hi = TS_MAX(a.hi, b.hi);
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* Whether "e" can be evaluated everywhere on the box of its axes: every
- * load provably in bounds, no integer division by a value that may be
- * zero. */
-static bool safe_everywhere(const ts_expr *e)
-{
-	struct range r;
-
-	if (!e)
-		return true;
-	switch (e->kind) {
-	case TS_EXPR_LOAD:
-		for (int i = 0; i < e->nargs; i++)
-			if (!range_of(e->args[i], &r) || r.lo < 0 ||
-			    r.hi >= e->tensor->shape[i] ||
-			    !safe_everywhere(e->args[i]))
-				return false;
-		return true;
-	case TS_EXPR_BINARY:
-		if ((e->op == TS_OP_FLOORDIV || e->op == TS_OP_MOD) &&
-		    ts_dtype_is_int(e->dtype) &&
-		    (!range_of(e->b, &r) || (r.lo <= 0 && r.hi >= 0)))
-			return false;
-		break;
-	default:
-		break;
-	}
-	return safe_everywhere(e->a) && safe_everywhere(e->b) &&
-		safe_everywhere(e->c);
-}
-
 /* The key of a reduction stage over "axes" ("n") computing the reduction
  * "body": its text with every axis renamed by position, so that two
  * reductions equal up to the names of their axes share one key. */
@@ -383,7 +257,7 @@ static ts_expr *extract(struct canon *c, struct site *site, ts_expr *r,
 	ts_tensor *t;
 	char *key;
 
-	if (site->guards.n && !safe_everywhere(r)) {
+	if (site->guards.n && !ts_expr_safe_everywhere(r)) {
 		guard = guard_of(c, site);
 		free_axes(guard, &none, &fv);
 	}
@@ -781,7 +655,7 @@ static ts_expr *pad_read(struct canon *c, struct site *site, ts_expr *e)
 	int64_t ext[TS_MAX_DIMS];
 	const ts_expr *x;
 	bool window = false;
-	struct range r;
+	ts_range r;
 
 	if (e->kind != TS_EXPR_SELECT || !(x = read_of(e->b)) ||
 	    (e->c->kind != TS_EXPR_INT && e->c->kind != TS_EXPR_FLOAT))
@@ -795,7 +669,7 @@ static ts_expr *pad_read(struct canon *c, struct site *site, ts_expr *e)
 	for (int d = 0; d < x->nargs; d++) {
 		int64_t n = x->tensor->shape[d];
 		bool tested = lo[d] > INT64_MIN || hi[d] < INT64_MAX;
-		if (!range_of(x->args[d], &r))
+		if (!ts_expr_range(x->args[d], &r))
 			return e;
 		if (tested) {
 			lo[d] = TS_MAX(lo[d], 0);

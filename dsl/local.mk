@@ -8,6 +8,7 @@ libtessel_la_SOURCES += \
 	dsl/tensor.c \
 	dsl/dag.c \
 	dsl/canon.c \
+	dsl/range.c \
 	dsl/print.c
 tesselinclude_HEADERS += include/tessel/dsl.h include/tessel/tessel.h
 include $(srcdir)/dsl/parse.mk

@@ -204,6 +204,17 @@ ts_expr *ts_at(ts_ctx *ctx, ts_tensor *t, int n, ...);
 
 /* Whether "e" contains a reduction (at its root or inside). */
 bool ts_expr_has_reduce(const ts_expr *e);
+/* An integer interval [lo, hi]. */
+typedef struct ts_range {
+	int64_t lo, hi;
+} ts_range;
+/* Compute in "r" the range of the integer expression "e" when every axis
+ * it reads ranges over [0, extent); false when it cannot be bounded. */
+bool ts_expr_range(const ts_expr *e, ts_range *r);
+/* Whether "e" can be evaluated everywhere on the box of its axes: every
+ * load provably in bounds, no integer division by a value that may be
+ * zero. */
+bool ts_expr_safe_everywhere(const ts_expr *e);
 /* Whether "a" and "b" are the same expression, node by node (reductions
  * are never equal). */
 bool ts_expr_equal(const ts_expr *a, const ts_expr *b);

@@ -709,6 +709,31 @@ static ts_dag *transpose_dag(ts_ctx *ctx, int m, int n)
 	return ts_dag_new(ctx, 1, &X, 1, &T);
 }
 
+/* A select whose arms read only in bounds is straight-line code (both
+ * arms evaluated, no branch), so that LLVM can vectorise its loop; an
+ * arm a guard protects still runs only where it is chosen. */
+static void test_llvm_select_in_bounds__no_branch(void **state)
+{
+	ts_ctx *ctx = *state;
+	static const char *const src[2] = {
+		"input X: f32[64]\ninput Y: f32[64]\ninput M: i8[64]\n"
+		"output Z[i: 64] = select(M[i] > 0 && X[i] > 0.0, X[i], Y[i])\n",
+		"input X: f32[64]\n"
+		"output Z[i: 64] = select(i + 1 < 64 && X[i + 1] > 0.0,\n"
+		"  X[i + 1], 0.0)\n",
+	};
+
+	for (int k = 0; k < 2; k++) {
+		ts_dag *dag = ts_parse_string(ctx, "sel.tsl", src[k]);
+		ts_func *f = dag ? ts_lower(ctx, dag,
+			ts_schedule_naive(ctx, dag)) : NULL;
+		if (!f)
+			fail_msg("%s", ts_ctx_error(ctx));
+		check_ir_has(ctx, f, "sel.then", k == 1);
+		check_func(ctx, f, NULL, 1, src[k]);
+	}
+}
+
 static void test_llvm_vector_gather_scatter__match_eval(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -897,6 +922,7 @@ int main(void)
 		TS_TEST(test_llvm_aot_errors__directory_and_linker),
 		TS_TEST(test_llvm_time__median_of_samples),
 		TS_TEST(test_llvm_vector_gather_scatter__match_eval),
+		TS_TEST(test_llvm_select_in_bounds__no_branch),
 		TS_TEST(test_llvm_vector_if_else__masks_both_branches),
 		TS_TEST(test_llvm_vector_reduction_axis__runs_lane_by_lane),
 		TS_TEST(test_llvm_options__contract_fast_math_vector_width),
