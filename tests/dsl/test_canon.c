@@ -93,6 +93,18 @@ static const struct twin twins[] = {
 	  "C[k: 4, y: 6, x: 6] = sum(c: 3, r: 3, s: 3) P[c, y + r, x + s] *\n"
 	  "  W[k, c, r, s]\n"
 	  "output Y[k: 4, y: 6, x: 6] = max(C[k, y, x] + B[k], 0.0)\n", 3 },
+	/* The same with a cheap activation: the clamped hidden layer is
+	 * still one stage, not recomputed once per output. */
+	{ "mlp_clamp",
+	  "input X: f32[4, 6]\ninput W1: f32[6, 5]\ninput B1: f32[5]\n"
+	  "input W2: f32[5, 3]\n"
+	  "output Y[i: 4, o: 3] = sum(j: 5) clamp((sum(k: 6) X[i, k] *\n"
+	  "  W1[k, j]) + B1[j], -2.0, 2.0) * W2[j, o]\n",
+	  "input X: f32[4, 6]\ninput W1: f32[6, 5]\ninput B1: f32[5]\n"
+	  "input W2: f32[5, 3]\n"
+	  "H[i: 4, j: 5] = sum(k: 6) X[i, k] * W1[k, j]\n"
+	  "A[i: 4, j: 5] = clamp(H[i, j] + B1[j], -2.0, 2.0)\n"
+	  "output Y[i: 4, o: 3] = sum(j: 5) A[i, j] * W2[j, o]\n", 3 },
 	/* An integer matmul requantised to i8 in the same statement. */
 	{ "requant",
 	  "input A: i8[6, 16]\ninput B: i8[16, 8]\n"
