@@ -235,22 +235,59 @@ static ts_status unify(ts_ctx *ctx, const char *what, ts_expr **a,
 	return TS_OK;
 }
 
-/* Fold the binary "op" over two literals "a" and "b", or return NULL when
- * it is not foldable without a dtype. */
-static ts_expr *fold_literals(ts_ctx *ctx, ts_op op, ts_expr *a, ts_expr *b)
+/* Report that folding the literals "x" "op" "y" overflows 64 bits. */
+static ts_status literal_overflow(ts_ctx *ctx, ts_op op, int64_t x,
+	int64_t y)
 {
-	bool is_int = a->kind == TS_EXPR_INT && b->kind == TS_EXPR_INT;
+	return ts_ctx_set_error(ctx, "integer overflow in a constant "
+		"expression: %lld %s %lld does not fit in 64 bits",
+		(long long)x, ts_op_name(op), (long long)y);
+}
+
+/* Fold the binary "op" over the integer literals "a" and "b" exactly into
+ * "*out", left NULL when "op" is not folded; an error when the result
+ * does not fit in 64 bits. */
+static ts_status fold_int_literals(ts_ctx *ctx, ts_op op, const ts_expr *a,
+	const ts_expr *b, ts_expr **out)
+{
+	int64_t x = a->ival, y = b->ival, r;
+	bool overflow = false;
+
+	switch (op) {
+	case TS_OP_ADD: overflow = __builtin_add_overflow(x, y, &r); break;
+	case TS_OP_SUB: overflow = __builtin_sub_overflow(x, y, &r); break;
+	case TS_OP_MUL: overflow = __builtin_mul_overflow(x, y, &r); break;
+	case TS_OP_MIN: r = x < y ? x : y; break;
+	case TS_OP_MAX: r = x > y ? x : y; break;
+	default: return TS_OK;
+	}
+	if (overflow)
+		return literal_overflow(ctx, op, x, y);
+	*out = ts_int(ctx, r);
+	return TS_OK;
+}
+
+/* Fold the binary "op" over two literals "a" and "b" into "*out", left
+ * NULL when it is not foldable without a dtype; an error when integers
+ * overflow. */
+static ts_status fold_literals(ts_ctx *ctx, ts_op op, const ts_expr *a,
+	const ts_expr *b, ts_expr **out)
+{
 	double x = a->fval, y = b->fval, r;
 
+	*out = NULL;
+	if (a->kind == TS_EXPR_INT && b->kind == TS_EXPR_INT)
+		return fold_int_literals(ctx, op, a, b, out);
 	switch (op) {
 	case TS_OP_ADD: r = x + y; break;
 	case TS_OP_SUB: r = x - y; break;
 	case TS_OP_MUL: r = x * y; break;
 	case TS_OP_MIN: r = x < y ? x : y; break;
 	case TS_OP_MAX: r = x > y ? x : y; break;
-	default: return NULL;
+	default: return TS_OK;
 	}
-	return is_int ? ts_int(ctx, (int64_t)r) : ts_float(ctx, r);
+	*out = ts_float(ctx, r);
+	return TS_OK;
 }
 
 /* Whether "e" is a constant, an untyped literal or a typed one. */
@@ -324,8 +361,12 @@ ts_expr *ts_binary(ts_ctx *ctx, ts_op op, ts_expr *a, ts_expr *b)
 			ts_op_name(op));
 		return NULL;
 	}
-	if (a->literal && b->literal && (folded = fold_literals(ctx, op, a, b)))
-		return folded;
+	if (a->literal && b->literal) {
+		if (fold_literals(ctx, op, a, b, &folded) < 0)
+			return NULL;
+		if (folded)
+			return folded;
+	}
 	if (unify(ctx, ts_op_name(op), &a, &b, &t, &lit) < 0)
 		return NULL;
 	if (op == TS_OP_AND || op == TS_OP_OR) {
@@ -387,6 +428,13 @@ ts_expr *ts_unary(ts_ctx *ctx, ts_op op, ts_expr *a)
 		return NULL;
 	}
 	if (a->literal) {
+		if (op == TS_OP_NEG && a->kind == TS_EXPR_INT &&
+		    a->ival == INT64_MIN) {
+			ts_ctx_set_error(ctx, "integer overflow in a constant "
+				"expression: -(%lld) does not fit in 64 bits",
+				(long long)a->ival);
+			return NULL;
+		}
 		if (op == TS_OP_NEG)
 			return a->kind == TS_EXPR_INT ? ts_int(ctx, -a->ival)
 				: ts_float(ctx, -a->fval);

@@ -382,9 +382,51 @@ struct invalid_case {
 	const char *msg;
 };
 
+/* Integer literals and the stage they fold to: exactly, in 64 bits,
+ * also past the 53 bits of a double. */
+static const struct {
+	const char *src, *canonical;
+} int_literal_cases[] = {
+	{ "output Q[i: 2] = 9007199254740993 + 0\n",
+	  "output t0[s0: 2] = 9007199254740993\n" },
+	{ "output Q[i: 2] = max(9223372036854775807, 0)\n",
+	  "output t0[s0: 2] = 9223372036854775807\n" },
+	{ "output Q[i: 2] = 3037000499 * 3037000499 - 1\n",
+	  "output t0[s0: 2] = 9223372030926249000\n" },
+};
+
+static void test_parse_int_literals__fold_exactly(void **state)
+{
+	for (size_t i = 0; i < sizeof(int_literal_cases) /
+	    sizeof(int_literal_cases[0]); i++) {
+		ts_ctx *ctx = ts_ctx_alloc();
+		ts_dag *dag = ts_parse_string(ctx, "c.tsl",
+			int_literal_cases[i].src);
+
+		if (!dag)
+			fail_msg("%s: %s", int_literal_cases[i].src,
+				ts_ctx_error(ctx));
+		assert_string_equal(ts_dag_canonical_string(dag),
+			int_literal_cases[i].canonical);
+		assert_round_trip(dag);
+		ts_ctx_free(ctx);
+	}
+}
+
 #define A4 "input A: f32[4]\n"
 
 static const struct invalid_case invalid_cases[] = {
+	{ "literal sum past 64 bits", "output Q[i: 10] = "
+	  "6714515034139233848 + 6714515034139233848 + i\n", 1, 39,
+	  "integer overflow in a constant expression: 6714515034139233848 "
+	  "+ 6714515034139233848 does not fit in 64 bits" },
+	{ "literal product past 64 bits", "output Q[i: 2] = "
+	  "4294967296 * 4294967296\n", 1, 29,
+	  "integer overflow in a constant expression" },
+	{ "negated least i64", "output Q[i: 2] = "
+	  "-(-9223372036854775807 - 1)\n", 1, 18,
+	  "integer overflow in a constant expression: "
+	  "-(-9223372036854775808) does not fit in 64 bits" },
 	{ "missing ]", A4 "output B[i: 4] = A[i\nC[i: 4] = A[i]\n", 2, 21,
 	  "expected ',' or ']' at the end of the line" },
 	{ "unterminated (", A4 "output B[i: 4] = exp(A[i]", 2, 21,
@@ -707,6 +749,7 @@ int main(void)
 		TS_TEST(test_parse_lets__constant_arithmetic),
 		TS_TEST(test_parse_inputs__all_declared_in_order),
 		TS_TEST(test_parse_typed_constants__fold_in_their_dtype),
+		TS_TEST(test_parse_int_literals__fold_exactly),
 		TS_TEST(test_parse_weights__flagged_printed_and_round_trip),
 		TS_TEST(test_parse_keywords__name_a_stage_before_bracket),
 		TS_TEST(test_parse_reducer__body_extends_right),
