@@ -302,24 +302,36 @@ static int compile_var(struct prog *p, const ts_expr *e)
 	return r;
 }
 
+/* Add "x" times "y" to "*acc"; return false when a step overflows 64
+ * bits. */
+static bool add_product(int64_t *acc, int64_t x, int64_t y)
+{
+	int64_t v;
+
+	return !__builtin_mul_overflow(x, y, &v) &&
+		!__builtin_add_overflow(*acc, v, acc);
+}
+
+static bool affine_of_scaled(const struct prog *p, const ts_expr *e,
+	struct affine *aff, int64_t scale, int64_t k);
+
 /* Decompose the index "e" into "aff" over the slots of "p"; return false
- * when it is not affine with constant coefficients. */
+ * when it is not affine with constant coefficients, or when a constant or
+ * coefficient overflows 64 bits (the index then runs as code, which
+ * wraps). */
 static bool affine_of(const struct prog *p, const ts_expr *e,
 	struct affine *aff, int64_t scale)
 {
 	switch (e->kind) {
 	case TS_EXPR_INT:
-		aff->c0 += scale * e->ival;
-		return true;
+		return add_product(&aff->c0, scale, e->ival);
 	case TS_EXPR_VAR: {
 		int s = axis_slot(p, e->axis);
-		if (s < 0)
-			return false;
-		aff->coef[s] += scale;
-		return true;
+		return s >= 0 && add_product(&aff->coef[s], scale, 1);
 	}
 	case TS_EXPR_UNARY:
-		return e->op == TS_OP_NEG && affine_of(p, e->a, aff, -scale);
+		return e->op == TS_OP_NEG && scale != INT64_MIN &&
+			affine_of(p, e->a, aff, -scale);
 	case TS_EXPR_BINARY:
 		if (e->dtype != TS_I64)
 			return false;
@@ -328,31 +340,45 @@ static bool affine_of(const struct prog *p, const ts_expr *e,
 				affine_of(p, e->b, aff, scale);
 		if (e->op == TS_OP_SUB)
 			return affine_of(p, e->a, aff, scale) &&
+				scale != INT64_MIN &&
 				affine_of(p, e->b, aff, -scale);
 		if (e->op == TS_OP_MUL && e->b->kind == TS_EXPR_INT)
-			return affine_of(p, e->a, aff, scale * e->b->ival);
+			return affine_of_scaled(p, e->a, aff, scale,
+				e->b->ival);
 		if (e->op == TS_OP_MUL && e->a->kind == TS_EXPR_INT)
-			return affine_of(p, e->b, aff, scale * e->a->ival);
+			return affine_of_scaled(p, e->b, aff, scale,
+				e->a->ival);
 		return false;
 	default:
 		return false;
 	}
 }
 
-/* Whether "aff" stays in [0, "extent") for every value of the slots. */
-static bool affine_inbounds(const struct prog *p, const struct affine *aff,
-	int64_t extent)
+/* Decompose "e" times "scale" times "k" into "aff", as affine_of. */
+static bool affine_of_scaled(const struct prog *p, const ts_expr *e,
+	struct affine *aff, int64_t scale, int64_t k)
 {
-	int64_t lo = aff->c0, hi = aff->c0;
+	int64_t v;
 
+	return !__builtin_mul_overflow(scale, k, &v) &&
+		affine_of(p, e, aff, v);
+}
+
+/* Set "*lo" and "*hi" to the least and greatest value of "c0" plus
+ * "coef"[s] times each value of slot s of "p"; return false when they
+ * do not fit in 64 bits.  Every partial sum lies between the two. */
+static bool affine_range(const struct prog *p, int64_t c0,
+	const int64_t *coef, int64_t *lo, int64_t *hi)
+{
+	*lo = *hi = c0;
 	for (int s = 0; s < p->nslots; s++) {
-		int64_t d = aff->coef[s] * (p->slot_extent[s] - 1);
-		if (d < 0)
-			lo += d;
-		else
-			hi += d;
+		int64_t d;
+		if (__builtin_mul_overflow(coef[s], p->slot_extent[s] - 1, &d) ||
+		    __builtin_add_overflow(d < 0 ? *lo : *hi, d,
+		    d < 0 ? lo : hi))
+			return false;
 	}
-	return lo >= 0 && hi < extent;
+	return true;
 }
 
 /* The array that holds tensor "t" while "p" runs. */
@@ -389,24 +415,29 @@ static struct load *load_new(struct prog *p, const ts_expr *e)
 }
 
 /* Try the affine form of the load "e"; return false when an index is not
- * affine. */
+ * affine, or when an index or the offset could leave 64 bits over the
+ * loops, so that the affine load's arithmetic never overflows. */
 static bool load_affine(struct prog *p, const ts_expr *e, struct load *ld)
 {
 	const ts_tensor *t = e->tensor;
+	int64_t lo, hi;
 
 	ld->off_coef = ts_new_atomic(int64_t, p->nslots + 1);
 	ld->inbounds = true;
 	for (int d = 0; d < t->ndim; d++) {
 		struct affine *aff = &ld->aff[d];
 		aff->coef = ts_new_atomic(int64_t, p->nslots + 1);
-		if (!affine_of(p, e->args[d], aff, 1))
+		if (!affine_of(p, e->args[d], aff, 1) ||
+		    !affine_range(p, aff->c0, aff->coef, &lo, &hi) ||
+		    !add_product(&ld->off_c0, aff->c0, ld->stride[d]))
 			return false;
-		ld->inbounds &= affine_inbounds(p, aff, t->shape[d]);
-		ld->off_c0 += aff->c0 * ld->stride[d];
+		ld->inbounds &= lo >= 0 && hi < t->shape[d];
 		for (int s = 0; s < p->nslots; s++)
-			ld->off_coef[s] += aff->coef[s] * ld->stride[d];
+			if (!add_product(&ld->off_coef[s], aff->coef[s],
+			    ld->stride[d]))
+				return false;
 	}
-	return true;
+	return affine_range(p, ld->off_c0, ld->off_coef, &lo, &hi);
 }
 
 /* Emit the load "e" under "mask": affine when every index is, else with

@@ -664,6 +664,30 @@ static void test_eval_gather_out_of_bounds__names_stage_tensor_value(
 	assert_null(out);
 }
 
+/* An affine index whose range over the loop passes 64 bits (the largest
+ * i64 plus the loop variable) is reported out of bounds, not read. */
+static void test_eval_affine_index_past_i64__out_of_bounds(void **state)
+{
+	ts_ctx *ctx = *state;
+	int64_t tshape[1] = { 5 };
+	ts_tensor *T = ts_placeholder(ctx, "T", TS_F32, 1, tshape), *G;
+	ts_axis *i = ts_axis_new(ctx, "i", 3);
+	static const double t[5] = { 10, 11, 12, 13, 14 };
+	ts_array *in[1], *out = NULL;
+	ts_dag *dag;
+
+	G = ts_compute(ctx, "G", 1, &i, ts_at(ctx, T, 1, ts_binary(ctx,
+		TS_OP_ADD, ts_int(ctx, INT64_MAX), ts_var(ctx, i))));
+	dag = ts_dag_new(ctx, 0, NULL, 1, &G);
+	assert_non_null(dag);
+	in[0] = array_of(ctx, TS_F32, 1, tshape, t);
+	assert_int_equal(ts_eval(ctx, dag, in, &out), TS_ERROR);
+	assert_error_contains(ctx, "stage 'G'");
+	assert_error_contains(ctx, "tensor 'T'");
+	assert_error_contains(ctx, "index 9223372036854775807 ");
+	assert_null(out);
+}
+
 /* A data-dependent index guarded by a select is not checked where the
  * select does not take it. */
 static void test_eval_gather_guarded__skips_invalid_lanes(void **state)
@@ -915,6 +939,7 @@ int main(void)
 		TS_TEST(test_eval_gather_out_of_bounds__names_stage_tensor_value),
 		TS_TEST(test_eval_gather_guarded__skips_invalid_lanes),
 		TS_TEST(test_eval_int_division_by_zero__gives_zero),
+		TS_TEST(test_eval_affine_index_past_i64__out_of_bounds),
 		TS_TEST(test_eval_wrong_input__names_tensor_and_shape),
 		TS_TEST(test_eval_strips_and_chains__match_direct_loops),
 		TS_TEST(test_random_inputs__reproducible_and_in_bounds),
