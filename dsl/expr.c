@@ -188,8 +188,27 @@ ts_expr *ts_var(ts_ctx *ctx, ts_axis *axis)
 	return e;
 }
 
+/* The integer constant "v" of dtype "t", wrapped to it like a C cast. */
+static ts_expr *int_const(ts_dtype t, int64_t v)
+{
+	ts_expr *e = expr_new(TS_EXPR_INT, t);
+	uint64_t u = (uint64_t)v;
+
+	switch (t) {
+	case TS_BOOL: v = v != 0; break;
+	case TS_I8: v = (int8_t)(uint8_t)u; break;
+	case TS_U8: v = (uint8_t)u; break;
+	case TS_I32: v = (int32_t)(uint32_t)u; break;
+	default: break;
+	}
+	e->ival = v;
+	e->fval = (double)v;
+	return e;
+}
+
 /* Return the untyped literal "e" given the dtype "t", or NULL with an
- * error when its value does not belong to "t". */
+ * error when its value does not belong to "t"; an integer literal keeps
+ * all its 64 bits, which a double would round. */
 static ts_expr *retype_literal(ts_ctx *ctx, ts_expr *e, ts_dtype t)
 {
 	if (t == TS_BOOL) {
@@ -204,6 +223,8 @@ static ts_expr *retype_literal(ts_ctx *ctx, ts_expr *e, ts_dtype t)
 			e->fval, ts_dtype_name(t));
 		return NULL;
 	}
+	if (e->kind == TS_EXPR_INT && ts_dtype_is_int(t))
+		return int_const(t, e->ival);
 	return ts_const(ctx, t, e->fval);
 }
 
@@ -294,24 +315,6 @@ static ts_status fold_literals(ts_ctx *ctx, ts_op op, const ts_expr *a,
 static bool is_constant(const ts_expr *e)
 {
 	return e->kind == TS_EXPR_INT || e->kind == TS_EXPR_FLOAT;
-}
-
-/* The integer constant "v" of dtype "t", wrapped to it like a C cast. */
-static ts_expr *int_const(ts_dtype t, int64_t v)
-{
-	ts_expr *e = expr_new(TS_EXPR_INT, t);
-	uint64_t u = (uint64_t)v;
-
-	switch (t) {
-	case TS_BOOL: v = v != 0; break;
-	case TS_I8: v = (int8_t)(uint8_t)u; break;
-	case TS_U8: v = (uint8_t)u; break;
-	case TS_I32: v = (int32_t)(uint32_t)u; break;
-	default: break;
-	}
-	e->ival = v;
-	e->fval = (double)v;
-	return e;
 }
 
 /* Fold the binary "op" over the typed constants "a" and "b" of dtype
