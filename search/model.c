@@ -74,6 +74,17 @@ static int64_t nested_reduce_trip(const ts_stage_info *si)
 	return m;
 }
 
+/* Whether LLVM may vectorise a loop over a reduction axis of "s": an
+ * integer reduction, whose order does not change its result (a float
+ * sum keeps its order without fast-math; measured: the naive nest of an
+ * i32 row minimum over 1024 columns, rated 16x slower than a vectorised
+ * rfactor, ran 1.2x faster than it). */
+static bool reassociable(const ts_stage *s)
+{
+	return s->body->kind == TS_EXPR_REDUCE &&
+		ts_dtype_is_int(s->body->dtype);
+}
+
 /* Fill "rv" with how nest "n" of stage "s" runs its innermost work on
  * "lanes" lanes.  Without a vectorized loop, LLVM first unrolls whole
  * the innermost loops of a small body (up to 32 iterations together,
@@ -134,8 +145,8 @@ static void run_vector(const ts_stage_info *si, const ts_nest *n,
 	if (q < 0)
 		return;
 	lp = &n->loops[q];
-	if (lp->kind != TS_LOOP_SERIAL || lp->axis >= s->ndim ||
-	    lp->trip < lanes || inner > 16)
+	if (lp->kind != TS_LOOP_SERIAL || (lp->axis >= s->ndim &&
+	    !reassociable(s)) || lp->trip < lanes || inner > 16)
 		return;
 	for (int k = q + 1; k < n->nloops; k++)
 		if (n->loops[k].axis == lp->axis)
