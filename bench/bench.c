@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <gc.h>
@@ -62,9 +63,61 @@ void bench_die(ts_ctx *ctx, const char *what)
 }
 
 /* Return a copy of the host target of "ctx" with "threads" cores. */
+/* The target named by bench_use_target, or NULL: the host. */
+static const char *bench_target_name;
+
+/* Whether the comma-separated list "list" holds the "n" characters of
+ * "item" as one of its items. */
+static bool list_has(const char *list, const char *item, size_t n)
+{
+	while (list && *list) {
+		size_t m = strcspn(list, ",");
+		if (m == n && !strncmp(list, item, n))
+			return true;
+		list += m + (list[m] == ',');
+	}
+	return false;
+}
+
+/* Whether every "+feature" of the list "want" is in the list "have". */
+static bool features_within(const char *want, const char *have)
+{
+	while (want && *want) {
+		size_t n = strcspn(want, ",");
+		if (*want == '+' && !list_has(have, want, n))
+			return false;
+		want += n + (want[n] == ',');
+	}
+	return true;
+}
+
+void bench_use_target(const char *name)
+{
+	ts_ctx *ctx = ts_ctx_alloc();
+	ts_target *t = ts_target_lookup(ctx, name), *host = ts_target_host(ctx);
+
+	if (!t || !host || t->kind != TS_TARGET_CPU ||
+	    strcmp(t->cpu.arch, host->cpu.arch) ||
+	    !features_within(t->cpu.llvm_features, host->cpu.llvm_features)) {
+		fprintf(stderr, "target '%s': %s\n", name, !t || !host ?
+			ts_ctx_error(ctx) : "this host cannot run its code "
+			"(another architecture or a feature it lacks)");
+		exit(2);
+	}
+	bench_target_name = name;
+	ts_ctx_free(ctx);
+}
+
+/* The target the programs schedule for, in "ctx". */
+static ts_target *bench_base_target(ts_ctx *ctx)
+{
+	return bench_target_name ? ts_target_lookup(ctx, bench_target_name)
+		: ts_target_host(ctx);
+}
+
 ts_target *bench_host_target(ts_ctx *ctx, int threads)
 {
-	ts_target *host = ts_target_host(ctx), *t;
+	ts_target *host = bench_base_target(ctx), *t;
 
 	if (!host || !(t = GC_MALLOC(sizeof(*t))))
 		return NULL;
@@ -79,8 +132,13 @@ ts_target *bench_host_target(ts_ctx *ctx, int threads)
 ts_module *bench_compile_func(ts_ctx *ctx, const ts_func *f, int threads)
 {
 	ts_compile_options opt = ts_compile_options_default();
+	ts_target *t = bench_target_name ? bench_base_target(ctx) : NULL;
 
 	opt.threads = threads;
+	if (t) {
+		opt.cpu = t->cpu.llvm_cpu;
+		opt.features = t->cpu.llvm_features;
+	}
 	return f ? ts_module_compile(ctx, f, &opt) : NULL;
 }
 

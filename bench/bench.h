@@ -39,8 +39,14 @@ double bench_median(double *v, int n);
 /* Print the context's error with "what" to stderr and exit with 1. */
 void bench_die(ts_ctx *ctx, const char *what) __attribute__((noreturn));
 
-/* The host target with "threads" cores, for static scheduling with
- * "threads" workers. */
+/* Schedule and compile for the CPU target "name" (a shipped name or a
+ * JSON file, see ts_target_lookup) instead of the host: its description
+ * rates the schedules and its LLVM cpu and features compile them.  Exit
+ * with 2 when the host cannot run its code (another architecture, or a
+ * feature the host lacks). */
+void bench_use_target(const char *name);
+/* The target (the host unless bench_use_target named another) with
+ * "threads" cores, for static scheduling with "threads" workers. */
 ts_target *bench_host_target(ts_ctx *ctx, int threads);
 /* Statically schedule "dag" for the host with "threads" cores, lower it
  * and compile it with "threads" threads; "res" (may be NULL) receives the

@@ -19,7 +19,10 @@
  *
  *   usage: bench_styles [--seeds N] [--first S] [--style NAME]...
  *                       [--min-time S] [--naive-limit S] [--timeout S]
- *                       [--tune N] [--print] */
+ *                       [--tune N] [--target NAME|FILE.json] [--print]
+ *
+ * --target schedules and compiles for another CPU the host can run (an
+ * AVX2 description on an AVX-512 host). */
 #include <config.h>
 
 #include <math.h>
@@ -315,13 +318,15 @@ static void styles_parse(int argc, char **argv, struct styles_opts *o)
 		} else if (!strcmp(argv[i], "--tune") && i + 1 < argc &&
 		    atoi(argv[i + 1]) > 0) {
 			o->tune = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--target") && i + 1 < argc) {
+			bench_use_target(argv[++i]);
 		} else if (!strcmp(argv[i], "--print")) {
 			o->print = true;
 		} else {
 			fprintf(stderr, "usage: bench_styles [--seeds N] "
 				"[--first S] [--style NAME]... [--min-time S] "
 				"[--naive-limit S] [--timeout S] [--tune N] "
-				"[--print]\n"
+				"[--target NAME|FILE.json] [--print]\n"
 				"styles:");
 			for (int k = 0; k < ts_corpus_style_count(); k++)
 				fprintf(stderr, " %s", ts_corpus_style_name(k));
