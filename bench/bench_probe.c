@@ -6,6 +6,7 @@
  *
  *   usage: bench_probe NAME|FILE.tsl [--threads N] [--config JSON] [--ir]
  *                      [--asm FILE] [--min-time S] [--naive]
+ *                      [--target NAME|FILE.json]
  */
 #include <config.h>
 
@@ -167,6 +168,8 @@ static void probe_parse(int argc, char **argv, struct probe_opts *o)
 			o->ir = true;
 		else if (!strcmp(argv[i], "--naive"))
 			o->naive = true;
+		else if (!strcmp(argv[i], "--target") && i + 1 < argc)
+			bench_use_target(argv[++i]);
 		else if (argv[i][0] != '-' && !o->name)
 			o->name = argv[i];
 		else
@@ -175,7 +178,7 @@ static void probe_parse(int argc, char **argv, struct probe_opts *o)
 	if (!o->name) {
 		fprintf(stderr, "usage: bench_probe NAME [--threads N] "
 			"[--config JSON] [--ir] [--asm FILE] [--min-time S] "
-			"[--naive]\n");
+			"[--naive] [--target NAME|FILE.json]\n");
 		exit(2);
 	}
 }

@@ -214,8 +214,15 @@ static void choose_rule(ts_template *tp, int s)
 
 	p->stage = s;
 	p->klass = si->klass;
+	/* Every knob absent until a rule adds it: an inlined stage has
+	 * none, and a knob index left at 0 would name the first knob of
+	 * the space (ts_template_default once set a split of another
+	 * stage to 1 through it, and the model rated a nest of one row). */
+	p->knob_vec = p->knob_par = p->knob_unroll = -1;
 	p->knob_cache_write = p->knob_fuse = p->knob_at = -1;
 	p->knob_rfvec = -1;
+	for (int a = 0; a < TS_MAX_AXES; a++)
+		p->split[a] = -1;
 	p->fuse_consumer = p->fused_into = p->at_consumer = -1;
 	if (ts_body_has_nested_reduce(st->body)) {
 		p->rule = TS_RULE_PLAIN;

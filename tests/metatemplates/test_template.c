@@ -65,6 +65,36 @@ static void test_template_apply__every_sample_is_valid(void **state)
 	}
 }
 
+/* The default and the naive configurations are points of the space (every
+ * split's factors cover its extent), also where stages are inlined and
+ * own no knobs. */
+static void test_template_default_and_naive__valid(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "inlined.tsl",
+		"input A: i8[64, 64]\ninput F: f32[64, 64]\n"
+		"T[i: 64, j: 64] = f64(F[i, j]) * 2.0 + 1.0\n"
+		"M[i: 64, j: 64] = j + 1 < 64 && A[i, j + 1] > -2\n"
+		"output Y[i: 64, j: 64] = select(M[i, j], T[i, j], "
+		"f64(A[i, j]))\n");
+	ts_target *tg = ts_target_lookup(ctx, "zen3");
+	ts_template *tp;
+
+	assert_non_null(dag);
+	tp = ts_template_new(ctx, dag, ts_analyze_dag(ctx, dag), tg);
+	assert_non_null(tp);
+	assert_true(ts_config_is_valid(ts_template_default(tp)));
+	assert_true(ts_config_is_valid(ts_template_naive(tp)));
+	for (int e = 0; e < ts_catalogue_count; e++) {
+		tp = template_of(ctx, &ts_catalogue[e], &dag);
+		if (!ts_config_is_valid(ts_template_default(tp)) ||
+		    !ts_config_is_valid(ts_template_naive(tp)))
+			fail_msg("%s: default %s, naive %s", ts_catalogue[e].name,
+				ts_config_to_json(ts_template_default(tp)),
+				ts_config_to_json(ts_template_naive(tp)));
+	}
+}
+
 static void test_template_kernels__match_interpreter(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -126,6 +156,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TS_TEST(test_template_apply__every_sample_is_valid),
+		TS_TEST(test_template_default_and_naive__valid),
 		TS_TEST(test_template_kernels__match_interpreter),
 		TS_TEST(test_template_rules__follow_the_classes),
 	};
