@@ -91,12 +91,22 @@ static bool reads_memory(const ts_expr *e)
 	return reads_memory(e->a) || reads_memory(e->b) || reads_memory(e->c);
 }
 
+/* Whether the operand "x" of a select, && or || reads memory that is not
+ * in bounds everywhere: code must evaluate it only where it is chosen. */
+static bool guarded_operand(const ts_expr *x)
+{
+	return reads_memory(x) && !ts_expr_safe_everywhere(x);
+}
+
 bool ts_body_has_guarded_load(const ts_expr *e)
 {
 	if (!e)
 		return false;
-	if (e->kind == TS_EXPR_SELECT && (reads_memory(e->b) ||
-	    reads_memory(e->c)))
+	if (e->kind == TS_EXPR_SELECT && (guarded_operand(e->b) ||
+	    guarded_operand(e->c)))
+		return true;
+	if (e->kind == TS_EXPR_BINARY && (e->op == TS_OP_AND ||
+	    e->op == TS_OP_OR) && guarded_operand(e->b))
 		return true;
 	for (int i = 0; i < e->nargs; i++)
 		if (ts_body_has_guarded_load(e->args[i]))

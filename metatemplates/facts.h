@@ -11,8 +11,10 @@ bool ts_body_has_nested_reduce(const ts_expr *e);
  * order (the consumer walks the producer's elements one for one). */
 bool ts_body_loads_identity(const ts_expr *e, const ts_tensor *t,
 	const ts_stage *s);
-/* Whether "e" loads from memory in an arm of a select (a guarded load:
- * the border of a padded input). */
+/* Whether "e" loads from memory under a guard the code keeps: in an arm
+ * of a select or the right operand of && or ||, where the load is not in
+ * bounds everywhere (the border of a padded input).  The LLVM emitter
+ * evaluates exactly these operands only where they are chosen. */
 bool ts_body_has_guarded_load(const ts_expr *e);
 /* Whether "e" mentions the variable of "axis". */
 bool ts_expr_uses_axis(const ts_expr *e, const ts_axis *axis);

@@ -229,7 +229,12 @@ static void choose_rule(ts_template *tp, int s)
 		p->structure = "SS";
 	} else if (si->klass == TS_CLASS_DIRECT && si->inlinable &&
 		   !ts_dag_is_output(tp->dag, st->out) &&
-		   tp->dag->nconsumers[s] > 0 && !guard_under_reducer(tp, s)) {
+		   tp->dag->nconsumers[s] > 0 && !guard_under_reducer(tp, s) &&
+		   !(tp->dag->nconsumers[s] == 1 &&
+		     ts_body_has_guarded_load(st->body))) {
+		/* A guarded load inlined keeps its consumer's loop from
+		 * vectorising where the target has no masked load of its
+		 * dtype: with one consumer, where it goes is a knob. */
 		p->rule = TS_RULE_INLINE;
 	} else if ((si->klass == TS_CLASS_LOCATION_TUNABLE ||
 		    (si->klass == TS_CLASS_DIRECT && si->inlinable &&

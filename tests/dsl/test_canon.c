@@ -304,6 +304,36 @@ static void test_canon_guard__kept_inside_the_stage(void **state)
 }
 
 /* The C API builds the same canonical DAG as the text. */
+/* A guarded mask inside an elementwise stage becomes a stage of its
+ * own; a stage that is nothing but the mask stays as it is, and so does
+ * a mask whose reads are in bounds everywhere. */
+static void test_canon_mask__guarded_and_is_a_stage(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *one = parse(ctx, "mask", "input A: i8[6, 9]\n"
+		"input F: f32[6, 9]\n"
+		"output Y[i: 6, j: 9] = select(j + 1 < 9 && A[i, j + 1] > -2,\n"
+		"  F[i, j] * 2.0, f32(A[i, j]))\n");
+	ts_dag *alone = parse(ctx, "alone", "input A: i8[6, 9]\n"
+		"output M[i: 6, j: 9] = j + 1 < 9 && A[i, j + 1] > -2\n");
+	ts_dag *safe = parse(ctx, "safe", "input A: i8[6, 9]\n"
+		"input F: f32[6, 9]\n"
+		"output Y[i: 6, j: 9] = select(F[i, j] > 0.0 && A[i, j] > -2,\n"
+		"  F[i, j], 0.0)\n");
+	ts_stage *m = ts_dag_find_stage(one, "Y.mask0");
+	ts_array **in = ts_dag_random_inputs(ctx, one, 3);
+
+	assert_int_equal(one->nstages, 2);
+	assert_non_null(m);
+	assert_int_equal(m->body->kind, TS_EXPR_BINARY);
+	assert_int_equal(m->body->op, TS_OP_AND);
+	assert_int_equal(alone->nstages, 1);
+	assert_int_equal(safe->nstages, 1);
+	check_kernel(ctx, "mask naive", one, ts_schedule_naive(ctx, one), in);
+	check_kernel(ctx, "mask static", one, ts_static_schedule(ctx, one,
+		ts_target_host(ctx)), in);
+}
+
 static void test_canon_api__same_as_text(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -357,6 +387,7 @@ int main(void)
 		TS_TEST(test_canon_print__literal_stage_cast),
 		TS_TEST(test_canon_share__with_a_user_stage),
 		TS_TEST(test_canon_guard__kept_inside_the_stage),
+		TS_TEST(test_canon_mask__guarded_and_is_a_stage),
 		TS_TEST(test_canon_api__same_as_text),
 		TS_TEST(test_canon_warning__loose_term_in_sum),
 	};
