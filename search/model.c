@@ -990,31 +990,33 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 	return e->total;
 }
 
-/* The least time of stage "s" computed at level "level" (0 outer, 1
- * inner) of its consumer's tiles under "cfg": every tile computes the
- * elements its footprint needs, with a loop of its own to start, and a
- * producer with a guarded load runs lane by lane.  A level whose tiles
- * are single elements is as dear as inlining (measured: a guarded mask
- * at the outer level of a consumer tiled one element a tile, 4.5 ms on
- * an AVX2 target against 1.0 ms at root). */
+/* The time of stage "s" computed at level "level" (0 outer, 1 inner) of
+ * its consumer's tiles under "cfg", "pass" when its tiles compute each
+ * element once: the tiles compute what their footprints need (overlaps
+ * again), each with a loop of its own to start, and a producer with a
+ * guarded load runs lane by lane where a tile holds less than a vector
+ * of it (measured: a guarded mask at the outer level of a consumer tiled
+ * one element a tile, 4.5 ms on an AVX2 target against 1.0 ms at root,
+ * where the pass alone rated it 4x cheaper than root). */
 static double tile_location_time(const ts_model *m, const ts_config *cfg,
-	int s, int level)
+	int s, int level, double pass)
 {
 	const ts_template *tp = m->tp;
 	const ts_stage_plan *p = &tp->plans[s];
 	const ts_stage_plan *cp = &tp->plans[p->at_consumer];
 	const ts_traffic *tr = m->traffic[p->at_consumer];
-	const ts_tensor *out = tp->dag->stages[s]->out;
+	const ts_stage *st = tp->dag->stages[s];
 	double f = (tp->target->cpu.frequency_ghz > 0 ?
 		tp->target->cpu.frequency_ghz : 2.5) * 1e9;
-	double iters = 1, elems = 0, cycles;
+	double iters = 1, elems = 0, total = (double)ts_tensor_size(st->out);
+	double t;
 	int64_t size[TS_MAX_AXES];
 	int pos = -1;
 	ts_nest n;
 
-	if (!tr || !cp->structure || !ts_template_nest(tp, cfg,
+	if (!tr || !cp->structure || total <= 0 || !ts_template_nest(tp, cfg,
 	    p->at_consumer, &n))
-		return 0;
+		return pass;
 	if (level == 1 && cp->structure[1] != 'S')
 		level = 0;
 	for (int q = 0; q < n.nloops; q++)
@@ -1024,12 +1026,13 @@ static double tile_location_time(const ts_model *m, const ts_config *cfg,
 		iters *= (double)n.loops[q].trip;
 	tile_inside(&n, tr->naxes, pos, size);
 	for (int fi = 0; fi < tr->nfootprints; fi++)
-		if (tr->footprints[fi]->tensor == out)
+		if (tr->footprints[fi]->tensor == st->out)
 			elems += (double)ts_footprint_volume(tr->footprints[fi],
 				size);
-	cycles = ts_body_has_guarded_load(tp->dag->stages[s]->body) ? 2.0
-		: 0.25;
-	return iters * (20.0 + elems * cycles) / f;
+	t = pass * TS_MAX(iters * elems / total, 1.0) + iters * 20.0 / f;
+	if (ts_body_has_guarded_load(st->body) && elems < lanes_of(tp, st))
+		t += iters * elems * 2.0 / f;
+	return t;
 }
 
 /* The cost of a location-tunable stage "s" placed as "cfg" says. */
@@ -1058,10 +1061,10 @@ static double location_time(const ts_model *m, const ts_config *cfg, int s)
 	switch (ts_config_get(cfg, p->knob_at, 0)) {
 	case 0: return bytes / bw;			/* root: a pass */
 	case 1: return (double)ci->counts.flops * 1e-10;	/* inline */
-	case 2: return TS_MAX(1.3 * bytes / (bw * 4),	/* outer tile */
-		tile_location_time(m, cfg, s, 0));
-	default: return TS_MAX(2.0 * bytes / (bw * 4),	/* inner tile */
-		tile_location_time(m, cfg, s, 1));
+	case 2: return tile_location_time(m, cfg, s, 0,	/* outer tile */
+		1.3 * bytes / (bw * 4));
+	default: return tile_location_time(m, cfg, s, 1,	/* inner tile */
+		2.0 * bytes / (bw * 4));
 	}
 }
 
