@@ -229,15 +229,20 @@ static ts_expr *retype_literal(ts_ctx *ctx, ts_expr *e, ts_dtype t)
 }
 
 /* Give "*a" and "*b" one dtype, retyping an untyped literal; return the
- * common dtype in "*t" and whether both stay literal in "*lit". */
+ * common dtype in "*t" and whether both stay literal in "*lit".  Two
+ * integer literals share i32, or i64 when one of them needs 64 bits. */
 static ts_status unify(ts_ctx *ctx, const char *what, ts_expr **a,
 	ts_expr **b, ts_dtype *t, bool *lit)
 {
 	*lit = false;
 	if ((*a)->literal && (*b)->literal) {
 		*lit = true;
-		*t = ((*a)->kind == TS_EXPR_FLOAT || (*b)->kind == TS_EXPR_FLOAT)
-			? TS_F32 : TS_I32;
+		if ((*a)->kind == TS_EXPR_FLOAT || (*b)->kind == TS_EXPR_FLOAT)
+			*t = TS_F32;
+		else if ((*a)->dtype == TS_I64 || (*b)->dtype == TS_I64)
+			*t = TS_I64;
+		else
+			*t = TS_I32;
 		return TS_OK;
 	}
 	if ((*a)->literal) {

@@ -399,6 +399,12 @@ static const struct {
 	  "output t0[s0: 2] = s0 * 9223372036854775807\n" },
 	{ "input A: i8[2]\noutput Q[i: 2] = A[i] + 4294967596\n",
 	  "input in0: i8[2]\noutput t0[s0: 2] = in0[s0] + i8(44)\n" },
+	{ "output Q[i: 2]: u8 = 2 == 9223372036854775807\n",
+	  "output t0[s0: 2] = u8(2 == 9223372036854775807)\n" },
+	{ "output Q[i: 2]: u8 = i64(2.5) == inf\n",
+	  "output t0[s0: 2] = u8(2 == 9223372036854775807)\n" },
+	{ "output Q[i: 2] = 9223372036854775807 // 2\n",
+	  "output t0[s0: 2] = 9223372036854775807 // 2\n" },
 };
 
 static void test_parse_int_literals__fold_exactly(void **state)
