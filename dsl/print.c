@@ -15,7 +15,28 @@ struct printer {
 	const ts_stage *stage;	/* stage being printed, for axis numbers */
 	int depth;		/* levels open, as the parser counts them */
 	int deepest;		/* the most levels open at once */
+	bool bare_i64;		/* the expression printed next reads an
+				 * integer literal back as i64 */
 };
+
+static void print_expr(struct printer *p, const ts_expr *e, int prec);
+
+/* Whether "e" is a constant, which reads back as a literal unless it is
+ * printed as a cast. */
+static bool is_constant(const ts_expr *e)
+{
+	return e->kind == TS_EXPR_INT || e->kind == TS_EXPR_FLOAT;
+}
+
+/* Print "e" into "p" at "prec"; a small i64 constant in it prints bare
+ * when "sibling" is an operand beside it that is no constant (it reads
+ * back as a literal retyped to i64 then), else as a cast. */
+static void print_operand(struct printer *p, const ts_expr *e, int prec,
+	const ts_expr *sibling)
+{
+	p->bare_i64 = sibling && !is_constant(sibling);
+	print_expr(p, e, prec);
+}
 
 /* Open one more level of nesting, as the parser counts them, in "p". */
 static void nest(struct printer *p)
@@ -100,21 +121,22 @@ static void print_float(ts_buf *b, double v)
 	ts_buf_puts(b, s);
 }
 
-static void print_expr(struct printer *p, const ts_expr *e, int prec);
-
+/* Print the call "name" of the "n" arguments "x", "y", "z" into "p":
+ * the operands of min, max and pow, or a condition and the two branches
+ * of a select. */
 static void print_call(struct printer *p, const char *name, int n,
 	const ts_expr *x, const ts_expr *y, const ts_expr *z)
 {
 	ts_buf_printf(&p->out, "%s(", name);
 	nest(p);
-	print_expr(p, x, 0);
+	print_operand(p, x, 0, n == 2 ? y : NULL);
 	if (n > 1) {
 		ts_buf_puts(&p->out, ", ");
-		print_expr(p, y, 0);
+		print_operand(p, y, 0, n == 2 ? x : z);
 	}
 	if (n > 2) {
 		ts_buf_puts(&p->out, ", ");
-		print_expr(p, z, 0);
+		print_operand(p, z, 0, y);
 	}
 	unnest(p);
 	ts_buf_putc(&p->out, ')');
@@ -124,8 +146,10 @@ static void print_call(struct printer *p, const char *name, int n,
 static void print_expr(struct printer *p, const ts_expr *e, int prec)
 {
 	ts_buf *b = &p->out;
+	bool bare_i64 = p->bare_i64;
 	int mine;
 
+	p->bare_i64 = false;
 	switch (e->kind) {
 	case TS_EXPR_INT:
 		/* 2^63 is no literal: the least i64 reads back as a
@@ -136,8 +160,9 @@ static void print_expr(struct printer *p, const ts_expr *e, int prec)
 			nest(p);
 			nest_sign(p, true);
 			unnest(p);
-		} else if (e->literal || e->dtype == TS_I64 ||
-		    e->dtype == TS_I32) {
+		} else if (e->literal || e->dtype == TS_I32 ||
+		    (e->dtype == TS_I64 && (bare_i64 ||
+		    e->ival < INT32_MIN || e->ival > INT32_MAX))) {
 			ts_buf_printf(b, "%" PRId64, e->ival);
 			nest_sign(p, e->ival < 0);
 		} else {
@@ -170,6 +195,7 @@ static void print_expr(struct printer *p, const ts_expr *e, int prec)
 		for (int i = 0; i < e->nargs; i++) {
 			if (i)
 				ts_buf_puts(b, ", ");
+			p->bare_i64 = true;	/* indices are i64 */
 			print_expr(p, e->args[i], 0);
 		}
 		unnest(p);
@@ -203,9 +229,9 @@ static void print_expr(struct printer *p, const ts_expr *e, int prec)
 			ts_buf_putc(b, '(');
 			nest(p);
 		}
-		print_expr(p, e->a, mine);
+		print_operand(p, e->a, mine, e->b);
 		ts_buf_printf(b, " %s ", ts_op_name(e->op));
-		print_expr(p, e->b, mine + 1);
+		print_operand(p, e->b, mine + 1, e->a);
 		if (mine < prec) {
 			unnest(p);
 			ts_buf_putc(b, ')');

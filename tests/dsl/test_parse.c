@@ -383,7 +383,8 @@ struct invalid_case {
 };
 
 /* Integer literals and the stage they fold to: exactly, in 64 bits,
- * also past the 53 bits of a double. */
+ * also past the 53 bits of a double.  A small i64 constant prints as a
+ * cast where a bare literal would read back as i32. */
 static const struct {
 	const char *src, *canonical;
 } int_literal_cases[] = {
@@ -400,11 +401,18 @@ static const struct {
 	{ "input A: i8[2]\noutput Q[i: 2] = A[i] + 4294967596\n",
 	  "input in0: i8[2]\noutput t0[s0: 2] = in0[s0] + i8(44)\n" },
 	{ "output Q[i: 2]: u8 = 2 == 9223372036854775807\n",
-	  "output t0[s0: 2] = u8(2 == 9223372036854775807)\n" },
+	  "output t0[s0: 2] = u8(i64(2) == 9223372036854775807)\n" },
 	{ "output Q[i: 2]: u8 = i64(2.5) == inf\n",
-	  "output t0[s0: 2] = u8(2 == 9223372036854775807)\n" },
+	  "output t0[s0: 2] = u8(i64(2) == 9223372036854775807)\n" },
+	{ "output Q[i: 1]: u8 = i64(2) // 5.0 + -inf\n",
+	  "output t0[s0: 1] = u8(i64(2) // i64(5) + "
+	  "(-9223372036854775807 - 1))\n" },
+	{ "output Q[i: 2] = select(i > 0, i64(2), 3) + abs(i64(-4))\n",
+	  "output t0[s0: 2] = select(s0 > 0, i64(2), i64(3)) + "
+	  "abs(i64(-4))\n" },
+	{ "output Q[i: 2] = i64(7)\n", "output t0[s0: 2] = i64(7)\n" },
 	{ "output Q[i: 2] = 9223372036854775807 // 2\n",
-	  "output t0[s0: 2] = 9223372036854775807 // 2\n" },
+	  "output t0[s0: 2] = 9223372036854775807 // i64(2)\n" },
 };
 
 static void test_parse_int_literals__fold_exactly(void **state)
