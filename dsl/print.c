@@ -17,6 +17,8 @@ struct printer {
 	int deepest;		/* the most levels open at once */
 	bool bare_i64;		/* the expression printed next reads an
 				 * integer literal back as i64 */
+	bool loose;		/* every i64 constant bare: text for people
+				 * (loop IR, messages), not to read back */
 };
 
 static void print_expr(struct printer *p, const ts_expr *e, int prec);
@@ -161,7 +163,7 @@ static void print_expr(struct printer *p, const ts_expr *e, int prec)
 			nest_sign(p, true);
 			unnest(p);
 		} else if (e->literal || e->dtype == TS_I32 ||
-		    (e->dtype == TS_I64 && (bare_i64 ||
+		    (e->dtype == TS_I64 && (bare_i64 || p->loose ||
 		    e->ival < INT32_MIN || e->ival > INT32_MAX))) {
 			ts_buf_printf(b, "%" PRId64, e->ival);
 			nest_sign(p, e->ival < 0);
@@ -269,7 +271,7 @@ static void print_expr(struct printer *p, const ts_expr *e, int prec)
 
 char *ts_expr_to_string(const ts_expr *e)
 {
-	struct printer p = { 0 };
+	struct printer p = { .loose = true };
 
 	ts_buf_init(&p.out);
 	print_expr(&p, e, 0);
