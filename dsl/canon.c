@@ -496,23 +496,34 @@ static ts_expr *hoist(struct canon *c, struct site *site, ts_expr *e)
 	return n;
 }
 
-/* Hoist the invariant parts of the reduction at the root of "s". */
-static ts_status hoist_stage(struct canon *c, ts_stage *s)
+/* A rewriting of the body of a reduction at "site". */
+typedef ts_expr *body_pass(struct canon *c, struct site *site, ts_expr *e);
+
+/* Rewrite by "pass" the body of the reduction at the root of "s", its
+ * axes bound; nothing when "s" is no reduction. */
+static ts_status reduce_body_pass(struct canon *c, ts_stage *s,
+	body_pass *pass)
 {
 	struct site site = { s };
-	ts_expr *body = s->body, *h;
+	ts_expr *body = s->body, *r;
 
 	if (body->kind != TS_EXPR_REDUCE)
 		return TS_OK;
 	for (int i = 0; i < body->nraxes; i++)
 		ts_vec_push(&site.bound, body->raxes[i]);
-	if (!(h = hoist(c, &site, body->a)))
+	if (!(r = pass(c, &site, body->a)))
 		return TS_ERROR;
-	if (h == body->a)
+	if (r == body->a)
 		return TS_OK;
 	body = expr_copy(body);
-	body->a = h;
+	body->a = r;
 	return ts_stage_set_body(c->ctx, s, body);
+}
+
+/* Hoist the invariant parts of the reduction at the root of "s". */
+static ts_status hoist_stage(struct canon *c, ts_stage *s)
+{
+	return reduce_body_pass(c, s, hoist);
 }
 
 /* A bounds test of one index of a guarded read: "lo" <= index < "hi". */
@@ -753,20 +764,7 @@ static ts_expr *pad_reads(struct canon *c, struct site *site, ts_expr *e)
 /* Pad the guarded reads of the reduction at the root of "s". */
 static ts_status pad_stage_reads(struct canon *c, ts_stage *s)
 {
-	struct site site = { s };
-	ts_expr *body = s->body, *p;
-
-	if (body->kind != TS_EXPR_REDUCE)
-		return TS_OK;
-	for (int i = 0; i < body->nraxes; i++)
-		ts_vec_push(&site.bound, body->raxes[i]);
-	if (!(p = pad_reads(c, &site, body->a)))
-		return TS_ERROR;
-	if (p == body->a)
-		return TS_OK;
-	body = expr_copy(body);
-	body->a = p;
-	return ts_stage_set_body(c->ctx, s, body);
+	return reduce_body_pass(c, s, pad_reads);
 }
 
 /* Register the stage "s" in "c" when it is a reduction at its root, so
