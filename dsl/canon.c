@@ -98,6 +98,21 @@ static ts_expr *expr_copy(const ts_expr *e)
 	return n;
 }
 
+/* "e" with the operands "a", "b" and "x" (its a, b and c): "e" itself
+ * when they are its own, else a copy. */
+static ts_expr *with_operands(ts_expr *e, ts_expr *a, ts_expr *b, ts_expr *x)
+{
+	ts_expr *n;
+
+	if (a == e->a && b == e->b && x == e->c)
+		return e;
+	n = expr_copy(e);
+	n->a = a;
+	n->b = b;
+	n->c = x;
+	return n;
+}
+
 /* Return "e" with each axis "from[i]" replaced by "to[i]" ("n" pairs),
  * where it is used and where it is bound. */
 static ts_expr *subst(ts_expr *e, int n, ts_axis *const *from,
@@ -469,7 +484,7 @@ static const char *invariant_kind(const ts_expr *e)
  * where they are. */
 static ts_expr *hoist(struct canon *c, struct site *site, ts_expr *e)
 {
-	ts_expr *a, *b, *n;
+	ts_expr *a, *b = NULL;
 
 	if (!e || e->kind == TS_EXPR_INT || e->kind == TS_EXPR_FLOAT ||
 	    e->kind == TS_EXPR_VAR || e->kind == TS_EXPR_LOAD ||
@@ -486,14 +501,7 @@ static ts_expr *hoist(struct canon *c, struct site *site, ts_expr *e)
 	if (!(a = hoist(c, site, e->a)) || (e->b && !(b = hoist(c, site,
 	    e->b))))
 		return NULL;
-	if (!e->b)
-		b = NULL;
-	if (a == e->a && b == e->b)
-		return e;
-	n = expr_copy(e);
-	n->a = a;
-	n->b = b;
-	return n;
+	return with_operands(e, a, e->b ? b : NULL, e->c);
 }
 
 /* A rewriting of the body of a reduction at "site". */
@@ -752,13 +760,7 @@ static ts_expr *pad_reads(struct canon *c, struct site *site, ts_expr *e)
 	    (e->b && !(b = pad_reads(c, site, e->b))) ||
 	    (e->c && !(x = pad_reads(c, site, e->c))))
 		return NULL;
-	if (a == e->a && b == e->b && x == e->c)
-		return e;
-	n = expr_copy(e);
-	n->a = a;
-	n->b = b;
-	n->c = x;
-	return n;
+	return with_operands(e, a, b, x);
 }
 
 /* Pad the guarded reads of the reduction at the root of "s". */
@@ -788,12 +790,13 @@ static void register_stage(struct canon *c, ts_stage *s)
  * are not entered: what they compute runs only where chosen. */
 static ts_expr *mask_out(struct canon *c, struct site *site, ts_expr *e)
 {
-	ts_expr *a, *b = e->b, *n;
+	ts_expr *a, *b;
 	bool logic;
 
 	if (!e || e->kind == TS_EXPR_INT || e->kind == TS_EXPR_FLOAT ||
 	    e->kind == TS_EXPR_VAR || e->kind == TS_EXPR_LOAD)
 		return e;
+	b = e->b;
 	logic = e->kind == TS_EXPR_BINARY && (e->op == TS_OP_AND ||
 		e->op == TS_OP_OR);
 	if (logic && e != site->stage->body && reads_memory(e->b) &&
@@ -806,12 +809,7 @@ static ts_expr *mask_out(struct canon *c, struct site *site, ts_expr *e)
 	if (e->kind == TS_EXPR_BINARY && !logic && !(b = mask_out(c, site,
 	    e->b)))
 		return NULL;
-	if (a == e->a && b == e->b)
-		return e;
-	n = expr_copy(e);
-	n->a = a;
-	n->b = b;
-	return n;
+	return with_operands(e, a, b, e->c);
 }
 
 /* Move the guarded masks of the elementwise stage "s" out (mask_out). */

@@ -17,14 +17,37 @@
 static const double fill_fraction[3] = { 0.5, 0.6, 0.6 };
 
 /* Fill "m" for template "tp": the traffic model of every tiled stage. */
+/* Integer divisions and modulos of 64-bit values in "e" by anything but
+ * a power of two.  x86 has no vector 64-bit multiply-high, so LLVM
+ * computes them one lane at a time, vectorised or not, at about 2.5
+ * cycles each (measured on an AVX2 target: an elementwise stage with
+ * three of them, 3.0 ms for a million elements where the model, counting
+ * each as an add, said 0.6 ms). */
+static int wide_divmods(const ts_expr *e)
+{
+	int n = 0;
+
+	if (!e || e->kind == TS_EXPR_LOAD)
+		return 0;
+	if (e->kind == TS_EXPR_BINARY && (e->op == TS_OP_FLOORDIV ||
+	    e->op == TS_OP_MOD) && e->a->dtype == TS_I64 &&
+	    !(e->b->kind == TS_EXPR_INT && e->b->ival > 0 &&
+	      !(e->b->ival & (e->b->ival - 1))))
+		n = 1;
+	return n + wide_divmods(e->a) + wide_divmods(e->b) +
+		wide_divmods(e->c);
+}
+
 ts_status ts_model_init(ts_model *m, const ts_template *tp)
 {
 	const ts_dag *dag = tp->dag;
 
 	m->tp = tp;
 	m->traffic = ts_new_array(ts_traffic *, dag->nstages + 1);
+	m->divmods = ts_new_atomic(int, dag->nstages + 1);
 	for (int s = 0; s < dag->nstages; s++) {
 		ts_rule r = tp->plans[s].rule;
+		m->divmods[s] = wide_divmods(dag->stages[s]->body);
 		if (r != TS_RULE_TILE && r != TS_RULE_PLAIN)
 			continue;
 		m->traffic[s] = ts_traffic_new(tp->ctx, dag->stages[s]);
@@ -901,27 +924,6 @@ static bool inlined_guard(const ts_template *tp, const ts_config *cfg,
 	return false;
 }
 
-/* Integer divisions and modulos of 64-bit values in "e" by anything but
- * a power of two.  x86 has no vector 64-bit multiply-high, so LLVM
- * computes them one lane at a time, vectorised or not, at about 2.5
- * cycles each (measured on an AVX2 target: an elementwise stage with
- * three of them, 3.0 ms for a million elements where the model, counting
- * each as an add, said 0.6 ms). */
-static int wide_divmods(const ts_expr *e)
-{
-	int n = 0;
-
-	if (!e || e->kind == TS_EXPR_LOAD)
-		return 0;
-	if (e->kind == TS_EXPR_BINARY && (e->op == TS_OP_FLOORDIV ||
-	    e->op == TS_OP_MOD) && e->a->dtype == TS_I64 &&
-	    !(e->b->kind == TS_EXPR_INT && e->b->ival > 0 &&
-	      !(e->b->ival & (e->b->ival - 1))))
-		n = 1;
-	return n + wide_divmods(e->a) + wide_divmods(e->b) +
-		wide_divmods(e->c);
-}
-
 /* Estimate nest "n" into "e"; return the seconds. */
 static double nest_time(const ts_model *m, const ts_config *cfg,
 	const ts_nest *n, ts_estimate *e)
@@ -955,7 +957,7 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 	e->threads = threads;
 	e->efficiency = eff * balance;
 	e->compute = flops / (peak * eff * threads * balance) +
-		2.5 * wide_divmods(s->body) * (double)n->useful /
+		2.5 * m->divmods[n->stage] * (double)n->useful /
 		(f * threads * balance);
 	/* Loop control: half a cycle an iteration of the innermost loop
 	 * (LLVM runs its own vector loops two vectors an iteration). */

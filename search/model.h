@@ -8,6 +8,8 @@
 typedef struct ts_model {
 	const ts_template *tp;
 	ts_traffic **traffic;	/* per stage; NULL where no nest */
+	int *divmods;		/* per stage: 64-bit // and % by other than
+				 * a power of two in its body */
 } ts_model;
 
 ts_status ts_model_init(ts_model *m, const ts_template *tp);
