@@ -142,13 +142,22 @@ ts_module *bench_compile_func(ts_ctx *ctx, const ts_func *f, int threads)
 	return f ? ts_module_compile(ctx, f, &opt) : NULL;
 }
 
+/* The static choice for "dag" with "threads" cores of the target in
+ * "ctx": the baseline that tessel run --schedule static compiles and the
+ * tuner measures first, whatever the context drew before. */
+ts_static_result *bench_static(ts_ctx *ctx, const ts_dag *dag, int threads)
+{
+	ts_target *tg = bench_base_target(ctx);
+
+	return tg ? ts_static_baseline_fill(ctx, dag, tg, threads, 1) : NULL;
+}
+
 /* Schedule "dag" statically for "threads" host cores in "ctx", lower and
  * compile it; store the static result in "res" when not NULL. */
 ts_module *bench_compile_static(ts_ctx *ctx, const ts_dag *dag, int threads,
 	ts_static_result **res)
 {
-	ts_target *tg = bench_host_target(ctx, threads);
-	ts_static_result *r = tg ? ts_static_fill(ctx, dag, tg, 1) : NULL;
+	ts_static_result *r = bench_static(ctx, dag, threads);
 	ts_schedule *sch = r ? ts_template_apply(r->tp, r->best) : NULL;
 
 	if (res)

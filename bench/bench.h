@@ -51,6 +51,7 @@ ts_target *bench_host_target(ts_ctx *ctx, int threads);
 /* Statically schedule "dag" for the host with "threads" cores, lower it
  * and compile it with "threads" threads; "res" (may be NULL) receives the
  * static result.  NULL with an error in "ctx". */
+ts_static_result *bench_static(ts_ctx *ctx, const ts_dag *dag, int threads);
 ts_module *bench_compile_static(ts_ctx *ctx, const ts_dag *dag, int threads,
 	ts_static_result **res);
 /* Lower "dag" under the naive schedule and compile it with one thread. */

@@ -3,7 +3,7 @@
  * 2 threads.
  *
  * Tessel computes NCHW with the padding as its own stage, declared with
- * compute only and scheduled by ts_static_fill for the host with as many
+ * compute only and scheduled by the static baseline for the host with as many
  * cores as threads; its timed kernel includes the padding.  oneDNN gets
  * format tag "any" for source, weights and destination, so it picks its
  * preferred blocked layouts; inputs are reordered into them before timing

@@ -1,6 +1,6 @@
 /* fp32 matmul: Tessel's static schedule against OpenBLAS's cblas_sgemm in
  * the same run, for 1 and 2 threads.  The matmul is declared with compute
- * only; the schedule comes from ts_static_fill on the host target with as
+ * only; the schedule comes from the static baseline on the host target with as
  * many cores as threads.  Tessel's output is checked against cblas before
  * any timing; repetitions alternate between the two and the table gives
  * medians and the ratio OpenBLAS time / Tessel time (above 1: Tessel is

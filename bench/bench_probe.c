@@ -115,8 +115,7 @@ static int probe_run(ts_ctx *ctx, const struct probe_opts *o)
 	bool file = strstr(o->name, ".tsl") != NULL;
 	ts_dag *dag = file ? ts_parse_file(ctx, o->name) :
 		e ? e->build(ctx, TS_SIZE_REAL) : NULL;
-	ts_target *tg = dag ? bench_host_target(ctx, o->threads) : NULL;
-	ts_static_result *r = tg ? ts_static_fill(ctx, dag, tg, 1) : NULL;
+	ts_static_result *r = dag ? bench_static(ctx, dag, o->threads) : NULL;
 	ts_config *cfg = r ? r->best : NULL;
 	ts_estimate *est;
 	ts_func *f;
