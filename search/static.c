@@ -272,6 +272,8 @@ static void climb(struct search *se, struct rated *cur, int steps)
 	for (int i = 0; i < steps; i++) {
 		ts_config *next = ts_config_mutate(cur->cfg, se->ctx);
 		struct rated *x;
+		while (ts_ctx_random_below(se->ctx, 2))
+			next = ts_config_mutate(next, se->ctx);
 		diff_stages(se, cur->cfg, next, dirty);
 		x = rate_change(se, cur, next, dirty);
 		if (x->total < cur->total)

@@ -28,6 +28,22 @@ static ts_template *template_real(ts_ctx *ctx, const char *name,
 	return ts_template_new(ctx, dag, info, tg);
 }
 
+/* The template of the declaration "text" for the shipped description
+ * "target", in "ctx". */
+static ts_template *template_text(ts_ctx *ctx, const char *text,
+	const char *target)
+{
+	ts_target *tg = ts_target_lookup(ctx, target);
+	ts_dag *dag = ts_parse_string(ctx, "text.tsl", text);
+	ts_dag_info *info;
+
+	assert_non_null(tg);
+	assert_non_null(dag);
+	info = ts_analyze_dag(ctx, dag);
+	assert_non_null(info);
+	return ts_template_new(ctx, dag, info, tg);
+}
+
 /* The estimate of "json" in "tp"'s space, which must parse and apply. */
 static double rate(ts_template *tp, const char *json)
 {
@@ -151,6 +167,35 @@ static void test_model_matmul__strided_accumulator_costs(void **state)
 	assert_true(along_j < along_i);
 }
 
+static void test_model_int8__reduction_vectorised_along_itself(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_template *tp = template_text(ctx,
+		"input A: i8[256, 256]\n"
+		"input B: i8[256, 256]\n"
+		"Acc[i: 256, j: 256] = sum(k: 256) i32(A[i, k]) * i32(B[j, k])\n"
+		"output Q[i: 256, j: 256] = i8(clamp(round(f64(Acc[i, j]) * "
+		"0.3157), -128.0, 127.0))\n", "skylake-sp");
+	/* Without a vector axis LLVM vectorises the loop over k and folds
+	 * its accumulator for every element; along j the accumulators stay
+	 * in registers (measured on an AVX-512 host: 1.02 against 0.69 ms) */
+	const char *q = "\"Q.i\":[8,32],\"Q.j\":[256,1],\"Q.vec\":\"none\","
+		"\"Q.par\":0,\"Q.unroll\":true}";
+	char along_k[512], along_j[512];
+
+	snprintf(along_k, sizeof(along_k), "{\"Acc.i\":[4,1,64,1],"
+		"\"Acc.j\":[1,16,16,1],\"Acc.k\":[1,256],\"Acc.vec\":\"none\","
+		"\"Acc.par\":0,\"Acc.unroll\":false,\"Acc.cache_write\":false,"
+		"\"Acc.pack.A\":\"none\",\"Acc.pack.B\":\"outer\","
+		"\"Acc.fuse\":true,%s", q);
+	snprintf(along_j, sizeof(along_j), "{\"Acc.i\":[1,1,32,8],"
+		"\"Acc.j\":[4,1,2,32],\"Acc.k\":[1,256],\"Acc.vec\":\"j\","
+		"\"Acc.par\":0,\"Acc.unroll\":true,\"Acc.cache_write\":true,"
+		"\"Acc.pack.A\":\"outer\",\"Acc.pack.B\":\"inner\","
+		"\"Acc.fuse\":true,%s", q);
+	assert_true(rate(tp, along_j) * 1.5 < rate(tp, along_k));
+}
+
 static void test_model_tile__serial_register_tile_is_slow(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -173,6 +218,7 @@ int main(void)
 		TS_TEST(test_model_matmul__page_strided_operand_is_packed),
 		TS_TEST(test_model_matmul__strided_accumulator_costs),
 		TS_TEST(test_model_tile__serial_register_tile_is_slow),
+		TS_TEST(test_model_int8__reduction_vectorised_along_itself),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -245,8 +245,9 @@ struct fake {
 	char *seen[512];
 	bool no_errors;
 	double min_s;
-	bool reverse;		/* a schedule measured again gets 3 ms minus
-				 * its first time */
+	bool reverse;		/* a schedule measured again gets 4 ms minus
+				 * its first time: slower than any first
+				 * time, in the reverse order */
 	double again_min_s;	/* the best of those */
 };
 
@@ -284,7 +285,7 @@ static ts_status fake_measure(void *data, int n,
 		out[i].nsamples = 1;
 		out[i].samples = &out[i].median_s;
 		if (again && f->reverse) {
-			out[i].median_s = 3e-3 - out[i].median_s;
+			out[i].median_s = 4e-3 - out[i].median_s;
 			f->again_min_s = fmin(f->again_min_s, out[i].median_s);
 		} else {
 			f->min_s = fmin(f->min_s, out[i].median_s);
