@@ -1,7 +1,7 @@
 # search/: files are listed here as they are added.
 
 # Hardware descriptions: checks, JSON, host detection, shipped files.
-libtessel_la_SOURCES += search/target.c search/target_json.c \
+libtessel_la_SOURCES += search/target.c search/target_json.c search/calibrate.c \
 	search/target_detect.c search/target_internal.h
 tesselinclude_HEADERS += include/tessel/target.h
 targetsdir = $(pkgdatadir)/targets

@@ -57,7 +57,7 @@ static void fill_strings(ts_target *t)
 {
 	const char **s[] = { &t->name, &t->description, &t->cpu.arch,
 		&t->cpu.triple, &t->cpu.llvm_cpu, &t->cpu.llvm_features,
-		&t->gpu.arch };
+		&t->cpu.source, &t->gpu.arch };
 
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		if (!*s[i])
@@ -84,6 +84,40 @@ int ts_target_lanes(const ts_target *t, ts_dtype dtype)
 	if (t->kind != TS_TARGET_CPU || (unsigned)dtype >= TS_DTYPE_COUNT)
 		return 1;
 	return TS_MAX(1, t->cpu.simd_bytes / (int)ts_dtype_size(dtype));
+}
+
+double ts_target_frequency_ghz(const ts_target *t)
+{
+	return t->cpu.frequency_ghz > 0 ? t->cpu.frequency_ghz : 2.5;
+}
+
+double ts_target_peak_gflops_core(const ts_target *t)
+{
+	const ts_target_cpu *c = &t->cpu;
+
+	if (c->peak_gflops_f32_core > 0)
+		return c->peak_gflops_f32_core;
+	return ts_target_frequency_ghz(t) * TS_MAX(1, c->fma_units) * 2.0 *
+		TS_MAX(1, c->simd_bytes / 4);
+}
+
+double ts_target_read_bytes_per_cycle(const ts_target *t, int level)
+{
+	const ts_target_cache *c[] = { &t->cpu.l1d, &t->cpu.l2, &t->cpu.l3 };
+	double assumed[] = { 2.0 * TS_MAX(4, t->cpu.simd_bytes), 64, 24 };
+
+	if (level < 0 || level > 2)
+		return 0;
+	return c[level]->bytes_per_cycle > 0 ? c[level]->bytes_per_cycle :
+		assumed[level];
+}
+
+double ts_target_dram_gbs(const ts_target *t, int threads)
+{
+	double all = t->cpu.bandwidth_gbs > 0 ? t->cpu.bandwidth_gbs : 20.0;
+	double some = t->cpu.dram_gbs_core * TS_MAX(1, threads);
+
+	return some > 0 && some < all ? some : all;
 }
 
 /* Return the bytes of cache level "c" that one core may count on. */
@@ -194,22 +228,30 @@ static ts_status check_cpu_caches(ts_ctx *ctx, const char *where,
 }
 
 /* Check the optional speeds of the CPU target "c" of "where" against each
- * other: the peak of a core is FMA units x f32 lanes x 2 x clock, the
+ * other: the peak of a core is at most FMA units x f32 lanes x 2 x clock
+ * (a measured peak may be lower: clocks drop under wide vectors), the
  * total is the peak of a core times the cores. */
 static ts_status check_cpu_peaks(ts_ctx *ctx, const char *where,
 	const ts_target_cpu *c)
 {
 	double fma = (double)c->fma_units * (c->simd_bytes / 4) * 2.0;
+	const ts_target_cache *cache[] = { &c->l1d, &c->l2, &c->l3 };
 
 	if (c->frequency_ghz < 0 || c->peak_gflops_f32_core < 0 ||
-	    c->peak_gflops_f32 < 0 || c->bandwidth_gbs < 0)
-		return ts_ctx_set_error(ctx, "%s: clock, peaks and bandwidth "
-			"must not be negative", where);
+	    c->peak_gflops_f32 < 0 || c->bandwidth_gbs < 0 ||
+	    c->dram_gbs_core < 0 || c->dram_latency_ns < 0)
+		return ts_ctx_set_error(ctx, "%s: clock, peaks, bandwidths and "
+			"latencies must not be negative", where);
+	for (int i = 0; i < 3; i++)
+		if (cache[i]->bytes_per_cycle < 0 ||
+		    cache[i]->latency_cycles < 0)
+			return ts_ctx_set_error(ctx, "%s: cache bandwidths and "
+				"latencies must not be negative", where);
 	if (c->frequency_ghz > 0 && c->peak_gflops_f32_core > 0 &&
-	    differ(c->peak_gflops_f32_core, fma * c->frequency_ghz, 0.01))
+	    c->peak_gflops_f32_core > 1.01 * fma * c->frequency_ghz)
 		return ts_ctx_set_error(ctx, "%s: 'peak_gflops_f32_core' is %g "
-			"but fma_units x f32 lanes x 2 x frequency_ghz gives %g",
-			where, c->peak_gflops_f32_core,
+			"but fma_units x f32 lanes x 2 x frequency_ghz gives only "
+			"%g", where, c->peak_gflops_f32_core,
 			fma * c->frequency_ghz);
 	if (c->peak_gflops_f32_core > 0 && c->peak_gflops_f32 > 0 &&
 	    differ(c->peak_gflops_f32, c->peak_gflops_f32_core * c->cores,
@@ -367,11 +409,16 @@ static void print_cache(FILE *out, const char *key, const ts_target_cache *c)
 		return;
 	}
 	if (c->shared_by == 1)
-		fprintf(out, "  %-22s %s per core\n", key, size_string(c->size));
+		fprintf(out, "  %-22s %s per core", key, size_string(c->size));
 	else
-		fprintf(out, "  %-22s %s shared by %d cores (%s per core)\n",
+		fprintf(out, "  %-22s %s shared by %d cores (%s per core)",
 			key, size_string(c->size), c->shared_by,
 			size_string(ts_target_cache_per_core(c)));
+	if (c->bytes_per_cycle > 0)
+		fprintf(out, ", reads %.3g B/cycle", c->bytes_per_cycle);
+	if (c->latency_cycles > 0)
+		fprintf(out, ", latency %.3g cycles", c->latency_cycles);
+	fputc('\n', out);
 }
 
 /* Print "v" with "unit" under "key" to "out", or "unknown" when 0. */
@@ -402,11 +449,22 @@ static void print_cpu(FILE *out, const ts_target_cpu *c)
 	print_cache(out, "l2", &c->l2);
 	print_cache(out, "l3", &c->l3);
 	fprintf(out, "  %-22s %d bytes\n", "cache line", c->line_bytes);
-	print_number(out, "frequency", c->frequency_ghz, "GHz");
+	if (c->frequency_ghz > 0)
+		print_number(out, "frequency", c->frequency_ghz, "GHz");
+	else
+		fprintf(out, "  %-22s unknown (the model assumes 2.5 GHz)\n",
+			"frequency");
 	print_number(out, "peak f32 per core", c->peak_gflops_f32_core,
 		"GFLOP/s");
 	print_number(out, "peak f32 total", c->peak_gflops_f32, "GFLOP/s");
 	print_number(out, "memory bandwidth", c->bandwidth_gbs, "GB/s");
+	if (c->dram_gbs_core > 0)
+		print_number(out, "memory bw one core", c->dram_gbs_core,
+			"GB/s");
+	if (c->dram_latency_ns > 0)
+		print_number(out, "memory latency", c->dram_latency_ns, "ns");
+	if (*c->source)
+		fprintf(out, "  %-22s %s\n", "source", c->source);
 }
 
 /* Print the GPU target "g" to "out". */

@@ -58,6 +58,9 @@ static const struct field fields[] = {
 	CPU("peak_gflops_f32_core", F_REAL, peak_gflops_f32_core, false),
 	CPU("peak_gflops_f32", F_REAL, peak_gflops_f32, false),
 	CPU("bandwidth_gbs", F_REAL, bandwidth_gbs, false),
+	CPU("dram_gbs_core", F_REAL, dram_gbs_core, false),
+	CPU("dram_latency_ns", F_REAL, dram_latency_ns, false),
+	CPU("source", F_STR, source, false),
 	GPU("compute_capability", F_STR, arch, true),
 	GPU("sm_count", F_INT, sm_count, true),
 	GPU("warp_size", F_INT, warp_size, true),
@@ -125,7 +128,17 @@ static ts_status read_cache(ts_ctx *ctx, const char *where, const char *key,
 	c->shared_by = 1;
 	json_object_foreach(v, k, x) {
 		char *sub = ts_asprintf("%s.%s", key, k);
+		double *real = !strcmp(k, "bytes_per_cycle") ?
+			&c->bytes_per_cycle : !strcmp(k, "latency_cycles") ?
+			&c->latency_cycles : NULL;
 		bool kib = !strcmp(k, "kib");
+		if (real) {
+			if (!json_is_number(x) || json_number_value(x) < 0)
+				return ts_ctx_set_error(ctx, "%s: field '%s' "
+					"must be a number >= 0", where, sub);
+			*real = json_number_value(x);
+			continue;
+		}
 		if (!kib && strcmp(k, "shared_by") != 0)
 			return ts_ctx_set_error(ctx, "%s: unknown field '%s'",
 				where, sub);
@@ -349,8 +362,17 @@ static void put_value(ts_buf *b, const struct field *f, const ts_target *t)
 		ts_buf_printf(b, "%lld", (long long)(*(const int64_t *)p >> 20));
 		break;
 	case F_CACHE:
-		ts_buf_printf(b, "{ \"kib\": %lld, \"shared_by\": %d }",
+		ts_buf_printf(b, "{ \"kib\": %lld, \"shared_by\": %d",
 			(long long)(c->size >> 10), c->shared_by);
+		if (c->bytes_per_cycle > 0) {
+			ts_buf_puts(b, ", \"bytes_per_cycle\": ");
+			put_real(b, c->bytes_per_cycle);
+		}
+		if (c->latency_cycles > 0) {
+			ts_buf_puts(b, ", \"latency_cycles\": ");
+			put_real(b, c->latency_cycles);
+		}
+		ts_buf_puts(b, " }");
 		break;
 	}
 }

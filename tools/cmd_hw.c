@@ -1,7 +1,9 @@
 /* tessel hw: print the hardware description of this machine, of a
- * shipped target or of a JSON file, readably or as JSON. */
+ * shipped target or of a JSON file, readably or as JSON; or measure this
+ * machine (--calibrate) and write what --target reads back. */
 #include <config.h>
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,20 +14,29 @@ struct hw_opts {
 	bool json;		/* print JSON rather than text */
 	const char *target;	/* a shipped name or a file, or NULL */
 	int gpu;		/* a CUDA device to describe, or -1 */
+	bool calibrate;		/* measure this machine */
+	const char *out;	/* write the JSON there, or NULL */
 };
 
 /* Print the usage of the verb to "out". */
 static void hw_usage(FILE *out)
 {
 	fprintf(out, "usage: tessel hw [--json] [--target NAME|FILE.json] "
-		"[--gpu N]\n\n"
+		"[--gpu N]\n"
+		"       tessel hw --calibrate [-o FILE.json]\n\n"
 		"Print the hardware description that static scheduling uses: "
 		"the CPU this\nruns on (cpuid, sysfs, LLVM), a shipped target "
 		"(zen3, skylake-sp,\nneoverse-n1, apple-m1, v100, a100, h100), "
-		"a JSON file, or a CUDA device.\n\n"
+		"a JSON file, or a CUDA device.\n"
+		"With --calibrate, measure this CPU once (clock, FMA peak, "
+		"cache and memory\nbandwidths and latencies; a few seconds) "
+		"and write a description that\n--target FILE.json reads: "
+		"static scheduling then needs no measurement.\n\n"
 		"  --json           print JSON that --target reads back\n"
 		"  --target NAME    a shipped description, or a .json file\n"
 		"  --gpu N          CUDA device N (needs a GPU driver)\n"
+		"  --calibrate      measure this CPU (progress on stderr)\n"
+		"  -o FILE.json     write the JSON description there\n"
 		"  --help           this text\n\n"
 		"exit codes: 0 success, 1 detection failed, 2 bad usage or "
 		"input\n");
@@ -43,6 +54,10 @@ static int hw_parse(int argc, char **argv, struct hw_opts *o)
 			return TS_EXIT_OK;
 		} else if (!strcmp(a, "--json")) {
 			o->json = true;
+		} else if (!strcmp(a, "--calibrate")) {
+			o->calibrate = true;
+		} else if (!strcmp(a, "-o") && i + 1 < argc) {
+			o->out = argv[++i];
 		} else if (!strcmp(a, "--target") && i + 1 < argc) {
 			o->target = argv[++i];
 		} else if (!strncmp(a, "--target=", 9)) {
@@ -66,7 +81,29 @@ bad:
 			"other\n");
 		return TS_EXIT_USAGE;
 	}
+	if (o->calibrate && (o->target || o->gpu >= 0)) {
+		fprintf(stderr, "tessel hw: --calibrate measures the CPU this "
+			"runs on; it takes no --target or --gpu\n");
+		return TS_EXIT_USAGE;
+	}
 	return -1;
+}
+
+/* Write "t" as JSON to "path"; return the exit code. */
+static int write_json(const char *path, const ts_target *t)
+{
+	FILE *f = fopen(path, "w");
+	bool ok = f && fputs(ts_target_to_json(t), f) >= 0;
+
+	if (f && fclose(f) != 0)
+		ok = false;
+	if (!ok) {
+		fprintf(stderr, "tessel hw: cannot write '%s': %s\n", path,
+			strerror(errno));
+		return TS_EXIT_FAIL;
+	}
+	fprintf(stderr, "wrote %s\n", path);
+	return TS_EXIT_OK;
 }
 
 /* Print the description that "o" asks for; return the exit code. */
@@ -80,10 +117,16 @@ static int hw_run(ts_ctx *ctx, const struct hw_opts *o)
 		t = ts_cuda_device_target(ctx, o->gpu);
 	else
 		t = ts_target_host(ctx);
+	if (t && o->calibrate) {
+		fprintf(stderr, "calibrating %s:\n", t->name);
+		t = ts_target_calibrate(ctx, t, stderr);
+	}
 	if (!t) {
 		ts_tool_report(ctx);
 		return o->target ? TS_EXIT_USAGE : TS_EXIT_FAIL;
 	}
+	if (o->out)
+		return write_json(o->out, t);
 	if (o->json)
 		fputs(ts_target_to_json(t), stdout);
 	else
@@ -91,7 +134,7 @@ static int hw_run(ts_ctx *ctx, const struct hw_opts *o)
 	return TS_EXIT_OK;
 }
 
-/* tessel hw [--json] [--target NAME|FILE] [--gpu N] */
+/* tessel hw [--json] [--target NAME|FILE] [--gpu N] [--calibrate] [-o F] */
 int ts_cmd_hw(int argc, char **argv)
 {
 	struct hw_opts o = { 0 };

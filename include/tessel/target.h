@@ -35,6 +35,10 @@ typedef enum ts_target_kind {
 typedef struct ts_target_cache {
 	int64_t size;		/* bytes of one instance; 0: no such level */
 	int shared_by;		/* cores sharing one instance; 1: private */
+	double bytes_per_cycle;	/* what one core reads from this level, per
+				 * core cycle (0: unknown) */
+	double latency_cycles;	/* of a dependent load hitting it (0:
+				 * unknown) */
 } ts_target_cache;
 
 /* The fields of a CPU target. */
@@ -57,6 +61,9 @@ typedef struct ts_target_cpu {
 	double peak_gflops_f32_core;	/* f32 FMA peak of one core */
 	double peak_gflops_f32;	/* of all "cores" */
 	double bandwidth_gbs;	/* DRAM bandwidth of the whole machine */
+	double dram_gbs_core;	/* DRAM bandwidth one core reaches */
+	double dram_latency_ns;	/* of a dependent load from DRAM */
+	const char *source;	/* where the numbers come from, may be "" */
 } ts_target_cpu;
 
 /* The fields of a GPU target. */
@@ -121,6 +128,26 @@ void ts_target_finish(ts_target *t);
 bool ts_target_equal(const ts_target *a, const ts_target *b);
 /* Print "t" readably, one field a line. */
 void ts_target_print(FILE *out, const ts_target *t);
+
+/* The numbers the analytical model uses from the CPU target "t", with
+ * what it assumes where "t" does not say (printed by ts_target_print):
+ * the core clock (2.5 GHz); the f32 FMA peak of one core (from clock,
+ * FMA units and vector width); the bytes per cycle one core reads from
+ * cache level "level" (0 L1 into registers: two vectors; 1 L2: 64; 2 L3:
+ * 24); DRAM bandwidth for "threads" cores (20 GB/s for the machine, no
+ * limit per core). */
+double ts_target_frequency_ghz(const ts_target *t);
+double ts_target_peak_gflops_core(const ts_target *t);
+double ts_target_read_bytes_per_cycle(const ts_target *t, int level);
+double ts_target_dram_gbs(const ts_target *t, int threads);
+
+/* Measure the machine this process runs on and return "base" (its
+ * description, usually ts_target_host's) with what was measured: core
+ * clock, f32 FMA peak, the bytes per cycle and latency of each cache
+ * level, DRAM bandwidth of one core and of all, DRAM latency.  Takes a
+ * few seconds; "log", when not NULL, gets one line per measurement. */
+ts_target *ts_target_calibrate(ts_ctx *ctx, const ts_target *base,
+	FILE *log);
 
 /* Vector lanes of "dtype" on the CPU target "t" (1 on a GPU). */
 int ts_target_lanes(const ts_target *t, ts_dtype dtype);

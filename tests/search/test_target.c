@@ -185,6 +185,40 @@ static void test_target_json__round_trip(void **state)
 	check_round_trip(ctx, host);
 }
 
+/* The measured numbers travel through JSON, and the model reads them in
+ * place of what it assumes. */
+static void test_target_json__measured_fields(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_target *t = ts_target_lookup(ctx, "zen3");
+	ts_target *back;
+
+	assert_non_null(t);
+	assert_true(ts_target_read_bytes_per_cycle(t, 0) == 64);
+	assert_true(ts_target_read_bytes_per_cycle(t, 1) == 64);
+	assert_true(ts_target_read_bytes_per_cycle(t, 2) == 24);
+	assert_true(ts_target_dram_gbs(t, 1) == 204.8);
+	t->cpu.l1d.bytes_per_cycle = 61.5;
+	t->cpu.l2.bytes_per_cycle = 30.25;
+	t->cpu.l2.latency_cycles = 14;
+	t->cpu.l3.bytes_per_cycle = 12.5;
+	t->cpu.dram_gbs_core = 18.5;
+	t->cpu.dram_latency_ns = 95;
+	t->cpu.source = "measured";
+	check_round_trip(ctx, t);
+	back = ts_target_from_json(ctx, ts_target_to_json(t), "measured");
+	assert_non_null(back);
+	assert_true(back->cpu.l2.latency_cycles == 14);
+	assert_string_equal(back->cpu.source, "measured");
+	assert_true(ts_target_read_bytes_per_cycle(back, 1) == 30.25);
+	assert_true(ts_target_read_bytes_per_cycle(back, 2) == 12.5);
+	assert_true(ts_target_dram_gbs(back, 1) == 18.5);
+	assert_true(ts_target_dram_gbs(back, 4) == 74);
+	assert_true(ts_target_dram_gbs(back, 64) == 204.8);
+	back->cpu.frequency_ghz = 0;
+	assert_true(ts_target_frequency_ghz(back) == 2.5);
+}
+
 /* Two different targets are not equal. */
 static void test_target_equal__differs(void **state)
 {
@@ -228,7 +262,14 @@ static const struct bad_case bad_cases[] = {
 	{ "\"line_bytes\": 64", "\"line_bytes\": 64, \"frequency_ghz\": 3.0, "
 	  "\"peak_gflops_f32_core\": 100.0", false,
 	  "'peak_gflops_f32_core' is 100 but fma_units x f32 lanes x 2 x "
-	  "frequency_ghz gives 96" },
+	  "frequency_ghz gives only 96" },
+	{ "\"kib\": 32,", "\"kib\": 32, \"bytes_per_cycle\": -1,", false,
+	  "tiny.json: field 'l1d.bytes_per_cycle' must be a number >= 0" },
+	{ "\"kib\": 32,", "\"kib\": 32, \"ways\": 8,", false,
+	  "tiny.json: unknown field 'l1d.ways'" },
+	{ "\"line_bytes\": 64", "\"line_bytes\": 64, \"dram_gbs_core\": -3.0",
+	  false, "tiny.json: clock, peaks, bandwidths and latencies must not "
+	  "be negative" },
 	{ "\"line_bytes\": 64", "\"line_bytes\": 64, \"sm_count\": 8", false,
 	  "tiny.json: field 'sm_count' belongs to gpu targets, but kind is "
 	  "\"cpu\"" },
@@ -464,6 +505,7 @@ int main(void)
 		TS_TEST(test_target_lookup__cpu_figures),
 		TS_TEST(test_target_lookup__gpu_figures),
 		TS_TEST(test_target_json__round_trip),
+		TS_TEST(test_target_json__measured_fields),
 		TS_TEST(test_target_equal__differs),
 		TS_TEST(test_target_json__errors_name_field_and_file),
 		TS_TEST(test_target_json__optin_defaults_to_block_limit),
