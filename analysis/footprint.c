@@ -456,37 +456,40 @@ void ts_footprint_eval(const ts_footprint *fp, const int64_t *origin,
 	}
 }
 
+/* Return the extent along dimension "d" of the box of "fp" for tiles of
+ * sizes "size". */
+int64_t ts_footprint_extent(const ts_footprint *fp, int d,
+	const int64_t *size)
+{
+	const ts_box_dim *bd = &fp->dim[d];
+	int64_t e = 1;
+
+	if (bd->whole)
+		return fp->tensor->shape[d];
+	if (bd->nterms) {
+		for (int t = 0; t < bd->nterms; t++)
+			e += ts_box_term_span(&bd->term[t], size, size);
+		return e;
+	}
+	if (bd->block) {
+		/* A tile aligned to the block. */
+		int64_t lo;
+		block_box(bd, 0, size[bd->block_axis], &lo, &e);
+		return e;
+	}
+	for (int a = 0; a < TS_MAX_AXES; a++)
+		if (bd->size_coef[a])
+			e += bd->size_coef[a] * (size[a] - 1);
+	return e;
+}
+
 /* Return the number of elements in the box of "fp" for tiles of sizes
  * "size" (the box does not depend on the origin). */
 int64_t ts_footprint_volume(const ts_footprint *fp, const int64_t *size)
 {
 	int64_t v = 1;
 
-	for (int d = 0; d < fp->ndim; d++) {
-		const ts_box_dim *bd = &fp->dim[d];
-		int64_t e = 1;
-
-		if (bd->whole) {
-			v *= fp->tensor->shape[d];
-			continue;
-		}
-		if (bd->nterms) {
-			for (int t = 0; t < bd->nterms; t++)
-				e += ts_box_term_span(&bd->term[t], size, size);
-			v *= e;
-			continue;
-		}
-		if (bd->block) {
-			/* A tile aligned to the block. */
-			int64_t lo;
-			block_box(bd, 0, size[bd->block_axis], &lo, &e);
-			v *= e;
-			continue;
-		}
-		for (int a = 0; a < TS_MAX_AXES; a++)
-			if (bd->size_coef[a])
-				e += bd->size_coef[a] * (size[a] - 1);
-		v *= e;
-	}
+	for (int d = 0; d < fp->ndim; d++)
+		v *= ts_footprint_extent(fp, d, size);
 	return v;
 }

@@ -684,8 +684,7 @@ static double access_ops(const struct run_vec *rv, int64_t st, int lanes)
 static double port_time(const ts_template *tp, const ts_stage_info *si,
 	const ts_nest *n, const ts_stage *s, int threads, bool guarded)
 {
-	const ts_target_cpu *cpu = &tp->target->cpu;
-	double f = (cpu->frequency_ghz > 0 ? cpu->frequency_ghz : 2.5) * 1e9;
+	double f = ts_target_frequency_ghz(tp->target) * 1e9;
 	int lanes = lanes_of(tp, s);
 	double loads = 0, stores = 0, iters;
 	double out_share = si->spatial_extent > 0 && n->useful > 0 ?
@@ -775,7 +774,7 @@ static void memory_times(const ts_model *m, const ts_config *cfg,
 	const ts_target_cpu *cpu = &tp->target->cpu;
 	const ts_traffic *tr = m->traffic[n->stage];
 	const ts_stage_info *si = tp->info->stages[n->stage];
-	double f = (cpu->frequency_ghz > 0 ? cpu->frequency_ghz : 2.5) * 1e9;
+	double f = ts_target_frequency_ghz(tp->target) * 1e9;
 	double cap[3], bw[4], whole;
 	bool paged[64];
 	int64_t prow[64], full[TS_MAX_AXES], size[TS_MAX_AXES];
@@ -787,10 +786,11 @@ static void memory_times(const ts_model *m, const ts_config *cfg,
 	cap[2] = (double)ts_target_cache_per_core(&cpu->l3) * fill_fraction[2];
 	if (cap[2] <= 0)
 		cap[2] = cap[1];
-	bw[0] = 2.0 * cpu->simd_bytes * f * threads;	/* L1 -> registers */
-	bw[1] = 64.0 * f * threads;			/* L2 -> L1 */
-	bw[2] = 24.0 * f * threads;			/* L3 -> L2 */
-	bw[3] = (cpu->bandwidth_gbs > 0 ? cpu->bandwidth_gbs : 20.0) * 1e9;
+	/* L1 -> registers, L2 -> L1, L3 -> L2, DRAM -> L3 */
+	for (int c = 0; c < 3; c++)
+		bw[c] = ts_target_read_bytes_per_cycle(tp->target, c) * f *
+			threads;
+	bw[3] = ts_target_dram_gbs(tp->target, threads) * 1e9;
 	whole = (double)(si->counts.bytes_read + si->counts.bytes_written);
 	packed_flags(tp, cfg, tr, n, prow);
 	for (int f = 0; f < tr->nfootprints; f++)
@@ -854,8 +854,7 @@ static double pack_time(const ts_model *m, const ts_config *cfg,
 	const ts_template *tp = m->tp;
 	const ts_stage_plan *p = &tp->plans[n->stage];
 	const ts_traffic *tr = m->traffic[n->stage];
-	double f = (tp->target->cpu.frequency_ghz > 0 ?
-		tp->target->cpu.frequency_ghz : 2.5) * 1e9;
+	double f = ts_target_frequency_ghz(tp->target) * 1e9;
 	double t = 0;
 
 	for (int k = 0; k < p->npack; k++) {
@@ -963,8 +962,9 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 	if (n->npar > 0)
 		threads = chunks < cores ? (int)chunks : cores;
 	balance = chunks / (threads * ceil(chunks / threads));
-	f = (cpu->frequency_ghz > 0 ? cpu->frequency_ghz : 2.5) * 1e9;
-	peak = f * (cpu->fma_units > 0 ? cpu->fma_units : 1) * lanes * 2.0;
+	f = ts_target_frequency_ghz(tp->target) * 1e9;
+	peak = ts_target_peak_gflops_core(tp->target) * 1e9 * lanes /
+		TS_MAX(1, cpu->simd_bytes / 4);
 	flops = (double)si->counts.flops + 10.0 * si->counts.special;
 	flops *= (double)n->padded / (double)n->useful;
 	run_vector(si, n, s, lanes, guarded, &rv);
@@ -1022,14 +1022,16 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 
 /* The time of stage "s" computed at level "level" (0 outer, 1 inner) of
  * its consumer's tiles under "cfg", given "pass", the time of the tiles'
- * work: a producer with a guarded load whose tile holds less than a
- * vector of it also runs lane by lane, a loop started for each tile
+ * work: a producer with a guarded load whose tile holds rows shorter
+ * than a vector also runs lane by lane, a loop started for each tile
  * (measured: a guarded mask at the outer level of a consumer tiled one
  * element a tile, 4.5 ms on an AVX2 target against 1.0 ms at root, where
- * the pass alone rated it 4x cheaper than root).  The overlap of
- * neighbouring tiles' footprints and the loop of a tile of a vector or
- * more are left out: counted, they moved the padding of ResNet-18's
- * convolutions out of their tiles, 1.36x slower. */
+ * the pass alone rated it 4x cheaper than root; a padding in tiles of
+ * 3x3 windows of an f16 pooling, nine elements but rows of three, 2.8 ms
+ * against 0.9 ms at root).  The overlap of neighbouring tiles' footprints
+ * and the loop of a tile whose rows are a vector or more are left out:
+ * counted, they moved the padding of ResNet-18's convolutions out of
+ * their tiles, 1.36x slower. */
 static double tile_location_time(const ts_model *m, const ts_config *cfg,
 	int s, int level, double pass)
 {
@@ -1038,9 +1040,8 @@ static double tile_location_time(const ts_model *m, const ts_config *cfg,
 	const ts_stage_plan *cp = &tp->plans[p->at_consumer];
 	const ts_traffic *tr = m->traffic[p->at_consumer];
 	const ts_stage *st = tp->dag->stages[s];
-	double f = (tp->target->cpu.frequency_ghz > 0 ?
-		tp->target->cpu.frequency_ghz : 2.5) * 1e9;
-	double iters = 1, elems = 0, t;
+	double f = ts_target_frequency_ghz(tp->target) * 1e9;
+	double iters = 1, elems = 0, row = 0, t;
 	int64_t size[TS_MAX_AXES];
 	int pos = -1;
 	ts_nest n;
@@ -1056,12 +1057,16 @@ static double tile_location_time(const ts_model *m, const ts_config *cfg,
 	for (int q = 0; q <= pos; q++)
 		iters *= (double)n.loops[q].trip;
 	tile_inside(&n, tr->naxes, pos, size);
-	for (int fi = 0; fi < tr->nfootprints; fi++)
-		if (tr->footprints[fi]->tensor == st->out)
-			elems += (double)ts_footprint_volume(tr->footprints[fi],
-				size);
+	for (int fi = 0; fi < tr->nfootprints; fi++) {
+		const ts_footprint *fp = tr->footprints[fi];
+		if (fp->tensor != st->out || fp->ndim == 0)
+			continue;
+		elems += (double)ts_footprint_volume(fp, size);
+		row = fmax(row, (double)ts_footprint_extent(fp, fp->ndim - 1,
+			size));
+	}
 	t = pass;
-	if (ts_body_has_guarded_load(st->body) && elems < lanes_of(tp, st))
+	if (ts_body_has_guarded_load(st->body) && row < lanes_of(tp, st))
 		t += iters * (20.0 + elems * 2.0) / f;
 	return t;
 }
@@ -1072,23 +1077,22 @@ static double location_time(const ts_model *m, const ts_config *cfg, int s)
 	const ts_template *tp = m->tp;
 	const ts_stage_info *si = tp->info->stages[s];
 	const ts_stage_plan *p = &tp->plans[s];
-	double bw = (tp->target->cpu.bandwidth_gbs > 0 ?
-		tp->target->cpu.bandwidth_gbs : 20.0) * 1e9;
+	double bw = ts_target_dram_gbs(tp->target, 1) * 1e9;
 	double bytes = (double)(si->counts.bytes_read + si->counts.bytes_written);
 	const ts_stage_info *ci = tp->info->stages[p->at_consumer];
-
 	const ts_target_cpu *cpu = &tp->target->cpu;
-	double f = (cpu->frequency_ghz > 0 ? cpu->frequency_ghz : 2.5) * 1e9;
+	double f = ts_target_frequency_ghz(tp->target) * 1e9;
 
 	/* At root: a serial pass, at the rate of the cache level its data
-	 * fits in (measured: a 3 MiB padding pass, 0.07 ms in L3, not
+	 * fits in, a copy moving half what a read moves in L2 and two
+	 * thirds in L3 (measured: a 3 MiB padding pass, 0.07 ms in L3, not
 	 * 0.3 ms at the memory's rate). */
 	if (bytes <= (double)ts_target_cache_per_core(&cpu->l2) *
 	    fill_fraction[1])
-		bw = 32.0 * f;
+		bw = ts_target_read_bytes_per_cycle(tp->target, 1) / 2 * f;
 	else if (bytes <= (double)ts_target_cache_per_core(&cpu->l3) *
 	    fill_fraction[2])
-		bw = 16.0 * f;
+		bw = ts_target_read_bytes_per_cycle(tp->target, 2) * 2 / 3 * f;
 	switch (ts_config_get(cfg, p->knob_at, 0)) {
 	case 0: return bytes / bw;			/* root: a pass */
 	case 1: return (double)ci->counts.flops * 1e-10;	/* inline */

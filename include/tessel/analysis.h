@@ -112,6 +112,9 @@ int64_t ts_box_term_span(const ts_box_term *t, const int64_t *size,
  * what lowering allocates for it.  Plain arithmetic, no isl: cheap
  * enough for a search loop. */
 int64_t ts_footprint_volume(const ts_footprint *fp, const int64_t *size);
+/* The extent of that box along dimension "d" of the tensor. */
+int64_t ts_footprint_extent(const ts_footprint *fp, int d,
+	const int64_t *size);
 
 /* The region of the producer "p" that a tile "origin", "size" of its
  * consumer "c" needs: the footprint of "c" on p's output, evaluated.
