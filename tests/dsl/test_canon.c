@@ -105,6 +105,26 @@ static const struct twin twins[] = {
 	  "H[i: 4, j: 5] = sum(k: 6) X[i, k] * W1[k, j]\n"
 	  "A[i: 4, j: 5] = clamp(H[i, j] + B1[j], -2.0, 2.0)\n"
 	  "output Y[i: 4, o: 3] = sum(j: 5) A[i, j] * W2[j, o]\n", 3 },
+	/* A space-to-depth read inside a 1x1 convolution becomes a gather
+	 * stage over the axes it reads, in its source's order. */
+	{ "space_to_depth",
+	  "input X: f32[4, 8, 6]\ninput W: f32[5, 16]\n"
+	  "output Y[k: 5, y: 4, x: 3] = sum(c: 16) W[k, c] *\n"
+	  "  X[c // 4, y * 2 + (c % 4) // 2, x * 2 + c % 2]\n",
+	  "input X: f32[4, 8, 6]\ninput W: f32[5, 16]\n"
+	  "G[c: 16, y: 4, x: 3] = X[c // 4, y * 2 + (c % 4) // 2,\n"
+	  "  x * 2 + c % 2]\n"
+	  "output Y[k: 5, y: 4, x: 3] = sum(c: 16) W[k, c] * G[c, y, x]\n",
+	  2 },
+	/* A grouped convolution divides an output axis: its read spans
+	 * far more than its tensor and stays where it is. */
+	{ "grouped_conv",
+	  "input X: f32[8, 6, 6]\ninput W: f32[8, 4, 3, 3]\n"
+	  "output Y[k: 8, y: 4, x: 4] = sum(c: 4, r: 3, q: 3)\n"
+	  "  X[(k // 4) * 4 + c, y + r, x + q] * W[k, c, r, q]\n",
+	  "input X: f32[8, 6, 6]\ninput W: f32[8, 4, 3, 3]\n"
+	  "output Y[k: 8, y: 4, x: 4] = sum(c: 4, r: 3, q: 3)\n"
+	  "  X[(k // 4) * 4 + c, y + r, x + q] * W[k, c, r, q]\n", 1 },
 	/* An integer matmul requantised to i8 in the same statement. */
 	{ "requant",
 	  "input A: i8[6, 16]\ninput B: i8[16, 8]\n"
