@@ -1022,16 +1022,18 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 
 /* The time of stage "s" computed at level "level" (0 outer, 1 inner) of
  * its consumer's tiles under "cfg", given "pass", the time of the tiles'
- * work: a producer with a guarded load whose tile holds rows shorter
- * than a vector also runs lane by lane, a loop started for each tile
- * (measured: a guarded mask at the outer level of a consumer tiled one
- * element a tile, 4.5 ms on an AVX2 target against 1.0 ms at root, where
- * the pass alone rated it 4x cheaper than root; a padding in tiles of
- * 3x3 windows of an f16 pooling, nine elements but rows of three, 2.8 ms
- * against 0.9 ms at root).  The overlap of neighbouring tiles' footprints
- * and the loop of a tile whose rows are a vector or more are left out:
- * counted, they moved the padding of ResNet-18's convolutions out of
- * their tiles, 1.36x slower. */
+ * work: a producer with a guarded load whose tile holds less than a
+ * vector, or a few vectors in rows shorter than one, also runs lane by
+ * lane, a loop started for each tile (measured: a guarded mask at the
+ * outer level of a consumer tiled one element a tile, 4.5 ms on an AVX2
+ * target against 1.0 ms at root, where the pass alone rated it 4x
+ * cheaper than root; the padding of an f16 pool in tiles of a 3x3
+ * window, nine elements in rows of three, 2.8 ms against 0.9 ms at
+ * root).  The overlap of neighbouring tiles' footprints and the loop of
+ * a larger tile are left out: counted, they moved the padding of
+ * ResNet-18's convolutions out of their tiles, 1.36x slower (as did
+ * pricing every tile whose rows are shorter than a vector: 7x7 maps in
+ * rows of nine, 1.08x slower). */
 static double tile_location_time(const ts_model *m, const ts_config *cfg,
 	int s, int level, double pass)
 {
@@ -1043,7 +1045,7 @@ static double tile_location_time(const ts_model *m, const ts_config *cfg,
 	double f = ts_target_frequency_ghz(tp->target) * 1e9;
 	double iters = 1, elems = 0, row = 0, t;
 	int64_t size[TS_MAX_AXES];
-	int pos = -1;
+	int pos = -1, lanes = lanes_of(tp, st);
 	ts_nest n;
 
 	if (!tr || !cp->structure || !ts_template_nest(tp, cfg,
@@ -1066,7 +1068,8 @@ static double tile_location_time(const ts_model *m, const ts_config *cfg,
 			size));
 	}
 	t = pass;
-	if (ts_body_has_guarded_load(st->body) && row < lanes_of(tp, st))
+	if (ts_body_has_guarded_load(st->body) && (elems < lanes ||
+	    (row < lanes && elems < 4 * lanes)))
 		t += iters * (20.0 + elems * 2.0) / f;
 	return t;
 }
