@@ -45,3 +45,9 @@ noinst_PROGRAMS += bench/bench_styles
 bench_bench_styles_SOURCES = bench/bench_styles.c tests/corpus/gen.c \
 	tests/corpus/gen.h bench/tuned.c bench/tuned.h $(BENCH_COMMON)
 bench_bench_styles_LDADD = $(BENCH_LIBS)
+
+# How well the model ranks: Kendall tau of estimates against measured
+# times over a fixed sample of configurations per catalogue case.
+noinst_PROGRAMS += bench/bench_model
+bench_bench_model_SOURCES = bench/bench_model.c $(BENCH_COMMON)
+bench_bench_model_LDADD = examples/libcatalogue.la $(BENCH_LIBS)
