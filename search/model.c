@@ -360,9 +360,10 @@ static double split_cost(const ts_access_info *ac, const ts_stage *s,
  * "n": each load brings, per point of the unrolled loops it depends on,
  * a broadcast, one vector per register of the vector loop, or, along
  * the vector axis with a stride other than 0 or 1, a load per lane (a
- * gather). */
+ * gather).  Adds to "converts" the vectors loaded from a tensor of
+ * another type than the reduction's. */
 static double tile_load_cycles(const ts_template *tp, const ts_config *cfg,
-	const ts_stage_info *si, const ts_nest *n, int lanes)
+	const ts_stage_info *si, const ts_nest *n, int lanes, double *converts)
 {
 	const ts_stage_plan *p = &tp->plans[n->stage];
 	const ts_stage *s = si->stage;
@@ -402,6 +403,9 @@ static double tile_load_cycles(const ts_template *tp, const ts_config *cfg,
 		    ac->tensor, ts_dtype_size(ac->tensor->dtype)))
 			vecs += 32;
 		cycles += vecs;
+		if (s->body->kind == TS_EXPR_REDUCE &&
+		    ac->tensor->dtype != s->body->dtype)
+			*converts += vecs;
 	}
 	return cycles / 2.0;
 }
@@ -473,10 +477,18 @@ static double tile_efficiency(const ts_template *tp, const ts_config *cfg,
 	if (acc + v + 2 > regs)
 		eff *= acc > 2 * regs ? 0.15 : 0.4;
 	if (complex) {
+		double converts = 0;
+		double load_cycles = tile_load_cycles(tp, cfg, si, n, lanes,
+			&converts);
 		double fma_cycles = acc / cpu->fma_units;
-		double load_cycles = tile_load_cycles(tp, cfg, si, n, lanes);
 		if (load_cycles > fma_cycles)
 			eff *= fma_cycles / load_cycles;
+		/* Each operand vector converted to the type of the
+		 * arithmetic (f16 to f32, i8 to i32) takes an arithmetic
+		 * slot (measured: an f16 convolution for an AVX2 target
+		 * whose 8x8 tile converts 8 weights per 8 FMAs ran 2x slower
+		 * than a 4x2x8 tile converting 4). */
+		eff *= acc / (acc + converts);
 		eff *= acc_round_trip(si, n, acc, lanes, fma_cycles);
 	}
 	/* The accumulator stays in registers only when its tile is a
