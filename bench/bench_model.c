@@ -7,7 +7,10 @@
  * static choice: its measured time over the best measured in the sample.
  *
  *   usage: bench_model [--case NAME]... [--samples N] [--min-time S]
- *                      [--target NAME|FILE.json] [--seed S]
+ *                      [--target NAME|FILE.json] [--seed S] [--points]
+ *
+ * --points prints every configuration of the sample on stderr: estimate,
+ * measured time, near or random, and the configuration.
  *
  * Cases are catalogue operators at their real size, one thread.  Each
  * configuration is built, checked and timed by the tuner's measurer, in
@@ -49,6 +52,7 @@ struct model_opts {
 	double min_time;	/* timed runs of a configuration add up to
 				 * this at least */
 	uint64_t seed;
+	bool points;		/* print every point on stderr */
 };
 
 /* One configuration of a case: its estimate and measured time. */
@@ -197,6 +201,11 @@ static double model_case(const char *name, const struct model_opts *o,
 		if (ts_config_equal(p[i].cfg, r->best))
 			chosen = p[i].time;
 	}
+	for (int i = 0; o->points && i < n; i++)
+		fprintf(stderr, "%s: est %.4f ms, measured %.4f ms, %s%s %s\n",
+			name, p[i].est * 1e3, p[i].time * 1e3, p[i].near ?
+			"near" : "random", ts_config_equal(p[i].cfg, r->best) ?
+			" (static)" : "", ts_config_to_json(p[i].cfg));
 	tau = kendall(p, n, false);
 	*near_tau = kendall(p, n, true);
 	printf("| %s | %d | %.2f | %.2f | %.2fx |\n", name, n, tau, *near_tau,
@@ -222,10 +231,12 @@ static void model_parse(int argc, char **argv, struct model_opts *o)
 			o->seed = strtoull(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--target") && i + 1 < argc) {
 			bench_use_target(argv[++i]);
+		} else if (!strcmp(argv[i], "--points")) {
+			o->points = true;
 		} else {
 			fprintf(stderr, "usage: bench_model [--case NAME]... "
 				"[--samples N] [--min-time S] "
-				"[--seed S] [--target NAME|FILE.json]\n");
+				"[--seed S] [--target NAME|FILE.json] [--points]\n");
 			exit(2);
 		}
 	}
