@@ -95,7 +95,24 @@ static const char *take_message(char *s)
 	return r;
 }
 
-/* Fill the triple, CPU and features of "out" from "opt" and the host. */
+/* "features" with "+name" turned into "-name" (a GC string). */
+static const char *feature_off(const char *features, const char *name)
+{
+	char *on = ts_asprintf("+%s", name), *out = ts_strdup(features);
+	size_t n = strlen(on);
+
+	for (char *p = strstr(out, on); p; p = strstr(p + 1, on))
+		if (p[n] == ',' || p[n] == '\0')
+			*p = '-';
+	return out;
+}
+
+/* Fill the triple, CPU and features of "out" from "opt" and the host.
+ * AVX512-FP16 is turned off: f16 arithmetic is computed in f32 (the
+ * conversions need only F16C or AVX-512F), and LLVM 16 fails to select
+ * instructions for some short f16 vectors with it ("Cannot select
+ * extract_vector_elt", an abort, on a 2-lane f16 output vectorised over
+ * a 3-row matrix product). */
 static void target_names(const ts_compile_options *opt,
 	struct ts_llvm_target *out)
 {
@@ -113,6 +130,7 @@ static void target_names(const ts_compile_options *opt,
 		? take_message(LLVMGetHostCPUName()) : "generic";
 	out->features = opt->features ? opt->features : host_cpu
 		? take_message(LLVMGetHostCPUFeatures()) : "";
+	out->features = feature_off(out->features, "avx512fp16");
 }
 
 /* The text LLVM wrote to stderr while "f" ran on "arg" (GC string). */

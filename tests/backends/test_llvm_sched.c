@@ -149,6 +149,32 @@ static void test_llvm_sched_rfactor_guarded_fused__matches_eval(void **state)
 /* Gathers and scatters of a width that is no power of two (18 lanes of
  * f64): this schedule of a two-layer network once compiled, on AVX-512,
  * to a gather whose destination was its index register (SIGILL). */
+/* A 2-lane f16 output vectorised over a 3-row product of f16 operands
+ * (corpus seed 2545): with AVX512-FP16 on, LLVM 16 aborted selecting
+ * instructions ("Cannot select extract_vector_elt"). */
+static void test_llvm_sched_f16_short_vector__matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = parse(ctx, "input X: f16[3, 7]\ninput Wt: f16[7, 12]\n"
+		"input Bias: f16[12]\n"
+		"D[i: 3, j: 12] = sum(k: 7) f32(X[i, k]) * f32(Wt[k, j])\n"
+		"output Y[i: 3, j: 12]: f16 = tanh(D[i, j] + f32(Bias[j]))\n");
+	ts_schedule *t = ts_schedule_new(ctx, dag);
+
+	ok(ctx, ts_schedule_split(t, "Y", "i", 2, TS_TAIL_GUARD), "split");
+	ok(ctx, ts_schedule_split(t, "Y", "j", 6, TS_TAIL_GUARD), "split");
+	ok(ctx, ts_schedule_reorder(t, "Y", 4, (const char *[]){ "j.i", "i.i",
+		"j.o", "i.o" }), "reorder");
+	ok(ctx, ts_schedule_parallel(t, "Y", "j.i"), "parallel");
+	ok(ctx, ts_schedule_vectorize(t, "Y", "i.o"), "vectorize");
+	ok(ctx, ts_schedule_split(t, "D", "i", 1, TS_TAIL_PARTITION), "split");
+	ok(ctx, ts_schedule_split(t, "D", "j", 11, TS_TAIL_GUARD), "split");
+	ok(ctx, ts_schedule_reorder(t, "D", 5, (const char *[]){ "j.o", "j.i",
+		"k", "i.o", "i.i" }), "reorder");
+	ok(ctx, ts_schedule_vectorize(t, "D", "i.i"), "vectorize");
+	check_schedule(ctx, dag, t, "2-lane f16 vectors");
+}
+
 static void test_llvm_sched_gather_odd_width__matches_eval(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -275,6 +301,7 @@ int main(void)
 		TS_TEST(test_llvm_sched_rfactor_guarded_fused__matches_eval),
 		TS_TEST(test_llvm_sched_rfactor_empty_stage__matches_eval),
 		TS_TEST(test_llvm_sched_gather_odd_width__matches_eval),
+		TS_TEST(test_llvm_sched_f16_short_vector__matches_eval),
 		TS_TEST(test_llvm_sched_naive__examples_match_eval),
 		TS_TEST(test_llvm_sched_zero_extents__naive_and_static_match_eval),
 	};
