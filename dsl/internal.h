@@ -28,6 +28,7 @@ void *ts_grow(void *p, size_t size, size_t n, size_t m);
 char *ts_strdup(const char *s);
 char *ts_strndup(const char *s, size_t n);
 char *ts_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *ts_utc_now(const char *fmt);
 char *ts_vasprintf(const char *fmt, va_list ap);
 
 /* A new tensor "name" of dtype "t" and shape "shape" ("ndim" dimensions)

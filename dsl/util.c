@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dsl/internal.h"
@@ -53,6 +54,20 @@ char *ts_vasprintf(const char *fmt, va_list ap)
 	s = ts_new_atomic(char, (size_t)n + 1);
 	vsnprintf(s, (size_t)n + 1, fmt, ap);
 	return s;
+}
+
+/* Return the current time in UTC formatted by strftime's "fmt" (a GC
+ * string of at most 63 characters). */
+char *ts_utc_now(const char *fmt)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	char buf[64];
+
+	gmtime_r(&t, &tm);
+	if (!strftime(buf, sizeof(buf), fmt, &tm))
+		buf[0] = '\0';
+	return ts_strdup(buf);
 }
 
 char *ts_asprintf(const char *fmt, ...)

@@ -538,18 +538,6 @@ static void set_peaks(ts_target *t, double ghz, double peak)
 	c->peak_gflops_f32 = c->peak_gflops_f32_core * c->cores;
 }
 
-/* Today's date in UTC, as 2026-01-31. */
-static const char *today(void)
-{
-	time_t now = time(NULL);
-	struct tm tm;
-	char buf[16];
-
-	gmtime_r(&now, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%d", &tm);
-	return ts_strdup(buf);
-}
-
 ts_target *ts_target_calibrate(ts_ctx *ctx, const ts_target *base,
 	FILE *log)
 {
@@ -597,7 +585,7 @@ ts_target *ts_target_calibrate(ts_ctx *ctx, const ts_target *base,
 		return NULL;
 	t->cpu.source = ts_asprintf("clock, FMA peak, cache and memory "
 		"bandwidths and latencies measured by tessel hw --calibrate "
-		"on %s in %.1f s; the rest %s", today(), now_s() - t0,
+		"on %s in %.1f s; the rest %s", ts_utc_now("%Y-%m-%d"), now_s() - t0,
 		*base->cpu.source ? base->cpu.source : "as described");
 	ts_target_finish(t);
 	if (ts_target_check(ctx, t, "calibrated target") < 0)

@@ -29,13 +29,7 @@ const char *ts_target_key(const ts_target *target)
 /* Return the current time as ISO 8601 in UTC. */
 static const char *timestamp_now(void)
 {
-	time_t t = time(NULL);
-	struct tm tm;
-	char buf[32];
-
-	gmtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return ts_strdup(buf);
+	return ts_utc_now("%Y-%m-%dT%H:%M:%SZ");
 }
 
 /* Return a record of "sch" (from "cfg") of "dag" measured on "target"
