@@ -68,6 +68,7 @@ static double add_chain(long n)
 		__asm__ volatile(".rept 64\n\tadd %0, %0, %1\n\t.endr"
 			: "+r"(x) : "r"(y));
 #else
+		(void)y;
 		return 0;
 #endif
 	}
