@@ -576,8 +576,8 @@ static ts_measure_result verified_result(const ts_measure_result *res,
 /* Measure the best configurations of "t" and its static choice again,
  * in VERIFY_ROUNDS interleaved rounds, and choose by the new times: on a
  * busy machine one lucky measurement must not decide, and the result is
- * never slower than the static choice measured alongside (a tie keeps
- * the static choice).  The new measurements are logged as verified
+ * never slower than the static choice measured alongside (a candidate
+ * less than TS_TUNE_MARGIN faster keeps the static choice).  The new measurements are logged as verified
  * records but are not trials. */
 static ts_status verify(ts_tuner *t)
 {
@@ -621,7 +621,8 @@ static ts_status verify(ts_tuner *t)
 			b = i;
 		}
 	}
-	if (s >= 0 && isfinite(t->static_s) && t->static_s <= best)
+	if (s >= 0 && isfinite(t->static_s) &&
+	    t->static_s <= best * (1 + TS_TUNE_MARGIN))
 		b = s;
 	t->candidate_s = other;
 	if (b >= 0) {

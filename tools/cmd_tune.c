@@ -347,7 +347,9 @@ static void print_choice(const struct tune_opts *o,
 	else if (isfinite(r->candidate_s))
 		printf("kept: the static schedule; measured again alongside "
 			"it, the fastest candidate took %.4f ms against %.4f "
-			"ms\n", r->candidate_s * 1e3, r->static_s * 1e3);
+			"ms (a candidate must be %.0f%% faster)\n",
+			r->candidate_s * 1e3, r->static_s * 1e3,
+			TS_TUNE_MARGIN * 100);
 	else
 		printf("kept: the static schedule; no candidate was faster\n");
 }

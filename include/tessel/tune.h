@@ -211,6 +211,14 @@ double ts_tuner_static_time(const ts_tuner *t);
  * target with opt->threads threads and the tuner's seed, the one that
  * tessel run --schedule static compiles. */
 const ts_schedule *ts_tuner_static_schedule(const ts_tuner *t);
+/* How much faster than the static baseline, measured alongside it in
+ * interleaved rounds, a tuned schedule must run to replace it (in the
+ * tuner's verification and in tessel run --records): within it, rounds
+ * on a shared machine cannot tell two kernels apart (a candidate kept at
+ * 6.539 ms against 6.540 ms ran 1.06x slower timed in another process),
+ * and the baseline needs no records. */
+#define TS_TUNE_MARGIN 0.03
+
 /* Whether the best is the static choice; "*candidate_s" (may be NULL)
  * receives the verified time of the fastest other candidate (INFINITY
  * when there was no verification or none ran). */

@@ -406,6 +406,7 @@ static void test_tuner_verify__chooses_by_the_new_times(void **state)
  * takes 2 ms whenever measured again. */
 struct lucky {
 	const char *static_json;
+	double again_s;		/* a schedule measured again; 0: 2 ms */
 	int n, calls;
 	char *seen[512];
 };
@@ -427,7 +428,7 @@ static ts_status lucky_measure(void *data, int n,
 		if (!strcmp(j, f->static_json))
 			out[i].median_s = 1e-3;
 		else if (again)
-			out[i].median_s = 2e-3;
+			out[i].median_s = f->again_s > 0 ? f->again_s : 2e-3;
 		else
 			out[i].median_s = 1e-4 * (1 + text_hash(j) % 5);
 		out[i].nsamples = 1;
@@ -486,6 +487,42 @@ static void test_tuner_verify__never_keeps_a_best_slower_than_static(
 	for (int i = 0; i < f.n; i++)
 		free(f.seen[i]);
 	unlink(log);
+}
+
+/* A candidate that the verification finds faster than the static
+ * choice by less than TS_TUNE_MARGIN does not replace it; one faster by
+ * more does. */
+static void test_tuner_verify__margin_keeps_static(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "tiny.tsl", tiny_matmul);
+	const double again[] = { 1e-3 / (1 + TS_TUNE_MARGIN / 2),
+		1e-3 / (1 + 2 * TS_TUNE_MARGIN) };
+
+	for (int k = 0; k < 2; k++) {
+		struct lucky f = { .again_s = again[k] };
+		ts_tune_options o = ts_tune_options_default();
+		ts_tuner *t;
+
+		o.trials = 16;
+		o.batch = 8;
+		o.verify = 4;
+		o.evolve.population = 32;
+		o.evolve.generations = 2;
+		o.measure_fn = lucky_measure;
+		o.measure_data = &f;
+		t = ts_tuner_new(ctx, dag, host(ctx), &o);
+		assert_non_null(t);
+		f.static_json = ts_schedule_to_json(
+			ts_tuner_static_schedule(t));
+		assert_int_equal(ts_tuner_run(t, NULL, NULL), TS_OK);
+		assert_int_equal(ts_tuner_kept_static(t, NULL), k == 0);
+		assert_float_equal(ts_tuner_best_time(t), k == 0 ? 1e-3 :
+			again[k], 0);
+		ts_tuner_free(t);
+		for (int i = 0; i < f.n; i++)
+			free(f.seen[i]);
+	}
 }
 
 static const char *baseline_decls[] = {
@@ -763,6 +800,7 @@ int main(void)
 		TS_TEST(test_tuner_same_seed__same_candidates),
 		TS_TEST(test_tuner_verify__chooses_by_the_new_times),
 		TS_TEST(test_tuner_verify__never_keeps_a_best_slower_than_static),
+		TS_TEST(test_tuner_verify__margin_keeps_static),
 		TS_TEST(test_static_baseline__is_the_tuners_static_choice),
 		TS_TEST(test_tuner_topk__measures_the_static_top_k),
 		TS_TEST(test_tuner_bad_options__is_an_error),
