@@ -389,7 +389,7 @@ static struct conv_net conv_tuned(ts_ctx *ctx, const ts_dag *dag,
 	const struct conv_opts *o, ts_array **args, ts_array *ref,
 	double *err)
 {
-	struct bench_tuning t = { .trials = o->tune, .seed = 1 };
+	struct bench_tuning t = { .trials = o->tune, .seed = BENCH_TUNE_SEED };
 	struct conv_net tn = conv_network(ctx, dag, threads, args, ref, err);
 	const ts_partition *p = ts_network_partition(tn.net);
 	const ts_schedule *best;

@@ -104,8 +104,10 @@ static void styles_form(const char *text, int f, struct styles_row *row,
 	ts_module *mn, *ms, *mt = NULL;
 	ts_array **an, **as, **at = NULL;
 	struct bench_kernel k[3] = { { 0 } };
-	struct bench_tuning tune = { .trials = o->tune, .seed = 1 };
+	struct bench_tuning tune = { .trials = o->tune,
+		.seed = BENCH_TUNE_SEED };
 
+	ts_ctx_set_seed(ctx, BENCH_TUNE_SEED);
 	if (!dag)
 		bench_die(ctx, "parse");
 	if (!(mn = bench_compile_naive(ctx, dag)))

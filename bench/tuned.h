@@ -9,6 +9,14 @@
 #include <tessel/backend.h>
 #include <tessel/schedule.h>
 
+/* The seed the programs tune with, and set in their contexts before the
+ * static baseline is drawn: the tuner measures against the baseline of
+ * its seed (tessel run --schedule static --seed), so a program's static
+ * kernel must come from the same seed to be the one the tuner kept or
+ * beat (a dense layer's tuned kernel timed 1.07x slower than a static
+ * kernel of another seed that the tuner never saw). */
+enum { BENCH_TUNE_SEED = 1 };
+
 /* How to tune, and what the tuning took. */
 struct bench_tuning {
 	int trials;		/* measurements at most */
