@@ -229,6 +229,32 @@ static void test_model_f16__converted_operands_cost(void **state)
 		1.3 * rate(conv_of(ctx, "f32"), cfg));
 }
 
+static void test_model_padding__short_rows_in_tiles_cost(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_template *tp = template_text(ctx,
+		"input X: f16[64, 112, 112]\n"
+		"P[c: 64, y: 114, x: 114] = select(y >= 1 && y < 113 && x >= 1 "
+		"&& x < 113, X[c, y - 1, x - 1], 0.0)\n"
+		"output Y[c: 64, y: 56, x: 56] = (sum(r: 3, q: 3) "
+		"P[c, y * 2 + r, x * 2 + q]) / 9.0\n", "zen3");
+	/* The padding computed for every output's 3x3 window, nine
+	 * elements in rows of three, against once at root (measured for
+	 * this target on an AVX-512 host: 2.8 against 0.9 ms) */
+	const char *fmt = "{\"Y.sum0.c\":[64,1,1],\"Y.sum0.y\":[56,1,1],"
+		"\"Y.sum0.x\":[56,1,1],\"Y.sum0.r\":[3,1],\"Y.sum0.q\":[3,1],"
+		"\"Y.sum0.vec\":\"none\",\"Y.sum0.par\":0,"
+		"\"Y.sum0.unroll\":false,\"Y.sum0.cache_write\":false,"
+		"\"Y.c\":[64,1],\"Y.y\":[56,1],\"Y.x\":[56,1],"
+		"\"Y.vec\":\"none\",\"Y.par\":0,\"Y.unroll\":false,"
+		"\"P.at\":\"%s\"}";
+	char tiles[768], root[768];
+
+	fill(tiles, sizeof(tiles), fmt, "outer");
+	fill(root, sizeof(root), fmt, "root");
+	assert_true(rate(tp, root) < rate(tp, tiles));
+}
+
 static void test_model_tile__serial_register_tile_is_slow(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -253,6 +279,7 @@ int main(void)
 		TS_TEST(test_model_tile__serial_register_tile_is_slow),
 		TS_TEST(test_model_int8__reduction_vectorised_along_itself),
 		TS_TEST(test_model_f16__converted_operands_cost),
+		TS_TEST(test_model_padding__short_rows_in_tiles_cost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
