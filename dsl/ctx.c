@@ -5,7 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <tessel/version.h>
+
 #include "dsl/internal.h"
+
+const char *ts_version(void)
+{
+	return TESSEL_VERSION;
+}
 
 struct cleanup {
 	void (*fn)(void *);

@@ -28,7 +28,7 @@
 
 static const char *rule_names[TS_RULE_COUNT] = {
 	[TS_RULE_INLINE] = "inline", [TS_RULE_TILE] = "tile",
-	[TS_RULE_FUSED] = "fused", [TS_RULE_LOCATION] = "location",
+	[TS_RULE_LOCATION] = "location",
 	[TS_RULE_PLAIN] = "plain",
 };
 

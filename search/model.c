@@ -805,9 +805,9 @@ static void memory_times(const ts_model *m, const ts_config *cfg,
 	bw[3] = ts_target_dram_gbs(tp->target, threads) * 1e9;
 	whole = (double)(si->counts.bytes_read + si->counts.bytes_written);
 	packed_flags(tp, cfg, tr, n, prow);
-	for (int f = 0; f < tr->nfootprints; f++)
-		paged[f] = page_step(si, n, tr->footprints[f]->tensor,
-			tr->elem_size[f]);
+	for (int k = 0; k < tr->nfootprints; k++)
+		paged[k] = page_step(si, n, tr->footprints[k]->tensor,
+			tr->elem_size[k]);
 	scope = acc_scope(n, tr->stage->ndim);
 	for (int c = 0; c < 4; c++)
 		t[c] = 0;

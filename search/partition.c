@@ -669,8 +669,8 @@ static ts_schedule *fastest_of(ts_ctx *ctx, const ts_dag *dag,
 
 	for (int i = 0; args && i < r->k; i++) {
 		ts_schedule *sch = ts_template_apply(r->tp, r->topk[i]);
-		ts_func *f = sch ? ts_lower(ctx, dag, sch) : NULL;
-		double s = f && ts_func_emitted_stmts(f, lanes) <=
+		ts_func *fn = sch ? ts_lower(ctx, dag, sch) : NULL;
+		double s = fn && ts_func_emitted_stmts(fn, lanes) <=
 			TS_NETWORK_MAX_STMTS ? time_candidate(ctx, dag, sch,
 			threads, args) : INFINITY;
 		if (s < best_s) {

@@ -1,5 +1,5 @@
 # tests/: cmocka programs per module, and end-to-end scripts.
-EXTRA_DIST += tests/common.h
+EXTRA_DIST += tests/common.h tests/cmocka-tap.sh
 include $(srcdir)/tests/dsl/core.mk
 include $(srcdir)/tests/dsl/parse.mk
 include $(srcdir)/tests/dsl/eval.mk

@@ -128,7 +128,7 @@ static void print_json(const ts_dag *dag, const ts_static_result *r,
 {
 	json_t *o = json_object(), *stages = json_array(), *top = json_array();
 	json_error_t err;
-	char *s;
+	char *text;
 
 	json_object_set_new(o, "dag", json_string(dag->name));
 	json_object_set_new(o, "workload", json_string(ts_dag_hash(dag)));
@@ -162,9 +162,9 @@ static void print_json(const ts_dag *dag, const ts_static_result *r,
 	json_object_set_new(o, "topk", top);
 	if (f)
 		json_object_set_new(o, "ir", json_string(ts_func_to_string(f)));
-	s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	printf("%s\n", s);
-	free(s);
+	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	printf("%s\n", text);
+	free(text);
 	json_decref(o);
 }
 

@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 		return TS_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("tessel %s\n", PACKAGE_VERSION);
+		printf("tessel %s\n", ts_version());
 		return TS_EXIT_OK;
 	}
 	for (const struct ts_command *c = commands; c->name; c++)

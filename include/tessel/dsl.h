@@ -53,6 +53,10 @@ typedef enum ts_dtype {
 	TS_DTYPE_COUNT
 } ts_dtype;
 
+/* The version of the library linked in, which a program compiled
+ * against another header can compare with TESSEL_VERSION. */
+const char *ts_version(void);
+
 /* Contexts.  All state lives here: errors, the random seed, and the
  * lazily created isl context of the analysis. */
 ts_ctx *ts_ctx_alloc(void);

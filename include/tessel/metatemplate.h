@@ -43,7 +43,6 @@ extern "C" {
 typedef enum ts_rule {
 	TS_RULE_INLINE,		/* inlined into its consumers */
 	TS_RULE_TILE,		/* its own tiled loop nest at root */
-	TS_RULE_FUSED,		/* computed inside its consumer's tile */
 	TS_RULE_LOCATION,	/* root, inline or at a consumer loop: a knob */
 	TS_RULE_PLAIN,		/* nested reductions: spatial tiling only */
 	TS_RULE_COUNT

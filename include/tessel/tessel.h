@@ -2,6 +2,7 @@
 #ifndef TESSEL_H
 #define TESSEL_H
 
+#include <tessel/version.h>
 #include <tessel/dsl.h>
 #include <tessel/analysis.h>
 #include <tessel/loop.h>
@@ -18,7 +19,5 @@
 #include <tessel/records.h>
 #include <tessel/network.h>
 #include <tessel/tune.h>
-
-#define TESSEL_VERSION "0.1.0"
 
 #endif

@@ -45,7 +45,11 @@ contains() {
 expect 0 help "$tessel" --help
 contains help out "eval"
 expect 0 version "$tessel" --version
-contains version out "tessel "
+# The one version number: configure's, through the generated header.
+version=$(sed -n 's/^#define TESSEL_VERSION "\(.*\)"$/\1/p' \
+	"$builddir/include/tessel/version.h")
+[ -n "$version" ] || fail "version: none in include/tessel/version.h"
+contains version out "tessel $version"
 expect 2 no_args "$tessel"
 expect 2 unknown_verb "$tessel" frobnicate
 contains unknown_verb err "unknown command 'frobnicate'"

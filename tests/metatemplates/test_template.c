@@ -145,11 +145,25 @@ static void test_template_rules__follow_the_classes(void **state)
 			fusable |= tp->plans[s].knob_fuse >= 0;
 		assert_true(fusable);
 	}
-	/* Inlinable direct stages are inlined; softmax's stages are
-	 * reductions and an elementwise stage. */
+	/* A direct stage that is cheap, unguarded and not an output is
+	 * inlined into its consumer and owns no knob; the reductions of
+	 * softmax each get a loop nest of their own. */
+	dag = ts_parse_string(ctx, "inline.tsl",
+		"input X: f32[32, 64]\n"
+		"T[i: 32, j: 64] = X[i, j] * 2.0 + 1.0\n"
+		"output S[i: 32] = sum(k: 64) T[i, k]\n");
+	assert_non_null(dag);
+	tp = ts_template_new(ctx, dag, ts_analyze_dag(ctx, dag),
+		ts_target_lookup(ctx, "zen3"));
+	assert_non_null(tp);
+	assert_int_equal(tp->plans[0].rule, TS_RULE_INLINE);
+	assert_int_equal(tp->plans[0].knob_vec, -1);
+	assert_int_equal(tp->plans[0].split[0], -1);
+	assert_int_equal(tp->plans[1].rule, TS_RULE_TILE);
 	tp = template_of(ctx, ts_catalogue_find("softmax"), &dag);
 	for (int s = 0; s < dag->nstages; s++)
-		assert_int_not_equal(tp->plans[s].rule, TS_RULE_FUSED);
+		if (tp->plans[s].klass == TS_CLASS_SIMPLE_REDUCTION)
+			assert_int_equal(tp->plans[s].rule, TS_RULE_TILE);
 }
 
 int main(void)
