@@ -6,7 +6,7 @@
 
 /* Return the relation x -> y of "m" with y equal to x on every axis but
  * "a", and y[a] > x[a]. */
-static __isl_give isl_map *step_along(struct ts_model *m, int a)
+static __isl_give isl_map *step_along(struct ts_stage_model *m, int a)
 {
 	isl_map *map = isl_map_universe(isl_space_map_from_set(
 		isl_space_copy(m->space)));
@@ -19,7 +19,7 @@ static __isl_give isl_map *step_along(struct ts_model *m, int a)
 
 /* Return whether two instances of "rel" that differ only along axis "a"
  * touch the same element. */
-static bool reuse_along(struct ts_model *m, __isl_keep isl_map *rel, int a)
+static bool reuse_along(struct ts_stage_model *m, __isl_keep isl_map *rel, int a)
 {
 	isl_map *same = isl_map_apply_range(isl_map_copy(rel),
 		isl_map_reverse(isl_map_copy(rel)));
@@ -97,12 +97,12 @@ static bool mentions(const ts_expr *e, const ts_axis *axis)
 /* Return the coefficient of axis "a" of "m" in index "d" of "acc": read
  * from isl when the index is affine, 0 when a non-affine index does not
  * mention the axis at all, else TS_STRIDE_UNKNOWN. */
-static int64_t index_coef(struct ts_model *m, const struct ts_acc *acc,
+static int64_t index_coef(struct ts_stage_model *m, const struct ts_acc *acc,
 	int d, int a)
 {
 	if (acc->index[d])
 		return coef_of(acc->index[d], a);
-	if (acc->load && !mentions(acc->load->args[d], ts_axis_at(m->stage, a)))
+	if (acc->load && !mentions(acc->load->args[d], ts_stage_axis(m->stage, a)))
 		return 0;
 	return TS_STRIDE_UNKNOWN;
 }
@@ -134,10 +134,10 @@ static bool block_index(const ts_expr *e, const ts_axis *axis, bool div,
  * "a" // B: consecutive values of "a" are then consecutive elements
  * within a block of B, which is the stride that matters inside a vector
  * tile no wider than the block; else 0. */
-static int64_t blocked_along(struct ts_model *m, const struct ts_acc *acc,
+static int64_t blocked_along(struct ts_stage_model *m, const struct ts_acc *acc,
 	int a)
 {
-	const ts_axis *axis = ts_axis_at(m->stage, a);
+	const ts_axis *axis = ts_stage_axis(m->stage, a);
 	int64_t b, bd;
 
 	if (!acc->load || acc->ndim < 2 ||
@@ -180,10 +180,10 @@ static bool only_divided(const ts_expr *e, const ts_axis *axis, int64_t *b)
 /* The block B when "acc" reads axis "a" of "m" only through "a" // B
  * (a grouped convolution's input channels (k // G) * G + ci): within an
  * aligned block of B, a step of "a" does not move the access; else 0. */
-static int64_t grouped_along(struct ts_model *m, const struct ts_acc *acc,
+static int64_t grouped_along(struct ts_stage_model *m, const struct ts_acc *acc,
 	int a)
 {
-	const ts_axis *axis = ts_axis_at(m->stage, a);
+	const ts_axis *axis = ts_stage_axis(m->stage, a);
 	int64_t b = 0;
 
 	if (!acc->load || !mentions(acc->load, axis))
@@ -197,7 +197,7 @@ static int64_t grouped_along(struct ts_model *m, const struct ts_acc *acc,
 /* Return the stride of axis "a" of "m" in the flattened tensor of "acc":
  * within a block where "a" is read through a blocked layout or only
  * divided by a constant. */
-static int64_t stride_of(struct ts_model *m, const struct ts_acc *acc, int a)
+static int64_t stride_of(struct ts_stage_model *m, const struct ts_acc *acc, int a)
 {
 	int64_t stride = 0, row = 1;
 
@@ -217,7 +217,7 @@ static int64_t stride_of(struct ts_model *m, const struct ts_acc *acc, int a)
 }
 
 /* Fill the strides and the contiguous axis of "ai" from "acc". */
-static void fill_strides(struct ts_model *m, const struct ts_acc *acc,
+static void fill_strides(struct ts_stage_model *m, const struct ts_acc *acc,
 	ts_access_info *ai)
 {
 	ai->contiguous_axis = -1;
@@ -232,7 +232,7 @@ static void fill_strides(struct ts_model *m, const struct ts_acc *acc,
 }
 
 /* Fill the reuse flags of "ai": spatial axes only, affine loads only. */
-static void fill_reuse(struct ts_model *m, __isl_keep isl_map *rel,
+static void fill_reuse(struct ts_stage_model *m, __isl_keep isl_map *rel,
 	const struct ts_acc *acc, ts_access_info *ai)
 {
 	if (acc->write || !acc->affine)
@@ -242,7 +242,7 @@ static void fill_reuse(struct ts_model *m, __isl_keep isl_map *rel,
 }
 
 /* Fill injectivity, coverage and the distinct elements of "ai". */
-static void fill_range(struct ts_model *m, __isl_keep isl_map *rel,
+static void fill_range(struct ts_stage_model *m, __isl_keep isl_map *rel,
 	const struct ts_acc *acc, ts_access_info *ai)
 {
 	isl_set *range = isl_map_range(isl_map_copy(rel));
@@ -272,7 +272,7 @@ static const char *write_text(const ts_stage *s)
 }
 
 /* Fill "ai" with the facts of access "i" of "m". */
-void ts_access_fill(struct ts_model *m, int i, ts_access_info *ai)
+void ts_access_fill(struct ts_stage_model *m, int i, ts_access_info *ai)
 {
 	const struct ts_acc *acc = &m->acc[i];
 	isl_map *rel = ts_acc_relation(m, acc);
@@ -286,7 +286,7 @@ void ts_access_fill(struct ts_model *m, int i, ts_access_info *ai)
 	ai->instances = 1;
 	for (int a = 0; a < m->naxes; a++)
 		if (a < m->stage->ndim || (acc->red_mask & (1u << a)))
-			ai->instances *= ts_axis_at(m->stage, a)->extent;
+			ai->instances *= ts_stage_axis(m->stage, a)->extent;
 	ai->text = acc->load ? ts_expr_to_string(acc->load)
 		: write_text(m->stage);
 	ai->relation = ts_isl_map_str(rel);

@@ -7,7 +7,7 @@
 #include "analysis/internal.h"
 
 /* Return the constant "v" as a function on the instances of "m". */
-static __isl_give isl_pw_aff *affine_cst(struct ts_model *m, int64_t v)
+static __isl_give isl_pw_aff *affine_cst(struct ts_stage_model *m, int64_t v)
 {
 	isl_local_space *ls = isl_local_space_from_space(
 		isl_space_copy(m->space));
@@ -17,7 +17,7 @@ static __isl_give isl_pw_aff *affine_cst(struct ts_model *m, int64_t v)
 }
 
 /* Return the axis "axis" as a function on the instances of "m". */
-static __isl_give isl_pw_aff *affine_var(struct ts_model *m,
+static __isl_give isl_pw_aff *affine_var(struct ts_stage_model *m,
 	const ts_axis *axis)
 {
 	int pos = ts_axis_pos(m->stage, axis);
@@ -30,7 +30,7 @@ static __isl_give isl_pw_aff *affine_var(struct ts_model *m,
 }
 
 /* Return the positive integer constant "e" as an isl value, or NULL. */
-static __isl_give isl_val *positive_cst(struct ts_model *m, const ts_expr *e)
+static __isl_give isl_val *positive_cst(struct ts_stage_model *m, const ts_expr *e)
 {
 	if (e->kind != TS_EXPR_INT || e->ival <= 0)
 		return NULL;
@@ -39,7 +39,7 @@ static __isl_give isl_val *positive_cst(struct ts_model *m, const ts_expr *e)
 
 /* Return "a" "op" "e->b" where "e->b" must be a positive constant
  * (floor division, modulo); take "a". */
-static __isl_give isl_pw_aff *affine_by_cst(struct ts_model *m,
+static __isl_give isl_pw_aff *affine_by_cst(struct ts_stage_model *m,
 	const ts_expr *e, __isl_take isl_pw_aff *a)
 {
 	isl_val *d = positive_cst(m, e->b);
@@ -67,7 +67,7 @@ static __isl_give isl_pw_aff *affine_mul(__isl_take isl_pw_aff *a,
 }
 
 /* Return the binary expression "e" as a piecewise affine function. */
-static __isl_give isl_pw_aff *affine_binary(struct ts_model *m,
+static __isl_give isl_pw_aff *affine_binary(struct ts_stage_model *m,
 	const ts_expr *e)
 {
 	isl_pw_aff *a = ts_affine_of(m, e->a), *b;
@@ -95,7 +95,7 @@ static __isl_give isl_pw_aff *affine_binary(struct ts_model *m,
 
 /* Return the select "e" (affine condition, affine branches) as a
  * piecewise affine function. */
-static __isl_give isl_pw_aff *affine_select(struct ts_model *m,
+static __isl_give isl_pw_aff *affine_select(struct ts_stage_model *m,
 	const ts_expr *e)
 {
 	isl_set *c = ts_affine_cond(m, e->a);
@@ -114,7 +114,7 @@ static __isl_give isl_pw_aff *affine_select(struct ts_model *m,
 
 /* Return the integer expression "e" as a piecewise affine function on the
  * instances of "m", or NULL when it is not affine. */
-__isl_give isl_pw_aff *ts_affine_of(struct ts_model *m, const ts_expr *e)
+__isl_give isl_pw_aff *ts_affine_of(struct ts_stage_model *m, const ts_expr *e)
 {
 	if (!e || !ts_dtype_is_int(e->dtype))
 		return NULL;
@@ -139,7 +139,7 @@ __isl_give isl_pw_aff *ts_affine_of(struct ts_model *m, const ts_expr *e)
 }
 
 /* Return the comparison "e" of two affine integer expressions as a set. */
-static __isl_give isl_set *affine_compare(struct ts_model *m,
+static __isl_give isl_set *affine_compare(struct ts_stage_model *m,
 	const ts_expr *e)
 {
 	isl_pw_aff *a = ts_affine_of(m, e->a);
@@ -160,7 +160,7 @@ static __isl_give isl_set *affine_compare(struct ts_model *m,
 }
 
 /* Return "e->a" "op" "e->b" for the logical "op" of "e". */
-static __isl_give isl_set *affine_logic(struct ts_model *m, const ts_expr *e)
+static __isl_give isl_set *affine_logic(struct ts_stage_model *m, const ts_expr *e)
 {
 	isl_set *a = ts_affine_cond(m, e->a);
 	isl_set *b = a ? ts_affine_cond(m, e->b) : NULL;
@@ -176,7 +176,7 @@ static __isl_give isl_set *affine_logic(struct ts_model *m, const ts_expr *e)
 
 /* Return the bool expression "e" as the set of instances where it holds,
  * or NULL when it is not an affine condition on the axes. */
-__isl_give isl_set *ts_affine_cond(struct ts_model *m, const ts_expr *e)
+__isl_give isl_set *ts_affine_cond(struct ts_stage_model *m, const ts_expr *e)
 {
 	if (!e || e->dtype != TS_BOOL)
 		return NULL;

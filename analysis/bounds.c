@@ -14,7 +14,7 @@ static void print_point(ts_buf *b, __isl_keep isl_point *pt, int n,
 			isl_dim_set, i));
 		if (s)
 			ts_buf_printf(b, "%s%s = %lld", i ? ", " : "",
-				ts_axis_at(s, i)->name, (long long)v);
+				ts_stage_axis(s, i)->name, (long long)v);
 		else
 			ts_buf_printf(b, "%s%lld", i ? ", " : "", (long long)v);
 	}
@@ -29,7 +29,7 @@ static void print_shape(ts_buf *b, const ts_tensor *t)
 
 /* Set the error of "m" for access "a" whose instances in "bad" touch
  * elements outside the tensor; take "bad". */
-static ts_status bounds_error(struct ts_model *m, const struct ts_acc *a,
+static ts_status bounds_error(struct ts_stage_model *m, const struct ts_acc *a,
 	__isl_take isl_map *bad)
 {
 	isl_point *inst = isl_set_sample_point(isl_map_domain(
@@ -57,7 +57,7 @@ static ts_status bounds_error(struct ts_model *m, const struct ts_acc *a,
 }
 
 /* Check every load of "m" against the shape of its tensor. */
-ts_status ts_model_check_bounds(struct ts_model *m)
+ts_status ts_model_check_bounds(struct ts_stage_model *m)
 {
 	for (int i = 0; i < m->nacc; i++) {
 		const struct ts_acc *a = &m->acc[i];
@@ -83,12 +83,12 @@ ts_status ts_model_check_bounds(struct ts_model *m)
 /* Check that every access of "s" stays inside its tensor. */
 ts_status ts_stage_check_bounds(ts_ctx *ctx, const ts_stage *s)
 {
-	struct ts_model *m = ts_model_build(ctx, s);
+	struct ts_stage_model *m = ts_stage_model_build(ctx, s);
 	ts_status st;
 
 	if (!m)
 		return TS_ERROR;
 	st = ts_model_check_bounds(m);
-	ts_model_free(m);
+	ts_stage_model_free(m);
 	return st;
 }

@@ -37,7 +37,7 @@ static const char *axis_list(const ts_stage *s, const bool *flags, int n)
 	for (int a = 0; a < n; a++)
 		if (flags[a])
 			ts_buf_printf(&b, "%s%s", b.len ? ", " : "",
-				ts_axis_at(s, a)->name);
+				ts_stage_axis(s, a)->name);
 	return b.s;
 }
 

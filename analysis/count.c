@@ -162,7 +162,7 @@ static void count_expr(struct counter *k, const ts_expr *e, int64_t n)
 }
 
 /* Return the distinct elements of "t" that the accesses of "m" read. */
-static int64_t distinct_read(struct ts_model *m, const ts_tensor *t)
+static int64_t distinct_read(struct ts_stage_model *m, const ts_tensor *t)
 {
 	isl_set *u = NULL;
 	int64_t n;
@@ -183,7 +183,7 @@ static int64_t distinct_read(struct ts_model *m, const ts_tensor *t)
 }
 
 /* Fill the counts of "si" from the body of its stage and the model "m". */
-void ts_counts_fill(ts_stage_info *si, struct ts_model *m)
+void ts_counts_fill(ts_stage_info *si, struct ts_stage_model *m)
 {
 	const ts_stage *s = si->stage;
 	struct counter k = { s, &si->counts };

@@ -40,7 +40,7 @@ static __isl_give isl_set *tile_bound(__isl_take isl_set *set,
 
 /* Return the tile of sizes "size" of the instances of "m" at the
  * parametric origin o: o[a] <= x[a] < o[a] + size[a]. */
-static __isl_give isl_set *tile_set(struct ts_model *m, const int64_t *size)
+static __isl_give isl_set *tile_set(struct ts_stage_model *m, const int64_t *size)
 {
 	isl_space *space = isl_space_copy(m->space);
 	isl_local_space *ls;
@@ -120,7 +120,7 @@ static void dim_box(__isl_keep isl_set *image, int d, int naxes,
 
 /* Compute in "b" (one per tensor dimension) the box hull of the image of
  * the tile of sizes "size" under "u". */
-static void probe(struct ts_model *m, __isl_keep isl_map *u, int ndim,
+static void probe(struct ts_stage_model *m, __isl_keep isl_map *u, int ndim,
 	const int64_t *size, struct box1 *b)
 {
 	isl_set *image = isl_set_apply(tile_set(m, size), isl_map_copy(u));
@@ -135,7 +135,7 @@ static void probe(struct ts_model *m, __isl_keep isl_map *u, int ndim,
 
 /* Return the union of the raw relations of the accesses of "m" to "t", or
  * NULL when the stage does not access "t". */
-static __isl_give isl_map *accesses_to(struct ts_model *m, const ts_tensor *t)
+static __isl_give isl_map *accesses_to(struct ts_stage_model *m, const ts_tensor *t)
 {
 	isl_map *u = NULL;
 
@@ -204,7 +204,7 @@ static void derive_dim(int n, int d, struct box1 *base, struct box1 **step,
 }
 
 /* Fill "fp" from the accesses "u" of the model "m". */
-static void footprint_fill(struct ts_model *m, __isl_keep isl_map *u,
+static void footprint_fill(struct ts_stage_model *m, __isl_keep isl_map *u,
 	ts_footprint *fp)
 {
 	int n = m->naxes, nd = fp->ndim;
@@ -312,7 +312,7 @@ static bool loads_quasi(const ts_stage *s, const ts_expr *e,
 /* The lowest and highest index along dimension "d" of the image under
  * "u" of the tile "origin", "size" of "m", from isl; false if isl has
  * no answer. */
-static bool isl_range(struct ts_model *m, __isl_keep isl_map *u, int d,
+static bool isl_range(struct ts_stage_model *m, __isl_keep isl_map *u, int d,
 	const int64_t *origin, const int64_t *size, int64_t *lo, int64_t *hi)
 {
 	isl_set *tile = tile_set(m, size), *img;
@@ -333,7 +333,7 @@ static bool isl_range(struct ts_model *m, __isl_keep isl_map *u, int d,
 
 /* Whether the quasi-affine "bd" gives isl's range of dimension "d" of
  * the accesses "u" of "m" on a few tiles, aligned or not. */
-static bool quasi_holds(struct ts_model *m, __isl_keep isl_map *u, int d,
+static bool quasi_holds(struct ts_stage_model *m, __isl_keep isl_map *u, int d,
 	const ts_box_dim *bd)
 {
 	int64_t origin[TS_MAX_AXES], size[TS_MAX_AXES], lo, ext, ilo, ihi;
@@ -355,7 +355,7 @@ static bool quasi_holds(struct ts_model *m, __isl_keep isl_map *u, int d,
 /* Give the dimensions of "fp" that are still whole a quasi-affine
  * closed form when every access of "m" indexes them by the same
  * floor divisions and remainders and isl agrees with it. */
-static void footprint_quasi(struct ts_model *m, __isl_keep isl_map *u,
+static void footprint_quasi(struct ts_stage_model *m, __isl_keep isl_map *u,
 	ts_footprint *fp)
 {
 	for (int d = 0; d < fp->ndim; d++) {
@@ -394,20 +394,20 @@ static void block_box(const ts_box_dim *bd, int64_t origin, int64_t size,
 ts_footprint *ts_stage_footprint(ts_ctx *ctx, const ts_stage *s,
 	const ts_tensor *t)
 {
-	struct ts_model *m;
+	struct ts_stage_model *m;
 	ts_footprint *fp;
 	isl_map *u;
 
 	if (!s || !t)
 		return NULL;
-	m = ts_model_build(ctx, s);
+	m = ts_stage_model_build(ctx, s);
 	if (!m)
 		return NULL;
 	u = accesses_to(m, t);
 	if (!u) {
 		ts_ctx_set_error(ctx, "stage '%s' does not access tensor '%s'",
 			s->name, t->name);
-		ts_model_free(m);
+		ts_stage_model_free(m);
 		return NULL;
 	}
 	fp = ts_new(ts_footprint);
@@ -417,7 +417,7 @@ ts_footprint *ts_stage_footprint(ts_ctx *ctx, const ts_stage *s,
 	footprint_blocks(s, fp);
 	footprint_quasi(m, u, fp);
 	isl_map_free(u);
-	ts_model_free(m);
+	ts_stage_model_free(m);
 	return fp;
 }
 

@@ -30,7 +30,7 @@ static void fill_extents(ts_stage_info *si)
 }
 
 /* Return the facts of the stage modelled by "m". */
-static ts_stage_info *analyze_model(struct ts_model *m)
+static ts_stage_info *analyze_model(struct ts_stage_model *m)
 {
 	ts_stage_info *si = ts_new(ts_stage_info);
 
@@ -55,27 +55,27 @@ static ts_stage_info *analyze_model(struct ts_model *m)
 /* Analyse the stage "s" on its own. */
 ts_stage_info *ts_analyze_stage(ts_ctx *ctx, const ts_stage *s)
 {
-	struct ts_model *m = ts_model_build(ctx, s);
+	struct ts_stage_model *m = ts_stage_model_build(ctx, s);
 	ts_stage_info *si;
 
 	if (!m)
 		return NULL;
 	si = analyze_model(m);
-	ts_model_free(m);
+	ts_stage_model_free(m);
 	return si;
 }
 
 /* Check the bounds of "s" and analyse it; NULL with an error on failure. */
 static ts_stage_info *analyze_checked(ts_ctx *ctx, const ts_stage *s)
 {
-	struct ts_model *m = ts_model_build(ctx, s);
+	struct ts_stage_model *m = ts_stage_model_build(ctx, s);
 	ts_stage_info *si = NULL;
 
 	if (!m)
 		return NULL;
 	if (ts_model_check_bounds(m) == TS_OK)
 		si = analyze_model(m);
-	ts_model_free(m);
+	ts_stage_model_free(m);
 	return si;
 }
 

@@ -5,7 +5,7 @@
  * A model is built for one question and freed right after, so no isl
  * object outlives the call that needed it.  The model itself is allocated
  * with malloc, not the collector: it holds isl pointers only, and isl
- * objects are freed explicitly in ts_model_free.
+ * objects are freed explicitly in ts_stage_model_free.
  */
 #ifndef TESSEL_ANALYSIS_INTERNAL_H
 #define TESSEL_ANALYSIS_INTERNAL_H
@@ -25,7 +25,7 @@
 
 #include <tessel/analysis.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 /* One access of a stage: a load of an input, or the write of its output. */
 struct ts_acc {
@@ -46,7 +46,7 @@ struct ts_acc {
 };
 
 /* The isl view of one stage. */
-struct ts_model {
+struct ts_stage_model {
 	ts_ctx *ctx;
 	isl_ctx *ictx;
 	const ts_stage *stage;
@@ -60,8 +60,6 @@ struct ts_model {
 
 /* isl.c */
 isl_ctx *ts_isl_ctx(ts_ctx *ctx);
-int ts_axis_pos(const ts_stage *s, const ts_axis *axis);
-const ts_axis *ts_axis_at(const ts_stage *s, int pos);
 /* The axis of the index "e" when it is a block index of a blocked
  * layout, axis // B or axis % B ("*mod") with a constant B > 1 (into
  * "*b"); NULL otherwise. */
@@ -71,8 +69,8 @@ char *ts_isl_map_str(__isl_keep isl_map *map);
 int64_t ts_isl_val_i64(__isl_take isl_val *v);
 
 /* affine.c */
-__isl_give isl_pw_aff *ts_affine_of(struct ts_model *m, const ts_expr *e);
-__isl_give isl_set *ts_affine_cond(struct ts_model *m, const ts_expr *e);
+__isl_give isl_pw_aff *ts_affine_of(struct ts_stage_model *m, const ts_expr *e);
+__isl_give isl_set *ts_affine_cond(struct ts_stage_model *m, const ts_expr *e);
 
 /* quasi.c */
 /* Fill "bd" with the quasi-affine terms of the index "e" of stage "s";
@@ -85,18 +83,18 @@ void ts_quasi_eval(const ts_box_dim *bd, const int64_t *origin,
 bool ts_quasi_equal(const ts_box_dim *a, const ts_box_dim *b);
 
 /* model.c */
-struct ts_model *ts_model_build(ts_ctx *ctx, const ts_stage *s);
-void ts_model_free(struct ts_model *m);
-__isl_give isl_map *ts_acc_relation(struct ts_model *m,
+struct ts_stage_model *ts_stage_model_build(ts_ctx *ctx, const ts_stage *s);
+void ts_stage_model_free(struct ts_stage_model *m);
+__isl_give isl_map *ts_acc_relation(struct ts_stage_model *m,
 	const struct ts_acc *a);
-__isl_give isl_set *ts_tensor_box(struct ts_model *m, const ts_tensor *t);
+__isl_give isl_set *ts_tensor_box(struct ts_stage_model *m, const ts_tensor *t);
 
 /* count.c */
 int64_t ts_set_count(__isl_keep isl_set *set, bool *exact);
-void ts_counts_fill(ts_stage_info *si, struct ts_model *m);
+void ts_counts_fill(ts_stage_info *si, struct ts_stage_model *m);
 
 /* access.c */
-void ts_access_fill(struct ts_model *m, int i, ts_access_info *ai);
+void ts_access_fill(struct ts_stage_model *m, int i, ts_access_info *ai);
 
 /* classify.c */
 void ts_reason(ts_stage_info *si, const char *fmt, ...)
@@ -105,6 +103,6 @@ void ts_classify_stage(ts_stage_info *si);
 void ts_classify_dag(ts_dag_info *di);
 
 /* bounds.c */
-ts_status ts_model_check_bounds(struct ts_model *m);
+ts_status ts_model_check_bounds(struct ts_stage_model *m);
 
 #endif

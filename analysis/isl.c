@@ -30,25 +30,6 @@ isl_ctx *ts_isl_ctx(ts_ctx *ctx)
 	return ictx;
 }
 
-/* Return the position of "axis" among the axes of "s" (spatial first, then
- * reduction), or -1. */
-int ts_axis_pos(const ts_stage *s, const ts_axis *axis)
-{
-	for (int i = 0; i < s->ndim; i++)
-		if (s->axes[i] == axis)
-			return i;
-	for (int i = 0; i < s->nraxes; i++)
-		if (s->raxes[i] == axis)
-			return s->ndim + i;
-	return -1;
-}
-
-/* Return the axis of "s" at position "pos" (spatial first). */
-const ts_axis *ts_axis_at(const ts_stage *s, int pos)
-{
-	return pos < s->ndim ? s->axes[pos] : s->raxes[pos - s->ndim];
-}
-
 /* Return "set" as isl text in a GC string. */
 char *ts_isl_set_str(__isl_keep isl_set *set)
 {

@@ -14,4 +14,6 @@ libtessel_la_SOURCES += \
 	analysis/bounds.c \
 	analysis/classify.c \
 	analysis/info.c \
-	analysis/traffic.c
+	analysis/traffic.c \
+	analysis/facts.c \
+	analysis/facts.h

@@ -9,7 +9,7 @@
 
 /* State of the walk that collects the accesses of a stage body. */
 struct walk {
-	struct ts_model *m;
+	struct ts_stage_model *m;
 	isl_set *guard;		/* conjunction of affine conditions around */
 	bool guarded;		/* some affine condition is in "guard" */
 	bool unknown;		/* some condition around is not affine */
@@ -26,7 +26,7 @@ static __isl_give isl_space *instance_space(isl_ctx *ictx, const ts_stage *s)
 	space = isl_space_set_tuple_name(space, isl_dim_set, s->name);
 	for (int i = 0; i < n; i++)
 		space = isl_space_set_dim_name(space, isl_dim_set, i,
-			ts_axis_at(s, i)->name);
+			ts_stage_axis(s, i)->name);
 	return space;
 }
 
@@ -45,17 +45,17 @@ static __isl_give isl_set *box_set(__isl_take isl_space *space, int n,
 }
 
 /* Return the instance set of "m": every axis in [0, extent). */
-static __isl_give isl_set *instance_domain(struct ts_model *m)
+static __isl_give isl_set *instance_domain(struct ts_stage_model *m)
 {
 	int64_t ext[TS_MAX_AXES];
 
 	for (int i = 0; i < m->naxes; i++)
-		ext[i] = ts_axis_at(m->stage, i)->extent;
+		ext[i] = ts_stage_axis(m->stage, i)->extent;
 	return box_set(isl_space_copy(m->space), m->naxes, ext);
 }
 
 /* Return the set of elements of "t": 0 <= x[d] < shape[d]. */
-__isl_give isl_set *ts_tensor_box(struct ts_model *m, const ts_tensor *t)
+__isl_give isl_set *ts_tensor_box(struct ts_stage_model *m, const ts_tensor *t)
 {
 	isl_space *space = isl_space_set_alloc(m->ictx, 0, t->ndim);
 
@@ -65,7 +65,7 @@ __isl_give isl_set *ts_tensor_box(struct ts_model *m, const ts_tensor *t)
 
 /* Return the map from instances of "m" to one integer in [0, "extent"):
  * the over-approximation of an index that is not affine. */
-static __isl_give isl_map *whole_dim(struct ts_model *m, int64_t extent)
+static __isl_give isl_map *whole_dim(struct ts_stage_model *m, int64_t extent)
 {
 	isl_space *space = isl_space_map_from_domain_and_range(
 		isl_space_copy(m->space), isl_space_set_alloc(m->ictx, 0, 1));
@@ -76,7 +76,7 @@ static __isl_give isl_map *whole_dim(struct ts_model *m, int64_t extent)
 }
 
 /* Build the relation instance -> element of "a" from its indices. */
-static void acc_build_raw(struct ts_model *m, struct ts_acc *a)
+static void acc_build_raw(struct ts_stage_model *m, struct ts_acc *a)
 {
 	isl_space *space = isl_space_map_from_domain_and_range(
 		isl_space_copy(m->space), isl_space_set_alloc(m->ictx, 0, 0));
@@ -94,7 +94,7 @@ static void acc_build_raw(struct ts_model *m, struct ts_acc *a)
 /* Append an access to "t" to the model of "w" and return it. */
 static struct ts_acc *acc_push(struct walk *w, const ts_tensor *t)
 {
-	struct ts_model *m = w->m;
+	struct ts_stage_model *m = w->m;
 	struct ts_acc *a;
 
 	if (m->nacc == m->cap) {
@@ -212,7 +212,7 @@ static void walk_expr(struct walk *w, const ts_expr *e)
 }
 
 /* Record the write of the stage output: out[spatial axes]. */
-static void model_add_write(struct ts_model *m)
+static void model_add_write(struct ts_stage_model *m)
 {
 	struct walk w = { m, isl_set_universe(isl_space_copy(m->space)) };
 	const ts_stage *s = m->stage;
@@ -230,7 +230,7 @@ static void model_add_write(struct ts_model *m)
 }
 
 /* Return whether every isl object of "m" was built. */
-static bool model_ok(const struct ts_model *m)
+static bool model_ok(const struct ts_stage_model *m)
 {
 	if (!m->space || !m->domain)
 		return false;
@@ -241,9 +241,9 @@ static bool model_ok(const struct ts_model *m)
 }
 
 /* Build the isl model of "s"; NULL with an error in "ctx" on failure. */
-struct ts_model *ts_model_build(ts_ctx *ctx, const ts_stage *s)
+struct ts_stage_model *ts_stage_model_build(ts_ctx *ctx, const ts_stage *s)
 {
-	struct ts_model *m;
+	struct ts_stage_model *m;
 	struct walk w;
 
 	if (!s || s->ndim + s->nraxes > TS_MAX_AXES) {
@@ -268,12 +268,12 @@ struct ts_model *ts_model_build(ts_ctx *ctx, const ts_stage *s)
 		return m;
 	ts_ctx_set_error(ctx, "stage '%s': isl could not model the stage",
 		s->name);
-	ts_model_free(m);
+	ts_stage_model_free(m);
 	return NULL;
 }
 
 /* Free "m" and every isl object it holds. */
-void ts_model_free(struct ts_model *m)
+void ts_stage_model_free(struct ts_stage_model *m)
 {
 	if (!m)
 		return;
@@ -291,7 +291,7 @@ void ts_model_free(struct ts_model *m)
 
 /* Return the access relation of "a": instances of the domain of "m" that
  * satisfy the guard of "a", mapped to the elements they touch. */
-__isl_give isl_map *ts_acc_relation(struct ts_model *m, const struct ts_acc *a)
+__isl_give isl_map *ts_acc_relation(struct ts_stage_model *m, const struct ts_acc *a)
 {
 	isl_set *dom = isl_set_intersect(isl_set_copy(m->domain),
 		isl_set_copy(a->guard));

@@ -53,7 +53,7 @@ static void tile_below(const ts_traffic *tr, int nloops, const int *axis,
 		size[axis[j]] *= trip[j];
 	for (int a = 0; a < tr->naxes; a++)
 		if (!seen[a])
-			size[a] = ts_axis_at(tr->stage, a)->extent;
+			size[a] = ts_stage_axis(tr->stage, a)->extent;
 }
 
 /* Write per loop level of the nest "axis", "trip" the bytes one iteration

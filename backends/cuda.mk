@@ -11,6 +11,3 @@ endif
 # CUDA C emission from the loop IR and running the emitted programs
 # (built either way: without CUDA, compiling and running fail cleanly).
 libtessel_la_SOURCES += backends/cuda_emit.c backends/cuda_program.c
-# GPU meta-templates and their static filling.
-libtessel_la_SOURCES += metatemplates/gpu.c search/gpu_static.c
-tesselinclude_HEADERS += include/tessel/gpu.h

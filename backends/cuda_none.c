@@ -4,7 +4,7 @@
 
 #include <tessel/cuda.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 /* Record in "ctx" that "what" needs CUDA; return TS_ERROR. */
 static ts_status no_cuda(ts_ctx *ctx, const char *what)

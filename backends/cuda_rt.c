@@ -16,7 +16,7 @@
 
 #include <tessel/cuda.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 /* The driver entry points Tessel uses. */
 struct cuda_api {

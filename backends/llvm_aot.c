@@ -5,7 +5,6 @@
 #include <config.h>
 
 #include <ctype.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -113,38 +112,6 @@ static ts_status make_dir(ts_ctx *ctx, const char *dir)
 		dir, strerror(errno));
 }
 
-/* Whether "path" exists and can be read. */
-static bool file_exists(const char *path)
-{
-	return access(path, R_OK) == 0;
-}
-
-/* The static runtime: $TS_RUNTIME_LIB, else next to the libtessel that
- * holds this code (installed, or in a build tree), else the build tree
- * this library was built in.  NULL if none exists. */
-static const char *find_runtime_lib(void)
-{
-	const char *env = getenv("TS_RUNTIME_LIB");
-	Dl_info info;
-
-	if (env && *env)
-		return env;
-	if (dladdr((void *)ts_runtime_parallel_for, &info) && info.dli_fname) {
-		const char *slash = strrchr(info.dli_fname, '/');
-		char *dir = slash ? ts_strndup(info.dli_fname,
-			(size_t)(slash - info.dli_fname)) : ts_strdup(".");
-		const char *cand[2] = {
-			ts_asprintf("%s/libtessel_rt.a", dir),
-			ts_asprintf("%s/../libtessel_rt.a", dir),
-		};
-		for (int i = 0; i < 2; i++)
-			if (file_exists(cand[i]))
-				return cand[i];
-	}
-	if (file_exists(TS_BUILDDIR "/libtessel_rt.a"))
-		return TS_BUILDDIR "/libtessel_rt.a";
-	return NULL;
-}
 
 /* The words of $CC (default "cc") followed by "extra", NULL-ended. */
 static char **compiler_argv(const char *const *extra, int nextra)
@@ -209,7 +176,7 @@ static ts_status link_shared(ts_ctx *ctx, const ts_func *f, const char *obj,
 	char **argv;
 	int rc;
 
-	if (par && !(rt = find_runtime_lib()))
+	if (par && !(rt = ts_runtime_path(TS_FILE_RUNTIME_LIB, NULL)))
 		return ts_ctx_set_error(ctx, "'%s' has parallel loops but "
 			"libtessel_rt.a was not found (set TS_RUNTIME_LIB to its "
 			"path)", f->name);

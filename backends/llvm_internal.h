@@ -9,7 +9,7 @@
 
 #include <tessel/backend.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 /* A target machine and the strings it was made from (GC-allocated). */
 struct ts_llvm_target {

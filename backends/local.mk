@@ -9,4 +9,3 @@ libtessel_la_SOURCES += \
 tesselinclude_HEADERS += include/tessel/loop.h include/tessel/lower.h
 include $(srcdir)/backends/llvm.mk
 include $(srcdir)/backends/cuda.mk
-include $(srcdir)/backends/network.mk

@@ -9,40 +9,6 @@
 #include "backends/lower_internal.h"
 #include "dsl/internal.h"
 
-static const char *loop_kind_names[TS_LOOP_KIND_COUNT] = {
-	[TS_LOOP_SERIAL] = "serial", [TS_LOOP_PARALLEL] = "parallel",
-	[TS_LOOP_VECTORIZED] = "vectorized", [TS_LOOP_UNROLLED] = "unrolled",
-	[TS_LOOP_BOUND] = "bound",
-};
-
-static const char *bind_names[TS_BIND_COUNT] = {
-	[TS_BIND_NONE] = "none",
-	[TS_BIND_BLOCK_X] = "blockIdx.x", [TS_BIND_BLOCK_Y] = "blockIdx.y",
-	[TS_BIND_BLOCK_Z] = "blockIdx.z", [TS_BIND_THREAD_X] = "threadIdx.x",
-	[TS_BIND_THREAD_Y] = "threadIdx.y", [TS_BIND_THREAD_Z] = "threadIdx.z",
-	[TS_BIND_VTHREAD] = "vthread",
-};
-
-static const char *scope_names[TS_SCOPE_COUNT] = {
-	[TS_SCOPE_ARG] = "arg", [TS_SCOPE_GLOBAL] = "global",
-	[TS_SCOPE_LOCAL] = "local", [TS_SCOPE_SHARED] = "shared",
-};
-
-const char *ts_loop_kind_name(ts_loop_kind k)
-{
-	return (unsigned)k < TS_LOOP_KIND_COUNT ? loop_kind_names[k] : "?";
-}
-
-const char *ts_bind_name(ts_bind b)
-{
-	return (unsigned)b < TS_BIND_COUNT ? bind_names[b] : "?";
-}
-
-const char *ts_scope_name(ts_scope s)
-{
-	return (unsigned)s < TS_SCOPE_COUNT ? scope_names[s] : "?";
-}
-
 /* Return a new statement of kind "kind". */
 static ts_stmt *stmt_new(ts_stmt_kind kind)
 {

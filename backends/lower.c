@@ -15,7 +15,6 @@
 #include <tessel/analysis.h>
 
 #include "backends/lower_internal.h"
-#include "metatemplates/schedule_ops.h"
 
 #define MAX_AXES TS_MAX_AXES
 
@@ -249,8 +248,7 @@ static void tile(struct nest *n, ts_expr **o, int64_t *s)
 
 	for (int a = 0; a < st->ndim + st->nraxes; a++) {
 		o[a] = ts_lower_int(ctx, 0);
-		s[a] = a < st->ndim ? st->axes[a]->extent
-			: st->raxes[a - st->ndim]->extent;
+		s[a] = ts_stage_axis(st, a)->extent;
 	}
 	for (int l = 0; l < n->ss->nloops; l++) {
 		int a = n->ss->loops[l].axis;
@@ -450,7 +448,7 @@ static ts_status body_env(struct nest *n, struct env *env, ts_expr **vals)
 	if (n->ss->nested_reduce || b->kind != TS_EXPR_REDUCE)
 		return TS_OK;
 	for (int a = st->ndim; a < st->ndim + st->nraxes; a++) {
-		env->from[env->n] = st->raxes[a - st->ndim];
+		env->from[env->n] = ts_stage_axis(st, a);
 		if (!(env->to[env->n++] = axis_value(n, a)))
 			return TS_ERROR;
 	}
@@ -780,7 +778,7 @@ static ts_stmt *emit_attached(struct lower *L, int pi, ts_expr **lo,
 			ext[a]) : 0;
 	}
 	for (int a = st->ndim; a < st->ndim + st->nraxes; a++)
-		n->dext[a] = st->raxes[a - st->ndim]->extent;
+		n->dext[a] = ts_stage_axis(st, a)->extent;
 	n->ext = ts_new_atomic(int64_t, ss->nloops + 1);
 	n->part = ts_new_atomic(signed char, ss->nrels + 1);
 	n->val = ts_new_array(ts_expr *, ss->nloops + 1);

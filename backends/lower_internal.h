@@ -5,7 +5,7 @@
 
 #include <tessel/lower.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 #define TS_AFF_MAX 32
 

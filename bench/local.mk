@@ -8,6 +8,7 @@ BENCH_LIBS = libtessel.la $(GC_LIBS) -lm
 noinst_PROGRAMS += bench/bench_ops
 bench_bench_ops_SOURCES = bench/bench_ops.c $(BENCH_COMMON)
 bench_bench_ops_LDADD = examples/libcatalogue.la $(BENCH_LIBS)
+bench_bench_ops_CPPFLAGS = $(AM_CPPFLAGS) $(TREE_CPPFLAGS)
 
 if HAVE_OPENBLAS
 noinst_PROGRAMS += bench/bench_matmul

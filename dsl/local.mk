@@ -2,14 +2,13 @@
 # and .npy files, the reference interpreter.
 libtessel_la_SOURCES += \
 	dsl/internal.h \
-	dsl/ctx.c \
-	dsl/util.c \
+	dsl/dtype.c \
 	dsl/expr.c \
 	dsl/tensor.c \
 	dsl/dag.c \
 	dsl/canon.c \
 	dsl/range.c \
 	dsl/print.c
-tesselinclude_HEADERS += include/tessel/dsl.h include/tessel/tessel.h
+tesselinclude_HEADERS += include/tessel/dsl.h
 include $(srcdir)/dsl/parse.mk
 include $(srcdir)/dsl/eval.mk

@@ -186,8 +186,7 @@ static ts_status check_domain(ts_ctx *ctx, const ts_stage *s)
 	int64_t n = 1;
 
 	for (int i = 0; i < s->ndim + s->nraxes; i++) {
-		const ts_axis *a = i < s->ndim ? s->axes[i] :
-			s->raxes[i - s->ndim];
+		const ts_axis *a = ts_stage_axis(s, i);
 		if (__builtin_mul_overflow(n, TS_MAX(a->extent, 1), &n))
 			return ts_ctx_set_error(ctx, "stage '%s' is too large: "
 				"with axis '%s' (extent %lld) its number of "
@@ -277,4 +276,20 @@ ts_tensor *ts_compute(ts_ctx *ctx, const char *name, int ndim,
 	if (!body)
 		return NULL;
 	return ts_compute_typed(ctx, name, body->dtype, ndim, axes, body);
+}
+
+int ts_axis_pos(const ts_stage *s, const ts_axis *axis)
+{
+	for (int i = 0; i < s->ndim; i++)
+		if (s->axes[i] == axis)
+			return i;
+	for (int i = 0; i < s->nraxes; i++)
+		if (s->raxes[i] == axis)
+			return s->ndim + i;
+	return -1;
+}
+
+const ts_axis *ts_stage_axis(const ts_stage *s, int pos)
+{
+	return pos < s->ndim ? s->axes[pos] : s->raxes[pos - s->ndim];
 }

@@ -24,9 +24,10 @@
 #include <stdlib.h>
 
 #include <tessel/gpu.h>
+#include <tessel/metatemplate.h>
 
-#include "dsl/internal.h"
-#include "metatemplates/facts.h"
+#include "support/support.h"
+#include "analysis/facts.h"
 
 static const char *const thread_choices[] = {
 	"32", "64", "128", "256", "512", "1024",
@@ -113,8 +114,7 @@ static ts_status add_tile_knobs(ts_gpu_template *tp, ts_gpu_plan *p)
 	const ts_stage_info *si = tp->info->stages[p->stage];
 
 	for (int a = 0; a < s->ndim + s->nraxes; a++) {
-		const ts_axis *ax = a < s->ndim ? s->axes[a]
-			: s->raxes[a - s->ndim];
+		const ts_axis *ax = ts_stage_axis(s, a);
 		/* Extent 0 splits like 1, as in template.c. */
 		p->split[a] = ts_space_add_split(tp->space, ts_asprintf("%s.%s",
 			s->name, ax->name), TS_MAX(ax->extent, 1),
@@ -181,8 +181,7 @@ static const char *tc_axes(const ts_stage *s, const ts_stage_info *si,
 		int a = -1;
 		for (int b = 0; x->kind == TS_EXPR_VAR && b < s->ndim +
 		     s->nraxes; b++)
-			if (x->axis == (b < s->ndim ? s->axes[b] :
-			    s->raxes[b - s->ndim]))
+			if (x->axis == ts_stage_axis(s, b))
 				a = b;
 		if (x->kind == TS_EXPR_INT)
 			continue;
@@ -193,19 +192,6 @@ static const char *tc_axes(const ts_stage *s, const ts_stage_info *si,
 		seen |= 1u << a;
 	}
 	return NULL;
-}
-
-/* The name of axis "a" of "s" (spatial, then reduction). */
-static const char *axis_name(const ts_stage *s, int a)
-{
-	return a < s->ndim ? s->axes[a]->name : s->raxes[a - s->ndim]->name;
-}
-
-/* The extent of axis "a" of "s" (spatial, then reduction). */
-static int64_t axis_extent(const ts_stage *s, int a)
-{
-	return a < s->ndim ? s->axes[a]->extent :
-		s->raxes[a - s->ndim]->extent;
 }
 
 /* Why tile "p" of "tp" cannot run on tensor cores, from the target and
@@ -264,10 +250,10 @@ static const char *tc_facts(const ts_gpu_template *tp, ts_gpu_plan *p)
 	ax[1] = TS_MAX(31 - __builtin_clz(ox), 31 - __builtin_clz(oy));
 	ax[2] = s->ndim;
 	for (int t = 0; t < 3; t++)
-		if (axis_extent(s, ax[t]) % 16)
+		if (ts_stage_axis(s, ax[t])->extent % 16)
 			return ts_asprintf("stage '%s': the extent %" PRId64 " of "
 				"axis '%s' is not a multiple of 16", s->name,
-				axis_extent(s, ax[t]), axis_name(s, ax[t]));
+				ts_stage_axis(s, ax[t])->extent, ts_stage_axis(s, ax[t])->name);
 	p->tc_m = ax[0];
 	p->tc_n = ax[1];
 	p->tc_k = 0;
@@ -290,8 +276,8 @@ static ts_status add_tc_knobs(ts_gpu_template *tp, ts_gpu_plan *p)
 		"%s.tensor_core", s->name));
 	for (int t = 0; t < 3; t++) {
 		p->tc_split[t] = ts_space_add_split(tp->space, ts_asprintf(
-			"%s.tc.%s", s->name, axis_name(s, ax[t])),
-			axis_extent(s, ax[t]) / 16, t < 2 ? 3 : 2, true);
+			"%s.tc.%s", s->name, ts_stage_axis(s, ax[t])->name),
+			ts_stage_axis(s, ax[t])->extent / 16, t < 2 ? 3 : 2, true);
 		if (p->tc_split[t] < 0)
 			return TS_ERROR;
 	}
@@ -625,7 +611,7 @@ static ts_status apply_tc(const ts_gpu_template *tp, const ts_gpu_plan *p,
 
 	tc_factors(tp, p, cfg, f);
 	for (int t = 0; t < 3; t++) {
-		const char *name = axis_name(s, ax[t]);
+		const char *name = ts_stage_axis(s, ax[t])->name;
 		int levels = t < 2 ? 3 - first : 2;
 		if (ts_schedule_split(sch, s->name, name, 16, TS_TAIL_GUARD) < 0 ||
 		    split_levels(sch, s->name, ts_asprintf("%s.o", name),

@@ -6,3 +6,6 @@ libtessel_la_SOURCES += \
 	metatemplates/schedule.c \
 	metatemplates/schedule_json.c
 tesselinclude_HEADERS += include/tessel/schedule.h
+# GPU meta-templates (built with or without CUDA: they only make spaces).
+libtessel_la_SOURCES += metatemplates/gpu.c
+tesselinclude_HEADERS += include/tessel/gpu.h

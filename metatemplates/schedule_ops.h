@@ -7,7 +7,7 @@
 
 #include <tessel/schedule.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 struct ts_step_ops {
 	const char *tag;	/* record tag: "SP", "FU", ... */

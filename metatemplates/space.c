@@ -9,7 +9,7 @@
 
 #include <tessel/space.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 ts_space *ts_space_new(ts_ctx *ctx, const char *name)
 {

@@ -23,8 +23,8 @@
 
 #include <tessel/metatemplate.h>
 
-#include "dsl/internal.h"
-#include "metatemplates/facts.h"
+#include "support/support.h"
+#include "analysis/facts.h"
 
 static const char *rule_names[TS_RULE_COUNT] = {
 	[TS_RULE_INLINE] = "inline", [TS_RULE_TILE] = "tile",
@@ -112,8 +112,7 @@ static ts_status add_tile_knobs(ts_template *tp, ts_stage_plan *p)
 	p->nspatial = s->ndim;
 	p->nreduce = p->rule == TS_RULE_PLAIN ? 0 : s->nraxes;
 	for (int a = 0; a < p->nspatial + p->nreduce; a++) {
-		const ts_axis *ax = a < s->ndim ? s->axes[a]
-			: s->raxes[a - s->ndim];
+		const ts_axis *ax = ts_stage_axis(s, a);
 		int levels = a < s->ndim ? p->nslevels : p->nrlevels;
 		/* An axis of extent 0 (an empty stage, or a reduction
 		 * giving its identity) splits like one of extent 1: every
@@ -529,8 +528,7 @@ static void fill_tiling(const ts_template *tp, const ts_stage_plan *p,
 	t->nreduce = p->nreduce;
 	for (int a = 0; a < p->nspatial + p->nreduce; a++) {
 		factors(tp, p, cfg, a, t->f[a]);
-		t->axis_names[a] = a < s->ndim ? s->axes[a]->name
-			: s->raxes[a - s->ndim]->name;
+		t->axis_names[a] = ts_stage_axis(s, a)->name;
 	}
 	t->vec = vec_axis(tp, p, cfg);
 	t->npar = (int)ts_config_get(cfg, p->knob_par, 0);
@@ -787,8 +785,7 @@ bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 		ts_config_get(cfg, p->knob_cache_write, 0));
 	nest->useful = nest->padded = 1;
 	for (int a = 0; a < p->nspatial + p->nreduce; a++) {
-		const ts_axis *ax = a < s->ndim ? s->axes[a]
-			: s->raxes[a - s->ndim];
+		const ts_axis *ax = ts_stage_axis(s, a);
 		int64_t prod = 1;
 		int n = tp->space->knobs[p->split[a]]->nparts;
 		factors(tp, p, cfg, a, f[a]);

@@ -15,7 +15,7 @@
 
 #include <tessel/tune.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 #define DEFAULT_ROUNDS 60
 

@@ -8,7 +8,7 @@
 
 #include <tessel/tune.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 #define W 640
 #define H 400

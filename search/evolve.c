@@ -20,7 +20,7 @@
 
 #include <tessel/tune.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 /* A set of configurations by hash, open addressing. */
 struct cfg_set {

@@ -18,7 +18,7 @@
 
 #include <tessel/tune.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 #define MAX_DEPTH 24
 #define MAX_ACCESSES 32

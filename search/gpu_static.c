@@ -8,9 +8,9 @@
 #include <math.h>
 #include <time.h>
 
-#include <tessel/gpu.h>
+#include <tessel/search.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 /* Seconds a kernel launch costs at least. */
 #define LAUNCH_S 3e-6
@@ -243,8 +243,7 @@ static void seed(const ts_gpu_template *tp, struct ranking *r, int *rated)
 			if (p->rule != TS_GPU_TILE)
 				continue;
 			for (int a = 0; a < st->ndim + st->nraxes; a++) {
-				int64_t e = a < st->ndim ? st->axes[a]->extent
-					: st->raxes[a - st->ndim]->extent;
+				int64_t e = ts_stage_axis(st, a)->extent;
 				int64_t in[3];
 				bool last2 = a >= st->ndim - 2 && a < st->ndim;
 				if (a < st->ndim) {

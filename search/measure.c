@@ -33,7 +33,7 @@
 #include <tessel/lower.h>
 #include <tessel/measure.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 #include "search/measure_internal.h"
 
 struct ts_measurer {
@@ -140,7 +140,7 @@ static char *path_lookup(const char *name)
  * the tessel tool, the build tree's tool, or tessel on the PATH. */
 static char *worker_program(void)
 {
-	const char *env = getenv("TS_MEASURE_WORKER");
+	const char *env = getenv("TS_MEASURE_WORKER"), *tool;
 	char self[4096];
 	ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
@@ -154,10 +154,9 @@ static char *worker_program(void)
 		if (!strcmp(base, "tessel") || !strcmp(base, "lt-tessel"))
 			return ts_strdup(self);
 	}
-#ifdef TS_BUILDDIR
-	if (is_program(TS_BUILDDIR "/tools/tessel"))
-		return ts_strdup(TS_BUILDDIR "/tools/tessel");
-#endif
+	tool = ts_runtime_path(TS_FILE_TOOL, NULL);
+	if (tool && is_program(tool))
+		return ts_strdup(tool);
 	return path_lookup("tessel");
 }
 

@@ -32,7 +32,7 @@
 #include <tessel/measure.h>
 #include <tessel/schedule.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 #include "search/measure_internal.h"
 
 /* What the worker holds for all its children. */

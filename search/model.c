@@ -8,8 +8,8 @@
 
 #include <tessel/search.h>
 
-#include "dsl/internal.h"
-#include "metatemplates/facts.h"
+#include "support/support.h"
+#include "analysis/facts.h"
 #include "search/model.h"
 
 /* Fractions of each cache a working set may fill before it is
@@ -296,8 +296,7 @@ static bool unit_index(const ts_expr *e, const ts_axis *axis)
 static int64_t access_stride(const ts_access_info *ac, const ts_stage *s,
 	int a)
 {
-	const ts_axis *axis = a < s->ndim ? s->axes[a] :
-		s->raxes[a - s->ndim];
+	const ts_axis *axis = ts_stage_axis(s, a);
 	const ts_expr *ld = ac->load;
 	bool used = false;
 
@@ -345,8 +344,7 @@ static double split_cost(const ts_access_info *ac, const ts_stage *s,
 
 	if (!ld || ld->nargs == 0 || n->vec_axis < 0)
 		return 1;
-	axis = n->vec_axis < s->ndim ? s->axes[n->vec_axis] :
-		s->raxes[n->vec_axis - s->ndim];
+	axis = ts_stage_axis(s, n->vec_axis);
 	elem = (int64_t)ts_dtype_size(ac->tensor->dtype);
 	reg = (n->vec_width < lanes ? n->vec_width : lanes) * elem;
 	if (ld->args[ld->nargs - 1]->kind == TS_EXPR_VAR &&

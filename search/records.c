@@ -14,7 +14,7 @@
 
 #include <tessel/records.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 
 /* Return the key of "target": its name and a hash of its JSON. */

@@ -16,7 +16,7 @@
 
 #include <tessel/search.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 #include "search/model.h"
 
 /* The best configurations seen, sorted by cost, without duplicates. */

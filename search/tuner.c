@@ -22,7 +22,7 @@
 #include <tessel/search.h>
 #include <tessel/tune.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 #define ELITE 16
 /* The model's inputs: the loop-IR features, then the static model's

@@ -1,5 +1,7 @@
 # tests/: cmocka programs per module, and end-to-end scripts.
-EXTRA_DIST += tests/common.h tests/cmocka-tap.sh
+EXTRA_DIST += tests/common.h tests/cmocka-tap.sh tests/layers.sh
+# The layering of the tree, over its #include lines.
+TESTS += tests/layers.sh
 include $(srcdir)/tests/dsl/core.mk
 include $(srcdir)/tests/dsl/parse.mk
 include $(srcdir)/tests/dsl/eval.mk

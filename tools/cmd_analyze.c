@@ -25,12 +25,6 @@ static void analyze_usage(FILE *out)
 		"parse, or an\naccess out of bounds\n");
 }
 
-/* Return the name of axis "a" of "s" (spatial first). */
-static const char *axis_name(const ts_stage *s, int a)
-{
-	return a < s->ndim ? s->axes[a]->name : s->raxes[a - s->ndim]->name;
-}
-
 /* Print the strides of "ai" on the axes of "s" to "out" (with the block
  * they hold within, if any). */
 static void print_strides(FILE *out, const ts_stage *s,
@@ -39,9 +33,9 @@ static void print_strides(FILE *out, const ts_stage *s,
 	fprintf(out, "strides");
 	for (int a = 0; a < s->ndim + s->nraxes; a++) {
 		if (ai->stride[a] == TS_STRIDE_UNKNOWN)
-			fprintf(out, " %s=?", axis_name(s, a));
+			fprintf(out, " %s=?", ts_stage_axis(s, a)->name);
 		else
-			fprintf(out, " %s=%lld", axis_name(s, a),
+			fprintf(out, " %s=%lld", ts_stage_axis(s, a)->name,
 				(long long)ai->stride[a]);
 		if (ai->stride[a] != TS_STRIDE_UNKNOWN && ai->block[a] > 0)
 			fprintf(out, " (within %lld)", (long long)ai->block[a]);
@@ -66,7 +60,7 @@ static void print_access(FILE *out, const ts_stage *s,
 	print_strides(out, s, ai);
 	if (ai->contiguous_axis >= 0)
 		fprintf(out, "; contiguous %s",
-			axis_name(s, ai->contiguous_axis));
+			ts_stage_axis(s, ai->contiguous_axis)->name);
 	fprintf(out, "; %s%lld distinct\n", ai->distinct_exact ? "" : "<= ",
 		(long long)ai->distinct);
 }
@@ -125,7 +119,7 @@ static json_t *strides_json(const ts_stage *s, const ts_access_info *ai)
 	json_t *obj = json_object();
 
 	for (int a = 0; a < s->ndim + s->nraxes; a++)
-		json_object_set_new(obj, axis_name(s, a),
+		json_object_set_new(obj, ts_stage_axis(s, a)->name,
 			ai->stride[a] == TS_STRIDE_UNKNOWN ? json_null()
 			: json_integer(ai->stride[a]));
 	return obj;
@@ -148,8 +142,8 @@ static json_t *access_json(const ts_stage *s, const ts_access_info *ai)
 	json_object_set_new(o, "reuse_axes", axes_json(s, ai->reuse));
 	json_object_set_new(o, "strides", strides_json(s, ai));
 	json_object_set_new(o, "contiguous_axis", ai->contiguous_axis < 0
-		? json_null() : json_string(axis_name(s,
-		ai->contiguous_axis)));
+		? json_null() : json_string(ts_stage_axis(s,
+		ai->contiguous_axis)->name));
 	json_object_set_new(o, "distinct", json_integer(ai->distinct));
 	json_object_set_new(o, "distinct_exact",
 		json_boolean(ai->distinct_exact));

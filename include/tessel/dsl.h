@@ -289,6 +289,11 @@ struct ts_dag {
 ts_dag *ts_dag_new(ts_ctx *ctx, int ninputs, ts_tensor *const *inputs,
 	int noutputs, ts_tensor *const *outputs);
 /* Index of "s" in the topological order of "dag", or -1. */
+/* The axis of "s" at position "pos", spatial axes first, then reduction
+ * axes (0 <= pos < s->ndim + s->nraxes). */
+const ts_axis *ts_stage_axis(const ts_stage *s, int pos);
+/* The position of "axis" among the axes of "s" in that order, or -1. */
+int ts_axis_pos(const ts_stage *s, const ts_axis *axis);
 int ts_dag_stage_index(const ts_dag *dag, const ts_stage *s);
 ts_stage *ts_dag_find_stage(const ts_dag *dag, const char *name);
 ts_tensor *ts_dag_find_tensor(const ts_dag *dag, const char *name);

@@ -56,7 +56,6 @@
 
 #include <tessel/analysis.h>
 #include <tessel/schedule.h>
-#include <tessel/search.h>
 #include <tessel/space.h>
 #include <tessel/target.h>
 
@@ -166,34 +165,6 @@ double ts_gpu_template_tile_traffic(const ts_gpu_template *tp,
  * shared memory and registers per block. */
 bool ts_gpu_template_fits(const ts_gpu_template *tp, const ts_config *cfg);
 void ts_gpu_template_print(FILE *out, const ts_gpu_template *tp);
-
-/* The result of GPU static filling. */
-typedef struct ts_gpu_static_result {
-	ts_gpu_template *tp;
-	ts_config *best;
-	double best_cost;	/* estimated seconds */
-	int k;
-	ts_config **topk;	/* best first */
-	double *topk_cost;
-	int rated;
-	double elapsed_ms;
-} ts_gpu_static_result;
-
-/* The model's estimate of "cfg" in seconds: per kernel, the larger of
- * its arithmetic time (peak scaled by occupancy, register tiling and
- * waves over the SMs) and its memory time (global traffic after shared
- * staging, uncoalesced accesses costing a sector each), plus a launch
- * overhead.  Configurations that do not fit cost INFINITY. */
-double ts_gpu_model_estimate(const ts_gpu_template *tp, const ts_config *cfg);
-
-/* Statically schedule "dag" for the GPU "target": defaults and structured
- * seeds, random samples, then local search from the best; keep "k".
- * Requires: a DAG and a GPU target.  Produces: ranked configurations. */
-ts_gpu_static_result *ts_gpu_static_fill(ts_ctx *ctx, const ts_dag *dag,
-	const ts_target *target, int k);
-/* Shorthand: the schedule of the best static configuration. */
-ts_schedule *ts_gpu_static_schedule(ts_ctx *ctx, const ts_dag *dag,
-	const ts_target *target);
 
 #ifdef __cplusplus
 }

@@ -15,36 +15,11 @@
 #define TESSEL_LOOP_H
 
 #include <tessel/dsl.h>
+#include <tessel/schedule.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef enum ts_loop_kind {
-	TS_LOOP_SERIAL,
-	TS_LOOP_PARALLEL,	/* iterations run on the CPU's threads */
-	TS_LOOP_VECTORIZED,	/* one SIMD vector of "extent" lanes */
-	TS_LOOP_UNROLLED,	/* fully unrolled */
-	TS_LOOP_BOUND,		/* bound to a GPU block or thread index */
-	TS_LOOP_KIND_COUNT
-} ts_loop_kind;
-
-typedef enum ts_bind {
-	TS_BIND_NONE,
-	TS_BIND_BLOCK_X, TS_BIND_BLOCK_Y, TS_BIND_BLOCK_Z,
-	TS_BIND_THREAD_X, TS_BIND_THREAD_Y, TS_BIND_THREAD_Z,
-	TS_BIND_VTHREAD,	/* virtual thread: unrolled, interleaved */
-	TS_BIND_COUNT
-} ts_bind;
-
-/* Where a buffer lives. */
-typedef enum ts_scope {
-	TS_SCOPE_ARG,		/* a function argument (DAG input or output) */
-	TS_SCOPE_GLOBAL,	/* a temporary in main memory */
-	TS_SCOPE_LOCAL,		/* per-thread: stack or registers */
-	TS_SCOPE_SHARED,	/* GPU shared memory of a block */
-	TS_SCOPE_COUNT
-} ts_scope;
 
 typedef enum ts_stmt_kind {
 	TS_STMT_FOR,		/* for var in [0, var->extent): body */
@@ -119,10 +94,6 @@ ts_tensor *ts_buffer_new(ts_ctx *ctx, const char *name, ts_dtype t,
 	int ndim, const int64_t *shape);
 /* A loop variable over [0, "extent"). */
 ts_axis *ts_loop_var(ts_ctx *ctx, const char *name, int64_t extent);
-
-const char *ts_loop_kind_name(ts_loop_kind k);
-const char *ts_bind_name(ts_bind b);
-const char *ts_scope_name(ts_scope s);
 
 /* Print "f" or "s" as indented pseudo-code. */
 void ts_func_print(FILE *out, const ts_func *f);

@@ -126,7 +126,7 @@ ts_network *ts_network_build(ts_ctx *ctx, const ts_partition *p,
 	ts_schedule *const *schedules, const ts_network_options *opt);
 /* Partition "dag", schedule each task statically for "target" (with
  * target->cpu.cores set to opt->threads when that is set) and build the
- * network (search/partition.c: the driver above the executor). */
+ * network (networks/partition.c: the driver above the executor). */
 ts_network *ts_network_compile(ts_ctx *ctx, const ts_dag *dag,
 	const ts_target *target, const ts_network_options *opt);
 /* The static schedule of each task of "p" for "target" (NULL entries
@@ -191,7 +191,7 @@ char *ts_network_driver_source(const ts_network *net, const char *name,
 ts_status ts_network_build_aot(ts_ctx *ctx, const ts_network *net,
 	const char *dir, const char *name);
 
-/* The task scheduler (search/taskscheduler.c): shares "rounds" tuning
+/* The task scheduler (networks/taskscheduler.c): shares "rounds" tuning
  * rounds of "trials" measurements among the tasks of a partition.  A
  * round robin first gives every task one round; then each round goes to
  * the task with the largest expected gain: weight x the larger of its

@@ -26,11 +26,41 @@
 #define TESSEL_SCHEDULE_H
 
 #include <tessel/dsl.h>
-#include <tessel/loop.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Annotations of a loop, which schedules set and the loop IR keeps. */
+typedef enum ts_loop_kind {
+	TS_LOOP_SERIAL,
+	TS_LOOP_PARALLEL,	/* iterations run on the CPU's threads */
+	TS_LOOP_VECTORIZED,	/* one SIMD vector of "extent" lanes */
+	TS_LOOP_UNROLLED,	/* fully unrolled */
+	TS_LOOP_BOUND,		/* bound to a GPU block or thread index */
+	TS_LOOP_KIND_COUNT
+} ts_loop_kind;
+
+typedef enum ts_bind {
+	TS_BIND_NONE,
+	TS_BIND_BLOCK_X, TS_BIND_BLOCK_Y, TS_BIND_BLOCK_Z,
+	TS_BIND_THREAD_X, TS_BIND_THREAD_Y, TS_BIND_THREAD_Z,
+	TS_BIND_VTHREAD,	/* virtual thread: unrolled, interleaved */
+	TS_BIND_COUNT
+} ts_bind;
+
+/* Where a buffer lives. */
+typedef enum ts_scope {
+	TS_SCOPE_ARG,		/* a function argument (DAG input or output) */
+	TS_SCOPE_GLOBAL,	/* a temporary in main memory */
+	TS_SCOPE_LOCAL,		/* per-thread: stack or registers */
+	TS_SCOPE_SHARED,	/* GPU shared memory of a block */
+	TS_SCOPE_COUNT
+} ts_scope;
+
+const char *ts_loop_kind_name(ts_loop_kind k);
+const char *ts_bind_name(ts_bind b);
+const char *ts_scope_name(ts_scope s);
 
 typedef enum ts_step_kind {
 	TS_STEP_SPLIT,

@@ -8,3 +8,5 @@ tests_e2e_test_examples_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_e2e_test_examples_LDADD = examples/libcatalogue.la examples/libnetworks.la $(TEST_LIBS)
 TESTS += tests/e2e/test_cli.sh
 EXTRA_DIST += tests/e2e/test_cli.sh
+TESTS += tests/e2e/test_paths.sh
+EXTRA_DIST += tests/e2e/test_paths.sh

@@ -2,7 +2,7 @@
 #include <config.h>
 
 #include "tests/common.h"
-#include "search/network_internal.h"
+#include "networks/network_internal.h"
 #include "examples/networks.h"
 
 /* The host target, failing the test when it cannot be detected. */

@@ -8,7 +8,7 @@
 
 #include "tests/common.h"
 
-#include "search/target_internal.h"
+#include "target/target_internal.h"
 
 static const char *const shipped[] = {
 	"zen3", "skylake-sp", "neoverse-n1", "apple-m1",

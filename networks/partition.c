@@ -18,8 +18,8 @@
 #include <tessel/records.h>
 #include <tessel/search.h>
 
-#include "dsl/internal.h"
-#include "search/network_internal.h"
+#include "support/support.h"
+#include "networks/network_internal.h"
 
 /* Tensors and axes of the network mapped to their copies in a subgraph. */
 struct clone_map {

@@ -2,7 +2,7 @@
  * meta-templates. */
 #include <config.h>
 
-#include "metatemplates/facts.h"
+#include "analysis/facts.h"
 
 /* Whether "e" holds a reduction, counting "e" itself unless "top". */
 static bool has_reduce(const ts_expr *e, bool top)

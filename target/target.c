@@ -10,7 +10,7 @@
 
 #include <tessel/target.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 static const char *const kind_names[TS_TARGET_KIND_COUNT] = {
 	[TS_TARGET_CPU] = "cpu",
@@ -530,11 +530,12 @@ static bool is_path(const char *name)
 	return strchr(name, '/') || (n > 5 && !strcmp(name + n - 5, ".json"));
 }
 
-/* Find the shipped description "name": the installed data directory
- * first, then the source tree; a path is read as a file. */
+/* Find the shipped description "name" in the folder of targets of this
+ * installation or build tree; a path is read as a file. */
 ts_target *ts_target_lookup(ts_ctx *ctx, const char *name)
 {
-	const char *dirs[] = { TS_PKGDATADIR "/targets", TS_SRCDIR "/targets" };
+	const char *tried = NULL, *dir;
+	char *path;
 
 	if (!name)
 		return NULL;
@@ -544,12 +545,16 @@ ts_target *ts_target_lookup(ts_ctx *ctx, const char *name)
 		ts_ctx_set_error(ctx, "'%s' is not a valid target name", name);
 		return NULL;
 	}
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		char *path = ts_asprintf("%s/%s.json", dirs[i], name);
-		if (access(path, R_OK) == 0)
-			return ts_target_from_json_file(ctx, path);
+	dir = ts_runtime_path(TS_FILE_TARGETS, &tried);
+	if (!dir) {
+		ts_ctx_set_error(ctx, "no target description named '%s': no "
+			"folder of targets (looked in %s)", name, tried);
+		return NULL;
 	}
+	path = ts_asprintf("%s/%s.json", dir, name);
+	if (access(path, R_OK) == 0)
+		return ts_target_from_json_file(ctx, path);
 	ts_ctx_set_error(ctx, "no target description named '%s' (looked in "
-		"%s and %s)", name, dirs[0], dirs[1]);
+		"%s)", name, dir);
 	return NULL;
 }

@@ -18,10 +18,10 @@
 #include <tessel/network.h>
 #include <tessel/search.h>
 
-#include "metatemplates/facts.h"
+#include "analysis/facts.h"
 
-#include "dsl/internal.h"
-#include "search/network_internal.h"
+#include "support/support.h"
+#include "networks/network_internal.h"
 
 ts_layout_problem *ts_layout_problem_new(ts_ctx *ctx, int nnodes,
 	const int *ncands)

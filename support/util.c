@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 void *ts_alloc_atomic(size_t size)
 {

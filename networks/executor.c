@@ -19,7 +19,7 @@
 #include <tessel/lower.h>
 #include <tessel/network.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 /* Where an argument of a subgraph comes from. */
 enum bind_kind { BIND_INPUT, BIND_OUTPUT, BIND_BUFFER };

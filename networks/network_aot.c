@@ -5,7 +5,6 @@
  * JIT ran and timed. */
 #include <config.h>
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -14,38 +13,10 @@
 
 #include <tessel/network.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 extern char **environ;
 
-/* Whether "path" exists. */
-static bool exists(const char *path)
-{
-	return access(path, F_OK) == 0;
-}
-
-/* The static runtime: $TS_RUNTIME_LIB, next to the libtessel holding
- * this code, or in the build tree; NULL if none. */
-static const char *runtime_lib(void)
-{
-	const char *env = getenv("TS_RUNTIME_LIB");
-	Dl_info info;
-
-	if (env && *env)
-		return env;
-	if (dladdr((void *)ts_runtime_parallel_for, &info) && info.dli_fname) {
-		const char *sl = strrchr(info.dli_fname, '/');
-		char *dir = sl ? ts_strndup(info.dli_fname,
-			(size_t)(sl - info.dli_fname)) : ts_strdup(".");
-		const char *c[2] = { ts_asprintf("%s/libtessel_rt.a", dir),
-			ts_asprintf("%s/../libtessel_rt.a", dir) };
-		for (int i = 0; i < 2; i++)
-			if (exists(c[i]))
-				return c[i];
-	}
-	return exists(TS_BUILDDIR "/libtessel_rt.a") ?
-		TS_BUILDDIR "/libtessel_rt.a" : NULL;
-}
 
 /* Write "text" to "path". */
 static ts_status write_text(ts_ctx *ctx, const char *path, const char *text)
@@ -112,7 +83,7 @@ static int run_logged(char *const *argv, const char *log)
 static ts_status link_network(ts_ctx *ctx, const char *src,
 	const char *const *objs, int n, const char *so)
 {
-	const char *cc = getenv("CC"), *rt = runtime_lib();
+	const char *cc = getenv("CC"), *rt = ts_runtime_path(TS_FILE_RUNTIME_LIB, NULL);
 	const char *log = ts_asprintf("%s.log", so);
 	char **argv = ts_new_array(char *, n + 12);
 	int k = 0, rc;

@@ -34,7 +34,7 @@
 
 #include <tessel/target.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 /* Runs of each measurement; the best counts. */
 enum { RUNS = 3 };

@@ -23,7 +23,7 @@
 #include <tessel/network.h>
 #include <tessel/tune.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 /* The state of one task. */
 struct task_state {

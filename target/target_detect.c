@@ -25,8 +25,8 @@
 
 #include <tessel/target.h>
 
-#include "dsl/internal.h"
-#include "search/target_internal.h"
+#include "support/support.h"
+#include "target/target_internal.h"
 
 /* Read the first line of the file "path" into "buf" of "size" bytes;
  * return false when it cannot be read. */

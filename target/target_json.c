@@ -12,7 +12,7 @@
 
 #include <tessel/target.h>
 
-#include "dsl/internal.h"
+#include "support/support.h"
 
 enum field_type {
 	F_STR,		/* const char * */
