@@ -2,20 +2,17 @@
  * from a configuration to a schedule with loops bound to blocks and
  * threads (see <tessel/gpu.h> for the structures).
  *
- * Rules are tried in this order for each stage, the first that holds
- * decides (as on CPUs, and for the same reasons: a stage that can be
- * inlined must get no kernel; a complex reduction must be seen before the
- * rule of its class):
+ * Each stage is decided by the rule table of metatemplates/rules.c, in
+ * the order written there; the GPU's actions say what each decision
+ * becomes here:
  *
- *	1. nested reductions in the body	-> DIRECT, one thread per output
- *	2. direct, cheap to inline, not an output -> INLINE
- *	3. location-tunable, one consumer	-> LOCATION (inline or root)
- *	4. complex reduction			-> TILE; an elementwise
- *						   consumer gets a fusion knob,
- *						   and shapes the tensor cores
- *						   take a tensor_core knob
- *	5. simple reduction			-> REDUCE
- *	6. anything else			-> DIRECT
+ *	nested		DIRECT, one thread per output, reductions inside
+ *	inline		INLINE (a guarded copy too: one guard per thread)
+ *	location	LOCATION (inline or root)
+ *	complex		TILE; an elementwise consumer gets a fusion knob,
+ *			and shapes the tensor cores take a tensor_core knob
+ *	simple		REDUCE
+ *	direct		DIRECT
  */
 #include <config.h>
 
@@ -28,6 +25,7 @@
 
 #include "support/support.h"
 #include "analysis/facts.h"
+#include "metatemplates/rules.h"
 
 static const char *const thread_choices[] = {
 	"32", "64", "128", "256", "512", "1024",
@@ -61,39 +59,66 @@ static bool gpu_inlined(const void *arg, int s)
 	return tp->plans[s].rule == TS_GPU_INLINE;
 }
 
-/* Choose the rule of stage "s" (in the order of the file comment). */
+/* The GPU's actions for the decisions of the rule table. */
+static ts_gpu_plan *gplan_of(void *arg, int s)
+{
+	return &((ts_gpu_template *)arg)->plans[s];
+}
+
+/* One thread per output: nested reductions run inside it. */
+static void act_direct(void *tp, int s)
+{
+	gplan_of(tp, s)->rule = TS_GPU_DIRECT;
+	gplan_of(tp, s)->nreduce = 0;
+}
+
+static void act_inline(void *tp, int s)
+{
+	gplan_of(tp, s)->rule = TS_GPU_INLINE;
+}
+
+static void act_location(void *tp, int s)
+{
+	gplan_of(tp, s)->rule = TS_GPU_LOCATION;
+}
+
+static void act_complex(void *tp, int s)
+{
+	gplan_of(tp, s)->rule = TS_GPU_TILE;
+}
+
+static void act_simple(void *tp, int s)
+{
+	gplan_of(tp, s)->rule = TS_GPU_REDUCE;
+}
+
+static const ts_rule_ops gpu_ops = {
+	"gpu", TS_RULES_GPU, {
+		[TS_DECIDE_NESTED] = act_direct,
+		[TS_DECIDE_INLINE] = act_inline,
+		[TS_DECIDE_LOCATION] = act_location,
+		[TS_DECIDE_COMPLEX] = act_complex,
+		[TS_DECIDE_SIMPLE] = act_simple,
+		[TS_DECIDE_DIRECT] = act_direct,
+	},
+};
+
+/* Decide stage "s" by the rule table. */
 static void choose_rule(ts_gpu_template *tp, int s)
 {
 	const ts_stage *st = tp->dag->stages[s];
-	const ts_stage_info *si = tp->info->stages[s];
 	ts_gpu_plan *p = &tp->plans[s];
 
 	p->stage = s;
-	p->klass = si->klass;
+	p->klass = tp->info->stages[s]->klass;
 	p->knob_threads = p->knob_vec = p->knob_cross = -1;
 	p->knob_rthreads = p->knob_unroll = p->knob_fuse = p->knob_at = -1;
 	p->knob_tc = -1;
 	p->epilogue = p->fused_into = -1;
 	p->nspatial = st->ndim;
 	p->nreduce = st->nraxes;
-	if (ts_body_has_nested_reduce(st->body)) {
-		p->rule = TS_GPU_DIRECT;
-		p->nreduce = 0;
-	} else if (si->klass == TS_CLASS_DIRECT && si->inlinable &&
-		   !ts_dag_is_output(tp->dag, st->out) &&
-		   tp->dag->nconsumers[s] > 0) {
-		p->rule = TS_GPU_INLINE;
-	} else if (si->klass == TS_CLASS_LOCATION_TUNABLE &&
-		   tp->dag->nconsumers[s] == 1) {
-		p->rule = TS_GPU_LOCATION;
-	} else if (si->klass == TS_CLASS_COMPLEX_REDUCTION) {
-		p->rule = TS_GPU_TILE;
-	} else if (si->klass == TS_CLASS_SIMPLE_REDUCTION) {
-		p->rule = TS_GPU_REDUCE;
-	} else {
-		p->rule = TS_GPU_DIRECT;
-		p->nreduce = 0;
-	}
+	p->decided_by = ts_rule_decide(&gpu_ops, tp, tp->dag, tp->info,
+		s)->name;
 }
 
 /* Add the knobs of one thread per output element to "p". */

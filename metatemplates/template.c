@@ -1,21 +1,17 @@
-/* Meta-templates: from the analysis of a DAG to a knob space, and from a
- * configuration to a schedule.
+/* Meta-templates for CPUs: from the analysis of a DAG to a knob space,
+ * and from a configuration to a schedule.
  *
- * Rules are tried in this order for each stage, and the first that holds
- * decides (the order matters: a stage that can be inlined must not get a
- * loop nest of its own; a reduction fused into its consumer must not be
- * tiled at root):
+ * Each stage is decided by the rule table of metatemplates/rules.c (in
+ * the order written there); the CPU's actions below say what each
+ * decision becomes here:
  *
- *	1. nested reductions in the body	-> PLAIN (spatial tiling only)
- *	2. direct, cheap to inline, not an output -> INLINE, but for a
- *	   guarded copy (padding) read by a reduction: LOCATION
- *	3. location-tunable			-> LOCATION (a knob)
- *	4. anything else			-> TILE with the structure of
- *						   its class; a complex
- *						   reduction whose only
- *						   (effective) consumer is
- *						   elementwise gets a fusion
- *						   knob.
+ *	nested		PLAIN: spatial tiling only ("SS")
+ *	inline		INLINE
+ *	location	LOCATION: root, inline, or at a loop of its consumer
+ *	complex		TILE "SSRSRS" (+ packing knobs; a fusion knob when
+ *			its only effective consumer is elementwise)
+ *	simple		TILE "SSRRS" (+ rfactor vectorisation)
+ *	direct		TILE "SS"
  */
 #include <config.h>
 
@@ -25,6 +21,7 @@
 
 #include "support/support.h"
 #include "analysis/facts.h"
+#include "metatemplates/rules.h"
 
 static const char *rule_names[TS_RULE_COUNT] = {
 	[TS_RULE_INLINE] = "inline", [TS_RULE_TILE] = "tile",
@@ -64,16 +61,6 @@ static bool is_inlined(const void *arg, int s)
 	const ts_template *tp = arg;
 
 	return tp->plans[s].rule == TS_RULE_INLINE;
-}
-
-/* The tiling structure of class "k". */
-static const char *structure_of(ts_class k)
-{
-	switch (k) {
-	case TS_CLASS_COMPLEX_REDUCTION: return "SSRSRS";
-	case TS_CLASS_SIMPLE_REDUCTION: return "SSRRS";
-	default: return "SS";
-	}
 }
 
 /* Whether every load of "si" walks reduction axis "r" with stride 0 or 1
@@ -186,34 +173,72 @@ static void add_pack_knobs(ts_template *tp, ts_stage_plan *p)
 	}
 }
 
-/* Whether stage "s", inlinable, is a guarded copy (padding) whose only
- * consumer is a tiled reduction: inlined, its guard runs once per
- * window element and keeps the consumer's loads from being plain
- * vectors (measured on a guarded copy read through a 3x3 window with one
- * input per output channel: 6x slower inlined than computed first), so where it
- * is computed is a knob. */
-static bool guard_under_reducer(const ts_template *tp, int s)
+/* The CPU's actions for the decisions of the rule table. */
+static ts_stage_plan *plan_of(void *arg, int s)
 {
-	const ts_dag *dag = tp->dag;
-	int c;
-
-	if (dag->nconsumers[s] != 1 || !ts_body_has_guarded_load(dag->stages[s]->body))
-		return false;
-	c = dag->consumers[s][0];
-	return tp->plans[c].rule == TS_RULE_TILE &&
-		tp->plans[c].klass == TS_CLASS_SIMPLE_REDUCTION;
+	return &((ts_template *)arg)->plans[s];
 }
 
-/* Choose the rule of stage "s" (in the order of the file comment). */
+static void tile(void *arg, int s, ts_rule rule, const char *structure)
+{
+	ts_stage_plan *p = plan_of(arg, s);
+
+	p->rule = rule;
+	p->structure = structure;
+}
+
+static void act_nested(void *tp, int s)
+{
+	tile(tp, s, TS_RULE_PLAIN, "SS");
+}
+
+static void act_inline(void *tp, int s)
+{
+	plan_of(tp, s)->rule = TS_RULE_INLINE;
+}
+
+static void act_location(void *arg, int s)
+{
+	ts_template *tp = arg;
+
+	tp->plans[s].rule = TS_RULE_LOCATION;
+	tp->plans[s].at_consumer = tp->dag->consumers[s][0];
+}
+
+static void act_complex(void *tp, int s)
+{
+	tile(tp, s, TS_RULE_TILE, "SSRSRS");
+}
+
+static void act_simple(void *tp, int s)
+{
+	tile(tp, s, TS_RULE_TILE, "SSRRS");
+}
+
+static void act_direct(void *tp, int s)
+{
+	tile(tp, s, TS_RULE_TILE, "SS");
+}
+
+static const ts_rule_ops cpu_ops = {
+	"cpu", TS_RULES_CPU, {
+		[TS_DECIDE_NESTED] = act_nested,
+		[TS_DECIDE_INLINE] = act_inline,
+		[TS_DECIDE_LOCATION] = act_location,
+		[TS_DECIDE_COMPLEX] = act_complex,
+		[TS_DECIDE_SIMPLE] = act_simple,
+		[TS_DECIDE_DIRECT] = act_direct,
+	},
+};
+
+/* Decide stage "s" by the rule table. */
 static void choose_rule(ts_template *tp, int s)
 {
-	const ts_stage *st = tp->dag->stages[s];
-	const ts_stage_info *si = tp->info->stages[s];
 	ts_stage_plan *p = &tp->plans[s];
 
 	p->stage = s;
-	p->klass = si->klass;
-	/* Every knob absent until a rule adds it: an inlined stage has
+	p->klass = tp->info->stages[s]->klass;
+	/* Every knob absent until an action adds it: an inlined stage has
 	 * none, and a knob index left at 0 would name the first knob of
 	 * the space (ts_template_default once set a split of another
 	 * stage to 1 through it, and the model rated a nest of one row). */
@@ -223,29 +248,8 @@ static void choose_rule(ts_template *tp, int s)
 	for (int a = 0; a < TS_MAX_AXES; a++)
 		p->split[a] = -1;
 	p->fuse_consumer = p->fused_into = p->at_consumer = -1;
-	if (ts_body_has_nested_reduce(st->body)) {
-		p->rule = TS_RULE_PLAIN;
-		p->structure = "SS";
-	} else if (si->klass == TS_CLASS_DIRECT && si->inlinable &&
-		   !ts_dag_is_output(tp->dag, st->out) &&
-		   tp->dag->nconsumers[s] > 0 && !guard_under_reducer(tp, s) &&
-		   !(tp->dag->nconsumers[s] == 1 &&
-		     ts_body_has_guarded_load(st->body))) {
-		/* A guarded load inlined keeps its consumer's loop from
-		 * vectorising where the target has no masked load of its
-		 * dtype: with one consumer, where it goes is a knob. */
-		p->rule = TS_RULE_INLINE;
-	} else if ((si->klass == TS_CLASS_LOCATION_TUNABLE ||
-		    (si->klass == TS_CLASS_DIRECT && si->inlinable &&
-		     !ts_dag_is_output(tp->dag, st->out))) &&
-		   tp->dag->nconsumers[s] == 1) {
-		p->rule = TS_RULE_LOCATION;
-		p->at_consumer = tp->dag->consumers[s][0];
-	} else {
-		p->rule = TS_RULE_TILE;
-		p->structure = structure_of(si->klass ==
-			TS_CLASS_LOCATION_TUNABLE ? TS_CLASS_DIRECT : si->klass);
-	}
+	p->decided_by = ts_rule_decide(&cpu_ops, tp, tp->dag, tp->info,
+		s)->name;
 }
 
 ts_template *ts_template_new(ts_ctx *ctx, const ts_dag *dag,

@@ -78,6 +78,7 @@ typedef struct ts_gpu_plan {
 	int stage;
 	ts_class klass;
 	ts_gpu_rule rule;
+	const char *decided_by;	/* the rule of the table that decided */
 	int knob_threads;	/* choice: threads per block (direct, reduce) */
 	int knob_vec;		/* choice: elements per thread (direct) */
 	int knob_cross;		/* bool: cross-thread reduction, or -1 */

@@ -52,6 +52,7 @@ typedef enum ts_rule {
 typedef struct ts_stage_plan {
 	int stage;		/* index in the DAG */
 	ts_rule rule;
+	const char *decided_by;	/* the rule of the table that decided */
 	ts_class klass;
 	const char *structure;	/* "SSRSRS", "SSRRS", "SS" */
 	int nlevels;		/* strlen(structure) */

@@ -6,6 +6,8 @@
 #include <tessel/tessel.h>
 
 #include "examples/catalogue.h"
+#include "metatemplates/rules.h"
+#include "support/support.h"
 
 /* The template of catalogue entry "e" at the tiny size, in "ctx". */
 static ts_template *template_of(ts_ctx *ctx,
@@ -166,6 +168,70 @@ static void test_template_rules__follow_the_classes(void **state)
 			assert_int_equal(tp->plans[s].rule, TS_RULE_TILE);
 }
 
+/* The templates of "src" for a CPU and a GPU target. */
+static void both_templates(ts_ctx *ctx, const char *src, ts_dag **dag,
+	ts_template **cpu, ts_gpu_template **gpu)
+{
+	ts_dag_info *info;
+
+	*dag = ts_parse_string(ctx, "rules.tsl", src);
+	assert_non_null(*dag);
+	info = ts_analyze_dag(ctx, *dag);
+	assert_non_null(info);
+	*cpu = ts_template_new(ctx, *dag, info, ts_target_lookup(ctx, "zen3"));
+	*gpu = ts_gpu_template_new(ctx, *dag, info,
+		ts_target_lookup(ctx, "a100"));
+	assert_non_null(*cpu);
+	assert_non_null(*gpu);
+}
+
+/* One rule table decides on CPUs and GPUs, in its order: a guarded copy
+ * read by a pooling window is a location knob on a CPU (that exception
+ * comes before "inline") and inlined on a GPU; a padding read with reuse
+ * by a convolution is location-tunable on both; every stage names the
+ * rule that decided it. */
+static void test_template_rules__one_table_for_cpu_and_gpu(void **state)
+{
+	ts_ctx *ctx = *state;
+	const char *pad = "input X: f32[1, 8, 16, 16]\n"
+		"P[n: 1, c: 8, y: 18, x: 18] = select(y >= 1 && y <= 16 && "
+		"x >= 1 && x <= 16, X[n, c, y - 1, x - 1], 0.0)\n";
+	ts_dag *dag;
+	ts_template *cpu;
+	ts_gpu_template *gpu;
+	int n;
+	const ts_rule_def *table;
+
+	both_templates(ctx, ts_asprintf("%soutput Y[n: 1, c: 8, y: 16, "
+		"x: 16] = max(r: 3, s: 3) P[n, c, y + r, x + s]\n", pad),
+		&dag, &cpu, &gpu);
+	assert_string_equal(cpu->plans[0].decided_by, "guarded-copy");
+	assert_int_equal(cpu->plans[0].rule, TS_RULE_LOCATION);
+	assert_string_equal(gpu->plans[0].decided_by, "inline");
+	assert_int_equal(gpu->plans[0].rule, TS_GPU_INLINE);
+	assert_string_equal(cpu->plans[1].decided_by, "simple");
+	assert_string_equal(cpu->plans[1].structure, "SSRRS");
+	assert_int_equal(gpu->plans[1].rule, TS_GPU_REDUCE);
+	both_templates(ctx, ts_asprintf("%sinput W: f32[8, 8, 3, 3]\n"
+		"output Y[n: 1, k: 8, y: 16, x: 16] = sum(c: 8, r: 3, s: 3) "
+		"P[n, c, y + r, x + s] * W[k, c, r, s]\n", pad),
+		&dag, &cpu, &gpu);
+	assert_string_equal(cpu->plans[0].decided_by, "location");
+	assert_string_equal(gpu->plans[0].decided_by, "location");
+	assert_int_equal(gpu->plans[0].rule, TS_GPU_LOCATION);
+	assert_string_equal(cpu->plans[1].decided_by, "complex");
+	assert_string_equal(cpu->plans[1].structure, "SSRSRS");
+	assert_int_equal(gpu->plans[1].rule, TS_GPU_TILE);
+	/* The last rule holds for every stage, on every kind of target. */
+	table = ts_rule_table(&n);
+	assert_true(n >= 2);
+	assert_int_equal(table[n - 1].targets, TS_RULES_ALL);
+	for (int i = 0; i < n; i++)
+		assert_non_null(table[i].why);
+	for (int s = 0; s < dag->nstages; s++)
+		assert_true(table[n - 1].holds(dag, cpu->info, s));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +239,7 @@ int main(void)
 		TS_TEST(test_template_default_and_naive__valid),
 		TS_TEST(test_template_kernels__match_interpreter),
 		TS_TEST(test_template_rules__follow_the_classes),
+		TS_TEST(test_template_rules__one_table_for_cpu_and_gpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
