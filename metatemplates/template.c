@@ -384,24 +384,19 @@ struct tiled_axis {
 };
 
 /* Split axis "name" of stage "stage" in "sch" into "n" levels of trips
- * "f" (outermost first); fill "ta".  Only the outermost split may leave a
- * tail. */
+ * "f" (outermost first), making the loops order_tiling names.  Only the
+ * outermost split may leave a tail. */
 static ts_status split_axis(ts_schedule *sch, const char *stage,
-	const char *name, int n, const int64_t *f, struct tiled_axis *ta)
+	const char *name, int n, const int64_t *f)
 {
-	ta->nlevels = n;
 	for (int l = 0; l < n - 1; l++) {
 		int64_t inner = 1;
 		for (int m = l + 1; m < n; m++)
 			inner *= f[m];
 		if (ts_schedule_split(sch, stage, name, inner, TS_TAIL_GUARD) < 0)
 			return TS_ERROR;
-		ta->names[l] = ts_asprintf("%s.o", name);
-		ta->trip[l] = f[l];
 		name = ts_asprintf("%s.i", name);
 	}
-	ta->names[n - 1] = name;
-	ta->trip[n - 1] = f[n - 1];
 	return TS_OK;
 }
 
@@ -420,6 +415,10 @@ struct tiling {
 	struct tiled_axis ta[TS_MAX_AXES];
 	/* results */
 	const char *order[TS_MAX_NEST];
+	int order_axis[TS_MAX_NEST];	/* the axis of each loop */
+	int order_level[TS_MAX_NEST];	/* its level in "structure" */
+	int64_t order_trip[TS_MAX_NEST];
+	ts_loop_kind kind[TS_MAX_NEST];	/* its annotation */
 	int norder;
 	int level_last[TS_MAX_LEVELS];	/* position of a level's last loop */
 	const char *par_loop;	/* the fused parallel loop, or NULL */
@@ -434,8 +433,41 @@ static const char *loop_at(const struct tiling *t, int pos)
 	return t->order[pos];
 }
 
-/* Apply the tiling "t" to its stage in "sch". */
-static ts_status apply_tiling(ts_schedule *sch, struct tiling *t)
+/* The annotations of the loops of "t", in order: the first "npar"
+ * fused and parallel, the innermost vectorized (the vector axis at the
+ * last spatial level, or the last reduction tile through rfactor) when it
+ * has more than one lane, the rest of the register tile unrolled. */
+static void tiling_kinds(struct tiling *t)
+{
+	int nl = (int)strlen(t->structure);
+	int last_s = (int)(strrchr(t->structure, 'S') - t->structure);
+	const struct tiled_axis *va = t->rfvec ? &t->ta[t->nspatial] :
+		t->vec >= 0 ? &t->ta[t->vec] : NULL;
+
+	for (int k = 0; k < t->norder; k++)
+		t->kind[k] = TS_LOOP_SERIAL;
+	if (t->npar > 0 && t->structure[0] == 'S')
+		for (int k = 0; k < t->npar && k < t->norder; k++)
+			t->kind[k] = TS_LOOP_PARALLEL;
+	if (va && va->trip[va->nlevels - 1] > 1 &&
+	    (t->rfvec || (last_s == nl - 1 && last_s > 0)))
+		t->kind[t->norder - 1] = TS_LOOP_VECTORIZED;
+	if (t->unroll && last_s == nl - 1 && last_s > 0) {
+		int lo = t->level_last[last_s - 1] + 1;
+		int hi = t->norder - (t->vec >= 0 ? 1 : 0);
+		for (int k = lo; k < hi; k++)
+			t->kind[k] = TS_LOOP_UNROLLED;
+	}
+}
+
+/* Name the levels of every axis of "t" as the schedule's splits name
+ * them ("i.o", "i.i.o", ..., outermost first) and order its loops: per
+ * letter of the structure, the axes of that kind in order, the vector
+ * axis last at the last spatial level; then annotate them.  The
+ * schedule is not touched: apply_tiling makes these loops, and
+ * ts_template_nest gives the same loops to the model, so that what is
+ * rated is what is scheduled. */
+static void order_tiling(struct tiling *t)
 {
 	int naxes = t->nspatial + t->nreduce, nl = (int)strlen(t->structure);
 	int slev = 0, rlev = 0;
@@ -446,10 +478,17 @@ static ts_status apply_tiling(ts_schedule *sch, struct tiling *t)
 		else
 			rlev++;
 	}
-	for (int a = 0; a < naxes; a++)
-		if (split_axis(sch, t->stage, t->axis_names[a],
-		    a < t->nspatial ? slev : rlev, t->f[a], &t->ta[a]) < 0)
-			return TS_ERROR;
+	for (int a = 0; a < naxes; a++) {
+		struct tiled_axis *ta = &t->ta[a];
+		const char *name = t->axis_names[a];
+		ta->nlevels = a < t->nspatial ? slev : rlev;
+		for (int l = 0; l < ta->nlevels; l++) {
+			ta->trip[l] = t->f[a][l];
+			ta->names[l] = l < ta->nlevels - 1 ?
+				ts_asprintf("%s.o", name) : name;
+			name = ts_asprintf("%s.i", name);
+		}
+	}
 	t->norder = 0;
 	slev = rlev = 0;
 	for (int l = 0; l < nl; l++) {
@@ -457,30 +496,50 @@ static ts_status apply_tiling(ts_schedule *sch, struct tiling *t)
 		int lev = s ? slev++ : rlev++;
 		int lo = s ? 0 : t->nspatial, hi = s ? t->nspatial : naxes;
 		bool last_s = s && !strchr(t->structure + l + 1, 'S');
-		for (int a = lo; a < hi; a++)
-			if (!(last_s && a == t->vec))
-				t->order[t->norder++] = t->ta[a].names[lev];
-		if (last_s && t->vec >= 0)
-			t->order[t->norder++] = t->ta[t->vec].names[lev];
+		for (int pass = 0; pass < 2; pass++)
+			for (int a = lo; a < hi; a++) {
+				bool vec = last_s && a == t->vec;
+				int k = t->norder;
+				if (vec != (pass == 1))
+					continue;
+				t->order[k] = t->ta[a].names[lev];
+				t->order_axis[k] = a;
+				t->order_level[k] = l;
+				t->order_trip[k] = t->ta[a].trip[lev];
+				t->norder++;
+			}
 		t->level_last[l] = t->norder - 1;
 	}
+	tiling_kinds(t);
+}
+
+/* Apply the tiling "t" to its stage in "sch". */
+static ts_status apply_tiling(ts_schedule *sch, struct tiling *t)
+{
+	order_tiling(t);
+	for (int a = 0; a < t->nspatial + t->nreduce; a++)
+		if (split_axis(sch, t->stage, t->axis_names[a],
+		    t->ta[a].nlevels, t->f[a]) < 0)
+			return TS_ERROR;
 	if (t->norder > 1 && ts_schedule_reorder(sch, t->stage, t->norder,
 	    t->order) < 0)
 		return TS_ERROR;
 	return TS_OK;
 }
 
-/* Annotate the tiled loops of "t": parallel, vector, unroll, cache. */
+/* Annotate the tiled loops of "t" as tiling_kinds says, and cache the
+ * accumulator at the first reduction level. */
 static ts_status annotate_tiling(ts_schedule *sch, struct tiling *t)
 {
 	int nl = (int)strlen(t->structure);
-	int last_s = (int)(strrchr(t->structure, 'S') - t->structure);
 	int first_r = (int)strcspn(t->structure, "R");
+	const char *last = t->order[t->norder - 1];
 
 	t->par_loop = NULL;
-	if (t->npar > 0 && t->structure[0] == 'S') {
+	if (t->norder > 0 && t->kind[0] == TS_LOOP_PARALLEL) {
 		const char *name = t->order[0];
-		for (int k = 1; k < t->npar; k++) {
+		for (int k = 1; k < t->norder &&
+		     t->kind[k] == TS_LOOP_PARALLEL; k++) {
 			if (ts_schedule_fuse(sch, t->stage, name,
 			    t->order[k]) < 0)
 				return TS_ERROR;
@@ -495,26 +554,15 @@ static ts_status annotate_tiling(ts_schedule *sch, struct tiling *t)
 	    ts_schedule_cache_write(sch, t->stage,
 	    loop_at(t, t->level_last[first_r - 1])) < 0)
 		return TS_ERROR;
-	if (t->rfvec) {
-		const char *last = t->order[t->norder - 1];
-		const struct tiled_axis *ra = &t->ta[t->nspatial];
-		if (ts_schedule_rfactor(sch, t->stage, last) < 0)
-			return TS_ERROR;
-		if (ra->trip[ra->nlevels - 1] > 1 &&
-		    ts_schedule_vectorize(sch, t->stage, last) < 0)
-			return TS_ERROR;
-	}
-	if (last_s == nl - 1 && last_s > 0 && t->vec >= 0 &&
-	    t->ta[t->vec].trip[t->ta[t->vec].nlevels - 1] > 1 &&
-	    ts_schedule_vectorize(sch, t->stage, t->order[t->norder - 1]) < 0)
+	if (t->rfvec && ts_schedule_rfactor(sch, t->stage, last) < 0)
 		return TS_ERROR;
-	if (t->unroll && last_s == nl - 1 && last_s > 0) {
-		int lo = t->level_last[last_s - 1] + 1;
-		int hi = t->norder - (t->vec >= 0 ? 1 : 0);
-		for (int k = lo; k < hi; k++)
-			if (ts_schedule_unroll(sch, t->stage, t->order[k]) < 0)
-				return TS_ERROR;
-	}
+	if (t->kind[t->norder - 1] == TS_LOOP_VECTORIZED &&
+	    ts_schedule_vectorize(sch, t->stage, last) < 0)
+		return TS_ERROR;
+	for (int k = 0; k < t->norder; k++)
+		if (t->kind[k] == TS_LOOP_UNROLLED &&
+		    ts_schedule_unroll(sch, t->stage, t->order[k]) < 0)
+			return TS_ERROR;
 	return TS_OK;
 }
 
@@ -769,10 +817,7 @@ bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 {
 	const ts_stage_plan *p = &tp->plans[stage];
 	const ts_stage *s = tp->dag->stages[stage];
-	int slev = 0, rlev = 0, last_s, vec_level;
-	int64_t f[TS_MAX_AXES][TS_MAX_LEVELS];
-	const char *structure;
-	bool rfvec;
+	struct tiling t;
 
 	memset(nest, 0, sizeof(*nest));
 	nest->stage = stage;
@@ -780,54 +825,34 @@ bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 		return false;
 	if (p->fused_into >= 0 && fused(&tp->plans[p->fused_into], cfg))
 		return false;
-	rfvec = rfvec_on(p, cfg);
-	structure = rfvec ? "SSSRR" : p->structure;
+	/* The loops apply_tiling makes, with their annotations.  A fused
+	 * anchor is rated as its whole tile, run once per tile of its
+	 * consumer (apply_fused splits the same loops between the two). */
+	fill_tiling(tp, p, cfg, &t);
+	order_tiling(&t);
 	nest->fused = fused(p, cfg);
-	nest->vec_axis = rfvec ? p->nspatial : vec_axis(tp, p, cfg);
-	nest->cache_write = nest->fused || (!rfvec &&
-		p->knob_cache_write >= 0 &&
-		ts_config_get(cfg, p->knob_cache_write, 0));
-	nest->useful = nest->padded = 1;
+	nest->cache_write = nest->fused || t.cache_write;
+	nest->vec_axis = t.rfvec ? p->nspatial : t.vec;
+	nest->useful = nest->padded = nest->unrolled = 1;
 	for (int a = 0; a < p->nspatial + p->nreduce; a++) {
-		const ts_axis *ax = ts_stage_axis(s, a);
-		int64_t prod = 1;
-		int n = tp->space->knobs[p->split[a]]->nparts;
-		factors(tp, p, cfg, a, f[a]);
-		for (int l = 0; l < n; l++)
-			prod *= f[a][l];
-		nest->useful *= ax->extent;
-		nest->padded *= prod;
+		nest->useful *= ts_stage_axis(s, a)->extent;
+		for (int l = 0; l < t.ta[a].nlevels; l++)
+			nest->padded *= t.f[a][l];
 	}
-	last_s = (int)(strrchr(structure, 'S') - structure);
-	vec_level = rfvec ? p->nlevels - 1 : last_s;
-	nest->unrolled = 1;
-	for (int l = 0; l < p->nlevels; l++) {
-		bool sp = structure[l] == 'S';
-		int lev = sp ? slev++ : rlev++;
-		int lo = sp ? 0 : p->nspatial;
-		int hi = sp ? p->nspatial : p->nspatial + p->nreduce;
-		for (int pass = 0; pass < 2; pass++)
-			for (int a = lo; a < hi; a++) {
-				ts_nest_loop *lp;
-				bool is_vec = l == vec_level &&
-					a == nest->vec_axis;
-				if (is_vec != (pass == 1))
-					continue;
-				lp = &nest->loops[nest->nloops++];
-				lp->axis = a;
-				lp->level = l;
-				lp->trip = f[a][lev];
-				lp->kind = TS_LOOP_SERIAL;
-				if (is_vec) {
-					lp->kind = TS_LOOP_VECTORIZED;
-					nest->vec_width = lp->trip;
-				} else if (l == last_s && l > 0 && !rfvec &&
-				    ts_config_get(cfg, p->knob_unroll, 0)) {
-					lp->kind = TS_LOOP_UNROLLED;
-					nest->unrolled *= lp->trip;
-				}
-			}
+	for (int k = 0; k < t.norder; k++) {
+		ts_nest_loop *lp = &nest->loops[nest->nloops++];
+		lp->axis = t.order_axis[k];
+		lp->level = t.order_level[k];
+		lp->trip = t.order_trip[k];
+		lp->kind = t.kind[k] == TS_LOOP_PARALLEL ? TS_LOOP_SERIAL :
+			t.kind[k];
+		if (lp->kind == TS_LOOP_UNROLLED)
+			nest->unrolled *= lp->trip;
 	}
+	/* The vector loop is the innermost whenever there is a vector
+	 * axis; its width may be one lane (then nothing is vectorized). */
+	if (nest->vec_axis >= 0 && t.norder > 0)
+		nest->vec_width = t.order_trip[t.norder - 1];
 	nest->npar = (int)ts_config_get(cfg, p->knob_par, 0);
 	if (nest->fused && nest->npar > 1)
 		nest->npar = 1;	/* as apply_fused parallelizes */

@@ -109,8 +109,9 @@ static const struct ts_tool_option build_options[] = {
 	{ "--fast-math", false, set_fast_math,
 	  "allow reassociation and approximate functions" },
 	{ "--target", true, set_target,
-	  "the CPU to schedule for: host (default), zen3, skylake-sp,\n"
-	  "                     neoverse-n1, apple-m1 or FILE.json (its triple and\n"
+	  "the CPU to schedule for: host (default), zen3, zen4, zen5,\n"
+	  "                     skylake-sp, sapphire-rapids, neoverse-n1,\n"
+	  "                     apple-m1 or FILE.json (its triple and\n"
 	  "                     cpu are the defaults); or cuda, cuda:NAME,\n"
 	  "                     cuda:FILE.json: CUDA C, cubin or PTX, header" },
 	{ "--emit-text", false, set_emit_text,

@@ -168,6 +168,74 @@ static void test_template_rules__follow_the_classes(void **state)
 			assert_int_equal(tp->plans[s].rule, TS_RULE_TILE);
 }
 
+/* Check that the nest the model rates for stage "y" under "c" is the
+ * loop nest the schedule gives it: as many loops (the parallel ones
+ * fused into one), the same annotations in the same order, the same
+ * trips (but for the outermost part of a split, whose trip the schedule
+ * rounds to the extent). */
+static void check_nest_is_scheduled(const char *name, const ts_template *tp,
+	const ts_config *c, const ts_schedule *sch, int y)
+{
+	const ts_sched_stage *ss = &sch->stages[y];
+	ts_nest n;
+	int q = 0;
+
+	if (!ts_template_nest(tp, c, y, &n) || n.fused ||
+	    ss->attach != TS_ATTACH_ROOT)
+		return;
+	for (int k = 0; k < ss->norder; k++) {
+		const ts_sched_loop *lp = &ss->loops[ss->order[k]];
+		int width = lp->kind == TS_LOOP_PARALLEL && n.npar > 1 ?
+			n.npar : 1;
+		for (int w = 0; w < width; w++, q++) {
+			if (q >= n.nloops)
+				fail_msg("%s: stage %d: schedule has more loops "
+					"than the nest under %s", name, y,
+					ts_config_to_json(c));
+			if (n.loops[q].kind != lp->kind &&
+			    !(n.loops[q].trip == 1 && lp->kind ==
+			      TS_LOOP_SERIAL))
+				fail_msg("%s: stage %d loop %s: nest %s, "
+					"schedule %s under %s", name, y,
+					lp->name,
+					ts_loop_kind_name(n.loops[q].kind),
+					ts_loop_kind_name(lp->kind),
+					ts_config_to_json(c));
+			if (width == 1 && strchr(lp->name, '.') &&
+			    strcmp(lp->name + strlen(lp->name) - 2, ".o") &&
+			    n.loops[q].trip != lp->extent)
+				fail_msg("%s: stage %d loop %s: trip %lld in the "
+					"nest, %lld scheduled", name, y,
+					lp->name, (long long)n.loops[q].trip,
+					(long long)lp->extent);
+		}
+	}
+	if (q != n.nloops)
+		fail_msg("%s: stage %d: nest has %d loops, schedule %d", name,
+			y, n.nloops, q);
+}
+
+/* The model rates what the template schedules, for every catalogue
+ * operator and sampled configurations. */
+static void test_template_nest__is_the_scheduled_nest(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	for (int e = 0; e < ts_catalogue_count; e++) {
+		ts_dag *dag;
+		ts_template *tp = template_of(ctx, &ts_catalogue[e], &dag);
+		for (int i = 0; i < 40; i++) {
+			ts_config *c = i ? ts_space_sample(tp->space, ctx)
+				: ts_template_default(tp);
+			ts_schedule *sch = ts_template_apply(tp, c);
+			assert_non_null(sch);
+			for (int y = 0; y < dag->nstages; y++)
+				check_nest_is_scheduled(ts_catalogue[e].name,
+					tp, c, sch, y);
+		}
+	}
+}
+
 /* The templates of "src" for a CPU and a GPU target. */
 static void both_templates(ts_ctx *ctx, const char *src, ts_dag **dag,
 	ts_template **cpu, ts_gpu_template **gpu)
@@ -240,6 +308,7 @@ int main(void)
 		TS_TEST(test_template_kernels__match_interpreter),
 		TS_TEST(test_template_rules__follow_the_classes),
 		TS_TEST(test_template_rules__one_table_for_cpu_and_gpu),
+		TS_TEST(test_template_nest__is_the_scheduled_nest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

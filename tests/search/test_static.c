@@ -98,7 +98,8 @@ static bool runs_here(const ts_target *tg, const ts_target *host)
 static void test_static_every_operator__valid_for_every_target(void **state)
 {
 	static const char *const targets[] = {
-		"host", "zen3", "skylake-sp", "neoverse-n1", "apple-m1",
+		"host", "zen3", "zen4", "zen5", "skylake-sp",
+		"sapphire-rapids", "neoverse-n1", "apple-m1",
 	};
 	ts_ctx *ctx = *state;
 	ts_target *host = ts_target_host(ctx);

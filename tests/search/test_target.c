@@ -6,13 +6,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <math.h>
+
 #include "tests/common.h"
 
 #include "target/target_internal.h"
 
 static const char *const shipped[] = {
-	"zen3", "skylake-sp", "neoverse-n1", "apple-m1",
-	"v100", "a100", "h100",
+	"zen3", "zen4", "zen5", "skylake-sp", "sapphire-rapids",
+	"neoverse-n1", "apple-m1", "v100", "a100", "h100",
 };
 
 #define NSHIPPED (sizeof(shipped) / sizeof(shipped[0]))
@@ -117,6 +119,28 @@ static void test_target_lookup__cpu_figures(void **state)
 	assert_int_equal(m1->cpu.fma_units, 4);
 	assert_int_equal(m1->cpu.l3.size, 0);
 	assert_int_equal(m1->cpu.l2.shared_by, 4);
+}
+
+/* Every shipped CPU says where its numbers come from, and its peak is
+ * its clock times its lanes, two flops and its FMA units. */
+static void test_target_lookup__cpu_sources_and_peaks(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	for (size_t i = 0; i < NSHIPPED; i++) {
+		ts_target *t = ts_target_lookup(ctx, shipped[i]);
+		double peak;
+		assert_non_null(t);
+		if (t->kind != TS_TARGET_CPU)
+			continue;
+		if (!t->cpu.source || !*t->cpu.source)
+			fail_msg("%s: no source", shipped[i]);
+		peak = t->cpu.frequency_ghz * ts_target_lanes(t, TS_F32) * 2 *
+			t->cpu.fma_units;
+		if (fabs(peak - t->cpu.peak_gflops_f32_core) > 0.05)
+			fail_msg("%s: peak %g, from its clock %g", shipped[i],
+				t->cpu.peak_gflops_f32_core, peak);
+	}
 }
 
 /* The shipped GPUs carry the figures of their data sheets. */
@@ -503,6 +527,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		TS_TEST(test_target_lookup__shipped_files_load),
 		TS_TEST(test_target_lookup__cpu_figures),
+		TS_TEST(test_target_lookup__cpu_sources_and_peaks),
 		TS_TEST(test_target_lookup__gpu_figures),
 		TS_TEST(test_target_json__round_trip),
 		TS_TEST(test_target_json__measured_fields),
