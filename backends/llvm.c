@@ -23,6 +23,17 @@ ts_compile_options ts_compile_options_default(void)
 	return o;
 }
 
+ts_compile_options ts_compile_options_for(const ts_target *t)
+{
+	ts_compile_options o = ts_compile_options_default();
+
+	if (t && t->kind == TS_TARGET_CPU) {
+		o.cpu = t->cpu.llvm_cpu;
+		o.features = t->cpu.llvm_features;
+	}
+	return o;
+}
+
 /* Return "opt", or the defaults written to "storage" when "opt" is NULL. */
 const ts_compile_options *ts_llvm_options(const ts_compile_options *opt,
 	ts_compile_options *storage)

@@ -66,42 +66,19 @@ void bench_die(ts_ctx *ctx, const char *what)
 /* The target named by bench_use_target, or NULL: the host. */
 static const char *bench_target_name;
 
-/* Whether the comma-separated list "list" holds the "n" characters of
- * "item" as one of its items. */
-static bool list_has(const char *list, const char *item, size_t n)
-{
-	while (list && *list) {
-		size_t m = strcspn(list, ",");
-		if (m == n && !strncmp(list, item, n))
-			return true;
-		list += m + (list[m] == ',');
-	}
-	return false;
-}
-
-/* Whether every "+feature" of the list "want" is in the list "have". */
-static bool features_within(const char *want, const char *have)
-{
-	while (want && *want) {
-		size_t n = strcspn(want, ",");
-		if (*want == '+' && !list_has(have, want, n))
-			return false;
-		want += n + (want[n] == ',');
-	}
-	return true;
-}
-
 void bench_use_target(const char *name)
 {
 	ts_ctx *ctx = ts_ctx_alloc();
 	ts_target *t = ts_target_lookup(ctx, name), *host = ts_target_host(ctx);
+	const char *why = NULL;
 
-	if (!t || !host || t->kind != TS_TARGET_CPU ||
-	    strcmp(t->cpu.arch, host->cpu.arch) ||
-	    !features_within(t->cpu.llvm_features, host->cpu.llvm_features)) {
-		fprintf(stderr, "target '%s': %s\n", name, !t || !host ?
-			ts_ctx_error(ctx) : "this host cannot run its code "
-			"(another architecture or a feature it lacks)");
+	if (!t || !host || !ts_target_runs_on(t, host, &why)) {
+		if (!t || !host)
+			fprintf(stderr, "target '%s': %s\n", name,
+				ts_ctx_error(ctx));
+		else
+			fprintf(stderr, "target '%s': this host cannot run its "
+				"code: %s\n", name, why);
 		exit(2);
 	}
 	bench_target_name = name;

@@ -264,7 +264,7 @@ static ts_status compile_task(ts_network *net, int task,
 	const ts_schedule *sch)
 {
 	const ts_task *t = net->p->tasks[task];
-	ts_compile_options co = ts_compile_options_default();
+	ts_compile_options co = ts_compile_options_for(net->opt.target);
 	ts_func *f;
 	ts_module *m;
 

@@ -633,7 +633,7 @@ static double time_dag(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
 	ts_func *f = NULL;
 	ts_array **in, **args;
 	ts_module *m = NULL;
-	ts_compile_options co = ts_compile_options_default();
+	ts_compile_options co = ts_compile_options_for(tg);
 	ts_timing t;
 	double s = INFINITY, *v;
 

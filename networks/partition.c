@@ -620,12 +620,14 @@ ts_schedule *ts_network_static_schedule(ts_ctx *ctx, const ts_dag *dag,
 	return sch;
 }
 
-/* The median time of "sch" on task "dag" with "threads" threads on the
- * arrays "args", or INFINITY when it does not lower or compile. */
+/* The median time of "sch" on task "dag" compiled for "tg" with
+ * "threads" threads on the arrays "args", or INFINITY when it does not
+ * lower or compile. */
 static double time_candidate(ts_ctx *ctx, const ts_dag *dag,
-	const ts_schedule *sch, int threads, ts_array **args)
+	const ts_schedule *sch, const ts_target *tg, int threads,
+	ts_array **args)
 {
-	ts_compile_options co = ts_compile_options_default();
+	ts_compile_options co = ts_compile_options_for(tg);
 	ts_func *f = ts_lower(ctx, dag, sch);
 	ts_module *m;
 	ts_timing t;
@@ -672,7 +674,7 @@ static ts_schedule *fastest_of(ts_ctx *ctx, const ts_dag *dag,
 		ts_func *fn = sch ? ts_lower(ctx, dag, sch) : NULL;
 		double s = fn && ts_func_emitted_stmts(fn, lanes) <=
 			TS_NETWORK_MAX_STMTS ? time_candidate(ctx, dag, sch,
-			threads, args) : INFINITY;
+			r->tp->target, threads, args) : INFINITY;
 		if (s < best_s) {
 			best_s = s;
 			best = sch;
@@ -739,6 +741,8 @@ ts_network *ts_network_compile(ts_ctx *ctx, const ts_dag *dag,
 	if (!dag || !target)
 		return NULL;
 	target = target_with_threads(target, o.threads);
+	if (!o.target)
+		o.target = target;
 	p = ts_partition_dag(ctx, dag, target);
 	if (p && o.layout) {
 		ts_layout_plan *lp = ts_network_choose_layouts(ctx, p, target,

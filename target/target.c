@@ -558,3 +558,45 @@ ts_target *ts_target_lookup(ts_ctx *ctx, const char *name)
 		"%s)", name, dir);
 	return NULL;
 }
+
+/* Whether the comma-separated list "list" holds the "n" characters of
+ * "item" as one of its items. */
+static bool list_has(const char *list, const char *item, size_t n)
+{
+	while (list && *list) {
+		size_t m = strcspn(list, ",");
+		if (m == n && !strncmp(list, item, n))
+			return true;
+		list += m + (list[m] == ',');
+	}
+	return false;
+}
+
+bool ts_target_runs_on(const ts_target *t, const ts_target *host,
+	const char **why)
+{
+	const char *f;
+
+	if (t->kind != TS_TARGET_CPU || host->kind != TS_TARGET_CPU) {
+		if (why)
+			*why = "only CPU targets run on a CPU";
+		return false;
+	}
+	if (strcmp(t->cpu.arch, host->cpu.arch)) {
+		if (why)
+			*why = ts_asprintf("it is %s code and this CPU is %s",
+				t->cpu.arch, host->cpu.arch);
+		return false;
+	}
+	for (f = t->cpu.llvm_features; f && *f;) {
+		size_t n = strcspn(f, ",");
+		if (*f == '+' && !list_has(host->cpu.llvm_features, f, n)) {
+			if (why)
+				*why = ts_asprintf("it needs %.*s, which this "
+					"CPU lacks", (int)n - 1, f + 1);
+			return false;
+		}
+		f += n + (f[n] == ',');
+	}
+	return true;
+}

@@ -185,7 +185,8 @@ static ts_func *build_func(ts_ctx *ctx, const ts_dag *dag,
 		return ts_tool_lower_records(ctx, dag, o->records, o->threads,
 			"build", NULL);
 	if (o->schedule && strcmp(o->schedule, "static"))
-		return ts_tool_lower(ctx, dag, o->schedule, o->threads, NULL);
+		return ts_tool_lower(ctx, dag, o->schedule, NULL, o->threads,
+			NULL);
 	sch = ts_static_baseline(ctx, dag, cpu, o->threads);
 	return sch ? ts_lower(ctx, dag, sch) : NULL;
 }

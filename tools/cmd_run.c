@@ -26,7 +26,9 @@ struct run_opts {
 	bool json;		/* one JSON object on stdout */
 	uint64_t seed;		/* inputs */
 	double min_time;	/* seconds of timed runs, at least */
-	const char *target;	/* cuda[:NAME|FILE.json], or NULL: this CPU */
+	const char *target;	/* a CPU target this machine runs, NAME or
+				 * FILE.json; cuda[:NAME|FILE.json]; or
+				 * NULL: this CPU */
 	const char *inputs;	/* folder of <input>.npy files, or NULL */
 	const char *out;	/* folder receiving <output>.npy, or NULL */
 };
@@ -84,11 +86,10 @@ static bool set_min_time(void *o, const char *v)
 	return *v && !*end && r->min_time >= 0 && r->min_time <= 600;
 }
 
-/* Take "v" as the GPU target of "o" ("cuda", "cuda:NAME|FILE.json"). */
+/* Take "v" as the target of "o" (checked when the program is read). */
 static bool set_target(void *o, const char *v)
 {
-	((struct run_opts *)o)->target = v;
-	return ts_tool_is_cuda_target(v);
+	return ts_tool_set_string(&((struct run_opts *)o)->target, v);
 }
 
 /* Take "v" as the folder of input files of "o". */
@@ -127,7 +128,10 @@ static const struct ts_tool_option run_options[] = {
 	{ "--min-time", true, set_min_time,
 	  "seconds of timed runs at least (default 0.2)" },
 	{ "--target", true, set_target,
-	  "cuda, cuda:NAME or cuda:FILE.json: on the GPU, checked" },
+	  "a CPU this machine can stand in for (zen3 on an AVX-512\n"
+	  "                     machine: its schedules and AVX2 code), NAME or\n"
+	  "                     FILE.json; or cuda, cuda:NAME, cuda:FILE.json: on\n"
+	  "                     the GPU, checked" },
 };
 
 /* The command line of tessel run. */
@@ -175,7 +179,7 @@ static char *read_text(ts_ctx *ctx, const char *path)
  * in "ctx"; "static" is the baseline the tuner measures, for the host
  * run with "threads" threads. */
 ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule,
-	int threads, const ts_schedule **used)
+	const ts_target *target, int threads, const ts_schedule **used)
 {
 	ts_schedule *sch;
 	char *text;
@@ -183,7 +187,7 @@ ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule,
 	if (!schedule || !strcmp(schedule, "naive")) {
 		sch = ts_schedule_naive(ctx, dag);
 	} else if (!strcmp(schedule, "static")) {
-		ts_target *tg = ts_target_host(ctx);
+		const ts_target *tg = target ? target : ts_target_host(ctx);
 		sch = tg ? ts_static_baseline(ctx, dag, tg, threads) : NULL;
 	} else {
 		text = read_text(ctx, schedule);
@@ -397,20 +401,46 @@ static int run_network(ts_ctx *ctx, const struct run_opts *o,
 }
 
 /* The partition of "dag" when "o" runs it as a network (no GPU target,
- * no schedule file), else NULL; "*host" receives the host target. */
+ * no schedule file), else NULL; "*host" receives the CPU target "cpu"
+ * (NULL: this machine's). */
 static ts_partition *network_of(ts_ctx *ctx, const struct run_opts *o,
-	const ts_dag *dag, ts_target **host)
+	const ts_dag *dag, ts_target *cpu, ts_target **host)
 {
-	if (o->target || (o->schedule && strcmp(o->schedule, "naive") &&
-	    strcmp(o->schedule, "static")))
+	if ((o->target && !cpu) || (o->schedule && strcmp(o->schedule,
+	    "naive") && strcmp(o->schedule, "static")))
 		return NULL;
-	*host = ts_target_host(ctx);
+	*host = cpu ? cpu : ts_target_host(ctx);
 	if (!*host) {
 		ts_ctx_clear_error(ctx);
 		return NULL;
 	}
 	return ts_tool_network_partition(ctx, dag,
 		ts_tool_target_threads(*host, o->threads), false);
+}
+
+/* The CPU target of "o", when this machine can run its code; NULL
+ * after a message otherwise. */
+static ts_target *cpu_target(ts_ctx *ctx, const struct run_opts *o)
+{
+	ts_target *tg = ts_tool_target(ctx, o->target);
+	ts_target *host = tg ? ts_target_host(ctx) : NULL;
+	const char *why = NULL;
+
+	if (!tg || !host) {
+		ts_tool_report(ctx);
+		return NULL;
+	}
+	if (!ts_target_runs_on(tg, host, &why)) {
+		fprintf(stderr, "tessel run: this machine cannot run the code "
+			"of target '%s': %s\n", tg->name, why);
+		return NULL;
+	}
+	if (o->records) {
+		fprintf(stderr, "tessel run: --records picks this machine's "
+			"records: not with --target %s\n", o->target);
+		return NULL;
+	}
+	return tg;
 }
 
 /* Compile, check and time the program of "o" in "ctx"; return the exit
@@ -423,23 +453,26 @@ static int run_program(ts_ctx *ctx, const struct run_opts *o)
 	ts_func *f;
 	ts_module *m;
 	ts_array **args, **in;
-	ts_target *host = NULL;
+	ts_target *host = NULL, *cpu = NULL;
 	ts_partition *p;
 	int code;
 
 	if (dag && ts_dag_check_memory(ctx, dag) < 0)
 		dag = NULL;
+	if (dag && o->target && !ts_tool_is_cuda_target(o->target) &&
+	    !(cpu = cpu_target(ctx, o)))
+		return TS_EXIT_USAGE;
 
 	if (o->out && ts_tool_make_dir(o->out, "run") < 0)
 		return TS_EXIT_USAGE;
-	if (dag && o->target && (o->inputs || o->out)) {
+	if (dag && o->target && !cpu && (o->inputs || o->out)) {
 		fprintf(stderr, "tessel run: --inputs and --out run on this "
 			"CPU, not with --target %s\n", o->target);
 		return TS_EXIT_USAGE;
 	}
-	if ((p = dag ? network_of(ctx, o, dag, &host) : NULL))
+	if ((p = dag ? network_of(ctx, o, dag, cpu, &host) : NULL))
 		return run_network(ctx, o, dag, p, host);
-	if (dag && o->target) {
+	if (dag && o->target && !cpu) {
 		ts_target *tg = ts_tool_cuda_target(ctx, o->target);
 		if (!tg) {
 			ts_tool_report(ctx);
@@ -449,13 +482,14 @@ static int run_program(ts_ctx *ctx, const struct run_opts *o)
 	}
 	if (!dag || !(f = o->records ? ts_tool_lower_records(ctx, dag,
 	    o->records, o->threads, "run", &r.schedule) : ts_tool_lower(ctx,
-	    dag, o->schedule, o->threads, &r.schedule))) {
+	    dag, o->schedule, cpu, o->threads, &r.schedule))) {
 		ts_tool_report(ctx);
 		return TS_EXIT_USAGE;
 	}
 	ts_tool_warnings(ctx);
 	if (!(in = run_inputs(ctx, o, dag, &code)))
 		return code;
+	opt = ts_compile_options_for(cpu);
 	opt.threads = o->threads;
 	if (!(m = ts_module_compile(ctx, f, &opt)) ||
 	    !(args = make_args(ctx, dag, in)) ||

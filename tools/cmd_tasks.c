@@ -418,6 +418,7 @@ ts_network *ts_tool_network_compile(ts_ctx *ctx, const ts_partition *p,
 	no.threads = o->threads;
 	no.naive = o->naive;
 	no.topk = o->topk;
+	no.target = host;
 	if (!o->naive && !(sch = ts_tool_network_schedules(ctx, p, host, o))) {
 		ts_tool_report(ctx);
 		*code = TS_EXIT_USAGE;
@@ -428,6 +429,21 @@ ts_network *ts_tool_network_compile(ts_ctx *ctx, const ts_partition *p,
 		*code = TS_EXIT_FAIL;
 	}
 	return net;
+}
+
+/* Whether this machine runs the code of target "tg" (for --run), else
+ * say why on stderr. */
+static bool runs_here(ts_ctx *ctx, const ts_target *tg)
+{
+	ts_target *self = ts_target_host(ctx);
+	const char *why = NULL;
+
+	if (self && ts_target_runs_on(tg, self, &why))
+		return true;
+	fprintf(stderr, "tessel tasks: --run: this machine cannot run the "
+		"code of target '%s': %s\n", tg->name,
+		self ? why : ts_ctx_error(ctx));
+	return false;
 }
 
 /* Compile the tasks of "p" (partitioned for "host" with o->threads
@@ -444,6 +460,7 @@ static int run_network(ts_ctx *ctx, const ts_dag *dag, const ts_target *host,
 	no.threads = o->threads;
 	no.naive = o->naive;
 	no.topk = o->topk;
+	no.target = host;
 	if (o->naive)
 		net = ts_network_build(ctx, p, NULL, &no);
 	else {
@@ -569,6 +586,10 @@ int ts_cmd_tasks(int argc, char **argv)
 	if (dag && o.run && ts_dag_check_memory(ctx, dag) < 0)
 		dag = NULL;
 	host = dag ? ts_tool_target(ctx, o.target ? o.target : "host") : NULL;
+	if (host && o.run && o.target && !runs_here(ctx, host)) {
+		ts_ctx_free(ctx);
+		return TS_EXIT_USAGE;
+	}
 	tg = ts_tool_target_threads(host, o.threads);
 	p = tg ? ts_partition_dag(ctx, dag, tg) : NULL;
 	if (p && !o.layout)

@@ -26,10 +26,10 @@ int ts_cmd_eval(int argc, char **argv);
 int ts_cmd_run(int argc, char **argv);
 int ts_cmd_build(int argc, char **argv);
 /* Lower "dag" under "schedule" ("naive", NULL, "static": the static
- * baseline for the host run with "threads" threads (0: all), or a JSON
- * file); "*used" (when not NULL) receives the schedule. */
+ * baseline for "target" (NULL: the host) run with "threads" threads (0:
+ * all), or a JSON file); "*used" (when not NULL) receives the schedule. */
 ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule,
-	int threads, const ts_schedule **used);
+	const ts_target *target, int threads, const ts_schedule **used);
 int ts_cmd_analyze(int argc, char **argv);
 int ts_cmd_tune(int argc, char **argv);
 int ts_cmd_measure_worker(int argc, char **argv);

@@ -25,6 +25,7 @@
 
 #include <tessel/dsl.h>
 #include <tessel/loop.h>
+#include <tessel/target.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,6 +52,10 @@ typedef struct ts_compile_options {
 } ts_compile_options;
 
 ts_compile_options ts_compile_options_default(void);
+/* The defaults, compiling for the CPU target "t": its LLVM cpu and
+ * features (not its triple: for running here, on a CPU that
+ * ts_target_runs_on accepts); NULL or a GPU: this machine. */
+ts_compile_options ts_compile_options_for(const ts_target *t);
 
 /* A compiled function, ready to run. */
 typedef struct ts_module ts_module;

@@ -114,6 +114,9 @@ typedef struct ts_network_options {
 	int topk;		/* > 1: compile and time the "topk" best
 				 * static configurations of each task and
 				 * keep the fastest (hardware-guided) */
+	const ts_target *target;	/* the CPU the code is compiled for
+				 * (ts_compile_options_for); NULL: this
+				 * machine */
 } ts_network_options;
 
 ts_network_options ts_network_options_default(void);

@@ -128,6 +128,14 @@ void ts_target_finish(ts_target *t);
 bool ts_target_equal(const ts_target *a, const ts_target *b);
 /* Print "t" readably, one field a line. */
 void ts_target_print(FILE *out, const ts_target *t);
+/* Whether code compiled for the CPU target "t" runs on the CPU "host":
+ * the same architecture, and every feature "t" enables ("+name" in its
+ * LLVM features) enabled on "host".  An AVX-512 machine runs the code of
+ * an AVX2 target, so its schedules and code can be checked and timed
+ * there.  When it does not, "why" (when not NULL) receives the reason
+ * (GC-allocated). */
+bool ts_target_runs_on(const ts_target *t, const ts_target *host,
+	const char **why);
 
 /* The numbers the analytical model uses from the CPU target "t", with
  * what it assumes where "t" does not say (printed by ts_target_print):

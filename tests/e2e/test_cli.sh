@@ -191,6 +191,27 @@ contains run_out_file err "tessel run: --out $tmp/not_a_folder is not a folder"
 expect 2 run_inputs_cuda "$tessel" run "$tmp/mm.tsl" --inputs "$tmp/ones" \
 	--target cuda:h100
 contains run_inputs_cuda err "--inputs and --out run on this CPU"
+# A CPU target the machine can stand in for: its schedule and its code
+# (a copy of this machine's description under another name always runs
+# here); one it cannot run is refused with the reason.
+"$tessel" hw --json | sed 's/"name": "[^"]*"/"name": "twin"/' >"$tmp/twin.json"
+expect 0 run_cpu_target "$tessel" run "$tmp/mm.tsl" --target "$tmp/twin.json" \
+	--check --min-time 0.01
+contains run_cpu_target out "check: pass"
+expect 0 run_cpu_target_net "$tessel" run "$examples/lenet.tsl" \
+	--target "$tmp/twin.json" --check --min-time 0.01
+contains run_cpu_target_net out "check: pass"
+if [ "$(uname -m)" = x86_64 ]; then
+	expect 2 run_foreign_target "$tessel" run "$tmp/mm.tsl" \
+		--target neoverse-n1
+	contains run_foreign_target err "tessel run: this machine cannot run the code of target 'neoverse-n1': it is aarch64 code and this CPU is x86_64"
+	expect 2 tasks_foreign_target "$tessel" tasks "$examples/lenet.tsl" \
+		--run --target apple-m1
+	contains tasks_foreign_target err "it is aarch64 code and this CPU is x86_64"
+fi
+expect 2 run_records_target "$tessel" run "$tmp/mm.tsl" --target \
+	"$tmp/twin.json" --records "$tmp/none.jsonl"
+contains run_records_target err "--records picks this machine's records: not with --target"
 
 # Integer division by zero is defined (0), in eval as in run.
 printf 'input A: i32[4]\noutput C[i: 4] = A[i] // (A[i] - A[i])\n' \

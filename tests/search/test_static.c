@@ -65,34 +65,10 @@ static void cross_compile(ts_ctx *ctx, const char *what, const ts_func *f,
 	assert_int_equal(system(path), 0);
 }
 
-/* Whether the feature list "have" (comma-separated "+name") holds
- * every feature enabled in "want". */
-static bool has_features(const char *have, const char *want)
-{
-	size_t hn = strlen(have);
-
-	while (*want) {
-		size_t n = strcspn(want, ",");
-		bool found = false;
-		if (want[0] == '+')
-			for (const char *p = have; p && p < have + hn;
-					p = strchr(p, ',') ? strchr(p, ',') + 1
-						: NULL)
-				if (!strncmp(p, want, n) &&
-						(p[n] == ',' || !p[n]))
-					found = true;
-		if (want[0] == '+' && !found)
-			return false;
-		want += n + (want[n] == ',');
-	}
-	return true;
-}
-
 /* Whether the kernels compiled for "tg" run on this machine. */
 static bool runs_here(const ts_target *tg, const ts_target *host)
 {
-	return !strcmp(tg->cpu.arch, host->cpu.arch) &&
-		has_features(host->cpu.llvm_features, tg->cpu.llvm_features);
+	return ts_target_runs_on(tg, host, NULL);
 }
 
 static void test_static_every_operator__valid_for_every_target(void **state)
@@ -133,14 +109,55 @@ static void test_static_every_operator__valid_for_every_target(void **state)
 	assert_true(ran >= 1);
 }
 
+/* Code compiled with a target's options is that target's code: a
+ * matmul scheduled with 16-lane vectors is compiled to 512-bit registers
+ * for an AVX-512 target and to none for an AVX2 one. */
+static void test_static_code__is_the_targets(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_target *host = ts_target_host(ctx);
+	ts_target *avx2 = ts_target_lookup(ctx, "zen3");
+	ts_target *avx512 = ts_target_lookup(ctx, "sapphire-rapids");
+	ts_dag *dag = ts_catalogue_find("matmul")->build(ctx, TS_SIZE_TINY);
+	ts_compile_options co;
+	ts_func *f;
+	char *a = NULL, *b = NULL;
+
+	assert_non_null(host);
+	if (strcmp(host->cpu.arch, "x86_64"))
+		skip();
+	f = ts_lower(ctx, dag, ts_static_schedule(ctx, dag, avx512));
+	assert_non_null(f);
+	co = ts_compile_options_for(avx512);
+	assert_int_equal(ts_module_emit_asm(ctx, f, &co, &a), TS_OK);
+	co = ts_compile_options_for(avx2);
+	assert_int_equal(ts_module_emit_asm(ctx, f, &co, &b), TS_OK);
+	assert_non_null(strstr(a, "zmm"));
+	assert_null(strstr(b, "zmm"));
+	assert_non_null(strstr(b, "ymm"));
+}
+
+/* A CPU runs a target's code when it has every feature the target
+ * enables, on the same architecture; the reason says what is missing. */
 static void test_static_features__subset_rule(void **state)
 {
-	(void)state;
-	assert_true(has_features("+avx2,+fma,+avx512f", "+avx2,+fma"));
-	assert_true(has_features("+avx2,+fma", ""));
-	assert_false(has_features("+avx2,+fma", "+avx2,+avx512f"));
-	assert_false(has_features("+avx512fp16", "+avx512f"));
-	assert_true(has_features("+sse2", "-avx,+sse2"));
+	ts_ctx *ctx = *state;
+	ts_target *host = ts_target_lookup(ctx, "sapphire-rapids");
+	ts_target *t = ts_target_lookup(ctx, "zen3");
+	ts_target *n1 = ts_target_lookup(ctx, "neoverse-n1");
+	ts_target h = *host;
+	const char *why = NULL;
+
+	assert_true(ts_target_runs_on(t, host, NULL));
+	h.cpu.llvm_features = "+avx2,+fma";
+	assert_false(ts_target_runs_on(t, &h, &why));
+	assert_string_equal(why, "it needs f16c, which this CPU lacks");
+	h.cpu.llvm_features = "+sse2,-avx,+avx2,+fma,+f16c";
+	assert_true(ts_target_runs_on(t, &h, NULL));
+	assert_false(ts_target_runs_on(host, t, &why));
+	assert_string_equal(why, "it needs avx512f, which this CPU lacks");
+	assert_false(ts_target_runs_on(n1, host, &why));
+	assert_string_equal(why, "it is aarch64 code and this CPU is x86_64");
 }
 
 static void test_static_topk__is_ranked_and_reproducible(void **state)
@@ -340,6 +357,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		TS_TEST(test_static_every_operator__valid_for_every_target),
 		TS_TEST(test_static_features__subset_rule),
+		TS_TEST(test_static_code__is_the_targets),
 		TS_TEST(test_static_topk__is_ranked_and_reproducible),
 		TS_TEST(test_static_model__prefers_what_the_target_needs),
 		TS_TEST(test_static_model__never_rates_the_choice_below_naive),
