@@ -196,6 +196,8 @@ static ts_status tune_round(void *data, int task, int trials, double *best)
 	ts_tuner *t;
 	ts_status st;
 
+	if (!to.measure.cpu)
+		ts_measure_options_target(&to.measure, env->target);
 	if (!env->measurers[task])
 		env->measurers[task] = ts_measurer_new(env->ctx, dag,
 			&to.measure, to.seed);

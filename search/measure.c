@@ -108,7 +108,19 @@ static ts_status options_check(ts_ctx *ctx, const ts_measure_options *o)
 	if (!(o->eval_limit >= 0))
 		return ts_ctx_set_error(ctx, "measure: bad eval_limit %g",
 			o->eval_limit);
+	if ((o->cpu && (!*o->cpu || strpbrk(o->cpu, " \t\n"))) ||
+	    (o->features && strpbrk(o->features, " \t\n")))
+		return ts_ctx_set_error(ctx, "measure: bad cpu '%s' or "
+			"features '%s'", o->cpu ? o->cpu : "",
+			o->features ? o->features : "");
 	return TS_OK;
+}
+
+void ts_measure_options_target(ts_measure_options *o, const ts_target *t)
+{
+	o->cpu = t && t->kind == TS_TARGET_CPU ? t->cpu.llvm_cpu : NULL;
+	o->features = t && t->kind == TS_TARGET_CPU ? t->cpu.llvm_features :
+		NULL;
 }
 
 /* Return whether "path" is an executable file. */
@@ -204,12 +216,17 @@ static void measurer_cleanup(void *m)
 	ts_measurer_free(m);
 }
 
-/* Write the options file of "m". */
+/* Write the options file of "m": threads, flush and time on the first
+ * line; the LLVM cpu and features on the second, "- -" for this
+ * machine's. */
 static ts_status write_options(ts_measurer *m)
 {
 	char *path = ts_measure_file(m->dir, "options", -1);
-	char *text = ts_asprintf("%d %d %.17g\n", m->opt.threads,
-		m->opt.flush_cache ? 1 : 0, m->opt.min_repeat_s);
+	const char *cpu = m->opt.cpu && *m->opt.cpu ? m->opt.cpu : "-";
+	const char *feat = m->opt.features && *m->opt.features ?
+		m->opt.features : "-";
+	char *text = ts_asprintf("%d %d %.17g\n%s %s\n", m->opt.threads,
+		m->opt.flush_cache ? 1 : 0, m->opt.min_repeat_s, cpu, feat);
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	bool ok = fd >= 0 && ts_measure_write_all(fd, text, strlen(text));
 

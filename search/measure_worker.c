@@ -45,6 +45,7 @@ struct worker {
 	int threads;
 	bool flush;
 	double min_repeat_s;
+	const char *cpu, *features;	/* NULL: this machine's */
 	char *flush_buf;	/* larger than the last-level cache */
 	size_t flush_size;
 	volatile char flush_sink;	/* keeps the flush reads */
@@ -172,6 +173,21 @@ static void fail(struct worker *w, ts_error_code code, double build_s)
 	_exit(0);
 }
 
+/* Read the LLVM cpu and features of the second line "line" (starting
+ * at its newline; "-" for this machine's) into "w". */
+static void worker_code_target(struct worker *w, const char *line)
+{
+	char cpu[256], feat[4096];
+
+	w->cpu = w->features = NULL;
+	if (!line || sscanf(line, " %255s %4095s", cpu, feat) != 2)
+		return;
+	if (strcmp(cpu, "-"))
+		w->cpu = ts_strdup(cpu);
+	if (strcmp(feat, "-"))
+		w->features = ts_strdup(feat);
+}
+
 /* Read the options and the arrays of the folder into "w". */
 static ts_status worker_load(struct worker *w, bool reference)
 {
@@ -185,6 +201,7 @@ static ts_status worker_load(struct worker *w, bool reference)
 		return ts_ctx_set_error(w->ctx, "measure-worker: no options "
 			"in '%s'", w->dir);
 	w->flush = flush;
+	worker_code_target(w, strchr(text, '\n'));
 	text = ts_measure_read_text(ts_measure_file(w->dir, "dag.tsl", -1));
 	w->dag = text ? ts_parse_string(w->ctx, "measured.tsl", text) : NULL;
 	if (!w->dag)
@@ -234,6 +251,8 @@ static int worker_reference(struct worker *w)
 	ts_array **args = worker_args(w, 7);
 
 	opt.threads = w->threads;
+	opt.cpu = w->cpu;
+	opt.features = w->features;
 	if (!f || !args || !(m = ts_module_compile(w->ctx, f, &opt)))
 		return 1;
 	ts_runtime_set_threads(w->threads);
@@ -431,6 +450,8 @@ static void run_candidate(struct worker *w, const char *json, int fault)
 	    !(f = ts_lower(w->ctx, w->dag, sch)))
 		fail(w, TS_ERR_INVALID_SCHEDULE, 0);
 	opt.threads = w->threads;
+	opt.cpu = w->cpu;
+	opt.features = w->features;
 	if (!(m = ts_module_compile(w->ctx, f, &opt)))
 		fail(w, TS_ERR_COMPILE, ts_measure_now() - t0);
 	build_s = ts_measure_now() - t0;

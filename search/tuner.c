@@ -143,6 +143,8 @@ ts_tuner *ts_tuner_new(ts_ctx *ctx, const ts_dag *dag,
 		tg->cpu.cores = t->opt.threads;
 	t->target = tg;
 	t->opt.measure.threads = t->opt.threads;
+	if (!t->opt.measure.cpu)
+		ts_measure_options_target(&t->opt.measure, target);
 	/* The static choice is the baseline tessel run --schedule static
 	 * compiles for these threads and this seed. */
 	t->st = ts_static_baseline_fill(ctx, dag, target, t->opt.threads,

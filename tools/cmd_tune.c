@@ -246,6 +246,7 @@ static ts_status tune_task(ts_ctx *ctx, const struct tune_opts *o,
 	to.verify = o->verify;
 	to.log = o->log;
 	to.measure.threads = o->threads;
+	ts_measure_options_target(&to.measure, target);
 	r->name = dag->name ? dag->name : o->file;
 	to.measurer = ts_measurer_new(ctx, dag, &to.measure, o->seed);
 	if (!to.measurer)

@@ -30,6 +30,7 @@
 
 #include <tessel/dsl.h>
 #include <tessel/schedule.h>
+#include <tessel/target.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -68,9 +69,15 @@ typedef struct ts_measure_options {
 				 * compute for the reference; above it the
 				 * naive schedule compiled computes it
 				 * (0: 2e9) */
+	const char *cpu;	/* LLVM cpu and features candidates are */
+	const char *features;	/* compiled for (NULL: this machine's) */
 } ts_measure_options;
 
 ts_measure_options ts_measure_options_default(void);
+/* Compile the candidates for the CPU target "t" (its LLVM cpu and
+ * features: an AVX-512 machine measures an AVX2 target's code); NULL or
+ * a GPU: this machine. */
+void ts_measure_options_target(ts_measure_options *o, const ts_target *t);
 
 /* The outcome of one candidate. */
 typedef struct ts_measure_result {

@@ -344,6 +344,39 @@ static void test_measurer_new__bad_options_are_errors(void **state)
 	o.run_timeout_s = -1;
 	assert_null(ts_measurer_new(ctx, dag, &o, 1));
 	assert_error_contains(ctx, "run_timeout_s must be positive");
+	o = fast_options();
+	o.cpu = "znver3 --evil";
+	assert_null(ts_measurer_new(ctx, dag, &o, 1));
+	assert_error_contains(ctx, "bad cpu 'znver3 --evil'");
+}
+
+/* Candidates are compiled for the CPU target the options name (an
+ * AVX-512 machine measures an AVX2 target's code), and still checked. */
+static void test_measure_target__compiled_for_it(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul(ctx);
+	ts_target *zen3 = ts_target_lookup(ctx, "zen3");
+	ts_target *host = ts_target_host(ctx);
+	ts_measure_options o = fast_options();
+	ts_measure_result r;
+	ts_measurer *m;
+
+	assert_non_null(zen3);
+	assert_non_null(host);
+	if (!ts_target_runs_on(zen3, host, NULL))
+		skip();
+	ts_measure_options_target(&o, zen3);
+	assert_string_equal(o.cpu, "znver3");
+	assert_string_equal(o.features, "+avx2,+fma,+f16c");
+	m = ts_measurer_new(ctx, dag, &o, 5);
+	assert_non_null(m);
+	assert_int_equal(ts_measure(m, tiled(ctx, dag), &r), TS_OK);
+	assert_good(&r);
+	ts_measurer_free(m);
+	ts_measure_options_target(&o, NULL);
+	assert_null(o.cpu);
+	assert_null(o.features);
 }
 
 static void test_measurer_new__missing_worker_is_error(void **state)
@@ -372,6 +405,7 @@ int main(void)
 		TS_TEST(test_measure_threads_flush__after_openmp_in_caller),
 		TS_TEST(test_measure_eval_limit__reference_from_naive),
 		TS_TEST(test_measurer_new__bad_options_are_errors),
+		TS_TEST(test_measure_target__compiled_for_it),
 		TS_TEST(test_measurer_new__missing_worker_is_error),
 	};
 
