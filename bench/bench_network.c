@@ -1,7 +1,7 @@
 /* bench_network: a whole network compiled by Tessel, timed on request.
  *
  *	bench_network NET BATCH DIR [--threads N] [--topk K] [--naive]
- *		[--tune ROUNDS [--trials N]] [--records LOG]
+ *		[--tune ROUNDS [--trials N]] [--records LOG] [--seed N]
  *
  * NET is lenet, mlp, resnet18 or transformer (BATCH is the sequence
  * length for the transformer).  The program builds the network, writes
@@ -142,10 +142,12 @@ static int serve(ts_network *net, ts_array **in, ts_array **out)
 
 /* Parse the options after the three positional arguments. */
 static void options(int argc, char **argv, ts_network_options *o,
-	int *rounds, int *trials, const char **records)
+	int *rounds, int *trials, const char **records, uint64_t *seed)
 {
 	for (int i = 4; i < argc; i++) {
-		if (!strcmp(argv[i], "--records") && i + 1 < argc)
+		if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+			*seed = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--records") && i + 1 < argc)
 			*records = argv[++i];
 		else if (!strcmp(argv[i], "--tune") && i + 1 < argc)
 			*rounds = atoi(argv[++i]);
@@ -253,15 +255,19 @@ int main(int argc, char **argv)
 	ts_array **in = NULL, *out[4] = { 0 };
 	int rounds = 0, trials = 16;
 	const char *records = NULL;
+	uint64_t seed = 1;	/* tessel run's and tasks' default */
 
 	if (argc < 4) {
 		fprintf(stderr, "usage: bench_network NET BATCH DIR "
 			"[--threads N] [--topk K] [--naive] [--tune ROUNDS "
-			"[--trials N]] [--records LOG]\n");
+			"[--trials N]] [--records LOG] [--seed N]\n");
 		return 2;
 	}
-	options(argc, argv, &o, &rounds, &trials, &records);
+	options(argc, argv, &o, &rounds, &trials, &records, &seed);
 	ctx = ts_ctx_alloc();
+	/* The static choices are drawn with the seed tessel run uses, so
+	 * that both run the same schedules. */
+	ts_ctx_set_seed(ctx, seed);
 	dag = build(ctx, argv[1], atoi(argv[2]));
 	tg = dag ? ts_target_host(ctx) : NULL;
 	if (tg)
@@ -279,6 +285,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_network: %s\n", ts_ctx_error(ctx));
 		return 1;
 	}
+	fprintf(stderr, "schedules:");
+	for (int t = 0; t < ts_network_partition(net)->ntasks; t++)
+		fprintf(stderr, " %s", ts_schedule_hash(
+			ts_network_task_schedule(net, t)));
+	fprintf(stderr, "\n");
 	printf("ready %s %d %.6g\n", dag->outputs[0]->name,
 		ts_network_partition(net)->ntasks,
 		ts_network_memory(net)->arena_bytes / 1048576.0);

@@ -34,6 +34,7 @@ struct ts_network {
 	const ts_partition *p;
 	ts_network_options opt;
 	ts_module **modules;	/* one per task */
+	const ts_schedule **schedules;	/* what each task compiled */
 	const ts_func **funcs;	/* what each module compiled */
 	ts_memory_plan *mem;
 	char *block;		/* the arena's allocation (GC atomic) */
@@ -279,6 +280,8 @@ static ts_status compile_task(ts_network *net, int task,
 		ts_module_free(net->modules[task]);
 	net->modules[task] = m;
 	net->funcs[task] = f;
+	net->schedules[task] = sch ? sch : ts_schedule_naive(net->ctx,
+		t->dag);
 	return TS_OK;
 }
 
@@ -308,6 +311,7 @@ ts_network *ts_network_build(ts_ctx *ctx, const ts_partition *p,
 	net->mem = ts_memory_plan_new(ctx, p);
 	net->modules = ts_new_array(ts_module *, p->ntasks + 1);
 	net->funcs = ts_new_array(const ts_func *, p->ntasks + 1);
+	net->schedules = ts_new_array(const ts_schedule *, p->ntasks + 1);
 	alloc_arena(net);
 	bind_all(net);
 	net->once_seen = ts_new_array(const void **, p->nsubgraphs + 1);
@@ -328,6 +332,14 @@ const ts_partition *ts_network_partition(const ts_network *net)
 const ts_memory_plan *ts_network_memory(const ts_network *net)
 {
 	return net->mem;
+}
+
+const ts_schedule *ts_network_task_schedule(const ts_network *net,
+	int task)
+{
+	if (task < 0 || task >= net->p->ntasks)
+		return NULL;
+	return net->schedules[task];
 }
 
 ts_status ts_network_set_schedule(ts_network *net, int task,

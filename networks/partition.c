@@ -716,21 +716,6 @@ ts_schedule **ts_partition_static_schedules(ts_ctx *ctx,
 	return sch;
 }
 
-/* "target" with its cores set to "threads" (when positive). */
-static const ts_target *target_with_threads(const ts_target *target,
-	int threads)
-{
-	ts_target *t;
-
-	if (threads <= 0 || target->kind != TS_TARGET_CPU)
-		return target;
-	t = ts_new(ts_target);
-	*t = *target;
-	t->cpu.cores = threads;
-	t->cpu.peak_gflops_f32 = t->cpu.peak_gflops_f32_core * threads;
-	return t;
-}
-
 ts_network *ts_network_compile(ts_ctx *ctx, const ts_dag *dag,
 	const ts_target *target, const ts_network_options *opt)
 {
@@ -740,7 +725,7 @@ ts_network *ts_network_compile(ts_ctx *ctx, const ts_dag *dag,
 
 	if (!dag || !target)
 		return NULL;
-	target = target_with_threads(target, o.threads);
+	target = ts_target_for_threads(target, o.threads);
 	if (!o.target)
 		o.target = target;
 	p = ts_partition_dag(ctx, dag, target);

@@ -27,6 +27,7 @@ struct build_opts {
 	bool emit_text;		/* also <name>.ll and <name>.s */
 	const char *target;	/* cuda[:NAME|FILE.json], or NULL: the CPU */
 	int threads;		/* cores of the schedules; 0: all */
+	int64_t seed;		/* draws the static choices */
 };
 
 /* Take "v" as the output folder of "o". */
@@ -93,6 +94,17 @@ static bool set_threads(void *o, const char *v)
 	return ts_tool_set_int(&((struct build_opts *)o)->threads, v, 1, 4096);
 }
 
+/* Take "v" as the seed of "o". */
+static bool set_seed(void *o, const char *v)
+{
+	int n = 0;
+
+	if (!ts_tool_set_int(&n, v, 0, INT32_MAX))
+		return false;
+	((struct build_opts *)o)->seed = n;
+	return true;
+}
+
 /* The options of tessel build; add a row to add one. */
 static const struct ts_tool_option build_options[] = {
 	{ "-o", true, set_out, "the output folder (created if missing)" },
@@ -119,6 +131,8 @@ static const struct ts_tool_option build_options[] = {
 	{ "--threads", true, set_threads,
 	  "the cores the schedules are for, and of the host whose\n"
 	  "                     records apply (default: all)" },
+	{ "--seed", true, set_seed,
+	  "seed of the static choices, as tessel run's (default 1)" },
 };
 
 /* The command line of tessel build. */
@@ -239,8 +253,9 @@ static int build_network(ts_ctx *ctx, const struct build_opts *o,
 		return TS_EXIT_FAIL;
 	}
 	ts_tool_warnings(ctx);
-	ts_network_free(net);
 	printf("%s/%s.h\n%s/lib%s.so\n", o->out, name, o->out, name);
+	ts_tool_print_schedules(stdout, net);
+	ts_network_free(net);
 	return TS_EXIT_OK;
 }
 
@@ -306,7 +321,7 @@ static int build_program(ts_ctx *ctx, const struct build_opts *o)
  * "build"). */
 int ts_cmd_build(int argc, char **argv)
 {
-	struct build_opts o = { 0 };
+	struct build_opts o = { .seed = 1 };
 	ts_ctx *ctx;
 	int code = parse_args(argc, argv, &o);
 
@@ -317,6 +332,8 @@ int ts_cmd_build(int argc, char **argv)
 		fprintf(stderr, "tessel build: out of memory\n");
 		return TS_EXIT_FAIL;
 	}
+	/* The seed of tessel run: both compile the same static choices. */
+	ts_ctx_set_seed(ctx, (uint64_t)o.seed);
 	code = build_program(ctx, &o);
 	ts_ctx_free(ctx);
 	return code;

@@ -224,6 +224,7 @@ struct run_result {
 	bool checked, passed;
 	double max_abs_err;
 	const ts_schedule *schedule;	/* of one kernel, or NULL */
+	const char **task_hashes;	/* of a network: per task */
 };
 
 /* Compare the outputs in "args" with the interpreter on its inputs. */
@@ -326,6 +327,10 @@ static void print_result(const struct run_opts *o,
 		if (r->schedule)
 			printf(", \"schedule_hash\": \"%s\"",
 				ts_schedule_hash(r->schedule));
+		for (int t = 0; r->task_hashes && t < r->tasks; t++)
+			printf("%s\"%s\"%s", t ? ", " :
+				", \"task_schedules\": [", r->task_hashes[t],
+				t == r->tasks - 1 ? "]" : "");
 		printf(", \"median_ms\": %.6g, \"min_ms\": %.6g, \"runs\": %d, "
 			"\"flops\": %.0f, \"gflops\": %.6g, \"threads\": %d, "
 			"\"checked\": %s, \"passed\": %s, \"max_abs_err\": ", ms,
@@ -373,6 +378,7 @@ static int run_network(ts_ctx *ctx, const struct run_opts *o,
 		ts_network_free(net);
 		return code;
 	}
+	code = TS_EXIT_OK;	/* run_inputs left its failure code there */
 	if (ts_network_run(net, in, out) < 0) {
 		ts_tool_report(ctx);
 		ts_network_free(net);
@@ -394,6 +400,10 @@ static int run_network(ts_ctx *ctx, const struct run_opts *o,
 		ts_network_free(net);
 		return TS_EXIT_FAIL;
 	}
+	r.task_hashes = GC_MALLOC(sizeof(*r.task_hashes) * (p->ntasks + 1));
+	for (int t = 0; t < p->ntasks; t++)
+		r.task_hashes[t] = ts_schedule_hash(ts_network_task_schedule(
+			net, t));
 	ts_network_free(net);
 	r.flops = (double)ts_partition_flops(p);
 	print_result(o, &r);

@@ -284,6 +284,15 @@ static ts_schedule **schedules(ts_ctx *ctx, const ts_partition *p,
 	return st;
 }
 
+void ts_tool_print_schedules(FILE *out, const ts_network *net)
+{
+	fprintf(out, "schedules:");
+	for (int t = 0; t < ts_network_partition(net)->ntasks; t++)
+		fprintf(out, " %s", ts_schedule_hash(
+			ts_network_task_schedule(net, t)));
+	fprintf(out, "\n");
+}
+
 char *ts_tool_network_name(const char *file)
 {
 	const char *base = strrchr(file, '/');
@@ -317,15 +326,7 @@ static int build_library(ts_ctx *ctx, ts_network *net,
 
 ts_target *ts_tool_target_threads(const ts_target *tg, int threads)
 {
-	ts_target *t;
-
-	if (!tg || threads <= 0 || tg->kind != TS_TARGET_CPU)
-		return (ts_target *)tg;
-	t = GC_MALLOC_UNCOLLECTABLE(sizeof(*t));	/* lives with the process */
-	*t = *tg;
-	t->cpu.cores = threads;
-	t->cpu.peak_gflops_f32 = t->cpu.peak_gflops_f32_core * threads;
-	return t;
+	return (ts_target *)ts_target_for_threads(tg, threads);
 }
 
 ts_partition *ts_tool_network_partition(ts_ctx *ctx, const ts_dag *dag,
@@ -479,6 +480,7 @@ static int run_network(ts_ctx *ctx, const ts_dag *dag, const ts_target *host,
 	printf("memory: %d intermediate buffers, arena %.3f MiB "
 		"(%.3f MiB without reuse)\n", mp->nbuffers,
 		mp->arena_bytes / 1048576.0, mp->total_bytes / 1048576.0);
+	ts_tool_print_schedules(stdout, net);
 	if (o->check)
 		rc = ts_tool_network_check(ctx, dag, in, out, NULL, false);
 	if (o->build && build_library(ctx, net, o) != TS_EXIT_OK)
@@ -582,6 +584,9 @@ int ts_cmd_tasks(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	ctx = ts_ctx_alloc();
+	/* As tessel run: the seed draws the inputs and the static choices,
+	 * so that both compile the same schedules. */
+	ts_ctx_set_seed(ctx, o.seed);
 	dag = ts_parse_file(ctx, o.file);
 	if (dag && o.run && ts_dag_check_memory(ctx, dag) < 0)
 		dag = NULL;

@@ -4,6 +4,8 @@
 #ifndef TESSEL_TOOLS_NETWORK_TOOL_H
 #define TESSEL_TOOLS_NETWORK_TOOL_H
 
+#include <stdio.h>
+
 #include <tessel/network.h>
 
 /* How a verb compiles a network. */
@@ -35,6 +37,9 @@ ts_schedule **ts_tool_network_schedules(ts_ctx *ctx, const ts_partition *p,
 ts_network *ts_tool_network_compile(ts_ctx *ctx, const ts_partition *p,
 	const ts_target *tg, const struct ts_tool_network_opts *o,
 	int *code);
+/* Print "schedules:" and the schedule hash of each task of "net", the
+ * line by which tessel run, tasks and build can be compared. */
+void ts_tool_print_schedules(FILE *out, const ts_network *net);
 /* The C name of the library of the network file "file": its base name
  * without extension, other characters as '_' (GC-allocated). */
 char *ts_tool_network_name(const char *file);

@@ -157,6 +157,10 @@ ts_schedule **ts_partition_record_schedules(ts_ctx *ctx,
 	const struct ts_record **used);
 const ts_partition *ts_network_partition(const ts_network *net);
 const ts_memory_plan *ts_network_memory(const ts_network *net);
+/* The schedule task "task" of "net" runs (naive where it was given none;
+ * ts_schedule_hash names it), or NULL for no such task. */
+const ts_schedule *ts_network_task_schedule(const ts_network *net,
+	int task);
 /* Replace the schedule of task "task" by "sch" and recompile it. */
 ts_status ts_network_set_schedule(ts_network *net, int task,
 	const ts_schedule *sch);

@@ -318,6 +318,71 @@ static void test_tune_softmax_network_flag__still_accepted(void **state)
 		"trials");
 }
 
+/* The schedule hashes of the tasks of "name".tsl compiled through the
+ * C API (ts_network_compile, seed 1, one thread), as one line. */
+static char *api_hashes(ts_ctx *ctx, const char *name)
+{
+	ts_dag *dag = ts_parse_file(ctx, example(name));
+	ts_network_options o = ts_network_options_default();
+	ts_network *net;
+	char *line = calloc(1, 1 << 16);
+
+	assert_non_null(dag);
+	o.threads = 1;
+	ts_ctx_set_seed(ctx, 1);
+	net = ts_network_compile(ctx, dag, ts_target_host(ctx), &o);
+	if (!net)
+		fail_msg("%s: %s", name, ts_ctx_error(ctx));
+	for (int t = 0; t < ts_network_partition(net)->ntasks; t++)
+		snprintf(line + strlen(line), (1 << 16) - strlen(line), " %s",
+			ts_schedule_hash(ts_network_task_schedule(net, t)));
+	ts_network_free(net);
+	return line;
+}
+
+/* One network, one set of decisions: tessel run, tessel tasks --run,
+ * tessel build and the C API compile the catalogue's small networks to
+ * the same schedule for every task (same partition, weight blocking,
+ * static choice and seed). */
+static void test_entry_points__same_schedules(void **state)
+{
+	static const char *const nets[] = { "lenet", "mlp" };
+
+	for (size_t i = 0; i < sizeof(nets) / sizeof(nets[0]); i++) {
+		char *api = api_hashes(*state, nets[i]), *out, *err, *p;
+		char args[2048], want[1 << 16];
+		snprintf(args, sizeof(args), "run '%s' --threads 1 --json "
+			"--min-time 0.001", example(nets[i]));
+		if (run_tessel(args, &out, &err) != 0)
+			fail_msg("tessel %s:\n%s%s", args, out, err);
+		/* The JSON list, written as the API line. */
+		p = strstr(out, "\"task_schedules\": [");
+		assert_non_null(p);
+		want[0] = '\0';
+		for (p = strchr(p, '[') + 1; *p && *p != ']'; p++)
+			if (*p == '"') {
+				char *q = strchr(p + 1, '"');
+				snprintf(want + strlen(want), sizeof(want) -
+					strlen(want), " %.*s", (int)(q - p - 1),
+					p + 1);
+				p = q;
+			}
+		if (strcmp(want, api))
+			fail_msg("%s: run%s\n  API%s", nets[i], want, api);
+		snprintf(args, sizeof(args), "tasks '%s' --run --threads 1",
+			example(nets[i]));
+		if (run_tessel(args, &out, &err) != 0)
+			fail_msg("tessel %s:\n%s%s", args, out, err);
+		snprintf(want, sizeof(want), "schedules:%s\n", api);
+		assert_has(out, want);
+		snprintf(args, sizeof(args), "build '%s' --threads 1 -o '%s'",
+			example(nets[i]), ts_test_temp_path("netcli", "lib"));
+		if (run_tessel(args, &out, &err) != 0)
+			fail_msg("tessel %s:\n%s%s", args, out, err);
+		assert_has(out, want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +394,7 @@ int main(void)
 		TS_TEST(test_build_network_bad_options__name_them),
 		TS_TEST(test_tune_lenet__network_without_flag_then_run),
 		TS_TEST(test_tune_softmax_network_flag__still_accepted),
+		TS_TEST(test_entry_points__same_schedules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
