@@ -290,6 +290,66 @@ static bool unit_stride(const ts_expr *x, const ts_axis *v)
 	return false;
 }
 
+/* A positive number that the integer "x" is always a multiple of (0 for
+ * the constant 0, a multiple of everything); 1 when nothing is known. */
+static int64_t known_multiple(const ts_expr *x)
+{
+	int64_t a, b;
+
+	if (x->kind == TS_EXPR_INT)
+		return x->ival < 0 ? -x->ival : x->ival;
+	if (x->kind != TS_EXPR_BINARY || !ts_dtype_is_int(x->dtype))
+		return 1;
+	a = known_multiple(x->a);
+	b = known_multiple(x->b);
+	switch (x->op) {
+	case TS_OP_ADD:
+	case TS_OP_SUB:
+		while (b) {
+			int64_t r = a % b;
+			a = b;
+			b = r;
+		}
+		return a ? a : 0;
+	case TS_OP_MUL:
+		if (!a || !b)
+			return 0;
+		return a > INT64_MAX / b ? 1 : a * b;
+	default:
+		return 1;
+	}
+}
+
+/* Whether "x" is "v" plus something independent of "v" that is a
+ * multiple of "w": over the "w" lanes of "v" it stays inside one aligned
+ * run of "w" integers. */
+static bool aligned_unit_stride(const ts_expr *x, const ts_axis *v,
+	int64_t w)
+{
+	if (x->kind == TS_EXPR_VAR)
+		return x->axis == v;
+	if (x->kind != TS_EXPR_BINARY ||
+	    (x->op != TS_OP_ADD && x->op != TS_OP_SUB))
+		return false;
+	if (aligned_unit_stride(x->a, v, w) && !depends(x->b, v))
+		return known_multiple(x->b) % w == 0;
+	return x->op == TS_OP_ADD && aligned_unit_stride(x->b, v, w) &&
+		!depends(x->a, v) && known_multiple(x->a) % w == 0;
+}
+
+/* Whether "x" is "X // B" or "X % B" ("op") with X an aligned unit
+ * stride in "v" over its "w" lanes and B a positive multiple of "w": the
+ * lanes then stay inside one block of B, so that the quotient is the
+ * same on every lane and the remainder steps by one (the index of a
+ * blocked layout, NCHW[x]c, read along its inner dimension). */
+static bool block_index(const ts_expr *x, const ts_axis *v, int64_t w,
+	ts_op op)
+{
+	return w > 0 && x->kind == TS_EXPR_BINARY && x->op == op &&
+		x->b->kind == TS_EXPR_INT && x->b->ival > 0 &&
+		x->b->ival % w == 0 && aligned_unit_stride(x->a, v, w);
+}
+
 /* Whether the access "idx" of a vector loop reads or writes W elements
  * next to each other. */
 static bool contiguous(emitter *e, int n, ts_expr *const *idx)
@@ -297,9 +357,11 @@ static bool contiguous(emitter *e, int n, ts_expr *const *idx)
 	if (!e->vaxis || n == 0)
 		return false;
 	for (int k = 0; k < n - 1; k++)
-		if (depends(idx[k], e->vaxis))
+		if (depends(idx[k], e->vaxis) && !block_index(idx[k],
+		    e->vaxis, e->width, TS_OP_FLOORDIV))
 			return false;
-	return unit_stride(idx[n - 1], e->vaxis);
+	return unit_stride(idx[n - 1], e->vaxis) || block_index(idx[n - 1],
+		e->vaxis, e->width, TS_OP_MOD);
 }
 
 /* Whether the body "s" of the vectorized loop over "v" can be emitted

@@ -9,6 +9,7 @@
 #include <gc.h>
 
 #include "tests/common.h"
+#include "support/support.h"
 
 static const char *matmul_src =
 	"input A: f32[130, 72]\n"
@@ -216,6 +217,42 @@ static void test_llvm_sched_gather_odd_width__matches_eval(void **state)
 	check_schedule(ctx, tr, t, "a transpose in vectors of 18");
 }
 
+/* A blocked layout read and written along its inner block in vectors
+ * that stay inside one block (an 8-lane vector of k over k // 16 and
+ * k % 16, as a convolution over NCHW16c weights vectorizes its output
+ * channels) is a plain vector load and store, not a gather; vectors that
+ * cross a block (12 lanes) or blocks of another size gather, and every
+ * case matches the interpreter. */
+static void test_llvm_sched_blocked_layout__vector_loads(void **state)
+{
+	ts_ctx *ctx = *state;
+	static const struct { int lanes, block; bool plain; } cases[] = {
+		{ 8, 16, true }, { 16, 16, true }, { 4, 16, true },
+		{ 12, 16, false }, { 8, 12, false },
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		int b = cases[c].block;
+		ts_dag *dag = parse(ctx, ts_asprintf("input W: f32[6, %d, %d]\n"
+			"output Y[i: 6, k: %d] = W[i, k // %d, k %% %d] * 2.0\n",
+			96 / b, b, 96, b, b));
+		ts_schedule *sch = ts_schedule_new(ctx, dag);
+		ts_compile_options co = ts_compile_options_default();
+		char *ir = NULL, what[64];
+		ok(ctx, ts_schedule_split(sch, "Y", "k", cases[c].lanes,
+			TS_TAIL_GUARD), "split");
+		ok(ctx, ts_schedule_vectorize(sch, "Y", "k.i"), "vectorize");
+		snprintf(what, sizeof(what), "%d lanes in blocks of %d",
+			cases[c].lanes, b);
+		check_schedule(ctx, dag, sch, what);
+		ok(ctx, ts_module_emit_llvm_ir(ctx, ts_lower(ctx, dag, sch), &co,
+			&ir), "emit");
+		if ((strstr(ir, "gather") == NULL) != cases[c].plain)
+			fail_msg("%s: %s", what, cases[c].plain ?
+				"gathered" : "loaded as one vector");
+	}
+}
+
 /* rfactor of a reduction whose stage is empty: its partial results are
  * an empty buffer, not an error or a stray write. */
 static void test_llvm_sched_rfactor_empty_stage__matches_eval(void **state)
@@ -301,6 +338,7 @@ int main(void)
 		TS_TEST(test_llvm_sched_rfactor_guarded_fused__matches_eval),
 		TS_TEST(test_llvm_sched_rfactor_empty_stage__matches_eval),
 		TS_TEST(test_llvm_sched_gather_odd_width__matches_eval),
+		TS_TEST(test_llvm_sched_blocked_layout__vector_loads),
 		TS_TEST(test_llvm_sched_f16_short_vector__matches_eval),
 		TS_TEST(test_llvm_sched_naive__examples_match_eval),
 		TS_TEST(test_llvm_sched_zero_extents__naive_and_static_match_eval),
