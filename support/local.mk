@@ -5,4 +5,4 @@ libtessel_la_SOURCES += \
 	support/ctx.c \
 	support/util.c \
 	support/paths.c
-tesselinclude_HEADERS += include/tessel/tessel.h
+tesselinclude_HEADERS += include/tessel/tessel.h include/tessel/ownership.h

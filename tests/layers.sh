@@ -16,7 +16,7 @@ layers="support dsl analysis target metatemplates backends search networks"
 # The folder that owns each public header.
 owner() {
 	case $1 in
-	version) echo support ;;
+	version|ownership) echo support ;;
 	dsl) echo dsl ;;
 	analysis) echo analysis ;;
 	target) echo target ;;

@@ -1,7 +1,10 @@
 # tests/: cmocka programs per module, and end-to-end scripts.
-EXTRA_DIST += tests/common.h tests/cmocka-tap.sh tests/layers.sh
+EXTRA_DIST += tests/common.h tests/cmocka-tap.sh tests/layers.sh \
+	tests/ownership.sh
 # The layering of the tree, over its #include lines.
 TESTS += tests/layers.sh
+# An ownership annotation on every pointer of the public API.
+TESTS += tests/ownership.sh
 include $(srcdir)/tests/dsl/core.mk
 include $(srcdir)/tests/dsl/parse.mk
 include $(srcdir)/tests/dsl/eval.mk

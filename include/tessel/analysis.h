@@ -77,8 +77,9 @@ typedef struct ts_footprint {
 
 /* Evaluate "fp" on the tile "origin", "size" (one entry per stage axis):
  * write the box origin and extent of each tensor dimension. */
-void ts_footprint_eval(const ts_footprint *fp, const int64_t *origin,
-	const int64_t *size, int64_t *lo, int64_t *extent);
+void ts_footprint_eval(__ts_keep const ts_footprint *fp,
+	__ts_keep const int64_t *origin, __ts_keep const int64_t *size,
+	__ts_keep int64_t *lo, __ts_keep int64_t *extent);
 
 /* Return the footprint of stage "s" on tensor "t": the hull of every
  * access of "s" to "t" (a tensor it reads, or its own output for the
@@ -94,16 +95,16 @@ void ts_footprint_eval(const ts_footprint *fp, const int64_t *origin,
  * consumer, the region of a producer P that must be computed is the
  * footprint of the consumer on P's output, evaluated on that tile
  * (ts_region_for_consumer). */
-ts_footprint *ts_stage_footprint(ts_ctx *ctx, const ts_stage *s,
-	const ts_tensor *t);
+__ts_gc ts_footprint *ts_stage_footprint(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_stage *s, __ts_keep const ts_tensor *t);
 
 /* The most values past the first that term "t" takes over tiles of
  * sizes "size" whose origins are multiples of "align" (one per stage
  * axis; 1: any origin): a floor division counts the quotients its
  * argument can span from any such origin, a remainder its whole
  * range. */
-int64_t ts_box_term_span(const ts_box_term *t, const int64_t *size,
-	const int64_t *align);
+int64_t ts_box_term_span(__ts_keep const ts_box_term *t,
+	__ts_keep const int64_t *size, __ts_keep const int64_t *align);
 
 /* Number of elements of the box of "fp" for tiles of sizes "size" (one
  * per stage axis); whole dimensions count their full extent, blocked
@@ -111,17 +112,19 @@ int64_t ts_box_term_span(const ts_box_term *t, const int64_t *size,
  * tile at a multiple of its sizes touches (ts_box_term_span), which is
  * what lowering allocates for it.  Plain arithmetic, no isl: cheap
  * enough for a search loop. */
-int64_t ts_footprint_volume(const ts_footprint *fp, const int64_t *size);
+int64_t ts_footprint_volume(__ts_keep const ts_footprint *fp,
+	__ts_keep const int64_t *size);
 /* The extent of that box along dimension "d" of the tensor. */
-int64_t ts_footprint_extent(const ts_footprint *fp, int d,
-	const int64_t *size);
+int64_t ts_footprint_extent(__ts_keep const ts_footprint *fp, int d,
+	__ts_keep const int64_t *size);
 
 /* The region of the producer "p" that a tile "origin", "size" of its
  * consumer "c" needs: the footprint of "c" on p's output, evaluated.
  * Returns TS_ERROR when "c" does not read "p". */
-ts_status ts_region_for_consumer(ts_ctx *ctx, const ts_stage *c,
-	const ts_stage *p, const int64_t *origin, const int64_t *size,
-	int64_t *lo, int64_t *extent);
+ts_status ts_region_for_consumer(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_stage *c, __ts_keep const ts_stage *p,
+	__ts_keep const int64_t *origin, __ts_keep const int64_t *size,
+	__ts_keep int64_t *lo, __ts_keep int64_t *extent);
 
 /* The four stage classes.  The rules, from isl facts only:
  *
@@ -167,8 +170,9 @@ typedef enum ts_class {
 	TS_CLASS_COUNT
 } ts_class;
 
-/* "direct", "simple_reduction", "complex_reduction", "location_tunable". */
-const char *ts_class_name(ts_class c);
+/* The name of "c", a static string: "direct", "simple_reduction",
+ * "complex_reduction", "location_tunable". */
+__ts_keep const char *ts_class_name(ts_class c);
 
 /* The stride of an axis in an access that is not affine in it. */
 #define TS_STRIDE_UNKNOWN INT64_MIN
@@ -262,24 +266,27 @@ typedef struct ts_dag_info {
 /* Analyse "s" alone: accesses, reuse, counts, class (never
  * TS_CLASS_LOCATION_TUNABLE, which needs the consumers).  NULL with an
  * error when isl cannot model it. */
-ts_stage_info *ts_analyze_stage(ts_ctx *ctx, const ts_stage *s);
+__ts_gc ts_stage_info *ts_analyze_stage(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_stage *s);
 
 /* Analyse every stage of "dag", check bounds, fill consumers, fusability,
  * inlinability and location-tunable stages.
  * Requires: a DAG.  Produces: one ts_stage_info per stage.
  * NULL with an error naming the stage and access when an access is out of
  * bounds. */
-ts_dag_info *ts_analyze_dag(ts_ctx *ctx, const ts_dag *dag);
+__ts_gc ts_dag_info *ts_analyze_dag(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag);
 
 /* Check that every access of "s" stays inside its tensor under its
  * guards; on failure the error names the stage, the access and a
  * sample instance.  A non-affine index is assumed in bounds. */
-ts_status ts_stage_check_bounds(ts_ctx *ctx, const ts_stage *s);
+ts_status ts_stage_check_bounds(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_stage *s);
 
 /* Whether the spatial iterations of "si" are too few to give every one of
  * "cores" parallel workers at least one: then the reduction must be
  * factored (rfactor) to fill the machine. */
-bool ts_stage_info_needs_rfactor(const ts_stage_info *si, int cores);
+bool ts_stage_info_needs_rfactor(__ts_keep const ts_stage_info *si, int cores);
 
 /* The traffic model of a stage: the footprints of every tensor it touches,
  * evaluated in closed form (no isl), so a search can rate thousands of
@@ -292,7 +299,8 @@ typedef struct ts_traffic {
 	size_t *elem_size;		/* bytes per element of each */
 } ts_traffic;
 
-ts_traffic *ts_traffic_new(ts_ctx *ctx, const ts_stage *s);
+__ts_gc ts_traffic *ts_traffic_new(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_stage *s);
 
 /* For the loop nest "loops" (outermost first) where loop l runs
  * "trip"[l] iterations of stage axis "axis"[l] (tiles nest: the product
@@ -301,8 +309,9 @@ ts_traffic *ts_traffic_new(ts_ctx *ctx, const ts_stage *s);
  * footprint of everything inside it), and in "reuse"[l] (may be NULL) the
  * ratio trip[l] * bytes[l] / (distinct bytes of the whole loop l): how
  * many times loop l re-touches what one of its iterations brings. */
-void ts_traffic_eval(const ts_traffic *tr, int nloops, const int *axis,
-	const int64_t *trip, int64_t *bytes, double *reuse);
+void ts_traffic_eval(__ts_keep const ts_traffic *tr, int nloops,
+	__ts_keep const int *axis, __ts_keep const int64_t *trip,
+	__ts_keep int64_t *bytes, __ts_keep __ts_null double *reuse);
 
 #ifdef __cplusplus
 }

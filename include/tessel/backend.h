@@ -55,19 +55,22 @@ ts_compile_options ts_compile_options_default(void);
 /* The defaults, compiling for the CPU target "t": its LLVM cpu and
  * features (not its triple: for running here, on a CPU that
  * ts_target_runs_on accepts); NULL or a GPU: this machine. */
-ts_compile_options ts_compile_options_for(const ts_target *t);
+ts_compile_options ts_compile_options_for(
+	__ts_keep __ts_null const ts_target *t);
 
 /* A compiled function, ready to run. */
 typedef struct ts_module ts_module;
 
 /* Compile "f" for the host with "opt" (NULL: defaults) through the JIT.
  * Return NULL with a message in "ctx" on failure. */
-ts_module *ts_module_compile(ts_ctx *ctx, const ts_func *f,
-	const ts_compile_options *opt);
+__ts_give ts_module *ts_module_compile(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_func *f,
+	__ts_keep __ts_null const ts_compile_options *opt);
 /* Run the module's function on "args": one array per argument of the
  * function (inputs, then outputs), each checked against the argument's
  * dtype and shape. */
-ts_status ts_module_run(ts_module *m, ts_array *const *args);
+ts_status ts_module_run(__ts_keep ts_module *m,
+	__ts_keep ts_array *const *args);
 
 /* Timings of repeated runs, in seconds. */
 typedef struct ts_timing {
@@ -82,51 +85,60 @@ typedef struct ts_timing {
 /* Call "run"("data") once to warm up, then repeatedly until the calls add
  * up to at least "min_total_s" seconds (at least 3 calls), timed by the
  * monotonic clock; fill "out".  A failing call stops it with TS_ERROR. */
-ts_status ts_time_calls(ts_status (*run)(void *data), void *data,
-	double min_total_s, ts_timing *out);
+ts_status ts_time_calls(__ts_keep ts_status (*run)(void *data),
+	__ts_keep __ts_null void *data, double min_total_s,
+	__ts_keep ts_timing *out);
 
 /* Run "m" once to warm up, then repeatedly until the runs add up to at
  * least "min_total_s" seconds (at least 3 runs); fill "out". */
-ts_status ts_module_time(ts_module *m, ts_array *const *args,
-	double min_total_s, ts_timing *out);
+ts_status ts_module_time(__ts_keep ts_module *m,
+	__ts_keep ts_array *const *args, double min_total_s,
+	__ts_keep ts_timing *out);
 /* Time the "n" modules "m", which take the same arguments "args",
  * interleaved: "rounds" rounds, in each of which every module in turn is
  * timed by ts_module_time for "min_round_s" seconds at least (A B A B
  * ...), so that a change of load hits them alike.  "median_s"[i]
  * receives the median of module i's round medians. */
-ts_status ts_module_time_interleaved(ts_module *const *m, int n,
-	ts_array *const *args, int rounds, double min_round_s,
-	double *median_s);
+ts_status ts_module_time_interleaved(__ts_keep ts_module *const *m, int n,
+	__ts_keep ts_array *const *args, int rounds, double min_round_s,
+	__ts_keep double *median_s);
 /* Set the number of threads of the module's parallel loops (0: the
  * OpenMP default). */
-void ts_module_set_threads(ts_module *m, int threads);
-/* The address of the compiled function. */
-void *ts_module_address(ts_module *m);
-const ts_func *ts_module_func(ts_module *m);
-void ts_module_free(ts_module *m);
+void ts_module_set_threads(__ts_keep ts_module *m, int threads);
+/* The address of the compiled function, valid until "m" is released
+ * (ts_module_free, or with its context). */
+__ts_keep void *ts_module_address(__ts_keep ts_module *m);
+/* The function "m" was compiled from. */
+__ts_gc const ts_func *ts_module_func(__ts_keep ts_module *m);
+void ts_module_free(__ts_take __ts_null ts_module *m);
 
 /* Write the optimised LLVM IR (or the target's assembly) of "f" compiled
  * with "opt" into "*out" (GC-allocated text).  For reading, not for
  * running. */
-ts_status ts_module_emit_llvm_ir(ts_ctx *ctx, const ts_func *f,
-	const ts_compile_options *opt, char **out);
-ts_status ts_module_emit_asm(ts_ctx *ctx, const ts_func *f,
-	const ts_compile_options *opt, char **out);
+ts_status ts_module_emit_llvm_ir(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_func *f,
+	__ts_keep __ts_null const ts_compile_options *opt,
+	__ts_keep char **out);
+ts_status ts_module_emit_asm(__ts_keep ts_ctx *ctx, __ts_keep const ts_func *f,
+	__ts_keep __ts_null const ts_compile_options *opt,
+	__ts_keep char **out);
 
 /* Ahead-of-time: write "dir"/<name>.o and "dir"/<name>.h, and when the
  * target is the host's architecture also "dir"/lib<name>.so, linked with
  * $CC (or cc).  For another architecture the object is written and a
  * warning says that the shared library needs a cross linker.  <name> is
  * f->name made a C identifier. */
-ts_status ts_build_aot(ts_ctx *ctx, const ts_func *f, const char *dir,
-	const ts_compile_options *opt);
+ts_status ts_build_aot(__ts_keep ts_ctx *ctx, __ts_keep const ts_func *f,
+	__ts_keep const char *dir,
+	__ts_keep __ts_null const ts_compile_options *opt);
 /* The C identifier used for "f" as symbol and file name. */
-const char *ts_func_symbol(const ts_func *f);
+__ts_gc const char *ts_func_symbol(__ts_keep const ts_func *f);
 
 /* The runtime.  "fn"("i", "closure") runs once for each i in [0, "n"),
  * spread over the threads (static schedule). */
 typedef void (*ts_parallel_body)(int64_t i, void *closure);
-void ts_runtime_parallel_for(int64_t n, ts_parallel_body fn, void *closure);
+void ts_runtime_parallel_for(int64_t n, __ts_keep ts_parallel_body fn,
+	__ts_keep __ts_null void *closure);
 /* Set the number of threads of later parallel loops started from the
  * calling thread (OpenMP's per-thread setting; 0 keeps it). */
 void ts_runtime_set_threads(int threads);

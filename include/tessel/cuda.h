@@ -32,67 +32,76 @@ typedef struct ts_cuda_kernel ts_cuda_kernel;
 /* A device address. */
 typedef uint64_t ts_cuda_ptr;
 
-/* Compile the CUDA C source "src" (named "name" in messages) for "arch"
- * ("sm_90") to PTX, or to a cubin when "cubin" is set.  On success "*out"
- * holds the GC-allocated image (PTX is NUL-terminated) and "*out_size" its
- * size in bytes; on failure the context's error holds NVRTC's log, whose
- * lines keep the source line numbers. */
-ts_status ts_nvrtc_compile(ts_ctx *ctx, const char *src, const char *name,
-	const char *arch, bool cubin, char **out, size_t *out_size);
+/* Compile the CUDA C source "src" (named "name" in messages; NULL:
+ * "kernel.cu") for "arch" ("sm_90") to PTX, or to a cubin when "cubin" is
+ * set.  On success "*out" holds the GC-allocated image (PTX is
+ * NUL-terminated) and "*out_size" its size in bytes; on failure the
+ * context's error holds NVRTC's log, whose lines keep the source line
+ * numbers. */
+ts_status ts_nvrtc_compile(__ts_keep ts_ctx *ctx, __ts_keep const char *src,
+	__ts_keep __ts_null const char *name, __ts_keep const char *arch,
+	bool cubin, __ts_keep char **out, __ts_keep size_t *out_size);
 /* Whether this NVRTC can compile for "arch" ("sm_70"); if not, the
  * context's error says which architectures it supports. */
-bool ts_nvrtc_supports(ts_ctx *ctx, const char *arch);
+bool ts_nvrtc_supports(__ts_keep ts_ctx *ctx, __ts_keep const char *arch);
 /* The NVRTC version. */
-ts_status ts_nvrtc_version(ts_ctx *ctx, int *major, int *minor);
+ts_status ts_nvrtc_version(__ts_keep ts_ctx *ctx, __ts_keep int *major,
+	__ts_keep int *minor);
 
 /* Whether a CUDA driver and at least one device are usable; if not, the
  * context's error says why. */
-bool ts_cuda_available(ts_ctx *ctx);
+bool ts_cuda_available(__ts_keep ts_ctx *ctx);
 
 /* The CUDA C type that holds an element of dtype "t" in memory
- * ("__half" for f16, "unsigned char" for bool). */
-const char *ts_cuda_mem_type(ts_dtype t);
+ * ("__half" for f16, "unsigned char" for bool), a static string. */
+__ts_keep const char *ts_cuda_mem_type(ts_dtype t);
 /* The number of devices, or -1 with an error. */
-int ts_cuda_device_count(ts_ctx *ctx);
+int ts_cuda_device_count(__ts_keep ts_ctx *ctx);
 /* Describe "device" from its attributes (peaks derived from the clock and
  * the units per SM of its compute capability, 0 when unknown). */
-ts_target *ts_cuda_device_target(ts_ctx *ctx, int device);
+__ts_gc ts_target *ts_cuda_device_target(__ts_keep ts_ctx *ctx, int device);
 
 /* Make "device" the one this context works on, retaining its primary
  * context; release it with ts_cuda_context_destroy. */
-ts_status ts_cuda_context_create(ts_ctx *ctx, int device);
-void ts_cuda_context_destroy(ts_ctx *ctx);
+ts_status ts_cuda_context_create(__ts_keep ts_ctx *ctx, int device);
+void ts_cuda_context_destroy(__ts_keep ts_ctx *ctx);
 
 /* Load the PTX or cubin "image" of "size" bytes; unload it with
  * ts_cuda_module_unload. */
-ts_cuda_module *ts_cuda_module_load(ts_ctx *ctx, const void *image,
-	size_t size);
-void ts_cuda_module_unload(ts_ctx *ctx, ts_cuda_module *m);
-/* The kernel "name" (extern "C") of "m". */
-ts_cuda_kernel *ts_cuda_module_kernel(ts_ctx *ctx, ts_cuda_module *m,
-	const char *name);
+__ts_give ts_cuda_module *ts_cuda_module_load(__ts_keep ts_ctx *ctx,
+	__ts_keep const void *image, size_t size);
+void ts_cuda_module_unload(__ts_keep ts_ctx *ctx,
+	__ts_take __ts_null ts_cuda_module *m);
+/* The kernel "name" (extern "C") of "m", usable while "m" stays
+ * loaded. */
+__ts_gc ts_cuda_kernel *ts_cuda_module_kernel(__ts_keep ts_ctx *ctx,
+	__ts_keep ts_cuda_module *m, __ts_keep const char *name);
 
-/* Device buffers. */
-ts_status ts_cuda_alloc(ts_ctx *ctx, size_t bytes, ts_cuda_ptr *out);
-ts_status ts_cuda_free(ts_ctx *ctx, ts_cuda_ptr p);
-ts_status ts_cuda_copy_in(ts_ctx *ctx, ts_cuda_ptr dst, const void *src,
-	size_t bytes);
-ts_status ts_cuda_copy_out(ts_ctx *ctx, void *dst, ts_cuda_ptr src,
-	size_t bytes);
+/* Device buffers.  ts_cuda_alloc stores in "*out" device memory that the
+ * caller frees with ts_cuda_free. */
+ts_status ts_cuda_alloc(__ts_keep ts_ctx *ctx, size_t bytes,
+	__ts_keep ts_cuda_ptr *out);
+ts_status ts_cuda_free(__ts_keep ts_ctx *ctx, ts_cuda_ptr p);
+ts_status ts_cuda_copy_in(__ts_keep ts_ctx *ctx, ts_cuda_ptr dst,
+	__ts_keep const void *src, size_t bytes);
+ts_status ts_cuda_copy_out(__ts_keep ts_ctx *ctx, __ts_keep void *dst,
+	ts_cuda_ptr src, size_t bytes);
 
 /* Launch "k" on "grid" x "block" threads with "shared_bytes" of dynamic
  * shared memory (above 48 KiB the kernel is opted in first) and the
  * kernel arguments "args" (pointers to each argument, as cuLaunchKernel
  * takes them).  The launch is asynchronous. */
-ts_status ts_cuda_launch(ts_ctx *ctx, const ts_cuda_kernel *k,
-	const unsigned grid[3], const unsigned block[3], unsigned shared_bytes,
-	void **args);
-ts_status ts_cuda_synchronize(ts_ctx *ctx);
+ts_status ts_cuda_launch(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_cuda_kernel *k, __ts_keep const unsigned grid[3],
+	__ts_keep const unsigned block[3], unsigned shared_bytes,
+	__ts_keep void **args);
+ts_status ts_cuda_synchronize(__ts_keep ts_ctx *ctx);
 /* Launch "k" "runs" times between two CUDA events and store the mean
  * time of one run in milliseconds in "*ms". */
-ts_status ts_cuda_time(ts_ctx *ctx, const ts_cuda_kernel *k,
-	const unsigned grid[3], const unsigned block[3], unsigned shared_bytes,
-	void **args, int runs, double *ms);
+ts_status ts_cuda_time(__ts_keep ts_ctx *ctx, __ts_keep const ts_cuda_kernel *k,
+	__ts_keep const unsigned grid[3], __ts_keep const unsigned block[3],
+	unsigned shared_bytes, __ts_keep void **args, int runs,
+	__ts_keep double *ms);
 
 
 /* CUDA C from the loop IR.
@@ -164,25 +173,28 @@ typedef struct ts_cuda_program {
  * (a store outside a loop bound to a block index that the kernel uses, a
  * barrier under a condition on the thread index, too much shared
  * memory, ...). */
-ts_cuda_program *ts_cuda_emit(ts_ctx *ctx, const ts_func *f,
-	const ts_cuda_options *opts);
+__ts_gc ts_cuda_program *ts_cuda_emit(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_func *f,
+	__ts_keep __ts_null const ts_cuda_options *opts);
 /* Compile "p" with NVRTC for "arch" to PTX or a cubin. */
-ts_status ts_cuda_program_compile(ts_ctx *ctx, ts_cuda_program *p,
-	const char *arch, bool cubin);
+ts_status ts_cuda_program_compile(__ts_keep ts_ctx *ctx,
+	__ts_keep ts_cuda_program *p, __ts_keep const char *arch, bool cubin);
 /* Run "p" on the device: "args" follow the function's arguments (inputs
  * then outputs, host arrays); outputs are copied back.  Compiles for the
  * device's architecture when "p" holds no cubin for it. */
-ts_status ts_cuda_program_run(ts_ctx *ctx, ts_cuda_program *p,
-	ts_array *const *args);
+ts_status ts_cuda_program_run(__ts_keep ts_ctx *ctx,
+	__ts_keep ts_cuda_program *p, __ts_keep ts_array *const *args);
 /* Run "p" "runs" times after one warm-up run and store the mean time of
  * one run (every kernel) in milliseconds, from CUDA events. */
-ts_status ts_cuda_program_time(ts_ctx *ctx, ts_cuda_program *p,
-	ts_array *const *args, int runs, double *ms);
+ts_status ts_cuda_program_time(__ts_keep ts_ctx *ctx,
+	__ts_keep ts_cuda_program *p, __ts_keep ts_array *const *args, int runs,
+	__ts_keep double *ms);
 /* A C header describing "p" for a host program: kernel names, launch
- * dimensions, shared memory and the buffer order (GC-allocated). */
-char *ts_cuda_program_header(const ts_cuda_program *p);
+ * dimensions, shared memory and the buffer order. */
+__ts_gc char *ts_cuda_program_header(__ts_keep const ts_cuda_program *p);
 /* Print the launch description of "p", one kernel a line. */
-void ts_cuda_program_print(FILE *out, const ts_cuda_program *p);
+void ts_cuda_program_print(__ts_keep FILE *out,
+	__ts_keep const ts_cuda_program *p);
 
 #ifdef __cplusplus
 }

@@ -6,8 +6,7 @@
  * reducers (sum, max, min, prod) inside the body.  The DAG collects the
  * stages reachable from the outputs in topological order.
  *
- * Every object is owned by a context and allocated with the garbage
- * collector: callers never free expressions, tensors, stages or DAGs.
+ * Who owns what is written on each declaration (<tessel/ownership.h>).
  * Constructors return NULL on bad input and leave a message in the context;
  * passing a NULL argument to a constructor returns NULL without a new
  * message, so a chain of constructors can be checked once at its end.
@@ -19,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include <tessel/ownership.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,35 +54,40 @@ typedef enum ts_dtype {
 	TS_DTYPE_COUNT
 } ts_dtype;
 
-/* The version of the library linked in, which a program compiled
- * against another header can compare with TESSEL_VERSION. */
-const char *ts_version(void);
+/* The version of the library linked in (a static string), which a
+ * program compiled against another header can compare with
+ * TESSEL_VERSION. */
+__ts_keep const char *ts_version(void);
 
 /* Contexts.  All state lives here: errors, the random seed, and the
- * lazily created isl context of the analysis. */
-ts_ctx *ts_ctx_alloc(void);
-void ts_ctx_free(ts_ctx *ctx);
+ * lazily created isl context of the analysis.  Free a context with
+ * ts_ctx_free. */
+__ts_give ts_ctx *ts_ctx_alloc(void);
+void ts_ctx_free(__ts_take __ts_null ts_ctx *ctx);
 /* Return the message of the last error in "ctx", or NULL. */
-const char *ts_ctx_error(ts_ctx *ctx);
-void ts_ctx_clear_error(ts_ctx *ctx);
+__ts_gc __ts_null const char *ts_ctx_error(__ts_keep ts_ctx *ctx);
+void ts_ctx_clear_error(__ts_keep ts_ctx *ctx);
 /* Record a formatted error message in "ctx"; always returns TS_ERROR. */
-ts_status ts_ctx_set_error(ts_ctx *ctx, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+ts_status ts_ctx_set_error(__ts_keep ts_ctx *ctx, __ts_keep const char *fmt,
+	...) __attribute__((format(printf, 2, 3)));
 /* Append a warning to "ctx" (warnings accumulate until cleared). */
-void ts_ctx_warn(ts_ctx *ctx, const char *fmt, ...)
+void ts_ctx_warn(__ts_keep ts_ctx *ctx, __ts_keep const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-const char *ts_ctx_warnings(ts_ctx *ctx);
-void ts_ctx_clear_warnings(ts_ctx *ctx);
-void ts_ctx_set_seed(ts_ctx *ctx, uint64_t seed);
-uint64_t ts_ctx_get_seed(ts_ctx *ctx);
+/* The warnings of "ctx", one a line, or NULL when there is none. */
+__ts_gc __ts_null const char *ts_ctx_warnings(__ts_keep ts_ctx *ctx);
+void ts_ctx_clear_warnings(__ts_keep ts_ctx *ctx);
+void ts_ctx_set_seed(__ts_keep ts_ctx *ctx, uint64_t seed);
+uint64_t ts_ctx_get_seed(__ts_keep ts_ctx *ctx);
 /* Next value of the context's random stream (seeded by ts_ctx_set_seed). */
-uint64_t ts_ctx_random(ts_ctx *ctx);
+uint64_t ts_ctx_random(__ts_keep ts_ctx *ctx);
 /* A uniform integer in [0, n) from the context's stream. */
-uint64_t ts_ctx_random_below(ts_ctx *ctx, uint64_t n);
+uint64_t ts_ctx_random_below(__ts_keep ts_ctx *ctx, uint64_t n);
 
-const char *ts_dtype_name(ts_dtype t);
+/* The name of "t" ("f32"), a static string. */
+__ts_keep const char *ts_dtype_name(ts_dtype t);
 /* Parse "f32", "i8", ...; return TS_ERROR (no message) when unknown. */
-ts_status ts_dtype_from_name(const char *name, ts_dtype *out);
+ts_status ts_dtype_from_name(__ts_keep const char *name,
+	__ts_keep ts_dtype *out);
 size_t ts_dtype_size(ts_dtype t);
 bool ts_dtype_is_float(ts_dtype t);
 bool ts_dtype_is_int(ts_dtype t);	/* integer types, bool excluded */
@@ -96,8 +102,10 @@ struct ts_axis {
 	int id;			/* unique in the context */
 };
 
-ts_axis *ts_axis_new(ts_ctx *ctx, const char *name, int64_t extent);
-ts_axis *ts_reduce_axis(ts_ctx *ctx, const char *name, int64_t extent);
+__ts_gc ts_axis *ts_axis_new(__ts_keep ts_ctx *ctx, __ts_keep const char *name,
+	int64_t extent);
+__ts_gc ts_axis *ts_reduce_axis(__ts_keep ts_ctx *ctx,
+	__ts_keep const char *name, int64_t extent);
 
 typedef enum ts_expr_kind {
 	TS_EXPR_INT,		/* integer constant: ival */
@@ -175,56 +183,76 @@ struct ts_expr {
 
 /* Constants.  ts_int and ts_float are untyped literals that take the type
  * of the operand they meet (defaulting to i32 and f32); ts_const is typed. */
-ts_expr *ts_int(ts_ctx *ctx, int64_t v);
-ts_expr *ts_float(ts_ctx *ctx, double v);
-ts_expr *ts_const(ts_ctx *ctx, ts_dtype t, double v);
-ts_expr *ts_var(ts_ctx *ctx, ts_axis *axis);
+__ts_gc ts_expr *ts_int(__ts_keep ts_ctx *ctx, int64_t v);
+__ts_gc ts_expr *ts_float(__ts_keep ts_ctx *ctx, double v);
+__ts_gc ts_expr *ts_const(__ts_keep ts_ctx *ctx, ts_dtype t, double v);
+__ts_gc ts_expr *ts_var(__ts_keep ts_ctx *ctx, __ts_keep ts_axis *axis);
 /* Load "t" at "n" indices (integer expressions). */
-ts_expr *ts_load(ts_ctx *ctx, ts_tensor *t, int n, ts_expr *const *idx);
-ts_expr *ts_unary(ts_ctx *ctx, ts_op op, ts_expr *a);
-ts_expr *ts_binary(ts_ctx *ctx, ts_op op, ts_expr *a, ts_expr *b);
-ts_expr *ts_select(ts_ctx *ctx, ts_expr *cond, ts_expr *a, ts_expr *b);
-ts_expr *ts_cast(ts_ctx *ctx, ts_dtype t, ts_expr *a);
+__ts_gc ts_expr *ts_load(__ts_keep ts_ctx *ctx, __ts_keep ts_tensor *t, int n,
+	__ts_keep ts_expr *const *idx);
+__ts_gc ts_expr *ts_unary(__ts_keep ts_ctx *ctx, ts_op op,
+	__ts_keep ts_expr *a);
+__ts_gc ts_expr *ts_binary(__ts_keep ts_ctx *ctx, ts_op op,
+	__ts_keep ts_expr *a, __ts_keep ts_expr *b);
+__ts_gc ts_expr *ts_select(__ts_keep ts_ctx *ctx, __ts_keep ts_expr *cond,
+	__ts_keep ts_expr *a, __ts_keep ts_expr *b);
+__ts_gc ts_expr *ts_cast(__ts_keep ts_ctx *ctx, ts_dtype t,
+	__ts_keep ts_expr *a);
 /* "reducer" of "body" over the "n" reduction axes "axes". */
-ts_expr *ts_reduce(ts_ctx *ctx, ts_reducer reducer, int n,
-	ts_axis *const *axes, ts_expr *body);
+__ts_gc ts_expr *ts_reduce(__ts_keep ts_ctx *ctx, ts_reducer reducer, int n,
+	__ts_keep ts_axis *const *axes, __ts_keep ts_expr *body);
 
 /* Shorthands. */
-ts_expr *ts_add(ts_ctx *ctx, ts_expr *a, ts_expr *b);
-ts_expr *ts_sub(ts_ctx *ctx, ts_expr *a, ts_expr *b);
-ts_expr *ts_mul(ts_ctx *ctx, ts_expr *a, ts_expr *b);
-ts_expr *ts_div(ts_ctx *ctx, ts_expr *a, ts_expr *b);
-ts_expr *ts_floordiv(ts_ctx *ctx, ts_expr *a, ts_expr *b);
-ts_expr *ts_mod(ts_ctx *ctx, ts_expr *a, ts_expr *b);
-ts_expr *ts_min(ts_ctx *ctx, ts_expr *a, ts_expr *b);
-ts_expr *ts_max(ts_ctx *ctx, ts_expr *a, ts_expr *b);
-ts_expr *ts_clamp(ts_ctx *ctx, ts_expr *x, ts_expr *lo, ts_expr *hi);
-ts_expr *ts_sum(ts_ctx *ctx, int n, ts_axis *const *axes, ts_expr *body);
-ts_expr *ts_rmax(ts_ctx *ctx, int n, ts_axis *const *axes, ts_expr *body);
-ts_expr *ts_rmin(ts_ctx *ctx, int n, ts_axis *const *axes, ts_expr *body);
-ts_expr *ts_rprod(ts_ctx *ctx, int n, ts_axis *const *axes, ts_expr *body);
+__ts_gc ts_expr *ts_add(__ts_keep ts_ctx *ctx, __ts_keep ts_expr *a,
+	__ts_keep ts_expr *b);
+__ts_gc ts_expr *ts_sub(__ts_keep ts_ctx *ctx, __ts_keep ts_expr *a,
+	__ts_keep ts_expr *b);
+__ts_gc ts_expr *ts_mul(__ts_keep ts_ctx *ctx, __ts_keep ts_expr *a,
+	__ts_keep ts_expr *b);
+__ts_gc ts_expr *ts_div(__ts_keep ts_ctx *ctx, __ts_keep ts_expr *a,
+	__ts_keep ts_expr *b);
+__ts_gc ts_expr *ts_floordiv(__ts_keep ts_ctx *ctx, __ts_keep ts_expr *a,
+	__ts_keep ts_expr *b);
+__ts_gc ts_expr *ts_mod(__ts_keep ts_ctx *ctx, __ts_keep ts_expr *a,
+	__ts_keep ts_expr *b);
+__ts_gc ts_expr *ts_min(__ts_keep ts_ctx *ctx, __ts_keep ts_expr *a,
+	__ts_keep ts_expr *b);
+__ts_gc ts_expr *ts_max(__ts_keep ts_ctx *ctx, __ts_keep ts_expr *a,
+	__ts_keep ts_expr *b);
+__ts_gc ts_expr *ts_clamp(__ts_keep ts_ctx *ctx, __ts_keep ts_expr *x,
+	__ts_keep ts_expr *lo, __ts_keep ts_expr *hi);
+__ts_gc ts_expr *ts_sum(__ts_keep ts_ctx *ctx, int n,
+	__ts_keep ts_axis *const *axes, __ts_keep ts_expr *body);
+__ts_gc ts_expr *ts_rmax(__ts_keep ts_ctx *ctx, int n,
+	__ts_keep ts_axis *const *axes, __ts_keep ts_expr *body);
+__ts_gc ts_expr *ts_rmin(__ts_keep ts_ctx *ctx, int n,
+	__ts_keep ts_axis *const *axes, __ts_keep ts_expr *body);
+__ts_gc ts_expr *ts_rprod(__ts_keep ts_ctx *ctx, int n,
+	__ts_keep ts_axis *const *axes, __ts_keep ts_expr *body);
 /* Load with indices given as variadic ts_expr pointers. */
-ts_expr *ts_at(ts_ctx *ctx, ts_tensor *t, int n, ...);
+__ts_gc ts_expr *ts_at(__ts_keep ts_ctx *ctx, __ts_keep ts_tensor *t, int n,
+	...);
 
 /* Whether "e" contains a reduction (at its root or inside). */
-bool ts_expr_has_reduce(const ts_expr *e);
+bool ts_expr_has_reduce(__ts_keep const ts_expr *e);
 /* An integer interval [lo, hi]. */
 typedef struct ts_range {
 	int64_t lo, hi;
 } ts_range;
 /* Compute in "r" the range of the integer expression "e" when every axis
  * it reads ranges over [0, extent); false when it cannot be bounded. */
-bool ts_expr_range(const ts_expr *e, ts_range *r);
+bool ts_expr_range(__ts_keep const ts_expr *e, __ts_keep ts_range *r);
 /* Whether "e" can be evaluated everywhere on the box of its axes: every
  * load provably in bounds, no integer division by a value that may be
  * zero. */
-bool ts_expr_safe_everywhere(const ts_expr *e);
+bool ts_expr_safe_everywhere(__ts_keep const ts_expr *e);
 /* Whether "a" and "b" are the same expression, node by node (reductions
  * are never equal). */
-bool ts_expr_equal(const ts_expr *a, const ts_expr *b);
+bool ts_expr_equal(__ts_keep const ts_expr *a, __ts_keep const ts_expr *b);
 
-const char *ts_op_name(ts_op op);
-const char *ts_reducer_name(ts_reducer r);
+/* The names of "op" and "r", static strings. */
+__ts_keep const char *ts_op_name(ts_op op);
+__ts_keep const char *ts_reducer_name(ts_reducer r);
 bool ts_op_is_unary(ts_op op);
 bool ts_op_is_comparison(ts_op op);
 
@@ -243,16 +271,18 @@ struct ts_tensor {
 	bool weight;
 };
 
-ts_tensor *ts_placeholder(ts_ctx *ctx, const char *name, ts_dtype t,
-	int ndim, const int64_t *shape);
+__ts_gc ts_tensor *ts_placeholder(__ts_keep ts_ctx *ctx,
+	__ts_keep const char *name, ts_dtype t, int ndim,
+	__ts_keep const int64_t *shape);
 /* Declare the stage "name" whose output has one dimension per axis in
  * "axes" (spatial axes, outermost first) and whose value is "body".  The
  * output's dtype is the body's; ts_compute_typed casts to "t" instead. */
-ts_tensor *ts_compute(ts_ctx *ctx, const char *name, int ndim,
-	ts_axis *const *axes, ts_expr *body);
-ts_tensor *ts_compute_typed(ts_ctx *ctx, const char *name, ts_dtype t,
-	int ndim, ts_axis *const *axes, ts_expr *body);
-int64_t ts_tensor_size(const ts_tensor *t);	/* number of elements */
+__ts_gc ts_tensor *ts_compute(__ts_keep ts_ctx *ctx, __ts_keep const char *name,
+	int ndim, __ts_keep ts_axis *const *axes, __ts_keep ts_expr *body);
+__ts_gc ts_tensor *ts_compute_typed(__ts_keep ts_ctx *ctx,
+	__ts_keep const char *name, ts_dtype t, int ndim,
+	__ts_keep ts_axis *const *axes, __ts_keep ts_expr *body);
+int64_t ts_tensor_size(__ts_keep const ts_tensor *t);	/* number of elements */
 
 /* A compute stage. */
 struct ts_stage {
@@ -286,34 +316,44 @@ struct ts_dag {
 /* Build the DAG that computes "outputs".  "inputs" lists the placeholders
  * in argument order; when "ninputs" is 0 they are collected in order of
  * creation.  Every placeholder reached must be listed. */
-ts_dag *ts_dag_new(ts_ctx *ctx, int ninputs, ts_tensor *const *inputs,
-	int noutputs, ts_tensor *const *outputs);
+__ts_gc ts_dag *ts_dag_new(__ts_keep ts_ctx *ctx, int ninputs,
+	__ts_keep ts_tensor *const *inputs, int noutputs,
+	__ts_keep ts_tensor *const *outputs);
 /* Index of "s" in the topological order of "dag", or -1. */
 /* The axis of "s" at position "pos", spatial axes first, then reduction
  * axes (0 <= pos < s->ndim + s->nraxes). */
-const ts_axis *ts_stage_axis(const ts_stage *s, int pos);
+__ts_gc const ts_axis *ts_stage_axis(__ts_keep const ts_stage *s, int pos);
 /* The position of "axis" among the axes of "s" in that order, or -1. */
-int ts_axis_pos(const ts_stage *s, const ts_axis *axis);
-int ts_dag_stage_index(const ts_dag *dag, const ts_stage *s);
-ts_stage *ts_dag_find_stage(const ts_dag *dag, const char *name);
-ts_tensor *ts_dag_find_tensor(const ts_dag *dag, const char *name);
-bool ts_dag_is_output(const ts_dag *dag, const ts_tensor *t);
+int ts_axis_pos(__ts_keep const ts_stage *s, __ts_keep const ts_axis *axis);
+int ts_dag_stage_index(__ts_keep const ts_dag *dag,
+	__ts_keep const ts_stage *s);
+/* The stage, or the tensor, called "name" in "dag", or NULL. */
+__ts_gc __ts_null ts_stage *ts_dag_find_stage(__ts_keep const ts_dag *dag,
+	__ts_keep const char *name);
+__ts_gc __ts_null ts_tensor *ts_dag_find_tensor(__ts_keep const ts_dag *dag,
+	__ts_keep const char *name);
+bool ts_dag_is_output(__ts_keep const ts_dag *dag,
+	__ts_keep const ts_tensor *t);
 
 /* Printing, in the .tsl syntax. */
-void ts_expr_print(FILE *out, const ts_expr *e);
-char *ts_expr_to_string(const ts_expr *e);	/* GC-allocated */
-void ts_stage_print(FILE *out, const ts_stage *s, bool is_output);
-void ts_dag_print(FILE *out, const ts_dag *dag);
+void ts_expr_print(__ts_keep FILE *out, __ts_keep const ts_expr *e);
+__ts_gc char *ts_expr_to_string(__ts_keep const ts_expr *e);
+void ts_stage_print(__ts_keep FILE *out, __ts_keep const ts_stage *s,
+	bool is_output);
+void ts_dag_print(__ts_keep FILE *out, __ts_keep const ts_dag *dag);
 /* Print "dag" with tensors and axes renamed by position, so that two
  * declarations equal up to renaming print the same text. */
-char *ts_dag_canonical_string(const ts_dag *dag);
+__ts_gc char *ts_dag_canonical_string(__ts_keep const ts_dag *dag);
 /* A 64-bit FNV-1a hash of the canonical string, as 16 hex digits. */
-const char *ts_dag_hash(const ts_dag *dag);
+__ts_gc const char *ts_dag_hash(__ts_keep const ts_dag *dag);
 
 /* The text front end (.tsl).  Errors carry file:line:col, the source line
- * and a caret. */
-ts_dag *ts_parse_file(ts_ctx *ctx, const char *path);
-ts_dag *ts_parse_string(ts_ctx *ctx, const char *filename, const char *src);
+ * and a caret; ts_parse_string names its text "filename" there (NULL:
+ * "<string>"). */
+__ts_gc ts_dag *ts_parse_file(__ts_keep ts_ctx *ctx,
+	__ts_keep const char *path);
+__ts_gc ts_dag *ts_parse_string(__ts_keep ts_ctx *ctx,
+	__ts_keep __ts_null const char *filename, __ts_keep const char *src);
 
 /* Dense host arrays in C order, used for inputs, outputs and .npy files. */
 struct ts_array {
@@ -324,45 +364,55 @@ struct ts_array {
 	void *data;		/* 64-byte aligned */
 };
 
-ts_array *ts_array_alloc(ts_ctx *ctx, ts_dtype t, int ndim,
-	const int64_t *shape);
-ts_array *ts_array_for_tensor(ts_ctx *ctx, const ts_tensor *t);
+__ts_gc ts_array *ts_array_alloc(__ts_keep ts_ctx *ctx, ts_dtype t, int ndim,
+	__ts_keep const int64_t *shape);
+__ts_gc ts_array *ts_array_for_tensor(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_tensor *t);
 /* Element "i" (flat index) as a double, and store "v" rounded to the dtype. */
-double ts_array_get(const ts_array *a, int64_t i);
-void ts_array_set(ts_array *a, int64_t i, double v);
+double ts_array_get(__ts_keep const ts_array *a, int64_t i);
+void ts_array_set(__ts_keep ts_array *a, int64_t i, double v);
 /* Fill "a" with reproducible values from "seed": floats uniform in
  * [-1, 1), integers in [-8, 8) (unsigned: [0, 16)), bools 0/1. */
-void ts_array_fill_random(ts_array *a, uint64_t seed);
+void ts_array_fill_random(__ts_keep ts_array *a, uint64_t seed);
 /* Fill with integers uniform in [lo, hi). */
-void ts_array_fill_range(ts_array *a, uint64_t seed, int64_t lo, int64_t hi);
-/* Largest absolute and relative difference between "a" and "b". */
-ts_status ts_array_compare(ts_ctx *ctx, const ts_array *a, const ts_array *b,
-	double *max_abs, double *max_rel);
-/* Whether "got" matches "want" within the tolerance of its dtype. */
-bool ts_array_close(const ts_array *got, const ts_array *want,
-	double *max_abs_err);
+void ts_array_fill_range(__ts_keep ts_array *a, uint64_t seed, int64_t lo,
+	int64_t hi);
+/* Largest absolute and relative difference between "a" and "b" (either
+ * pointer may be NULL when that one is not wanted). */
+ts_status ts_array_compare(__ts_keep ts_ctx *ctx, __ts_keep const ts_array *a,
+	__ts_keep const ts_array *b, __ts_keep __ts_null double *max_abs,
+	__ts_keep __ts_null double *max_rel);
+/* Whether "got" matches "want" within the tolerance of its dtype; the
+ * largest absolute difference goes to "*max_abs_err" when it is not
+ * NULL. */
+bool ts_array_close(__ts_keep const ts_array *got,
+	__ts_keep const ts_array *want,
+	__ts_keep __ts_null double *max_abs_err);
 
 /* Check that the arrays of every input and stage of "dag", all at once,
  * fit in the memory of this machine: what the interpreter or a run needs
  * at most.  TS_ERROR with a message naming the largest tensor if not. */
-ts_status ts_dag_check_memory(ts_ctx *ctx, const ts_dag *dag);
+ts_status ts_dag_check_memory(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag);
 
 /* NumPy .npy files, format 1.0, little endian, C order. */
-ts_array *ts_npy_read(ts_ctx *ctx, const char *path);
-ts_status ts_npy_write(ts_ctx *ctx, const char *path, const ts_array *a);
+__ts_gc ts_array *ts_npy_read(__ts_keep ts_ctx *ctx,
+	__ts_keep const char *path);
+ts_status ts_npy_write(__ts_keep ts_ctx *ctx, __ts_keep const char *path,
+	__ts_keep const ts_array *a);
 
 /* Generate inputs for "dag" from "seed": each input gets values suited to
  * how it is used (a tensor used as an index gets values inside the extent
  * it indexes). */
-ts_array **ts_dag_random_inputs(ts_ctx *ctx, const ts_dag *dag,
-	uint64_t seed);
+__ts_gc ts_array **ts_dag_random_inputs(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag, uint64_t seed);
 
 /* The reference interpreter: compute every stage of "dag" naively, exactly
  * as declared, arithmetic in f64 (i64 for integers), rounding each stored
  * value to its tensor's dtype.  "inputs" follow dag->inputs; "outputs"
  * receives one new array per dag->outputs. */
-ts_status ts_eval(ts_ctx *ctx, const ts_dag *dag, ts_array *const *inputs,
-	ts_array **outputs);
+ts_status ts_eval(__ts_keep ts_ctx *ctx, __ts_keep const ts_dag *dag,
+	__ts_keep ts_array *const *inputs, __ts_keep ts_array **outputs);
 
 #ifdef __cplusplus
 }

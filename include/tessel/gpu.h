@@ -137,35 +137,40 @@ typedef struct ts_gpu_launch {
 /* Build the knob space of "dag" for the GPU "target".
  * Requires: an analysed DAG and a GPU target.  Produces: a space and a
  * plan per stage. */
-ts_gpu_template *ts_gpu_template_new(ts_ctx *ctx, const ts_dag *dag,
-	const ts_dag_info *info, const ts_target *target);
+__ts_gc ts_gpu_template *ts_gpu_template_new(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag, __ts_keep const ts_dag_info *info,
+	__ts_keep const ts_target *target);
 /* The schedule "cfg" stands for; NULL with an error if a step is
  * refused. */
-ts_schedule *ts_gpu_template_apply(const ts_gpu_template *tp,
-	const ts_config *cfg);
+__ts_gc ts_schedule *ts_gpu_template_apply(__ts_keep const ts_gpu_template *tp,
+	__ts_keep const ts_config *cfg);
 /* Every knob at a sensible default. */
-ts_config *ts_gpu_template_default(const ts_gpu_template *tp);
+__ts_gc ts_config *ts_gpu_template_default(__ts_keep const ts_gpu_template *tp);
 /* How stage "stage" runs under "cfg". */
-void ts_gpu_template_launch(const ts_gpu_template *tp, const ts_config *cfg,
-	int stage, ts_gpu_launch *out);
+void ts_gpu_template_launch(__ts_keep const ts_gpu_template *tp,
+	__ts_keep const ts_config *cfg, int stage,
+	__ts_keep ts_gpu_launch *out);
 /* Whether stage "stage" computes on tensor cores under "cfg". */
-bool ts_gpu_template_tensor_core(const ts_gpu_template *tp,
-	const ts_config *cfg, int stage);
+bool ts_gpu_template_tensor_core(__ts_keep const ts_gpu_template *tp,
+	__ts_keep const ts_config *cfg, int stage);
 /* Why stage "stage" has no tensor-core knob (naming the stage, axis or
  * operand at fault), or NULL when it has one. */
-const char *ts_gpu_template_tc_reason(const ts_gpu_template *tp, int stage);
+__ts_gc __ts_null const char *ts_gpu_template_tc_reason(
+	__ts_keep const ts_gpu_template *tp, int stage);
 /* Whether anchor "stage" is fused with its epilogue under "cfg". */
-bool ts_gpu_template_fused(const ts_gpu_template *tp, const ts_config *cfg,
-	int stage);
+bool ts_gpu_template_fused(__ts_keep const ts_gpu_template *tp,
+	__ts_keep const ts_config *cfg, int stage);
 /* Global bytes the inputs of the tiled stage "stage" move under "cfg":
  * every block reads the footprint of its tile once per outer reduction
  * step. */
-double ts_gpu_template_tile_traffic(const ts_gpu_template *tp,
-	const ts_config *cfg, int stage);
+double ts_gpu_template_tile_traffic(__ts_keep const ts_gpu_template *tp,
+	__ts_keep const ts_config *cfg, int stage);
 /* Whether every kernel of "cfg" fits the target: threads per block,
  * shared memory and registers per block. */
-bool ts_gpu_template_fits(const ts_gpu_template *tp, const ts_config *cfg);
-void ts_gpu_template_print(FILE *out, const ts_gpu_template *tp);
+bool ts_gpu_template_fits(__ts_keep const ts_gpu_template *tp,
+	__ts_keep const ts_config *cfg);
+void ts_gpu_template_print(__ts_keep FILE *out,
+	__ts_keep const ts_gpu_template *tp);
 
 #ifdef __cplusplus
 }

@@ -68,37 +68,42 @@ typedef struct ts_func {
 	const ts_dag *dag;	/* what it computes */
 } ts_func;
 
-/* Statement constructors (GC-allocated). */
-ts_stmt *ts_stmt_for(ts_axis *var, ts_loop_kind loop, ts_stmt *body);
-ts_stmt *ts_stmt_block(int n, ts_stmt *const *stmts);
-ts_stmt *ts_stmt_if(ts_expr *cond, ts_stmt *body, ts_stmt *orelse);
-ts_stmt *ts_stmt_store(ts_tensor *buffer, int nidx, ts_expr *const *idx,
-	ts_expr *value);
-ts_stmt *ts_stmt_alloc(ts_tensor *buffer, ts_scope scope, ts_stmt *body);
-ts_stmt *ts_stmt_sync(void);
+/* Statement constructors ("orelse" NULL: an if without else). */
+__ts_gc ts_stmt *ts_stmt_for(__ts_keep ts_axis *var, ts_loop_kind loop,
+	__ts_keep ts_stmt *body);
+__ts_gc ts_stmt *ts_stmt_block(int n, __ts_keep ts_stmt *const *stmts);
+__ts_gc ts_stmt *ts_stmt_if(__ts_keep ts_expr *cond, __ts_keep ts_stmt *body,
+	__ts_keep __ts_null ts_stmt *orelse);
+__ts_gc ts_stmt *ts_stmt_store(__ts_keep ts_tensor *buffer, int nidx,
+	__ts_keep ts_expr *const *idx, __ts_keep ts_expr *value);
+__ts_gc ts_stmt *ts_stmt_alloc(__ts_keep ts_tensor *buffer, ts_scope scope,
+	__ts_keep ts_stmt *body);
+__ts_gc ts_stmt *ts_stmt_sync(void);
 /* Append "s" to the block "block". */
-void ts_stmt_block_append(ts_stmt *block, ts_stmt *s);
+void ts_stmt_block_append(__ts_keep ts_stmt *block, __ts_keep ts_stmt *s);
 
 /* Whether the loads of "e" read "t". */
-bool ts_expr_reads(const ts_expr *e, const ts_tensor *t);
+bool ts_expr_reads(__ts_keep const ts_expr *e, __ts_keep const ts_tensor *t);
 /* Whether the store "st" is "B[idx] = B[idx] op x" with "op" a reducer's
  * combine (+, *, min, max) and "x" free of B. */
-bool ts_stmt_is_update(const ts_stmt *st);
+bool ts_stmt_is_update(__ts_keep const ts_stmt *st);
 /* Whether the store "st" is "B[idx] = B[idx] + x * y" in floats: the only
  * multiply-add compiled code fuses (doc/grammar.md). */
-bool ts_stmt_is_fma_update(const ts_stmt *st);
+bool ts_stmt_is_fma_update(__ts_keep const ts_stmt *st);
 
 /* A buffer for the loop IR: a tensor that no stage computes and that is
  * not registered by name in "ctx". */
-ts_tensor *ts_buffer_new(ts_ctx *ctx, const char *name, ts_dtype t,
-	int ndim, const int64_t *shape);
+__ts_gc ts_tensor *ts_buffer_new(__ts_keep ts_ctx *ctx,
+	__ts_keep const char *name, ts_dtype t, int ndim,
+	__ts_keep const int64_t *shape);
 /* A loop variable over [0, "extent"). */
-ts_axis *ts_loop_var(ts_ctx *ctx, const char *name, int64_t extent);
+__ts_gc ts_axis *ts_loop_var(__ts_keep ts_ctx *ctx, __ts_keep const char *name,
+	int64_t extent);
 
 /* Print "f" or "s" as indented pseudo-code. */
-void ts_func_print(FILE *out, const ts_func *f);
-void ts_stmt_print(FILE *out, const ts_stmt *s, int indent);
-char *ts_func_to_string(const ts_func *f);
+void ts_func_print(__ts_keep FILE *out, __ts_keep const ts_func *f);
+void ts_stmt_print(__ts_keep FILE *out, __ts_keep const ts_stmt *s, int indent);
+__ts_gc char *ts_func_to_string(__ts_keep const ts_func *f);
 
 #ifdef __cplusplus
 }

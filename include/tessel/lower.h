@@ -33,17 +33,18 @@ extern "C" {
 
 /* Lower "dag" under "sch" (NULL: the naive schedule).  Returns NULL with
  * a message in "ctx" when the schedule is invalid. */
-ts_func *ts_lower(ts_ctx *ctx, const ts_dag *dag, const ts_schedule *sch);
+__ts_gc ts_func *ts_lower(__ts_keep ts_ctx *ctx, __ts_keep const ts_dag *dag,
+	__ts_keep __ts_null const ts_schedule *sch);
 
 /* Simplify the integer index expression "e" into an i64 one: constants
  * folded, x*1 and x+0 removed, affine sums collected (a*8 + b - a*8 is
  * b). */
-ts_expr *ts_index_simplify(ts_ctx *ctx, ts_expr *e);
+__ts_gc ts_expr *ts_index_simplify(__ts_keep ts_ctx *ctx, __ts_keep ts_expr *e);
 
 /* Give every accumulator tile that a reduction updates under loops not
  * indexing it a small local buffer of its own, loaded before those loops
  * and stored after them (backends/promote.c); ts_lower calls it. */
-void ts_func_promote_accumulators(ts_ctx *ctx, ts_func *f);
+void ts_func_promote_accumulators(__ts_keep ts_ctx *ctx, __ts_keep ts_func *f);
 
 #ifdef __cplusplus
 }

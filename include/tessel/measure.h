@@ -48,11 +48,13 @@ typedef enum ts_error_code {
 	TS_ERR_COUNT
 } ts_error_code;
 
-/* "none", "invalid_schedule", "compile_error", "runtime_error",
- * "wrong_answer", "build_timeout", "run_timeout". */
-const char *ts_error_code_name(ts_error_code code);
+/* The name of "code", a static string: "none", "invalid_schedule",
+ * "compile_error", "runtime_error", "wrong_answer", "build_timeout",
+ * "run_timeout". */
+__ts_keep const char *ts_error_code_name(ts_error_code code);
 /* Parse one of those names; return TS_ERROR (no message) when unknown. */
-ts_status ts_error_code_from_name(const char *name, ts_error_code *out);
+ts_status ts_error_code_from_name(__ts_keep const char *name,
+	__ts_keep ts_error_code *out);
 
 /* How to measure.  Start from ts_measure_options_default(). */
 typedef struct ts_measure_options {
@@ -77,7 +79,8 @@ ts_measure_options ts_measure_options_default(void);
 /* Compile the candidates for the CPU target "t" (its LLVM cpu and
  * features: an AVX-512 machine measures an AVX2 target's code); NULL or
  * a GPU: this machine. */
-void ts_measure_options_target(ts_measure_options *o, const ts_target *t);
+void ts_measure_options_target(__ts_keep ts_measure_options *o,
+	__ts_keep __ts_null const ts_target *t);
 
 /* The outcome of one candidate. */
 typedef struct ts_measure_result {
@@ -97,27 +100,29 @@ typedef struct ts_measurer ts_measurer;
  * DAG too large for the interpreter, see eval_limit, by the naive
  * schedule compiled, with a warning), and a worker process.  Return NULL
  * with a message in "ctx" on failure. */
-ts_measurer *ts_measurer_new(ts_ctx *ctx, const ts_dag *dag,
-	const ts_measure_options *opt, uint64_t seed);
+__ts_give ts_measurer *ts_measurer_new(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag,
+	__ts_keep __ts_null const ts_measure_options *opt, uint64_t seed);
 /* Stop the worker and remove the temporary files of "m".  Done by
  * ts_ctx_free too; calling it twice is harmless. */
-void ts_measurer_free(ts_measurer *m);
+void ts_measurer_free(__ts_take __ts_null ts_measurer *m);
 
 /* Measure the schedule "sch" of the measurer's DAG into "out": lower,
  * compile, run, compare, time, isolated from the caller.  The
  * candidate's failure is out->error, not a failure of this call: it
  * returns TS_ERROR only when the measurer itself cannot work (no worker
  * program), with a message in the context. */
-ts_status ts_measure(ts_measurer *m, const ts_schedule *sch,
-	ts_measure_result *out);
+ts_status ts_measure(__ts_keep ts_measurer *m, __ts_keep const ts_schedule *sch,
+	__ts_keep ts_measure_result *out);
 /* Measure the "n" schedules "sch" into "out"[0..n) with one worker. */
-ts_status ts_measure_batch(ts_measurer *m, int n,
-	const ts_schedule *const *sch, ts_measure_result *out);
+ts_status ts_measure_batch(__ts_keep ts_measurer *m, int n,
+	__ts_keep const ts_schedule *const *sch,
+	__ts_keep ts_measure_result *out);
 
 /* Candidates measured and workers started so far (a new worker after
  * each one that died). */
-int ts_measurer_count(const ts_measurer *m);
-int ts_measurer_workers_started(const ts_measurer *m);
+int ts_measurer_count(__ts_keep const ts_measurer *m);
+int ts_measurer_workers_started(__ts_keep const ts_measurer *m);
 
 /* For tests only: make the child of every later candidate misbehave.
  * "fault" is "crash" (SIGSEGV while running), "abort" (abort() while
@@ -126,13 +131,14 @@ int ts_measurer_workers_started(const ts_measurer *m);
  * (kills the worker process while running), or NULL for none.  The
  * environment variable TS_MEASURE_FAULT sets the same at ts_measurer_new.
  * Returns TS_ERROR with a message for an unknown fault. */
-ts_status ts_measurer_set_fault(ts_measurer *m, const char *fault);
+ts_status ts_measurer_set_fault(__ts_keep ts_measurer *m,
+	__ts_keep __ts_null const char *fault);
 
 /* The worker program's entry point, for "tessel measure-worker": serve
  * requests on standard input and output for the files in "dir", or,
  * with "reference" true, write the reference outputs computed by the
  * naive schedule and exit.  Returns the exit code. */
-int ts_measure_worker_main(const char *dir, bool reference);
+int ts_measure_worker_main(__ts_keep const char *dir, bool reference);
 
 #ifdef __cplusplus
 }

@@ -112,37 +112,42 @@ typedef struct ts_nest {
 /* Build the knob space of "dag" for "target" (rules in the order written
  * in metatemplates/template.c).
  * Requires: an analysed DAG.  Produces: a space and a plan per stage. */
-ts_template *ts_template_new(ts_ctx *ctx, const ts_dag *dag,
-	const ts_dag_info *info, const ts_target *target);
+__ts_gc ts_template *ts_template_new(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag, __ts_keep const ts_dag_info *info,
+	__ts_keep const ts_target *target);
 /* The schedule that "cfg" stands for; NULL with an error if a step is
  * refused (a template bug: every config of the space must apply). */
-ts_schedule *ts_template_apply(const ts_template *tp, const ts_config *cfg);
+__ts_gc ts_schedule *ts_template_apply(__ts_keep const ts_template *tp,
+	__ts_keep const ts_config *cfg);
 /* The loop nest of stage "stage" under "cfg" (false for stages that have
  * no nest of their own: inlined). */
-bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
-	int stage, ts_nest *nest);
+bool ts_template_nest(__ts_keep const ts_template *tp,
+	__ts_keep const ts_config *cfg, int stage, __ts_keep ts_nest *nest);
 /* The layout of the packed copy of input "in" of stage plan "p" under
  * "cfg" as a permutation into "perm" (buffer dimension j holds tensor
  * dimension perm[j]); its length, 0 for the tensor's own layout. */
-int ts_template_pack_layout(const ts_template *tp, const ts_stage_plan *p,
-	const ts_config *cfg, const ts_tensor *in, int *perm);
+int ts_template_pack_layout(__ts_keep const ts_template *tp,
+	__ts_keep const ts_stage_plan *p, __ts_keep const ts_config *cfg,
+	__ts_keep const ts_tensor *in, __ts_keep int *perm);
 /* Where pack knob "k" of plan "p" copies its input under "cfg", as
  * scheduled: 0 nowhere, 1 at the outer tile, 2 at the inner tile (an
  * anchor fused into its consumer has no outer tile of its own, and only
  * an input with a buffer at root is copied). */
-int ts_template_pack_where(const ts_template *tp, const ts_stage_plan *p,
-	const ts_config *cfg, int k);
+int ts_template_pack_where(__ts_keep const ts_template *tp,
+	__ts_keep const ts_stage_plan *p, __ts_keep const ts_config *cfg,
+	int k);
 /* A configuration the template thinks sensible before any model: every
  * knob at its default. */
-ts_config *ts_template_default(const ts_template *tp);
+__ts_gc ts_config *ts_template_default(__ts_keep const ts_template *tp);
 /* The configuration closest to the naive schedule (ts_schedule_naive):
  * every loop in its declared order, untiled, serial, nothing vectorized
  * but what LLVM vectorizes itself, every location-tunable stage at
  * root.  The static search rates it with the others, so that it never
  * picks a configuration its model rates worse than that nest. */
-ts_config *ts_template_naive(const ts_template *tp);
-const char *ts_rule_name(ts_rule r);
-void ts_template_print(FILE *out, const ts_template *tp);
+__ts_gc ts_config *ts_template_naive(__ts_keep const ts_template *tp);
+/* The name of "r", a static string. */
+__ts_keep const char *ts_rule_name(ts_rule r);
+void ts_template_print(__ts_keep FILE *out, __ts_keep const ts_template *tp);
 
 #ifdef __cplusplus
 }

@@ -72,12 +72,12 @@ typedef struct ts_partition {
  * stage joins the subgraphs of its consumers (an inlined stage read by
  * two subgraphs is recomputed in both).
  * Requires: a DAG and a target.  Produces: subgraphs and tasks. */
-ts_partition *ts_partition_dag(ts_ctx *ctx, const ts_dag *dag,
-	const ts_target *target);
+__ts_gc ts_partition *ts_partition_dag(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag, __ts_keep const ts_target *target);
 /* Print the tasks of "p": stages, classes, weights and flops. */
-void ts_partition_print(FILE *out, const ts_partition *p);
+void ts_partition_print(__ts_keep FILE *out, __ts_keep const ts_partition *p);
 /* Sum of weight x flops over the tasks of "p". */
-int64_t ts_partition_flops(const ts_partition *p);
+int64_t ts_partition_flops(__ts_keep const ts_partition *p);
 
 /* The memory plan of the intermediate tensors of a partition: the
  * outputs of subgraphs that are not network outputs.  Buffer b lives
@@ -95,10 +95,13 @@ typedef struct ts_memory_plan {
 
 /* Plan the buffers of "p" (largest first, each at the lowest offset that
  * no buffer live at the same time overlaps). */
-ts_memory_plan *ts_memory_plan_new(ts_ctx *ctx, const ts_partition *p);
+__ts_gc ts_memory_plan *ts_memory_plan_new(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_partition *p);
 /* Whether two buffers live at the same time overlap in "mp" (false for a
- * correct plan). */
-bool ts_memory_plan_has_conflict(const ts_memory_plan *mp, int *b1, int *b2);
+ * correct plan); the first such pair goes to "*b1" and "*b2" (either may
+ * be NULL). */
+bool ts_memory_plan_has_conflict(__ts_keep const ts_memory_plan *mp,
+	__ts_keep __ts_null int *b1, __ts_keep __ts_null int *b2);
 
 /* A compiled network. */
 typedef struct ts_network ts_network;
@@ -122,67 +125,78 @@ typedef struct ts_network_options {
 ts_network_options ts_network_options_default(void);
 
 /* Compile one module per task of "p" under "schedules" (one per task;
- * NULL, or a NULL entry: the naive schedule) and plan the memory.  NULL
+ * NULL, or a NULL entry: the naive schedule) with "opt" (NULL: defaults)
+ * and plan the memory; release the network with ts_network_free.  NULL
  * with an error naming the task on failure.
  * Requires: a partition and schedules.  Produces: a runnable network. */
-ts_network *ts_network_build(ts_ctx *ctx, const ts_partition *p,
-	ts_schedule *const *schedules, const ts_network_options *opt);
+__ts_give ts_network *ts_network_build(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_partition *p,
+	__ts_keep __ts_null ts_schedule *const *schedules,
+	__ts_keep __ts_null const ts_network_options *opt);
 /* Partition "dag", schedule each task statically for "target" (with
- * target->cpu.cores set to opt->threads when that is set) and build the
- * network (networks/partition.c: the driver above the executor). */
-ts_network *ts_network_compile(ts_ctx *ctx, const ts_dag *dag,
-	const ts_target *target, const ts_network_options *opt);
+ * target->cpu.cores set to opt->threads when that is set; "opt" NULL: the
+ * defaults) and build the network (networks/partition.c: the driver above
+ * the executor). */
+__ts_give ts_network *ts_network_compile(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag, __ts_keep const ts_target *target,
+	__ts_keep __ts_null const ts_network_options *opt);
 /* The static schedule of each task of "p" for "target" (NULL entries
  * where static filling failed, with a warning naming the task).  With
  * "topk" > 1, the "topk" best configurations of the model are compiled
  * with "threads" threads and timed on seeded inputs, and the fastest one
  * is kept. */
-ts_schedule **ts_partition_static_schedules(ts_ctx *ctx,
-	const ts_partition *p, const ts_target *target, int topk,
-	int threads);
+__ts_gc ts_schedule **ts_partition_static_schedules(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_partition *p, __ts_keep const ts_target *target,
+	int topk, int threads);
 /* Whether "p" is a network rather than one operator: at least two of
  * its subgraphs are layers, each reading a network input of two or more
  * dimensions that no other subgraph reads (its own weights).  A softmax
  * or a layer norm, whose subgraphs all read the same input, is one
  * operator. */
-bool ts_partition_is_network(const ts_partition *p);
+bool ts_partition_is_network(__ts_keep const ts_partition *p);
 struct ts_record;
 /* The schedule of each task of "p" replayed from the best valid record
  * of the log "log" for its workload on "target" (NULL entries where the
  * log has none); "used"[t] (when "used" is not NULL) receives that
  * record or NULL.  NULL with an error naming the log when it cannot be
  * read, or the task whose record does not replay. */
-ts_schedule **ts_partition_record_schedules(ts_ctx *ctx,
-	const ts_partition *p, const ts_target *target, const char *log,
-	const struct ts_record **used);
-const ts_partition *ts_network_partition(const ts_network *net);
-const ts_memory_plan *ts_network_memory(const ts_network *net);
+__ts_gc ts_schedule **ts_partition_record_schedules(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_partition *p, __ts_keep const ts_target *target,
+	__ts_keep const char *log,
+	__ts_keep __ts_null const struct ts_record **used);
+__ts_gc const ts_partition *ts_network_partition(
+	__ts_keep const ts_network *net);
+__ts_gc const ts_memory_plan *ts_network_memory(
+	__ts_keep const ts_network *net);
 /* The schedule task "task" of "net" runs (naive where it was given none;
  * ts_schedule_hash names it), or NULL for no such task. */
-const ts_schedule *ts_network_task_schedule(const ts_network *net,
-	int task);
+__ts_gc __ts_null const ts_schedule *ts_network_task_schedule(
+	__ts_keep const ts_network *net, int task);
 /* Replace the schedule of task "task" by "sch" and recompile it. */
-ts_status ts_network_set_schedule(ts_network *net, int task,
-	const ts_schedule *sch);
+ts_status ts_network_set_schedule(__ts_keep ts_network *net, int task,
+	__ts_keep const ts_schedule *sch);
 /* Run the network: "inputs" follow dag->inputs; "outputs" receives one
  * new array per dag->outputs (or reuses the arrays already there when
  * they are non-NULL).  Weights the layout pass keeps in a layout of its
  * own are converted at the first run and again when another array is
  * passed for them; after changing a weight's contents in place, call
  * ts_network_weights_changed. */
-ts_status ts_network_run(ts_network *net, ts_array *const *inputs,
-	ts_array **outputs);
+ts_status ts_network_run(__ts_keep ts_network *net,
+	__ts_keep ts_array *const *inputs, __ts_keep ts_array **outputs);
 /* Convert the weights again at the next run. */
-void ts_network_weights_changed(ts_network *net);
+void ts_network_weights_changed(__ts_keep ts_network *net);
 /* Time whole runs of the network (as ts_module_time). */
-ts_status ts_network_time(ts_network *net, ts_array *const *inputs,
-	double min_total_s, ts_timing *out);
+ts_status ts_network_time(__ts_keep ts_network *net,
+	__ts_keep ts_array *const *inputs, double min_total_s,
+	__ts_keep ts_timing *out);
 /* Time one occurrence of task "task" alone on arrays of its shapes. */
-ts_status ts_network_time_task(ts_network *net, int task,
-	double min_total_s, ts_timing *out);
-void ts_network_free(ts_network *net);
+ts_status ts_network_time_task(__ts_keep ts_network *net, int task,
+	double min_total_s, __ts_keep ts_timing *out);
+/* Release the modules of "net" (done with its context otherwise). */
+void ts_network_free(__ts_take __ts_null ts_network *net);
 /* The lowered function of task "task" (NULL when out of range). */
-const ts_func *ts_network_task_func(const ts_network *net, int task);
+__ts_gc __ts_null const ts_func *ts_network_task_func(
+	__ts_keep const ts_network *net, int task);
 /* C source of the whole network as one function
  *
  *	int "name"(const void *const *inputs, void *const *outputs)
@@ -190,13 +204,14 @@ const ts_func *ts_network_task_func(const ts_network *net, int task);
  * calling "symbols"[t]_packed (the AOT entry of task t) subgraph by
  * subgraph over an arena it allocates per call (returns -1 when that
  * fails, else 0).  Inputs and outputs follow the network's DAG. */
-char *ts_network_driver_source(const ts_network *net, const char *name,
-	const char *const *symbols);
+__ts_gc char *ts_network_driver_source(__ts_keep const ts_network *net,
+	__ts_keep const char *name, __ts_keep const char *const *symbols);
 /* Ahead of time: build every task with ts_build_aot into "dir" and link
  * them with the driver into "dir"/lib"name".so, with a header
  * "dir"/"name".h; the host's architecture only. */
-ts_status ts_network_build_aot(ts_ctx *ctx, const ts_network *net,
-	const char *dir, const char *name);
+ts_status ts_network_build_aot(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_network *net, __ts_keep const char *dir,
+	__ts_keep const char *name);
 
 /* The task scheduler (networks/taskscheduler.c): shares "rounds" tuning
  * rounds of "trials" measurements among the tasks of a partition.  A
@@ -230,23 +245,28 @@ typedef struct ts_task_schedule {
 
 /* Whether every occurrence of task "t" of "p" runs once (the conversion
  * of a weight): its time is not part of a run's latency. */
-bool ts_partition_task_runs_once(const ts_partition *p, int t);
+bool ts_partition_task_runs_once(__ts_keep const ts_partition *p, int t);
 
-ts_task_schedule *ts_task_schedule_run(ts_ctx *ctx, const ts_partition *p,
-	int rounds, int trials, ts_task_tune_fn fn, void *data,
-	ts_task_progress_fn progress, void *pdata);
+__ts_gc ts_task_schedule *ts_task_schedule_run(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_partition *p, int rounds, int trials,
+	__ts_keep ts_task_tune_fn fn, __ts_keep __ts_null void *data,
+	__ts_keep __ts_null ts_task_progress_fn progress,
+	__ts_keep __ts_null void *pdata);
 
 struct ts_tune_options;
 /* Tune the tasks of "p" on this CPU for "rounds" rounds of opt->trials
- * measurements each, shared by ts_task_schedule_run: each round of a
- * task is one ts_tuner (<tessel/tune.h>) that resumes from opt->log when
- * one is given, with one measurer per task kept across rounds.  Return
+ * measurements each ("opt" NULL: the defaults of <tessel/tune.h>),
+ * shared by ts_task_schedule_run: each round of a task is one ts_tuner
+ * (<tessel/tune.h>) that resumes from opt->log when one is given, with
+ * one measurer per task kept across rounds.  Return
  * the best schedule per task (NULL entries: none valid) and the rounds in
  * "*out" (may be NULL); NULL with an error naming the task. */
-ts_schedule **ts_partition_tune(ts_ctx *ctx, const ts_partition *p,
-	const ts_target *target, int rounds,
-	const struct ts_tune_options *opt, ts_task_progress_fn progress,
-	void *pdata, ts_task_schedule **out);
+__ts_gc ts_schedule **ts_partition_tune(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_partition *p, __ts_keep const ts_target *target,
+	int rounds, __ts_keep __ts_null const struct ts_tune_options *opt,
+	__ts_keep __ts_null ts_task_progress_fn progress,
+	__ts_keep __ts_null void *pdata,
+	__ts_keep __ts_null ts_task_schedule **out);
 
 /* Graph-level layout choice, as an abstract problem: node n has
  * "ncands"[n] candidate layouts, candidate c costing cost[n][c] (its
@@ -272,25 +292,26 @@ typedef struct ts_layout_solution {
 	int64_t states;		/* largest DP frontier visited */
 } ts_layout_solution;
 
-ts_layout_problem *ts_layout_problem_new(ts_ctx *ctx, int nnodes,
-	const int *ncands);
+__ts_gc ts_layout_problem *ts_layout_problem_new(__ts_keep ts_ctx *ctx,
+	int nnodes, __ts_keep const int *ncands);
 /* Add the edge "u" -> "v"; return its index (-1 with an error). */
-int ts_layout_problem_add_edge(ts_layout_problem *lp, ts_ctx *ctx, int u,
-	int v);
+int ts_layout_problem_add_edge(__ts_keep ts_layout_problem *lp,
+	__ts_keep ts_ctx *ctx, int u, int v);
 /* The cost of "choice" in "lp". */
-double ts_layout_cost(const ts_layout_problem *lp, const int *choice);
+double ts_layout_cost(__ts_keep const ts_layout_problem *lp,
+	__ts_keep const int *choice);
 /* Exact DP over the topological order, the state being the layouts of
  * the nodes whose consumers are not all decided yet; falls back to the
  * approximate solver when a frontier exceeds "max_states". */
-ts_layout_solution *ts_layout_solve(ts_ctx *ctx, const ts_layout_problem *lp,
-	int64_t max_states);
+__ts_gc ts_layout_solution *ts_layout_solve(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_layout_problem *lp, int64_t max_states);
 /* Greedy in topological order, then local improvement (one node at a
  * time) until no change helps; never worse than the defaults. */
-ts_layout_solution *ts_layout_solve_approx(ts_ctx *ctx,
-	const ts_layout_problem *lp);
+__ts_gc ts_layout_solution *ts_layout_solve_approx(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_layout_problem *lp);
 /* Exhaustive search (for testing small problems). */
-ts_layout_solution *ts_layout_solve_exhaustive(ts_ctx *ctx,
-	const ts_layout_problem *lp);
+__ts_gc ts_layout_solution *ts_layout_solve_exhaustive(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_layout_problem *lp);
 
 /* The layout pass on a partition: each subgraph is a node whose
  * candidates are the layouts of the 4-D activations it reads and writes
@@ -312,19 +333,21 @@ typedef struct ts_layout_plan {
 	int ntransforms;	/* transformation subgraphs inserted */
 } ts_layout_plan;
 
-ts_layout_plan *ts_network_choose_layouts(ts_ctx *ctx, const ts_partition *p,
-	const ts_target *target, int threads, int64_t max_states);
+__ts_gc ts_layout_plan *ts_network_choose_layouts(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_partition *p, __ts_keep const ts_target *target,
+	int threads, int64_t max_states);
 /* The partition "p" with every weight that can be blocked blocked, its
  * activations as declared: the static rule, with no measurement (a
  * conversion that runs once costs nothing per run, and gives the
  * kernel vectors along a dimension the weight owns).  "*nblocked" (may
  * be NULL) receives the number of conversions. */
-ts_partition *ts_partition_block_weights(ts_ctx *ctx, const ts_partition *p,
-	const ts_target *target, int *nblocked);
+__ts_gc ts_partition *ts_partition_block_weights(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_partition *p, __ts_keep const ts_target *target,
+	__ts_keep __ts_null int *nblocked);
 /* The number of layouts subgraph "g" of "p" may take on "target":
  * 1 (NCHW), 2 (and NHWC) or 3 (and NCHW[x]c). */
-int ts_network_layout_count(const ts_partition *p, const ts_target *target,
-	int g);
+int ts_network_layout_count(__ts_keep const ts_partition *p,
+	__ts_keep const ts_target *target, int g);
 /* The partition "p" with layout "choice"[g] (0 NCHW, 1 NHWC, 2 NCHW[x]c)
  * for each subgraph, and its weights blocked where "weights"[g] (may be
  * NULL: none) and a weight has a dimension to block: relaid tasks,
@@ -332,9 +355,10 @@ int ts_network_layout_count(const ts_partition *p, const ts_target *target,
  * weight (a subgraph that runs once), counted in "*ntransforms" (may be
  * NULL).  NULL with an error naming the subgraph for a layout it cannot
  * take. */
-ts_partition *ts_network_apply_layouts(ts_ctx *ctx, const ts_partition *p,
-	const ts_target *target, const int *choice, const bool *weights,
-	int *ntransforms);
+__ts_gc ts_partition *ts_network_apply_layouts(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_partition *p, __ts_keep const ts_target *target,
+	__ts_keep const int *choice, __ts_keep __ts_null const bool *weights,
+	__ts_keep __ts_null int *ntransforms);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@
  *
  * A record names its workload by ts_dag_hash and its machine by
  * ts_target_key, so that a later build picks the best schedule measured
- * for the same computation on the same target.  Records are GC-allocated.
+ * for the same computation on the same target.
  */
 #ifndef TESSEL_RECORDS_H
 #define TESSEL_RECORDS_H
@@ -52,46 +52,54 @@ typedef struct ts_record {
 
 /* "<name>-<16 hex digits of a hash of ts_target_to_json>", e.g.
  * "host-3f2a...": two targets share a key when all their fields agree. */
-const char *ts_target_key(const ts_target *target);
+__ts_gc const char *ts_target_key(__ts_keep const ts_target *target);
 
 /* A record of measuring "sch" (from "cfg", which may be NULL) of "dag"
  * on "target" with result "res", stamped with the current time. */
-ts_record *ts_record_new(ts_ctx *ctx, const ts_dag *dag,
-	const ts_target *target, const ts_config *cfg,
-	const ts_schedule *sch, const ts_measure_result *res, uint64_t seed);
-/* The record as one line of JSON, without the newline (GC-allocated). */
-char *ts_record_to_json(const ts_record *rec);
+__ts_gc ts_record *ts_record_new(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag, __ts_keep const ts_target *target,
+	__ts_keep __ts_null const ts_config *cfg,
+	__ts_keep const ts_schedule *sch,
+	__ts_keep const ts_measure_result *res, uint64_t seed);
+/* The record as one line of JSON, without the newline. */
+__ts_gc char *ts_record_to_json(__ts_keep const ts_record *rec);
 /* Read one line of JSON; NULL with a message in "ctx" when it is not a
  * record of this version. */
-ts_record *ts_record_from_json(ts_ctx *ctx, const char *text);
+__ts_gc ts_record *ts_record_from_json(__ts_keep ts_ctx *ctx,
+	__ts_keep const char *text);
 
 /* Append "rec" to the log "path" (created when missing) with a single
  * write of the whole line.  When the log ends in a partial line, the new
  * line starts on a line of its own. */
-ts_status ts_record_append(ts_ctx *ctx, const char *path,
-	const ts_record *rec);
-/* Read every record of the log "path" into a GC array, "*n" of them.  A
+ts_status ts_record_append(__ts_keep ts_ctx *ctx, __ts_keep const char *path,
+	__ts_keep const ts_record *rec);
+/* Read every record of the log "path" into an array, "*n" of them ("n"
+ * may be NULL: the array also ends with a NULL entry).  A
  * line that is not JSON, a partial last line, a line of another version
  * or without the required fields is skipped with a warning in "ctx"
  * naming the file and line.  NULL with a message when the file cannot be
  * read (a missing file too). */
-ts_record **ts_records_load(ts_ctx *ctx, const char *path, int *n);
+__ts_gc ts_record **ts_records_load(__ts_keep ts_ctx *ctx,
+	__ts_keep const char *path, __ts_keep __ts_null int *n);
 /* The valid record (error "none") with the lowest median among the "n"
  * records "recs" for "workload" and "target" (NULL: any), or NULL.  When
  * some of those records are verified, only they compete: a first
  * measurement that was lucky does not beat the final comparison that
  * found it slower than the static choice. */
-const ts_record *ts_records_best(ts_record *const *recs, int n,
-	const char *workload, const char *target);
+__ts_gc __ts_null const ts_record *ts_records_best(
+	__ts_keep ts_record *const *recs, int n,
+	__ts_keep __ts_null const char *workload,
+	__ts_keep __ts_null const char *target);
 /* Replay the schedule stored in "rec" on "dag".  NULL with a message
  * when it was recorded for another workload or does not apply. */
-ts_schedule *ts_record_schedule(ts_ctx *ctx, const ts_dag *dag,
-	const ts_record *rec);
+__ts_gc ts_schedule *ts_record_schedule(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag, __ts_keep const ts_record *rec);
 /* The schedule of the best valid record of the log "path" for "dag" on
  * "target" into "*out", or NULL in "*out" when there is none.  TS_ERROR
  * when the log cannot be read or the record does not replay. */
-ts_status ts_records_best_schedule(ts_ctx *ctx, const ts_dag *dag,
-	const ts_target *target, const char *path, ts_schedule **out);
+ts_status ts_records_best_schedule(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag, __ts_keep const ts_target *target,
+	__ts_keep const char *path, __ts_keep ts_schedule **out);
 
 #ifdef __cplusplus
 }

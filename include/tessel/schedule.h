@@ -19,8 +19,6 @@
  *
  * The naive schedule (no step: every stage at root, loops in declaration
  * order) is valid for every DAG.
- *
- * Schedules are GC-allocated and belong to the context of their DAG.
  */
 #ifndef TESSEL_SCHEDULE_H
 #define TESSEL_SCHEDULE_H
@@ -58,9 +56,10 @@ typedef enum ts_scope {
 	TS_SCOPE_COUNT
 } ts_scope;
 
-const char *ts_loop_kind_name(ts_loop_kind k);
-const char *ts_bind_name(ts_bind b);
-const char *ts_scope_name(ts_scope s);
+/* The names of "k", "b" and "s", static strings. */
+__ts_keep const char *ts_loop_kind_name(ts_loop_kind k);
+__ts_keep const char *ts_bind_name(ts_bind b);
+__ts_keep const char *ts_scope_name(ts_scope s);
 
 typedef enum ts_step_kind {
 	TS_STEP_SPLIT,
@@ -179,68 +178,81 @@ typedef struct ts_schedule {
 } ts_schedule;
 
 /* An empty schedule of "dag": the naive schedule. */
-ts_schedule *ts_schedule_new(ts_ctx *ctx, const ts_dag *dag);
-ts_schedule *ts_schedule_naive(ts_ctx *ctx, const ts_dag *dag);
-ts_schedule *ts_schedule_copy(const ts_schedule *sch);
+__ts_gc ts_schedule *ts_schedule_new(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag);
+__ts_gc ts_schedule *ts_schedule_naive(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag);
+__ts_gc ts_schedule *ts_schedule_copy(__ts_keep const ts_schedule *sch);
 
 /* Validate "step" against "sch" and apply it; on error the schedule is
  * unchanged and the context holds a message naming the stage and loop. */
-ts_status ts_schedule_apply(ts_schedule *sch, const ts_step *step);
+ts_status ts_schedule_apply(__ts_keep ts_schedule *sch,
+	__ts_keep const ts_step *step);
 /* Check what individual steps cannot: attach and cache loops still
  * exist, vectorized loops are innermost, ... */
-ts_status ts_schedule_check(const ts_schedule *sch);
+ts_status ts_schedule_check(__ts_keep const ts_schedule *sch);
 
 /* Shorthands for ts_schedule_apply. */
-ts_status ts_schedule_split(ts_schedule *sch, const char *stage,
-	const char *loop, int64_t factor, ts_tail tail);
-ts_status ts_schedule_reorder(ts_schedule *sch, const char *stage, int n,
-	const char *const *loops);
-ts_status ts_schedule_fuse(ts_schedule *sch, const char *stage,
-	const char *outer, const char *inner);
-ts_status ts_schedule_compute_at(ts_schedule *sch, const char *stage,
-	const char *consumer, const char *loop);
-ts_status ts_schedule_compute_inline(ts_schedule *sch, const char *stage);
-ts_status ts_schedule_compute_root(ts_schedule *sch, const char *stage);
-ts_status ts_schedule_cache_write(ts_schedule *sch, const char *stage,
-	const char *loop);
-ts_status ts_schedule_cache_read(ts_schedule *sch, const char *stage,
-	const char *tensor, const char *loop, int nperm, const int *perm);
-ts_status ts_schedule_rfactor(ts_schedule *sch, const char *stage,
-	const char *loop);
-ts_status ts_schedule_parallel(ts_schedule *sch, const char *stage,
-	const char *loop);
-ts_status ts_schedule_vectorize(ts_schedule *sch, const char *stage,
-	const char *loop);
-ts_status ts_schedule_unroll(ts_schedule *sch, const char *stage,
-	const char *loop);
-ts_status ts_schedule_bind(ts_schedule *sch, const char *stage,
-	const char *loop, ts_bind bind);
+ts_status ts_schedule_split(__ts_keep ts_schedule *sch,
+	__ts_keep const char *stage, __ts_keep const char *loop, int64_t factor,
+	ts_tail tail);
+ts_status ts_schedule_reorder(__ts_keep ts_schedule *sch,
+	__ts_keep const char *stage, int n, __ts_keep const char *const *loops);
+ts_status ts_schedule_fuse(__ts_keep ts_schedule *sch,
+	__ts_keep const char *stage, __ts_keep const char *outer,
+	__ts_keep const char *inner);
+ts_status ts_schedule_compute_at(__ts_keep ts_schedule *sch,
+	__ts_keep const char *stage, __ts_keep const char *consumer,
+	__ts_keep const char *loop);
+ts_status ts_schedule_compute_inline(__ts_keep ts_schedule *sch,
+	__ts_keep const char *stage);
+ts_status ts_schedule_compute_root(__ts_keep ts_schedule *sch,
+	__ts_keep const char *stage);
+ts_status ts_schedule_cache_write(__ts_keep ts_schedule *sch,
+	__ts_keep const char *stage, __ts_keep const char *loop);
+ts_status ts_schedule_cache_read(__ts_keep ts_schedule *sch,
+	__ts_keep const char *stage, __ts_keep const char *tensor,
+	__ts_keep const char *loop, int nperm, __ts_keep const int *perm);
+ts_status ts_schedule_rfactor(__ts_keep ts_schedule *sch,
+	__ts_keep const char *stage, __ts_keep const char *loop);
+ts_status ts_schedule_parallel(__ts_keep ts_schedule *sch,
+	__ts_keep const char *stage, __ts_keep const char *loop);
+ts_status ts_schedule_vectorize(__ts_keep ts_schedule *sch,
+	__ts_keep const char *stage, __ts_keep const char *loop);
+ts_status ts_schedule_unroll(__ts_keep ts_schedule *sch,
+	__ts_keep const char *stage, __ts_keep const char *loop);
+ts_status ts_schedule_bind(__ts_keep ts_schedule *sch,
+	__ts_keep const char *stage, __ts_keep const char *loop, ts_bind bind);
 
 /* The state of the stage called "name", or NULL. */
-const ts_sched_stage *ts_schedule_find_stage(const ts_schedule *sch,
-	const char *name);
+__ts_gc __ts_null const ts_sched_stage *ts_schedule_find_stage(
+	__ts_keep const ts_schedule *sch, __ts_keep const char *name);
 /* Index in "ss"->loops of the live loop "name", or -1. */
-int ts_sched_stage_find_loop(const ts_sched_stage *ss, const char *name);
+int ts_sched_stage_find_loop(__ts_keep const ts_sched_stage *ss,
+	__ts_keep const char *name);
 /* Position in "ss"->order of the live loop "name", or -1. */
-int ts_sched_stage_loop_pos(const ts_sched_stage *ss, const char *name);
+int ts_sched_stage_loop_pos(__ts_keep const ts_sched_stage *ss,
+	__ts_keep const char *name);
 
-const char *ts_step_kind_name(ts_step_kind k);	/* "split", ... */
-const char *ts_step_tag(ts_step_kind k);	/* "SP", ... */
+/* The name ("split", ...) and the tag ("SP", ...) of "k", static
+ * strings. */
+__ts_keep const char *ts_step_kind_name(ts_step_kind k);
+__ts_keep const char *ts_step_tag(ts_step_kind k);
 
 /* Printing: one line per step, "C: split i by 32 -> i.o, i.i". */
-char *ts_step_to_string(const ts_step *step);
-char *ts_schedule_to_string(const ts_schedule *sch);
-void ts_schedule_print(FILE *out, const ts_schedule *sch);
+__ts_gc char *ts_step_to_string(__ts_keep const ts_step *step);
+__ts_gc char *ts_schedule_to_string(__ts_keep const ts_schedule *sch);
+void ts_schedule_print(__ts_keep FILE *out, __ts_keep const ts_schedule *sch);
 
 /* JSON: {"dag": <hash>, "steps": [{"kind": "SP", ...}, ...]}.
  * ts_schedule_from_json replays the steps on "dag", validating each;
  * "dag", when present, must be ts_dag_hash of "dag". */
-char *ts_schedule_to_json(const ts_schedule *sch);
-ts_schedule *ts_schedule_from_json(ts_ctx *ctx, const ts_dag *dag,
-	const char *text);
+__ts_gc char *ts_schedule_to_json(__ts_keep const ts_schedule *sch);
+__ts_gc ts_schedule *ts_schedule_from_json(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag, __ts_keep const char *text);
 /* A 64-bit FNV-1a hash of ts_schedule_to_json, as 16 hex digits: two
  * schedules share it when they replay the same steps on the same DAG. */
-const char *ts_schedule_hash(const ts_schedule *sch);
+__ts_gc const char *ts_schedule_hash(__ts_keep const ts_schedule *sch);
 
 #ifdef __cplusplus
 }

@@ -29,8 +29,9 @@ typedef struct ts_estimate {
 
 /* Estimate the time of "cfg" on the target of "tp"; "per_stage" (may be
  * NULL) receives one estimate per DAG stage. */
-double ts_model_estimate(const ts_template *tp, const ts_config *cfg,
-	ts_estimate *per_stage);
+double ts_model_estimate(__ts_keep const ts_template *tp,
+	__ts_keep const ts_config *cfg,
+	__ts_keep __ts_null ts_estimate *per_stage);
 
 /* The result of static filling. */
 typedef struct ts_static_result {
@@ -49,18 +50,19 @@ typedef struct ts_static_result {
  * the best) and keep the "k" best.  The context's seed drives the random
  * part.
  * Requires: a DAG and a target.  Produces: ranked configurations. */
-ts_static_result *ts_static_fill(ts_ctx *ctx, const ts_dag *dag,
-	const ts_target *target, int k);
+__ts_gc ts_static_result *ts_static_fill(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag, __ts_keep const ts_target *target, int k);
 
 /* Shorthand: the schedule of the best static configuration. */
-ts_schedule *ts_static_schedule(ts_ctx *ctx, const ts_dag *dag,
-	const ts_target *target);
+__ts_gc ts_schedule *ts_static_schedule(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag, __ts_keep const ts_target *target);
 
-/* "target" for kernels that run with "threads" threads: a copy with its
- * cores set to "threads" and its total peak scaled to match, or "target"
- * itself when "threads" is not positive or "target" is not a CPU. */
-const ts_target *ts_target_for_threads(const ts_target *target,
-	int threads);
+/* "target" for kernels that run with "threads" threads: a copy (memory
+ * of the collector) with its cores set to "threads" and its total peak
+ * scaled to match, or "target" itself when "threads" is not positive or
+ * "target" is not a CPU. */
+__ts_gc const ts_target *ts_target_for_threads(
+	__ts_keep const ts_target *target, int threads);
 
 /* The static baseline of "dag": static filling for "target" run with
  * "threads" threads (ts_target_for_threads; 0: its own cores), its
@@ -71,11 +73,13 @@ const ts_target *ts_target_for_threads(const ts_target *target,
  * the one the tuner measures as its static choice: both come from here,
  * so that the same target, threads and seed give one schedule.
  * Requires: a DAG and a CPU target.  Produces: ranked configurations. */
-ts_static_result *ts_static_baseline_fill(ts_ctx *ctx, const ts_dag *dag,
-	const ts_target *target, int threads, int k);
+__ts_gc ts_static_result *ts_static_baseline_fill(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag, __ts_keep const ts_target *target,
+	int threads, int k);
 /* The schedule of the best configuration of ts_static_baseline_fill. */
-ts_schedule *ts_static_baseline(ts_ctx *ctx, const ts_dag *dag,
-	const ts_target *target, int threads);
+__ts_gc ts_schedule *ts_static_baseline(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag, __ts_keep const ts_target *target,
+	int threads);
 
 /* GPUs. */
 
@@ -96,16 +100,17 @@ typedef struct ts_gpu_static_result {
  * waves over the SMs) and its memory time (global traffic after shared
  * staging, uncoalesced accesses costing a sector each), plus a launch
  * overhead.  Configurations that do not fit cost INFINITY. */
-double ts_gpu_model_estimate(const ts_gpu_template *tp, const ts_config *cfg);
+double ts_gpu_model_estimate(__ts_keep const ts_gpu_template *tp,
+	__ts_keep const ts_config *cfg);
 
 /* Statically schedule "dag" for the GPU "target": defaults and structured
  * seeds, random samples, then local search from the best; keep "k".
  * Requires: a DAG and a GPU target.  Produces: ranked configurations. */
-ts_gpu_static_result *ts_gpu_static_fill(ts_ctx *ctx, const ts_dag *dag,
-	const ts_target *target, int k);
+__ts_gc ts_gpu_static_result *ts_gpu_static_fill(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag, __ts_keep const ts_target *target, int k);
 /* Shorthand: the schedule of the best static configuration. */
-ts_schedule *ts_gpu_static_schedule(ts_ctx *ctx, const ts_dag *dag,
-	const ts_target *target);
+__ts_gc ts_schedule *ts_gpu_static_schedule(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag, __ts_keep const ts_target *target);
 
 #ifdef __cplusplus
 }

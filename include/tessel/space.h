@@ -61,50 +61,58 @@ typedef struct ts_config {
 	int64_t *v;		/* nvalues entries */
 } ts_config;
 
-ts_space *ts_space_new(ts_ctx *ctx, const char *name);
+/* An empty space called "name" (NULL: "space"). */
+__ts_gc ts_space *ts_space_new(__ts_keep ts_ctx *ctx,
+	__ts_keep __ts_null const char *name);
 /* Add a split knob "name" of an axis of extent "extent" into "nparts"
  * levels; return its index or -1.  Candidate inner factors are the
  * divisors of the extent and, unless "divisors_only", the powers of two
  * below it. */
-int ts_space_add_split(ts_space *sp, const char *name, int64_t extent,
-	int nparts, bool divisors_only);
-int ts_space_add_choice(ts_space *sp, const char *name, int n,
-	const char *const *choices);
-int ts_space_add_bool(ts_space *sp, const char *name);
-int ts_space_add_int(ts_space *sp, const char *name, int64_t lo, int64_t hi);
+int ts_space_add_split(__ts_keep ts_space *sp, __ts_keep const char *name,
+	int64_t extent, int nparts, bool divisors_only);
+int ts_space_add_choice(__ts_keep ts_space *sp, __ts_keep const char *name,
+	int n, __ts_keep const char *const *choices);
+int ts_space_add_bool(__ts_keep ts_space *sp, __ts_keep const char *name);
+int ts_space_add_int(__ts_keep ts_space *sp, __ts_keep const char *name,
+	int64_t lo, int64_t hi);
 /* Index of the knob "name" in "sp", or -1. */
-int ts_space_find(const ts_space *sp, const char *name);
+int ts_space_find(__ts_keep const ts_space *sp, __ts_keep const char *name);
 /* Number of values of knob "k" (split: number of valid factor tuples). */
-double ts_knob_count(const ts_knob *k);
+double ts_knob_count(__ts_keep const ts_knob *k);
 /* Number of points of "sp" (a double: spaces are large). */
-double ts_space_size(const ts_space *sp);
-void ts_space_print(FILE *out, const ts_space *sp);
+double ts_space_size(__ts_keep const ts_space *sp);
+void ts_space_print(__ts_keep FILE *out, __ts_keep const ts_space *sp);
 
-/* Configurations. */
-ts_config *ts_config_new(const ts_space *sp);	/* every knob at its default */
-ts_config *ts_config_copy(const ts_config *c);
+/* Configurations.  ts_config_new sets every knob at its default. */
+__ts_gc ts_config *ts_config_new(__ts_keep const ts_space *sp);
+__ts_gc ts_config *ts_config_copy(__ts_keep const ts_config *c);
 /* A configuration drawn uniformly per knob from the context's stream. */
-ts_config *ts_space_sample(const ts_space *sp, ts_ctx *ctx);
+__ts_gc ts_config *ts_space_sample(__ts_keep const ts_space *sp,
+	__ts_keep ts_ctx *ctx);
 /* A neighbour of "c": one knob changed (a split moves a prime factor
  * between two levels, a choice or int steps to another value). */
-ts_config *ts_config_mutate(const ts_config *c, ts_ctx *ctx);
+__ts_gc ts_config *ts_config_mutate(__ts_keep const ts_config *c,
+	__ts_keep ts_ctx *ctx);
 /* Value of knob "knob" (part "part" for split knobs, 0 otherwise). */
-int64_t ts_config_get(const ts_config *c, int knob, int part);
-void ts_config_set(ts_config *c, int knob, int part, int64_t v);
+int64_t ts_config_get(__ts_keep const ts_config *c, int knob, int part);
+void ts_config_set(__ts_keep ts_config *c, int knob, int part, int64_t v);
 /* Look a knob up by name: ts_config_get(c, ts_space_find(...), part). */
-int64_t ts_config_value(const ts_config *c, const char *name, int part);
+int64_t ts_config_value(__ts_keep const ts_config *c,
+	__ts_keep const char *name, int part);
 /* Set the inner factors of split knob "knob" from "inner" (nparts - 1
  * values, outermost first) and derive the outermost one. */
-void ts_config_set_split(ts_config *c, int knob, const int64_t *inner);
+void ts_config_set_split(__ts_keep ts_config *c, int knob,
+	__ts_keep const int64_t *inner);
 /* Whether every value of "c" is inside its knob's domain. */
-bool ts_config_is_valid(const ts_config *c);
-bool ts_config_equal(const ts_config *a, const ts_config *b);
-uint64_t ts_config_hash(const ts_config *c);
+bool ts_config_is_valid(__ts_keep const ts_config *c);
+bool ts_config_equal(__ts_keep const ts_config *a,
+	__ts_keep const ts_config *b);
+uint64_t ts_config_hash(__ts_keep const ts_config *c);
 /* JSON object {"knob": value or [factors], ...}. */
-char *ts_config_to_json(const ts_config *c);
-ts_config *ts_config_from_json(ts_ctx *ctx, const ts_space *sp,
-	const char *json);
-void ts_config_print(FILE *out, const ts_config *c);
+__ts_gc char *ts_config_to_json(__ts_keep const ts_config *c);
+__ts_gc ts_config *ts_config_from_json(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_space *sp, __ts_keep const char *json);
+void ts_config_print(__ts_keep FILE *out, __ts_keep const ts_config *c);
 
 #ifdef __cplusplus
 }

@@ -9,8 +9,7 @@
  * (ts_cuda_device_target in tessel/cuda.h).
  *
  * Sizes are in bytes in the structures and in KiB in the JSON files.
- * Zero means "unknown" for every optional number.  Targets are allocated
- * with the garbage collector and never freed by the caller.
+ * Zero means "unknown" for every optional number.
  */
 #ifndef TESSEL_TARGET_H
 #define TESSEL_TARGET_H
@@ -99,43 +98,47 @@ typedef struct ts_target {
 	ts_target_gpu gpu;
 } ts_target;
 
-const char *ts_target_kind_name(ts_target_kind kind);
+/* The name of "kind", a static string. */
+__ts_keep const char *ts_target_kind_name(ts_target_kind kind);
 
 /* Describe the CPU this process runs on: cpuid and sysfs on x86-64, sysfs
  * elsewhere; LLVM names the cpu and its features. */
-ts_target *ts_target_host(ts_ctx *ctx);
+__ts_gc ts_target *ts_target_host(__ts_keep ts_ctx *ctx);
 
 /* Read a target from the JSON text "json"; "where" names it in messages
- * (usually the file name).  Unknown fields, missing required fields and
- * inconsistent values are errors. */
-ts_target *ts_target_from_json(ts_ctx *ctx, const char *json,
-	const char *where);
-ts_target *ts_target_from_json_file(ts_ctx *ctx, const char *path);
-/* Return "t" as JSON text (GC-allocated) that ts_target_from_json reads
- * back to an equal target. */
-char *ts_target_to_json(const ts_target *t);
+ * (usually the file name; NULL: "(target)").  Unknown fields, missing
+ * required fields and inconsistent values are errors. */
+__ts_gc ts_target *ts_target_from_json(__ts_keep ts_ctx *ctx,
+	__ts_keep const char *json, __ts_keep __ts_null const char *where);
+__ts_gc ts_target *ts_target_from_json_file(__ts_keep ts_ctx *ctx,
+	__ts_keep const char *path);
+/* Return "t" as JSON text that ts_target_from_json reads back to an
+ * equal target. */
+__ts_gc char *ts_target_to_json(__ts_keep const ts_target *t);
 /* Find the shipped description "name" ("zen3", "h100", ...) in the
  * installed data directory, then in the source tree.  A name ending in
  * ".json" or containing '/' is read as a file. */
-ts_target *ts_target_lookup(ts_ctx *ctx, const char *name);
+__ts_gc ts_target *ts_target_lookup(__ts_keep ts_ctx *ctx,
+	__ts_keep const char *name);
 
 /* Check that the fields of "t" are complete and consistent; "where" names
  * it in messages. */
-ts_status ts_target_check(ts_ctx *ctx, const ts_target *t, const char *where);
+ts_status ts_target_check(__ts_keep ts_ctx *ctx, __ts_keep const ts_target *t,
+	__ts_keep const char *where);
 /* Fill the derived fields of "t" (lanes per dtype, compute capability
  * numbers) from the others. */
-void ts_target_finish(ts_target *t);
-bool ts_target_equal(const ts_target *a, const ts_target *b);
+void ts_target_finish(__ts_keep ts_target *t);
+bool ts_target_equal(__ts_keep const ts_target *a,
+	__ts_keep const ts_target *b);
 /* Print "t" readably, one field a line. */
-void ts_target_print(FILE *out, const ts_target *t);
+void ts_target_print(__ts_keep FILE *out, __ts_keep const ts_target *t);
 /* Whether code compiled for the CPU target "t" runs on the CPU "host":
  * the same architecture, and every feature "t" enables ("+name" in its
  * LLVM features) enabled on "host".  An AVX-512 machine runs the code of
  * an AVX2 target, so its schedules and code can be checked and timed
- * there.  When it does not, "why" (when not NULL) receives the reason
- * (GC-allocated). */
-bool ts_target_runs_on(const ts_target *t, const ts_target *host,
-	const char **why);
+ * there.  When it does not, "why" receives the reason. */
+bool ts_target_runs_on(__ts_keep const ts_target *t,
+	__ts_keep const ts_target *host, __ts_keep __ts_null const char **why);
 
 /* The numbers the analytical model uses from the CPU target "t", with
  * what it assumes where "t" does not say (printed by ts_target_print):
@@ -144,23 +147,23 @@ bool ts_target_runs_on(const ts_target *t, const ts_target *host,
  * cache level "level" (0 L1 into registers: two vectors; 1 L2: 64; 2 L3:
  * 24); DRAM bandwidth for "threads" cores (20 GB/s for the machine, no
  * limit per core). */
-double ts_target_frequency_ghz(const ts_target *t);
-double ts_target_peak_gflops_core(const ts_target *t);
-double ts_target_read_bytes_per_cycle(const ts_target *t, int level);
-double ts_target_dram_gbs(const ts_target *t, int threads);
+double ts_target_frequency_ghz(__ts_keep const ts_target *t);
+double ts_target_peak_gflops_core(__ts_keep const ts_target *t);
+double ts_target_read_bytes_per_cycle(__ts_keep const ts_target *t, int level);
+double ts_target_dram_gbs(__ts_keep const ts_target *t, int threads);
 
 /* Measure the machine this process runs on and return "base" (its
  * description, usually ts_target_host's) with what was measured: core
  * clock, f32 FMA peak, the bytes per cycle and latency of each cache
  * level, DRAM bandwidth of one core and of all, DRAM latency.  Takes a
  * few seconds; "log", when not NULL, gets one line per measurement. */
-ts_target *ts_target_calibrate(ts_ctx *ctx, const ts_target *base,
-	FILE *log);
+__ts_gc ts_target *ts_target_calibrate(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_target *base, __ts_keep __ts_null FILE *log);
 
 /* Vector lanes of "dtype" on the CPU target "t" (1 on a GPU). */
-int ts_target_lanes(const ts_target *t, ts_dtype dtype);
+int ts_target_lanes(__ts_keep const ts_target *t, ts_dtype dtype);
 /* The share of cache level "c" that one core can count on. */
-int64_t ts_target_cache_per_core(const ts_target_cache *c);
+int64_t ts_target_cache_per_core(__ts_keep const ts_target_cache *c);
 
 #ifdef __cplusplus
 }

@@ -79,34 +79,37 @@ enum ts_feature {
 	TS_FEAT_COUNT
 };
 
-/* The name of feature slot "i" ("stores", ...), or NULL. */
-const char *ts_feature_name(int i);
+/* The name of feature slot "i" ("stores", ...), a static string, or
+ * NULL. */
+__ts_keep __ts_null const char *ts_feature_name(int i);
 /* Fill "out" (TS_FEAT_COUNT floats) with the features of "f"; "line"
  * is the cache line size in bytes (0: 64).  Deterministic. */
-ts_status ts_func_features(ts_ctx *ctx, const ts_func *f, int line,
-	float *out);
+ts_status ts_func_features(__ts_keep ts_ctx *ctx, __ts_keep const ts_func *f,
+	int line, __ts_keep float *out);
 
 /* The learned cost model: gradient boosted trees predicting a score
  * (higher is faster) from a feature vector.  It owns XGBoost handles:
  * free it with ts_cost_model_free, or leave it to its context. */
 typedef struct ts_cost_model ts_cost_model;
 
-ts_cost_model *ts_cost_model_new(ts_ctx *ctx, int nfeatures, uint64_t seed);
+__ts_give ts_cost_model *ts_cost_model_new(__ts_keep ts_ctx *ctx, int nfeatures,
+	uint64_t seed);
 /* Add one training sample: features "x", target "y". */
-ts_status ts_cost_model_add(ts_cost_model *m, const float *x, double y);
+ts_status ts_cost_model_add(__ts_keep ts_cost_model *m,
+	__ts_keep const float *x, double y);
 /* Forget every sample (the booster stays until the next training). */
-void ts_cost_model_clear(ts_cost_model *m);
+void ts_cost_model_clear(__ts_keep ts_cost_model *m);
 /* Number of samples added. */
-int ts_cost_model_size(const ts_cost_model *m);
+int ts_cost_model_size(__ts_keep const ts_cost_model *m);
 /* Train from scratch on every sample added, for "rounds" boosting
  * rounds (0: a default). */
-ts_status ts_cost_model_train(ts_cost_model *m, int rounds);
-bool ts_cost_model_trained(const ts_cost_model *m);
+ts_status ts_cost_model_train(__ts_keep ts_cost_model *m, int rounds);
+bool ts_cost_model_trained(__ts_keep const ts_cost_model *m);
 /* Predict the scores of "n" samples "x" (n * nfeatures floats) into
  * "out". */
-ts_status ts_cost_model_predict(ts_cost_model *m, int n, const float *x,
-	double *out);
-void ts_cost_model_free(ts_cost_model *m);
+ts_status ts_cost_model_predict(__ts_keep ts_cost_model *m, int n,
+	__ts_keep const float *x, __ts_keep double *out);
+void ts_cost_model_free(__ts_take __ts_null ts_cost_model *m);
 
 /* The evolutionary search over one template's space.  It remembers the
  * configurations measured and never proposes one of them again. */
@@ -126,24 +129,29 @@ typedef struct ts_evolve_options {
 } ts_evolve_options;
 
 ts_evolve_options ts_evolve_options_default(void);
-ts_evolve *ts_evolve_new(ts_ctx *ctx, const ts_space *sp,
-	const ts_evolve_options *opt);
+/* A search over "sp" with "opt" (NULL: defaults). */
+__ts_gc ts_evolve *ts_evolve_new(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_space *sp,
+	__ts_keep __ts_null const ts_evolve_options *opt);
 /* Make the "n" configurations "cfgs" the seeds of every later initial
  * population (the static top-k, the best measured so far). */
-void ts_evolve_seed(ts_evolve *e, int n, ts_config *const *cfgs);
+void ts_evolve_seed(__ts_keep ts_evolve *e, int n,
+	__ts_keep ts_config *const *cfgs);
 /* Remember that "c" was measured. */
-void ts_evolve_mark(ts_evolve *e, const ts_config *c);
-bool ts_evolve_is_marked(const ts_evolve *e, const ts_config *c);
-int ts_evolve_marked(const ts_evolve *e);
+void ts_evolve_mark(__ts_keep ts_evolve *e, __ts_keep const ts_config *c);
+bool ts_evolve_is_marked(__ts_keep const ts_evolve *e,
+	__ts_keep const ts_config *c);
+int ts_evolve_marked(__ts_keep const ts_evolve *e);
 /* The next "n" configurations to measure: never marked, distinct,
  * ranked by "score", with a share "eps" drawn at random.  Without a
  * score: half from the seeds in order, the rest random samples.  They are marked.  Returns the number found in "*out" (fewer
  * than "n" when the space is exhausted), or -1 on error. */
-int ts_evolve_next(ts_evolve *e, int n, ts_score_fn score, void *data,
-	ts_config **out);
+int ts_evolve_next(__ts_keep ts_evolve *e, int n,
+	__ts_keep __ts_null ts_score_fn score, __ts_keep __ts_null void *data,
+	__ts_keep ts_config **out);
 /* Crossover: each knob of the child from "a" or "b". */
-ts_config *ts_config_crossover(const ts_config *a, const ts_config *b,
-	ts_ctx *ctx);
+__ts_gc ts_config *ts_config_crossover(__ts_keep const ts_config *a,
+	__ts_keep const ts_config *b, __ts_keep ts_ctx *ctx);
 
 /* Options of a tuning run.  Start from ts_tune_options_default(). */
 typedef struct ts_tune_options {
@@ -188,29 +196,36 @@ typedef struct ts_tuner ts_tuner;
 typedef void (*ts_tune_progress_fn)(const ts_tune_progress *p, void *data);
 
 /* Prepare tuning "dag" on "target" (a CPU) with "opt" (NULL: defaults):
- * static filling, the template, and the records of the log. */
-ts_tuner *ts_tuner_new(ts_ctx *ctx, const ts_dag *dag,
-	const ts_target *target, const ts_tune_options *opt);
+ * static filling, the template, and the records of the log.  "opt" is
+ * copied, but the log path, the measurer and the measure data it points
+ * to are used until the tuner is released with ts_tuner_free. */
+__ts_give ts_tuner *ts_tuner_new(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag, __ts_keep const ts_target *target,
+	__ts_keep __ts_null const ts_tune_options *opt);
 /* Measure up to opt->trials candidates (or the top-k) in all, calling
  * "progress" (may be NULL) after each batch; a second call goes on only
  * if the first stopped early. */
-ts_status ts_tuner_run(ts_tuner *t, ts_tune_progress_fn progress,
-	void *data);
+ts_status ts_tuner_run(__ts_keep ts_tuner *t,
+	__ts_keep __ts_null ts_tune_progress_fn progress,
+	__ts_keep __ts_null void *data);
 /* The fastest valid candidate (NULL and INFINITY before any); after
  * verification, by the times measured again. */
-const ts_schedule *ts_tuner_best_schedule(const ts_tuner *t);
-const ts_config *ts_tuner_best_config(const ts_tuner *t);
-double ts_tuner_best_time(const ts_tuner *t);
+__ts_gc __ts_null const ts_schedule *ts_tuner_best_schedule(
+	__ts_keep const ts_tuner *t);
+__ts_gc __ts_null const ts_config *ts_tuner_best_config(
+	__ts_keep const ts_tuner *t);
+double ts_tuner_best_time(__ts_keep const ts_tuner *t);
 /* The measured time of the static model's choice (INFINITY if not
  * measured or failed); after verification, measured again with the
  * best, interleaved.  After verification the best is never slower than
  * it: a candidate that does not beat it there leaves the static choice
  * as the best. */
-double ts_tuner_static_time(const ts_tuner *t);
+double ts_tuner_static_time(__ts_keep const ts_tuner *t);
 /* The static choice: the schedule of ts_static_baseline_fill for the
  * target with opt->threads threads and the tuner's seed, the one that
  * tessel run --schedule static compiles. */
-const ts_schedule *ts_tuner_static_schedule(const ts_tuner *t);
+__ts_gc const ts_schedule *ts_tuner_static_schedule(
+	__ts_keep const ts_tuner *t);
 /* How much faster than the static baseline, measured alongside it in
  * interleaved rounds, a tuned schedule must run to replace it (in the
  * tuner's verification and in tessel run --records): within it, rounds
@@ -222,26 +237,30 @@ const ts_schedule *ts_tuner_static_schedule(const ts_tuner *t);
 /* Whether the best is the static choice; "*candidate_s" (may be NULL)
  * receives the verified time of the fastest other candidate (INFINITY
  * when there was no verification or none ran). */
-bool ts_tuner_kept_static(const ts_tuner *t, double *candidate_s);
+bool ts_tuner_kept_static(__ts_keep const ts_tuner *t,
+	__ts_keep __ts_null double *candidate_s);
 /* Best time after each trial of this run: "*best" gets an array of the
  * returned length (INFINITY before the first valid one). */
-int ts_tuner_history(const ts_tuner *t, const double **best);
+int ts_tuner_history(__ts_keep const ts_tuner *t,
+	__ts_keep const double **best);
 /* Measurements made by this run, and records reused from the log. */
-int ts_tuner_trials(const ts_tuner *t);
-int ts_tuner_resumed(const ts_tuner *t);
+int ts_tuner_trials(__ts_keep const ts_tuner *t);
+int ts_tuner_resumed(__ts_keep const ts_tuner *t);
 /* Failed measurements of this run with error "code". */
-int ts_tuner_errors(const ts_tuner *t, ts_error_code code);
-const ts_template *ts_tuner_template(const ts_tuner *t);
+int ts_tuner_errors(__ts_keep const ts_tuner *t, ts_error_code code);
+__ts_gc const ts_template *ts_tuner_template(__ts_keep const ts_tuner *t);
 /* Release the cost model's handles and the measurer the tuner made
  * (also done when the context is freed); the results stay readable. */
-void ts_tuner_free(ts_tuner *t);
+void ts_tuner_free(__ts_keep __ts_null ts_tuner *t);
 
 /* The tuning curve (best time against trials): CSV with a header
- * "trial,best_s", and an SVG picture with axes, labels and a polyline. */
-ts_status ts_tune_curve_write_csv(ts_ctx *ctx, const char *path, int n,
-	const double *best);
-ts_status ts_tune_curve_write_svg(ts_ctx *ctx, const char *path,
-	const char *title, int n, const double *best);
+ * "trial,best_s", and an SVG picture with axes, labels and a polyline,
+ * entitled "title" (NULL: "tuning curve"). */
+ts_status ts_tune_curve_write_csv(__ts_keep ts_ctx *ctx,
+	__ts_keep const char *path, int n, __ts_keep const double *best);
+ts_status ts_tune_curve_write_svg(__ts_keep ts_ctx *ctx,
+	__ts_keep const char *path, __ts_keep __ts_null const char *title,
+	int n, __ts_keep const double *best);
 
 #ifdef __cplusplus
 }
