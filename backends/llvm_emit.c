@@ -297,7 +297,8 @@ static int64_t known_multiple(const ts_expr *x)
 	int64_t a, b;
 
 	if (x->kind == TS_EXPR_INT)
-		return x->ival < 0 ? -x->ival : x->ival;
+		return x->ival == INT64_MIN ? 1 : x->ival < 0 ? -x->ival :
+			x->ival;
 	if (x->kind != TS_EXPR_BINARY || !ts_dtype_is_int(x->dtype))
 		return 1;
 	a = known_multiple(x->a);
