@@ -12,8 +12,9 @@
  * at least S seconds and prints "median_s min_s runs"; "quit" ends.  The
  * driver interleaves these with PyTorch's runs, so both see the same
  * load on a shared machine.  With --records, each task takes its best
- * record in LOG for the host with N cores (tessel tune --threads N),
- * static where there is none.  With BENCH_CPU_TIME set in the
+ * record in LOG for the host with N cores (tessel tune --threads N) where
+ * it runs faster than the static schedule timed alongside it, as tessel
+ * run does (ts_partition_schedules).  With BENCH_CPU_TIME set in the
  * environment, runs are timed with the process's CPU clock (the time it
  * ran, not the time it waited for a shared core).
  */
@@ -174,25 +175,10 @@ static ts_target *record_target(const ts_target *host, int threads)
 	return t;
 }
 
-/* Replace the schedules "st" of the tasks of "p" by the best records of
- * "log" for "host" with "threads" cores; say how many on stderr. */
-static int apply_records(ts_ctx *ctx, const ts_partition *p,
-	const ts_target *host, int threads, const char *log, ts_schedule **st)
+/* Print "line" of the schedule choice on stderr. */
+static void say_choice(void *data, const char *line)
 {
-	ts_schedule **rec = ts_partition_record_schedules(ctx, p,
-		record_target(host, threads), log, NULL);
-	int n = 0;
-
-	if (!rec)
-		return -1;
-	for (int t = 0; t < p->ntasks; t++)
-		if (rec[t]) {
-			st[t] = rec[t];
-			n++;
-		}
-	fprintf(stderr, "bench_network: %d of %d tasks from records in %s\n",
-		n, p->ntasks, log);
-	return 0;
+	fprintf(stderr, "bench_network: %s\n", line);
 }
 
 /* Compile "dag": static schedules (the model's best, or the fastest of
@@ -223,11 +209,10 @@ static ts_network *compile(ts_ctx *ctx, const ts_dag *dag, ts_target *tg,
 			o->threads, 1 << 16);
 		p = lp ? lp->partition : NULL;
 	}
-	st = p ? ts_partition_static_schedules(ctx, p, tg, o->topk,
-		o->threads) : NULL;
-	if (st && records && apply_records(ctx, p, host, o->threads,
-	    records, st) < 0)
-		return NULL;
+	/* The choice tessel run makes: a record where it runs faster than
+	 * the static schedule timed alongside it. */
+	st = p ? ts_partition_schedules(ctx, p, host, records, o->topk,
+		o->threads, say_choice, NULL) : NULL;
 	if (!st || rounds <= 0)
 		return st ? ts_network_build(ctx, p, st, o) : NULL;
 	to.trials = trials;

@@ -801,3 +801,76 @@ ts_schedule **ts_partition_record_schedules(ts_ctx *ctx,
 	}
 	return sch;
 }
+
+/* "target" as the tuner keys its records: "threads" cores (when
+ * positive), every other field unchanged. */
+static const ts_target *records_key(const ts_target *target, int threads)
+{
+	ts_target *t;
+
+	if (threads <= 0 || target->kind != TS_TARGET_CPU)
+		return target;
+	t = ts_new(ts_target);
+	*t = *target;
+	t->cpu.cores = threads;
+	return t;
+}
+
+/* Whether task "t" of "p" takes the schedule "rec" of its record "used"
+ * (NULL: none) rather than "st" (its static schedule; NULL: naive); said
+ * to "say". */
+static bool take_record(ts_ctx *ctx, const ts_partition *p, int t,
+	const ts_record *used, const ts_schedule *rec, const ts_schedule *st,
+	const ts_target *key, const char *log, int threads,
+	ts_network_say_fn say, void *data)
+{
+	const ts_dag *dag = p->tasks[t]->dag;
+	const char *why = NULL;
+	bool wins;
+
+	if (!used) {
+		if (say)
+			say(data, ts_asprintf("task %d (anchor %s): no valid "
+				"record in %s for workload %s on target %s: "
+				"using the static schedule", t,
+				p->tasks[t]->name, log, p->tasks[t]->hash,
+				ts_target_key(key)));
+		return false;
+	}
+	wins = ts_record_beats_static(ctx, dag, ts_lower(ctx, dag, rec),
+		ts_lower(ctx, dag, st ? st : ts_schedule_naive(ctx, dag)), key,
+		threads, &why);
+	if (say)
+		say(data, ts_asprintf("task %d (anchor %s): schedule of the "
+			"record at %s:%d (median %.4g ms) %s", t,
+			p->tasks[t]->name, log, used->line,
+			used->median_s * 1e3, why));
+	return wins;
+}
+
+ts_schedule **ts_partition_schedules(ts_ctx *ctx, const ts_partition *p,
+	const ts_target *target, const char *log, int topk, int threads,
+	ts_network_say_fn say, void *data)
+{
+	const ts_target *tg = ts_target_for_threads(target, threads);
+	const ts_target *key = records_key(target, threads);
+	const ts_record **used = ts_new_array(const ts_record *,
+		p->ntasks + 1);
+	ts_schedule **rec = NULL, **st;
+	int found = 0;
+
+	if (log && !(rec = ts_partition_record_schedules(ctx, p, key, log,
+	    used)))
+		return NULL;
+	st = ts_partition_static_schedules(ctx, p, tg, topk, threads);
+	for (int t = 0; rec && t < p->ntasks; t++)
+		if (take_record(ctx, p, t, used[t], rec[t], st[t], key, log,
+		    threads, say, data)) {
+			st[t] = rec[t];
+			found++;
+		}
+	if (rec && say)
+		say(data, ts_asprintf("%d of %d tasks from records, %d static",
+			found, p->ntasks, p->ntasks - found));
+	return st;
+}

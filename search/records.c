@@ -12,7 +12,9 @@
 
 #include <jansson.h>
 
+#include <tessel/backend.h>
 #include <tessel/records.h>
+#include <tessel/tune.h>
 
 #include "support/support.h"
 
@@ -406,4 +408,74 @@ ts_status ts_records_best_schedule(ts_ctx *ctx, const ts_dag *dag,
 		return ts_ctx_set_error(ctx, "%s:%d: the best record does not "
 			"replay: %s", path, best->line, ts_ctx_error(ctx));
 	return TS_OK;
+}
+
+/* Rounds of the comparison of a record with the static schedule, and
+ * the seconds of each module's share of a round. */
+enum { DUEL_ROUNDS = 5 };
+#define DUEL_ROUND_S 0.02
+
+/* Time "a" and "b" of "dag" compiled with "opt" against each other on
+ * seeded inputs, interleaved, into "t"[0] and "t"[1]. */
+static ts_status duel(ts_ctx *ctx, const ts_dag *dag, const ts_func *a,
+	const ts_func *b, const ts_compile_options *opt, double t[2])
+{
+	ts_array **in = ts_dag_random_inputs(ctx, dag, 1);
+	int n = dag->ninputs + dag->noutputs;
+	ts_array **args = ts_new_array(ts_array *, n + 1);
+	ts_module *m[2] = { NULL, NULL };
+	ts_status st = TS_ERROR;
+
+	if (!in)
+		return TS_ERROR;
+	for (int i = 0; i < n; i++)
+		if (!(args[i] = i < dag->ninputs ? in[i] : ts_array_for_tensor(
+		    ctx, dag->outputs[i - dag->ninputs])))
+			return TS_ERROR;
+	if ((m[0] = ts_module_compile(ctx, a, opt)) &&
+	    (m[1] = ts_module_compile(ctx, b, opt)) &&
+	    ts_module_time_interleaved(m, 2, args, DUEL_ROUNDS, DUEL_ROUND_S,
+	    t) == TS_OK)
+		st = TS_OK;
+	ts_module_free(m[0]);
+	ts_module_free(m[1]);
+	return st;
+}
+
+bool ts_record_beats_static(ts_ctx *ctx, const ts_dag *dag,
+	const ts_func *rec, const ts_func *st, const ts_target *target,
+	int threads, const char **why)
+{
+	ts_compile_options opt = ts_compile_options_for(target);
+	double t[2];
+	const char *w;
+	bool wins = false;
+
+	opt.threads = threads;
+	if (!rec || !st || duel(ctx, dag, rec, st, &opt, t) < 0) {
+		w = ts_asprintf("does not run here (%s): kept the static "
+			"schedule", ts_ctx_error(ctx) ? ts_ctx_error(ctx) :
+			"out of memory");
+		ts_ctx_clear_error(ctx);
+	} else if ((wins = t[0] * (1 + TS_TUNE_MARGIN) < t[1])) {
+		w = ts_asprintf("against the static schedule, %d interleaved "
+			"rounds: %.4g ms against %.4g ms: kept the record "
+			"(%.2fx)", DUEL_ROUNDS, t[0] * 1e3, t[1] * 1e3,
+			t[1] / t[0]);
+	} else if (t[0] < t[1]) {
+		w = ts_asprintf("against the static schedule, %d interleaved "
+			"rounds: %.4g ms against %.4g ms: kept the static "
+			"schedule (the record is %.2fx faster, within the %.0f%% "
+			"that rounds cannot tell apart)", DUEL_ROUNDS,
+			t[0] * 1e3, t[1] * 1e3, t[1] / t[0],
+			TS_TUNE_MARGIN * 100);
+	} else {
+		w = ts_asprintf("against the static schedule, %d interleaved "
+			"rounds: %.4g ms against %.4g ms: kept the static "
+			"schedule (the record is %.2fx slower)", DUEL_ROUNDS,
+			t[0] * 1e3, t[1] * 1e3, t[0] / t[1]);
+	}
+	if (why)
+		*why = w;
+	return wins;
 }

@@ -345,66 +345,19 @@ ts_partition *ts_tool_network_partition(ts_ctx *ctx, const ts_dag *dag,
 	return NULL;
 }
 
-/* "host" as the tuner keys its records: "threads" cores (when positive),
- * every other field unchanged. */
-static ts_target *records_target(const ts_target *host, int threads)
+/* Print "line" of the schedule choice on stderr for the verb "data". */
+static void say_choice(void *data, const char *line)
 {
-	ts_target *t = GC_MALLOC(sizeof(*t));
-
-	*t = *host;
-	if (threads > 0 && t->kind == TS_TARGET_CPU)
-		t->cpu.cores = threads;
-	return t;
-}
-
-/* Whether task "t" of "p" takes the schedule "sch" of its record "rec"
- * (NULL: none) rather than "st" (its static schedule; NULL: naive): only
- * when the record runs faster, timed here against it; said on stderr
- * for "o". */
-static bool take_record(ts_ctx *ctx, const ts_partition *p, int t,
-	const ts_record *rec, const ts_schedule *sch, const ts_schedule *st,
-	const ts_target *key, const struct ts_tool_network_opts *o)
-{
-	const ts_dag *dag = p->tasks[t]->dag;
-	ts_func *fr, *fs;
-
-	if (!rec) {
-		fprintf(stderr, "tessel %s: task %d (anchor %s): no valid "
-			"record in %s for workload %s on target %s: using the "
-			"static schedule\n", o->verb, t, p->tasks[t]->name,
-			o->records, p->tasks[t]->hash, ts_target_key(key));
-		return false;
-	}
-	fprintf(stderr, "tessel %s: task %d (anchor %s): schedule of the "
-		"record at %s:%d (median %.4g ms) ", o->verb, t,
-		p->tasks[t]->name, o->records, rec->line, rec->median_s * 1e3);
-	fr = ts_lower(ctx, dag, sch);
-	fs = ts_lower(ctx, dag, st ? st : ts_schedule_naive(ctx, dag));
-	return ts_tool_record_wins(ctx, dag, fr, fs, o->threads);
+	fprintf(stderr, "tessel %s: %s\n", (const char *)data, line);
 }
 
 ts_schedule **ts_tool_network_schedules(ts_ctx *ctx, const ts_partition *p,
 	const ts_target *host, const struct ts_tool_network_opts *o)
 {
-	const ts_target *tg = ts_tool_target_threads(host, o->threads);
-	const ts_target *key = records_target(host, o->threads);
-	const ts_record **used = GC_MALLOC(sizeof(*used) * (p->ntasks + 1));
-	ts_schedule **rec = NULL, **st;
-	int found = 0;
+	ts_schedule **st = ts_partition_schedules(ctx, p, host, o->records,
+		o->topk, o->threads, say_choice, (void *)o->verb);
 
-	if (o->records && !(rec = ts_partition_record_schedules(ctx, p, key,
-	    o->records, used)))
-		return NULL;
 	ts_tool_warnings(ctx);
-	st = ts_partition_static_schedules(ctx, p, tg, o->topk, o->threads);
-	for (int t = 0; rec && t < p->ntasks; t++)
-		if (take_record(ctx, p, t, used[t], rec[t], st[t], key, o)) {
-			st[t] = rec[t];
-			found++;
-		}
-	if (rec)
-		fprintf(stderr, "tessel %s: %d of %d tasks from records, %d "
-			"static\n", o->verb, found, p->ntasks, p->ntasks - found);
 	return st;
 }
 

@@ -8,14 +8,10 @@
 
 #include <gc.h>
 
+#include <tessel/records.h>
 #include <tessel/search.h>
 
 #include "tools/commands.h"
-
-/* Rounds of the comparison of a record with the static baseline, and the
- * seconds of each module's share of a round. */
-enum { DUEL_ROUNDS = 5 };
-#define DUEL_ROUND_S 0.02
 
 /* The host target with "threads" cores (0: all of them), as the tuner
  * keys its records: the cores set, nothing else changed. */
@@ -33,65 +29,15 @@ static ts_target *host_target(ts_ctx *ctx, int threads)
 	return t;
 }
 
-/* Time "a" and "b" of "dag" compiled for "threads" threads against each
- * other on seeded inputs, interleaved, into "*ta" and "*tb". */
-static ts_status duel(ts_ctx *ctx, const ts_dag *dag, const ts_func *a,
-	const ts_func *b, int threads, double *ta, double *tb)
-{
-	ts_compile_options opt = ts_compile_options_default();
-	ts_array **in = ts_dag_random_inputs(ctx, dag, 1);
-	int n = dag->ninputs + dag->noutputs;
-	ts_array **args = GC_MALLOC(sizeof(*args) * (n + 1));
-	ts_module *m[2] = { NULL, NULL };
-	double t[2];
-	ts_status st = TS_ERROR;
-
-	if (!in || !args || !a || !b)
-		return TS_ERROR;
-	for (int i = 0; i < n; i++)
-		if (!(args[i] = i < dag->ninputs ? in[i] : ts_array_for_tensor(
-		    ctx, dag->outputs[i - dag->ninputs])))
-			return TS_ERROR;
-	opt.threads = threads;
-	if ((m[0] = ts_module_compile(ctx, a, &opt)) &&
-	    (m[1] = ts_module_compile(ctx, b, &opt)) &&
-	    ts_module_time_interleaved(m, 2, args, DUEL_ROUNDS, DUEL_ROUND_S,
-	    t) == TS_OK) {
-		*ta = t[0];
-		*tb = t[1];
-		st = TS_OK;
-	}
-	ts_module_free(m[0]);
-	ts_module_free(m[1]);
-	return st;
-}
-
 bool ts_tool_record_wins(ts_ctx *ctx, const ts_dag *dag, const ts_func *rec,
 	const ts_func *st, int threads)
 {
-	double tr, ts;
+	const char *why = NULL;
+	bool wins = ts_record_beats_static(ctx, dag, rec, st, NULL, threads,
+		&why);
 
-	if (duel(ctx, dag, rec, st, threads, &tr, &ts) < 0) {
-		fprintf(stderr, "does not run here (%s): kept the static "
-			"schedule\n", ts_ctx_error(ctx) ? ts_ctx_error(ctx)
-			: "out of memory");
-		ts_ctx_clear_error(ctx);
-		return false;
-	}
-	fprintf(stderr, "against the static schedule, %d interleaved rounds: "
-		"%.4g ms against %.4g ms: ", DUEL_ROUNDS, tr * 1e3, ts * 1e3);
-	if (tr * (1 + TS_TUNE_MARGIN) < ts) {
-		fprintf(stderr, "kept the record (%.2fx)\n", ts / tr);
-		return true;
-	}
-	if (tr < ts)
-		fprintf(stderr, "kept the static schedule (the record is "
-			"%.2fx faster, within the %.0f%% that rounds cannot "
-			"tell apart)\n", ts / tr, TS_TUNE_MARGIN * 100);
-	else
-		fprintf(stderr, "kept the static schedule (the record is "
-			"%.2fx slower)\n", tr / ts);
-	return false;
+	fprintf(stderr, "%s\n", why);
+	return wins;
 }
 
 /* Lower "dag" under the best valid record of the log "log" for the host

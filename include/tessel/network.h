@@ -172,6 +172,25 @@ __ts_gc const ts_memory_plan *ts_network_memory(
  * ts_schedule_hash names it), or NULL for no such task. */
 __ts_gc __ts_null const ts_schedule *ts_network_task_schedule(
 	__ts_keep const ts_network *net, int task);
+/* Where ts_partition_schedules says, a line at a time, which schedule
+ * each task takes and why ("data" is passed back). */
+typedef void (*ts_network_say_fn)(__ts_keep __ts_null void *data,
+	__ts_keep const char *line);
+/* The schedule of each task of "p" for "target" run with "threads"
+ * threads (0: its cores): the best valid record of the log "log" for its
+ * workload on "target" with "threads" cores, where that runs at least
+ * TS_TUNE_MARGIN faster than its static schedule timed alongside it
+ * (ts_record_beats_static), else the static schedule ("topk" as in
+ * ts_partition_static_schedules; NULL entries run naively).  With "log"
+ * NULL, the static schedules.  "say" receives a line per task of a log,
+ * and a summary.  The one choice that tessel run, tasks, build and the
+ * benchmark programs make.  NULL with an error naming the log when it
+ * cannot be read, or the task whose record does not replay. */
+__ts_gc ts_schedule **ts_partition_schedules(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_partition *p, __ts_keep const ts_target *target,
+	__ts_keep __ts_null const char *log, int topk, int threads,
+	__ts_keep __ts_null ts_network_say_fn say,
+	__ts_keep __ts_null void *data);
 /* Replace the schedule of task "task" by "sch" and recompile it. */
 ts_status ts_network_set_schedule(__ts_keep ts_network *net, int task,
 	__ts_keep const ts_schedule *sch);

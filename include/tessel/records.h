@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include <tessel/dsl.h>
+#include <tessel/loop.h>
 #include <tessel/measure.h>
 #include <tessel/schedule.h>
 #include <tessel/space.h>
@@ -100,6 +101,18 @@ __ts_gc ts_schedule *ts_record_schedule(__ts_keep ts_ctx *ctx,
 ts_status ts_records_best_schedule(__ts_keep ts_ctx *ctx,
 	__ts_keep const ts_dag *dag, __ts_keep const ts_target *target,
 	__ts_keep const char *path, __ts_keep ts_schedule **out);
+/* Whether the kernel "rec" of "dag" (a record's schedule, lowered) runs
+ * at least TS_TUNE_MARGIN faster than "st" (the static schedule,
+ * lowered), both compiled for "target" (NULL: this machine) with
+ * "threads" threads and timed here in interleaved rounds on seeded
+ * inputs: a record is never taken on its word, since it was timed in
+ * another process, perhaps on another day.  "why" receives the verdict
+ * with the times, as a phrase for messages; a kernel that does not
+ * compile or run here loses, with the reason there. */
+bool ts_record_beats_static(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag, __ts_keep const ts_func *rec,
+	__ts_keep const ts_func *st, __ts_keep __ts_null const ts_target *target,
+	int threads, __ts_keep __ts_null const char **why);
 
 #ifdef __cplusplus
 }

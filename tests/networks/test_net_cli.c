@@ -184,6 +184,54 @@ static void test_run_records__record_per_task_else_static(void **state)
 	unlink(log);
 }
 
+/* "0 of N tasks from records". */
+static const char *summary(int n)
+{
+	static char buf[64];
+
+	snprintf(buf, sizeof(buf), "0 of %d tasks from records", n);
+	return buf;
+}
+
+/* Collects the lines of ts_partition_schedules. */
+static void collect(void *data, const char *line)
+{
+	char *buf = data;
+
+	snprintf(buf + strlen(buf), 8192 - strlen(buf), "%s\n", line);
+}
+
+/* The library's choice, as bench_network makes it: a record that claims
+ * a time it does not reach (the naive schedule of a convolution at one
+ * nanosecond) is timed against the static schedule and loses. */
+static void test_partition_schedules__record_timed_not_believed(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_partition *p = cli_partition_of(ctx, "lenet");
+	char *log = ts_test_temp_path("netcli", "lie.jsonl");
+	char said[8192] = "";
+	int t = 0;
+	ts_schedule **st, **sch;
+
+	while (t < p->ntasks && p->tasks[t]->dag->nstages < 2)
+		t++;
+	assert_true(t < p->ntasks);
+	add_record(ctx, log, p->tasks[t]->dag, host_cores(ctx, 1),
+		ts_schedule_naive(ctx, p->tasks[t]->dag), 1e-9, TS_ERR_NONE);
+	sch = ts_partition_schedules(ctx, p, ts_target_host(ctx), log, 0, 1,
+		collect, said);
+	st = ts_partition_schedules(ctx, p, ts_target_host(ctx), NULL, 0, 1,
+		NULL, NULL);
+	assert_non_null(sch);
+	assert_non_null(st);
+	assert_string_equal(ts_schedule_hash(sch[t]),
+		ts_schedule_hash(st[t]));
+	assert_has(said, "kept the static schedule (the record is");
+	assert_has(said, summary(p->ntasks));
+	unlink(log);
+}
+
 static void test_run_records_unreadable__names_log(void **state)
 {
 	char args[2048], *out, *err;
@@ -395,6 +443,7 @@ int main(void)
 		TS_TEST(test_tune_lenet__network_without_flag_then_run),
 		TS_TEST(test_tune_softmax_network_flag__still_accepted),
 		TS_TEST(test_entry_points__same_schedules),
+		TS_TEST(test_partition_schedules__record_timed_not_believed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
