@@ -80,6 +80,23 @@ static bool reduce_is_contiguous(const ts_stage_info *si, int r)
 	return some;
 }
 
+/* Whether the innermost reduction axis of simple reduction "p" can be
+ * vectorized through rfactor: every load walks it with stride 0 or 1,
+ * and, when other reduction axes surround it, it fills two vectors of
+ * the target at least (a sum over a whole matrix vectorizes its rows; a
+ * 3x3 window does not). */
+static bool rfvec_fits(const ts_template *tp, const ts_stage_plan *p)
+{
+	const ts_stage *s = tp->dag->stages[p->stage];
+	int last = s->ndim + p->nreduce - 1;
+
+	if (p->nreduce < 1 || !reduce_is_contiguous(tp->info->stages[p->stage],
+	    last))
+		return false;
+	return p->nreduce == 1 || ts_stage_axis(s, last)->extent >=
+		2 * ts_target_lanes(tp->target, s->body->dtype);
+}
+
 /* Add the knobs of a tiled stage "p" to "tp"'s space. */
 static ts_status add_tile_knobs(ts_template *tp, ts_stage_plan *p)
 {
@@ -139,8 +156,7 @@ static ts_status add_tile_knobs(ts_template *tp, ts_stage_plan *p)
 		p->knob_cache_write = ts_space_add_bool(sp,
 			ts_asprintf("%s.cache_write", s->name));
 	p->knob_rfvec = -1;
-	if (p->klass == TS_CLASS_SIMPLE_REDUCTION && p->nreduce == 1 &&
-	    reduce_is_contiguous(si, s->ndim))
+	if (p->klass == TS_CLASS_SIMPLE_REDUCTION && rfvec_fits(tp, p))
 		p->knob_rfvec = ts_space_add_bool(sp,
 			ts_asprintf("%s.rfvec", s->name));
 	return p->knob_vec < 0 || p->knob_par < 0 ? TS_ERROR : TS_OK;
@@ -441,7 +457,8 @@ static void tiling_kinds(struct tiling *t)
 {
 	int nl = (int)strlen(t->structure);
 	int last_s = (int)(strrchr(t->structure, 'S') - t->structure);
-	const struct tiled_axis *va = t->rfvec ? &t->ta[t->nspatial] :
+	const struct tiled_axis *va = t->rfvec ?
+		&t->ta[t->nspatial + t->nreduce - 1] :
 		t->vec >= 0 ? &t->ta[t->vec] : NULL;
 
 	for (int k = 0; k < t->norder; k++)
@@ -832,7 +849,7 @@ bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 	order_tiling(&t);
 	nest->fused = fused(p, cfg);
 	nest->cache_write = nest->fused || t.cache_write;
-	nest->vec_axis = t.rfvec ? p->nspatial : t.vec;
+	nest->vec_axis = t.rfvec ? p->nspatial + p->nreduce - 1 : t.vec;
 	nest->useful = nest->padded = nest->unrolled = 1;
 	for (int a = 0; a < p->nspatial + p->nreduce; a++) {
 		nest->useful *= ts_stage_axis(s, a)->extent;

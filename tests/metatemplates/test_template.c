@@ -236,6 +236,51 @@ static void test_template_nest__is_the_scheduled_nest(void **state)
 	}
 }
 
+/* The rfactor vectorization of a reduction's innermost axis is offered
+ * where it can fill vectors: a sum over a whole matrix (two reduction
+ * axes, rows of 64) gets the knob, a 3x3 window does not, a row sum
+ * does; every configuration with it on matches the interpreter. */
+static void test_template_rfvec__where_vectors_fill(void **state)
+{
+	ts_ctx *ctx = *state;
+	static const struct { const char *src; bool knob; } cases[] = {
+		{ "input X: f32[16, 64]\n"
+		  "output S[] = sum(i: 16, j: 64) X[i, j]\n", true },
+		{ "input X: f32[8, 10, 10]\n"
+		  "output M[c: 8, y: 8, x: 8] = max(r: 3, s: 3) "
+		  "X[c, y + r, x + s]\n", false },
+		{ "input X: f32[8, 100]\n"
+		  "output S[i: 8] = sum(k: 100) X[i, k]\n", true },
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		ts_dag *dag = ts_parse_string(ctx, "rf.tsl", cases[c].src);
+		ts_template *tp;
+		ts_array **in, *want[1];
+		const ts_stage_plan *p;
+		assert_non_null(dag);
+		tp = ts_template_new(ctx, dag, ts_analyze_dag(ctx, dag),
+			ts_target_lookup(ctx, "zen3"));
+		assert_non_null(tp);
+		p = &tp->plans[dag->nstages - 1];
+		assert_int_equal(p->knob_rfvec >= 0, cases[c].knob);
+		if (!cases[c].knob)
+			continue;
+		in = ts_dag_random_inputs(ctx, dag, 5);
+		assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+		for (int i = 0, on = 0; on < 4 && i < 200; i++) {
+			ts_config *cfg = ts_space_sample(tp->space, ctx);
+			if (!ts_config_get(cfg, p->knob_rfvec, 0))
+				continue;
+			on++;
+			check_schedule(ctx, "rfvec", dag,
+				ts_template_apply(tp, cfg), in, want, cfg);
+			check_nest_is_scheduled("rfvec", tp, cfg,
+				ts_template_apply(tp, cfg), dag->nstages - 1);
+		}
+	}
+}
+
 /* The templates of "src" for a CPU and a GPU target. */
 static void both_templates(ts_ctx *ctx, const char *src, ts_dag **dag,
 	ts_template **cpu, ts_gpu_template **gpu)
@@ -309,6 +354,7 @@ int main(void)
 		TS_TEST(test_template_rules__follow_the_classes),
 		TS_TEST(test_template_rules__one_table_for_cpu_and_gpu),
 		TS_TEST(test_template_nest__is_the_scheduled_nest),
+		TS_TEST(test_template_rfvec__where_vectors_fill),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
