@@ -4,6 +4,13 @@
  * compared with each other, and with the reference interpreter where it
  * is affordable.
  *
+ * Beside each static time: the bytes its inputs and outputs hold, once,
+ * per second, and that rate as a share of a plain copy (memcpy) moving as
+ * many bytes (reading half, writing half), timed interleaved with it in
+ * the same run: what a memory-bound operator could reach here.  A share
+ * above 100% is an operator whose bytes stay in a cache level that the
+ * copy of the same size leaves.
+ *
  * The verdict column applies two rules on the one-thread speedup, using
  * the stage classes of ts_analyze_dag: an operator with a complex
  * reduction (data reuse) must be at least 10x faster statically; any
@@ -79,9 +86,37 @@ struct ops_row {
 	double naive_s;		/* NAN: not timed */
 	double naive_est_s;	/* the estimate that decided */
 	double static1_s, static2_s;
+	double bytes;		/* read and written once: inputs, outputs */
+	double copy_s;		/* a copy moving as many bytes, same run */
 	const char *check;	/* what the outputs were compared with */
 	bool check_ok;
 };
+
+/* A plain copy of "n" bytes from "src" to "dst": what the memory system
+ * gives a kernel that moves the same bytes (read "n", write "n"). */
+struct ops_copy {
+	char *src, *dst;
+	size_t n;
+};
+
+static void ops_copy_run(void *arg)
+{
+	struct ops_copy *c = arg;
+
+	memcpy(c->dst, c->src, c->n);
+	__asm__ volatile("" : : "r"(c->dst) : "memory");
+}
+
+/* The bytes "args" of "dag" hold: every input and output once. */
+static double ops_bytes(const ts_dag *dag, ts_array *const *args)
+{
+	double b = 0;
+
+	for (int i = 0; i < dag->ninputs + dag->noutputs; i++)
+		b += (double)args[i]->size * (double)ts_dtype_size(
+			args[i]->dtype);
+	return b;
+}
 
 /* Compare the outputs of "got" with those of "want" for "dag". */
 static bool ops_same(const ts_dag *dag, ts_array *const *got,
@@ -116,7 +151,7 @@ static bool ops_same_as_eval(ts_ctx *ctx, const ts_dag *dag,
 static void ops_time(struct bench_runner *rs, struct bench_kernel *naive,
 	struct ops_row *row, double min_time)
 {
-	struct bench_runner all[2];
+	struct bench_runner all[3];
 	double t0 = bench_now();
 
 	bench_kernel_run(naive);
@@ -127,13 +162,16 @@ static void ops_time(struct bench_runner *rs, struct bench_kernel *naive,
 		all[0] = (struct bench_runner){ .name = "naive",
 			.run = bench_kernel_run, .arg = naive };
 		all[1] = rs[0];
-		bench_interleave(all, 2, 3, 1000, min_time);
+		all[2] = rs[2];
+		bench_interleave(all, 3, 3, 1000, min_time);
 		row->naive_s = all[0].median;
 		rs[0] = all[1];
+		rs[2] = all[2];
 	}
 	bench_interleave(&rs[1], 1, 3, 1000, min_time);
 	row->static1_s = rs[0].median;
 	row->static2_s = rs[1].median;
+	row->copy_s = rs[2].median;
 }
 
 /* Check the static outputs "a1" (one thread) against "a2" (two threads),
@@ -162,7 +200,8 @@ static void ops_measure(ts_ctx *ctx, const ts_dag *dag, struct ops_row *row,
 	ts_module *s1, *s2, *mn = NULL;
 	ts_array **a1, **a2, **an;
 	struct bench_kernel r1, r2, rn;
-	struct bench_runner rs[2];
+	struct bench_runner rs[3];
+	struct ops_copy cp;
 
 	if (!info)
 		bench_die(ctx, row->name);
@@ -182,6 +221,16 @@ static void ops_measure(ts_ctx *ctx, const ts_dag *dag, struct ops_row *row,
 		.run = bench_kernel_run, .arg = &r1 };
 	rs[1] = (struct bench_runner){ .name = "static2",
 		.run = bench_kernel_run, .arg = &r2 };
+	row->bytes = ops_bytes(dag, a1);
+	cp.n = (size_t)(row->bytes / 2) + 64;
+	cp.src = malloc(cp.n);
+	cp.dst = malloc(cp.n);
+	if (!cp.src || !cp.dst)
+		bench_die(ctx, "out of memory");
+	memset(cp.src, 1, cp.n);
+	memset(cp.dst, 0, cp.n);
+	rs[2] = (struct bench_runner){ .name = "copy", .run = ops_copy_run,
+		.arg = &cp };
 	row->naive_s = NAN;
 	if (row->naive_est_s <= NAIVE_LIMIT_S &&
 	    !(mn = bench_compile_naive(ctx, dag)))
@@ -190,10 +239,15 @@ static void ops_measure(ts_ctx *ctx, const ts_dag *dag, struct ops_row *row,
 	if (mn) {
 		ops_time(rs, &rn, row, min_time);
 	} else {
-		bench_interleave(rs, 2, 3, 1000, min_time);
-		row->static1_s = rs[0].median;
+		struct bench_runner one[2] = { rs[0], rs[2] };
+		bench_interleave(one, 2, 3, 1000, min_time);
+		bench_interleave(&rs[1], 1, 3, 1000, min_time);
+		row->static1_s = one[0].median;
 		row->static2_s = rs[1].median;
+		row->copy_s = one[1].median;
 	}
+	free(cp.src);
+	free(cp.dst);
 	ops_check(ctx, dag, row, a1, a2, mn ? an : NULL);
 	ts_module_free(s1);
 	ts_module_free(s2);
@@ -231,6 +285,8 @@ static void ops_print(const struct ops_row *row)
 		printf("- | ");
 	else
 		printf("%.1fx | ", row->naive_s / row->static1_s);
+	printf("%.1f GB/s, %.0f%% | ", row->bytes / row->static1_s * 1e-9,
+		100.0 * row->copy_s / row->static1_s);
 	printf("%s | %s | %s |\n", row->reuse ? ">= 10x" : ">= 1x",
 		row->check, ops_verdict(row));
 	fflush(stdout);
@@ -330,7 +386,7 @@ static bool ops_isolated(const struct ts_catalogue_entry *e,
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) <= 1)
 		return WEXITSTATUS(status) == 0;
-	printf("| %s | | | | | | | | | FAIL (%s) |\n", e->name,
+	printf("| %s | | | | | | | | | | FAIL (%s) |\n", e->name,
 		WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM ?
 		"over the time limit: compilation or run" :
 		WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) :
@@ -368,9 +424,9 @@ int main(int argc, char **argv)
 
 	ops_parse(argc, argv, &o);
 	printf("| operator | classes | GFLOP | naive ms | static 1T ms | "
-		"static 2T ms | speedup 1T | rule | checked against | "
-		"verdict |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|\n");
+		"static 2T ms | speedup 1T | static 1T bytes/s, of a copy | "
+		"rule | checked against | verdict |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < ts_catalogue_count; i++)
 		if (ops_wanted(&o, ts_catalogue[i].name))
 			fails += !ops_isolated(&ts_catalogue[i], &o);
