@@ -171,6 +171,18 @@ static void run_vector(const ts_stage_info *si, const ts_nest *n,
 	if (lp->kind != TS_LOOP_SERIAL || (lp->axis >= s->ndim &&
 	    !reassociable(s)) || lp->trip < lanes || inner > 16)
 		return;
+	/* A loop whose split overshoots its axis carries the tail's guard
+	 * in its body, and LLVM leaves it scalar (measured: a softmax's
+	 * output stage over rows of 1000 in 16 x 64 ran 2.1x slower than
+	 * the same loop unsplit, which LLVM vectorized). */
+	if (lp->axis < s->ndim) {
+		int64_t prod = 1;
+		for (int k = 0; k < n->nloops; k++)
+			if (n->loops[k].axis == lp->axis)
+				prod *= n->loops[k].trip;
+		if (prod > s->axes[lp->axis]->extent)
+			return;
+	}
 	for (int k = q + 1; k < n->nloops; k++)
 		if (n->loops[k].axis == lp->axis)
 			step *= n->loops[k].trip;
