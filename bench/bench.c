@@ -62,6 +62,18 @@ void bench_die(ts_ctx *ctx, const char *what)
 	exit(1);
 }
 
+ts_ctx *bench_ctx(void)
+{
+	ts_ctx *ctx = ts_ctx_alloc();
+
+	if (!ctx) {
+		fprintf(stderr, "out of memory\n");
+		exit(1);
+	}
+	ts_ctx_set_seed(ctx, 1);
+	return ctx;
+}
+
 /* Return a copy of the host target of "ctx" with "threads" cores. */
 /* The target named by bench_use_target, or NULL: the host. */
 static const char *bench_target_name;

@@ -32,6 +32,11 @@ struct bench_kernel {
 
 void bench_kernel_run(void *arg);
 
+/* A new context with the seed tessel run uses by default (1): its
+ * static choices are the ones the command line compiles.  Exits when out
+ * of memory. */
+ts_ctx *bench_ctx(void);
+
 /* Seconds on a monotonic clock. */
 double bench_now(void);
 /* The median of the "n" values "v" (reordered). */

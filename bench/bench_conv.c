@@ -313,7 +313,7 @@ static double conv_tolerance(int64_t terms)
 static bool conv_check_small(const struct conv_layer *l, int threads,
 	bool hwio)
 {
-	ts_ctx *ctx = ts_ctx_alloc();
+	ts_ctx *ctx = bench_ctx();
 	ts_dag *dag = conv_declare(ctx, l, hwio);
 	ts_module *m = dag ? bench_compile_static(ctx, dag, threads, NULL)
 		: NULL;
@@ -417,7 +417,7 @@ static struct conv_net conv_tuned(ts_ctx *ctx, const ts_dag *dag,
 static bool conv_case(const struct conv_layer *l, int threads,
 	struct conv_opts *o, double ratio[3])
 {
-	ts_ctx *ctx = ts_ctx_alloc();
+	ts_ctx *ctx = bench_ctx();
 	ts_dag *dag = conv_declare(ctx, l, o->hwio);
 	ts_static_result *res = NULL;
 	ts_module *m = dag ? bench_compile_static(ctx, dag, threads, &res)

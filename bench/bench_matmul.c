@@ -86,7 +86,7 @@ struct mm_opts {
 static bool mm_case(const struct mm_shape *s, int threads,
 	struct mm_opts *o)
 {
-	ts_ctx *ctx = ts_ctx_alloc();
+	ts_ctx *ctx = bench_ctx();
 	ts_dag *dag = mm_declare(ctx, s);
 	ts_static_result *res = NULL;
 	ts_module *m;

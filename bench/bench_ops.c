@@ -333,7 +333,7 @@ static bool ops_example(const char *path, const struct ops_opts *o)
 	const char *slash = strrchr(path, '/');
 	char base[256];
 	const struct ts_catalogue_entry *e;
-	ts_ctx *ctx = ts_ctx_alloc(), *ctx2;
+	ts_ctx *ctx = bench_ctx(), *ctx2;
 	ts_dag *file = ts_parse_file(ctx, path), *cat;
 	bool ok = true;
 
@@ -347,7 +347,7 @@ static bool ops_example(const char *path, const struct ops_opts *o)
 		ts_ctx_free(ctx);
 		return ok;
 	}
-	ctx2 = ts_ctx_alloc();
+	ctx2 = bench_ctx();
 	cat = e->build(ctx2, TS_SIZE_REAL);
 	if (!cat || strcmp(ts_dag_hash(cat), ts_dag_hash(file))) {
 		fprintf(stderr, "bench_ops: examples/%s.tsl differs from the "
@@ -371,7 +371,7 @@ static bool ops_isolated(const struct ts_catalogue_entry *e,
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
-		ts_ctx *ctx = ts_ctx_alloc();
+		ts_ctx *ctx = bench_ctx();
 		bool ok;
 		alarm((unsigned)o->timeout);
 		ok = ops_one(ctx, e->build(ctx, TS_SIZE_REAL), e->name,

@@ -189,7 +189,7 @@ int main(int argc, char **argv)
 	int code;
 
 	probe_parse(argc, argv, &o);
-	ctx = ts_ctx_alloc();
+	ctx = bench_ctx();
 	code = probe_run(ctx, &o);
 	ts_ctx_free(ctx);
 	return code;
