@@ -59,8 +59,8 @@ ts_status ts_model_init(ts_model *m, const ts_template *tp)
 
 /* Lanes of a vector of the dtype the stage computes in on the target:
  * its output's, except f16, which is computed in f32 (doc/grammar.md), so
- * its vectors hold as many lanes as f32 ones (measured: an f16 pooling
- * window rated for 32 lanes on AVX-512 ran 4x slower than the naive nest
+ * its vectors hold as many lanes as f32 ones (measured: an f16 max over a
+ * 3x3 window rated for 32 lanes on AVX-512 ran 4x slower than the naive nest
  * the model had rated 7x slower than it). */
 static int lanes_of(const ts_template *tp, const ts_stage *s)
 {
@@ -172,9 +172,9 @@ static void run_vector(const ts_stage_info *si, const ts_nest *n,
 	    !reassociable(s)) || lp->trip < lanes || inner > 16)
 		return;
 	/* A loop whose split overshoots its axis carries the tail's guard
-	 * in its body, and LLVM leaves it scalar (measured: a softmax's
-	 * output stage over rows of 1000 in 16 x 64 ran 2.1x slower than
-	 * the same loop unsplit, which LLVM vectorized). */
+	 * in its body, and LLVM leaves it scalar (measured: an elementwise
+	 * stage over rows of 1000 split 16 x 64 ran 2.1x slower than the
+	 * same loop unsplit, which LLVM vectorized). */
 	if (lp->axis < s->ndim) {
 		int64_t prod = 1;
 		for (int k = 0; k < n->nloops; k++)
@@ -342,10 +342,11 @@ static bool packed_any(const ts_template *tp, const ts_config *cfg,
 /* The load-port cost of one register of access "ac" along the vector
  * axis of "n", read in place: 1, or more when its vectors do not start
  * on a cache line (the index along the axis is offset by another axis,
- * as a convolution's x + rx, or the vector is not a whole number of
+ * as x + rx under a window, or the vector is not a whole number of
  * lines): a register of B bytes then straddles two lines (B - 4) / 64 of
  * the time, and a straddling load takes both halves' cycles (measured: a
- * 28 x 14-lane tile of a 3x3 convolution, loads per FMA near one, ran
+ * 28 x 14-lane tile of a sum over a 3x3 window and 64 channels,
+ * loads per FMA near one, ran
  * at half the rate the model gave it). */
 static double split_cost(const ts_access_info *ac, const ts_stage *s,
 	const ts_nest *n, int lanes)
@@ -495,8 +496,8 @@ static double tile_efficiency(const ts_template *tp, const ts_config *cfg,
 			eff *= fma_cycles / load_cycles;
 		/* Each operand vector converted to the type of the
 		 * arithmetic (f16 to f32, i8 to i32) takes an arithmetic
-		 * slot (measured: an f16 convolution for an AVX2 target
-		 * whose 8x8 tile converts 8 weights per 8 FMAs ran 2x slower
+		 * slot (measured: an f16 reduction with reuse, for an AVX2
+		 * target, whose 8x8 tile converts 8 weights per 8 FMAs ran 2x slower
 		 * than a 4x2x8 tile converting 4). */
 		eff *= acc / (acc + converts);
 		eff *= acc_round_trip(si, n, acc, lanes, fma_cycles);
@@ -508,7 +509,8 @@ static double tile_efficiency(const ts_template *tp, const ts_config *cfg,
 	/* A register tile with serial loops of its own is indexed by
 	 * variables: its accumulators are loaded and stored at every
 	 * reduction step, one store a cycle against the FMA units
-	 * (measured: conv 512@7 with a 7x7 tile left serial, 25x slower
+	 * (measured: a reduction over 512 channels and a 3x3
+	 * window at 7x7, its 7x7 tile left serial, 25x slower
 	 * than unrolled). */
 	if (complex && acc_scope(n, si->stage->ndim) == n->nloops &&
 	    n->loops[n->nloops - 1].axis < si->stage->ndim && u * v > 1)
@@ -728,7 +730,8 @@ static double port_time(const ts_template *tp, const ts_stage_info *si,
 	}
 	/* Each unrolled copy of an access is a stream of its own for the
 	 * prefetchers, which follow a few dozen: beyond 16 the accesses
-	 * wait (measured: 16 rows unrolled under a vector loop of relu ran
+	 * wait (measured: 16 rows unrolled under a vector loop of an
+	 * elementwise max ran
 	 * 1.4x to 1.8x slower than one). */
 	if (n->unrolled * si->naccesses > 16)
 		loads *= (double)(n->unrolled * si->naccesses) / 16,
@@ -765,7 +768,8 @@ static double access_run(const ts_access_info *ac, const ts_nest *n)
 /* A factor on the cache and memory traffic of direct and simple nest "n"
  * for the hardware prefetchers: they follow streams within a page, so a
  * traversal that jumps between short runs pays for a new stream each
- * time (measured: pad and relu blocked over channels, runs of 0.5 to
+ * time (measured: a guarded copy and an elementwise max
+ * blocked over channels, runs of 0.5 to
  * 1.5 KiB, 10% to 20% slower than one sequential pass). */
 static double stream_factor(const ts_stage_info *si, const ts_nest *n)
 {
@@ -1049,13 +1053,13 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
  * lane, a loop started for each tile (measured: a guarded mask at the
  * outer level of a consumer tiled one element a tile, 4.5 ms on an AVX2
  * target against 1.0 ms at root, where the pass alone rated it 4x
- * cheaper than root; the padding of an f16 pool in tiles of a 3x3
- * window, nine elements in rows of three, 2.8 ms against 0.9 ms at
- * root).  The overlap of neighbouring tiles' footprints and the loop of
- * a larger tile are left out: counted, they moved the padding of
- * ResNet-18's convolutions out of their tiles, 1.36x slower (as did
- * pricing every tile whose rows are shorter than a vector: 7x7 maps in
- * rows of nine, 1.08x slower). */
+ * cheaper than root; the guarded copy feeding an f16 max over a 3x3
+ * window, in its tiles: nine elements in rows of three, 2.8 ms against
+ * 0.9 ms at root).  The overlap of neighbouring tiles' footprints and
+ * the loop of a larger tile are left out: counted, they moved the
+ * guarded copies feeding a network's window reductions out of their
+ * tiles, 1.36x slower (as did pricing every tile whose rows are shorter
+ * than a vector: 7x7 maps in rows of nine, 1.08x slower). */
 static double tile_location_time(const ts_model *m, const ts_config *cfg,
 	int s, int level, double pass)
 {
