@@ -399,20 +399,24 @@ struct tiled_axis {
 	int64_t trip[TS_MAX_LEVELS];
 };
 
-/* Split axis "name" of stage "stage" in "sch" into "n" levels of trips
- * "f" (outermost first), making the loops order_tiling names.  Only the
- * outermost split may leave a tail. */
+/* Split axis "name" of stage "stage" in "sch" into the levels of "ta"
+ * (its trips outermost first) and name them in "ta" as the splits do
+ * ("i.o", "i.i.o", ...).  Only the outermost split may leave a tail. */
 static ts_status split_axis(ts_schedule *sch, const char *stage,
-	const char *name, int n, const int64_t *f)
+	const char *name, struct tiled_axis *ta)
 {
+	int n = ta->nlevels;
+
 	for (int l = 0; l < n - 1; l++) {
 		int64_t inner = 1;
 		for (int m = l + 1; m < n; m++)
-			inner *= f[m];
+			inner *= ta->trip[m];
 		if (ts_schedule_split(sch, stage, name, inner, TS_TAIL_GUARD) < 0)
 			return TS_ERROR;
+		ta->names[l] = ts_asprintf("%s.o", name);
 		name = ts_asprintf("%s.i", name);
 	}
+	ta->names[n - 1] = name;
 	return TS_OK;
 }
 
@@ -433,6 +437,7 @@ struct tiling {
 	const char *order[TS_MAX_NEST];
 	int order_axis[TS_MAX_NEST];	/* the axis of each loop */
 	int order_level[TS_MAX_NEST];	/* its level in "structure" */
+	int order_part[TS_MAX_NEST];	/* its level among its axis' */
 	int64_t order_trip[TS_MAX_NEST];
 	ts_loop_kind kind[TS_MAX_NEST];	/* its annotation */
 	int norder;
@@ -477,13 +482,12 @@ static void tiling_kinds(struct tiling *t)
 	}
 }
 
-/* Name the levels of every axis of "t" as the schedule's splits name
- * them ("i.o", "i.i.o", ..., outermost first) and order its loops: per
- * letter of the structure, the axes of that kind in order, the vector
- * axis last at the last spatial level; then annotate them.  The
- * schedule is not touched: apply_tiling makes these loops, and
- * ts_template_nest gives the same loops to the model, so that what is
- * rated is what is scheduled. */
+/* Order the loops of "t": per letter of the structure, the axes of that
+ * kind in order, the vector axis last at the last spatial level; then
+ * annotate them.  Nothing is named and the schedule is not touched (the
+ * model asks for this at every rating): apply_tiling makes these loops,
+ * and ts_template_nest gives the same loops to the model, so that what
+ * is rated is what is scheduled. */
 static void order_tiling(struct tiling *t)
 {
 	int naxes = t->nspatial + t->nreduce, nl = (int)strlen(t->structure);
@@ -497,14 +501,9 @@ static void order_tiling(struct tiling *t)
 	}
 	for (int a = 0; a < naxes; a++) {
 		struct tiled_axis *ta = &t->ta[a];
-		const char *name = t->axis_names[a];
 		ta->nlevels = a < t->nspatial ? slev : rlev;
-		for (int l = 0; l < ta->nlevels; l++) {
+		for (int l = 0; l < ta->nlevels; l++)
 			ta->trip[l] = t->f[a][l];
-			ta->names[l] = l < ta->nlevels - 1 ?
-				ts_asprintf("%s.o", name) : name;
-			name = ts_asprintf("%s.i", name);
-		}
 	}
 	t->norder = 0;
 	slev = rlev = 0;
@@ -519,8 +518,8 @@ static void order_tiling(struct tiling *t)
 				int k = t->norder;
 				if (vec != (pass == 1))
 					continue;
-				t->order[k] = t->ta[a].names[lev];
 				t->order_axis[k] = a;
+				t->order_part[k] = lev;
 				t->order_level[k] = l;
 				t->order_trip[k] = t->ta[a].trip[lev];
 				t->norder++;
@@ -535,9 +534,10 @@ static ts_status apply_tiling(ts_schedule *sch, struct tiling *t)
 {
 	order_tiling(t);
 	for (int a = 0; a < t->nspatial + t->nreduce; a++)
-		if (split_axis(sch, t->stage, t->axis_names[a],
-		    t->ta[a].nlevels, t->f[a]) < 0)
+		if (split_axis(sch, t->stage, t->axis_names[a], &t->ta[a]) < 0)
 			return TS_ERROR;
+	for (int k = 0; k < t->norder; k++)
+		t->order[k] = t->ta[t->order_axis[k]].names[t->order_part[k]];
 	if (t->norder > 1 && ts_schedule_reorder(sch, t->stage, t->norder,
 	    t->order) < 0)
 		return TS_ERROR;
