@@ -207,19 +207,6 @@ bool ts_quasi_equal(const ts_box_dim *a, const ts_box_dim *b)
 	return true;
 }
 
-/* The greatest common divisor of "a" and "b" (0 when both are). */
-static int64_t gcd64(int64_t a, int64_t b)
-{
-	a = a < 0 ? -a : a;
-	b = b < 0 ? -b : b;
-	while (b) {
-		int64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 int64_t ts_box_term_span(const ts_box_term *t, const int64_t *size,
 	const int64_t *align)
 {
@@ -235,7 +222,7 @@ int64_t ts_box_term_span(const ts_box_term *t, const int64_t *size,
 		width += (q < 0 ? -q : q) * (size[a] - 1);
 		if (q < 0)
 			r0 += q * (size[a] - 1);
-		g = gcd64(g, q * align[a]);
+		g = ts_gcd64(g, q * align[a]);
 	}
 	/* The lowest argument is r0 modulo g, so at most div - g + that
 	 * modulo div. */

@@ -306,12 +306,7 @@ static int64_t known_multiple(const ts_expr *x)
 	switch (x->op) {
 	case TS_OP_ADD:
 	case TS_OP_SUB:
-		while (b) {
-			int64_t r = a % b;
-			a = b;
-			b = r;
-		}
-		return a ? a : 0;
+		return ts_gcd64(a, b);
 	case TS_OP_MUL:
 		if (!a || !b)
 			return 0;

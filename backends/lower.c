@@ -607,19 +607,6 @@ static ts_expr *add_index(ts_ctx *ctx, ts_expr *a, ts_expr *b)
 	return ts_binary(ctx, TS_OP_ADD, a, b);
 }
 
-/* The greatest common divisor of "a" and "b" (0 when both are). */
-static int64_t gcd64(int64_t a, int64_t b)
-{
-	a = a < 0 ? -a : a;
-	b = b < 0 ? -b : b;
-	while (b) {
-		int64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* The alignment of the tile origins "o" of the axes term "t" reads (the
  * greatest common divisor of its coefficients and constant; 1 when not
  * affine) into "align". */
@@ -635,7 +622,7 @@ static void origin_align(ts_ctx *ctx, const ts_box_term *t, ts_expr **o,
 		a = ts_aff_of_expr(ctx, o[k]);
 		g = a.cst;
 		for (int i = 0; i < a.n; i++)
-			g = gcd64(g, a.coef[i]);
+			g = ts_gcd64(g, a.coef[i]);
 		align[k] = a.ok ? g : 1;
 	}
 }

@@ -802,20 +802,6 @@ ts_schedule **ts_partition_record_schedules(ts_ctx *ctx,
 	return sch;
 }
 
-/* "target" as the tuner keys its records: "threads" cores (when
- * positive), every other field unchanged. */
-static const ts_target *records_key(const ts_target *target, int threads)
-{
-	ts_target *t;
-
-	if (threads <= 0 || target->kind != TS_TARGET_CPU)
-		return target;
-	t = ts_new(ts_target);
-	*t = *target;
-	t->cpu.cores = threads;
-	return t;
-}
-
 /* Whether task "t" of "p" takes the schedule "rec" of its record "used"
  * (NULL: none) rather than "st" (its static schedule; NULL: naive); said
  * to "say". */
@@ -853,7 +839,7 @@ ts_schedule **ts_partition_schedules(ts_ctx *ctx, const ts_partition *p,
 	ts_network_say_fn say, void *data)
 {
 	const ts_target *tg = ts_target_for_threads(target, threads);
-	const ts_target *key = records_key(target, threads);
+	const ts_target *key = ts_records_target(target, threads);
 	const ts_record **used = ts_new_array(const ts_record *,
 		p->ntasks + 1);
 	ts_schedule **rec = NULL, **st;

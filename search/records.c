@@ -479,3 +479,15 @@ bool ts_record_beats_static(ts_ctx *ctx, const ts_dag *dag,
 		*why = w;
 	return wins;
 }
+
+const ts_target *ts_records_target(const ts_target *t, int threads)
+{
+	ts_target *k;
+
+	if (!t || threads <= 0 || t->kind != TS_TARGET_CPU)
+		return t;
+	k = ts_new(ts_target);
+	*k = *t;
+	k->cpu.cores = threads;
+	return k;
+}

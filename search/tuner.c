@@ -126,7 +126,6 @@ ts_tuner *ts_tuner_new(ts_ctx *ctx, const ts_dag *dag,
 	const ts_target *target, const ts_tune_options *opt)
 {
 	ts_tuner *t = ts_new(ts_tuner);
-	ts_target *tg;
 
 	t->opt = opt ? *opt : ts_tune_options_default();
 	if (!dag || !target || check_options(ctx, &t->opt) < 0)
@@ -137,11 +136,7 @@ ts_tuner *ts_tuner_new(ts_ctx *ctx, const ts_dag *dag,
 	t->dag = dag;
 	/* The records' key: the cores set to the threads, nothing else
 	 * changed, as logs written before have it. */
-	tg = ts_new(ts_target);
-	*tg = *target;
-	if (tg->kind == TS_TARGET_CPU)
-		tg->cpu.cores = t->opt.threads;
-	t->target = tg;
+	t->target = ts_records_target(target, t->opt.threads);
 	t->opt.measure.threads = t->opt.threads;
 	if (!t->opt.measure.cpu)
 		ts_measure_options_target(&t->opt.measure, target);

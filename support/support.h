@@ -84,6 +84,19 @@ static inline uint64_t ts_fnv1a(const char *s)
 	return h;
 }
 
+/* The greatest common divisor of "a" and "b" (0 when both are). */
+static inline int64_t ts_gcd64(int64_t a, int64_t b)
+{
+	a = a < 0 ? -a : a;
+	b = b < 0 ? -b : b;
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 /* splitmix64: the step every seeded stream in Tessel uses. */
 static inline uint64_t ts_splitmix64(uint64_t *state)
 {

@@ -13,22 +13,6 @@
 
 #include "tools/commands.h"
 
-/* The host target with "threads" cores (0: all of them), as the tuner
- * keys its records: the cores set, nothing else changed. */
-static ts_target *host_target(ts_ctx *ctx, int threads)
-{
-	ts_target *host = ts_target_host(ctx), *t;
-
-	if (!host || threads <= 0 || host->kind != TS_TARGET_CPU)
-		return host;
-	t = GC_MALLOC(sizeof(*t));
-	if (!t)
-		return host;
-	*t = *host;
-	t->cpu.cores = threads;
-	return t;
-}
-
 bool ts_tool_record_wins(ts_ctx *ctx, const ts_dag *dag, const ts_func *rec,
 	const ts_func *st, int threads)
 {
@@ -49,7 +33,7 @@ ts_func *ts_tool_lower_records(ts_ctx *ctx, const ts_dag *dag,
 	const char *log, int threads, const char *verb,
 	const ts_schedule **used)
 {
-	ts_target *tg = host_target(ctx, threads);
+	const ts_target *tg = ts_records_target(ts_target_host(ctx), threads);
 	ts_record **recs;
 	const ts_record *best;
 	ts_schedule *sch, *st;

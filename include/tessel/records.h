@@ -91,6 +91,12 @@ __ts_gc __ts_null const ts_record *ts_records_best(
 	__ts_keep ts_record *const *recs, int n,
 	__ts_keep __ts_null const char *workload,
 	__ts_keep __ts_null const char *target);
+/* "t" as records key it (ts_target_key): a CPU's cores set to "threads"
+ * when it is positive, every other field unchanged, so that tuning with
+ * N threads and applying records with N threads meet.  "t" itself when
+ * nothing changes. */
+__ts_gc const ts_target *ts_records_target(__ts_keep const ts_target *t,
+	int threads);
 /* Replay the schedule stored in "rec" on "dag".  NULL with a message
  * when it was recorded for another workload or does not apply. */
 __ts_gc ts_schedule *ts_record_schedule(__ts_keep ts_ctx *ctx,
