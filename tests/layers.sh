@@ -11,13 +11,14 @@ srcdir=${TS_SRCDIR:-.}
 cd "$srcdir" || exit 99
 
 # The library's folders, lowest first.
-layers="support dsl analysis target metatemplates backends search networks"
+layers="support dsl onnx analysis target metatemplates backends search networks"
 
 # The folder that owns each public header.
 owner() {
 	case $1 in
 	version|ownership) echo support ;;
 	dsl) echo dsl ;;
+	onnx) echo onnx ;;
 	analysis) echo analysis ;;
 	target) echo target ;;
 	space|schedule|metatemplate|gpu) echo metatemplates ;;

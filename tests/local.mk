@@ -21,3 +21,4 @@ include $(srcdir)/tests/search/tune.mk
 include $(srcdir)/tests/networks/local.mk
 include $(srcdir)/tests/corpus/local.mk
 include $(srcdir)/tests/fuzz/local.mk
+include $(srcdir)/tests/onnx/local.mk

@@ -19,5 +19,6 @@
 #include <tessel/records.h>
 #include <tessel/network.h>
 #include <tessel/tune.h>
+#include <tessel/onnx.h>
 
 #endif

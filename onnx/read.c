@@ -1,0 +1,153 @@
+/* Reading ONNX's TensorProto into arrays: dtypes, the typed fields and
+ * raw_data, checked against the declared shape. */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "onnx/internal.h"
+
+const char *ox_onnx_type_name(int elem)
+{
+	static const char *const names[] = {
+		"UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16",
+		"INT32", "INT64", "STRING", "BOOL", "FLOAT16", "DOUBLE",
+		"UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16",
+	};
+
+	if (elem >= 0 && elem < (int)(sizeof(names) / sizeof(names[0])))
+		return names[elem];
+	return "an unknown type";
+}
+
+/* The ts_dtype of "elem", or -1. */
+static int dtype_of(int elem)
+{
+	switch (elem) {
+	case ONNX_FLOAT: return TS_F32;
+	case ONNX_UINT8: return TS_U8;
+	case ONNX_INT8: return TS_I8;
+	case ONNX_INT32: return TS_I32;
+	case ONNX_INT64: return TS_I64;
+	case ONNX_BOOL: return TS_BOOL;
+	case ONNX_FLOAT16: return TS_F16;
+	case ONNX_DOUBLE: return TS_F64;
+	default: return -1;
+	}
+}
+
+ts_status ox_dtype(struct ox_importer *im, const struct ox_node *n, int elem,
+	ts_dtype *t)
+{
+	int d = dtype_of(elem);
+
+	if (d < 0)
+		return ox_fail(im, n, "the element type %s is not supported "
+			"(Tessel has bool, i8, u8, i32, i64, f16, f32, f64)",
+			ox_onnx_type_name(elem));
+	*t = (ts_dtype)d;
+	return TS_OK;
+}
+
+/* Copy "count" values of the typed field "src" (of "width" bytes) into
+ * "a", converting each. */
+static void copy_i32(ts_array *a, const int32_t *src)
+{
+	for (int64_t i = 0; i < a->size; i++) {
+		switch (a->dtype) {
+		case TS_BOOL: case TS_U8:
+			((uint8_t *)a->data)[i] = (uint8_t)src[i]; break;
+		case TS_I8: ((int8_t *)a->data)[i] = (int8_t)src[i]; break;
+		case TS_F16: ((uint16_t *)a->data)[i] = (uint16_t)src[i];
+			break;
+		default: ((int32_t *)a->data)[i] = src[i]; break;
+		}
+	}
+}
+
+/* The number of values the typed field of "t" holds for "dtype". */
+static size_t typed_count(const Onnx__TensorProto *t, ts_dtype d)
+{
+	switch (d) {
+	case TS_F32: return t->n_float_data;
+	case TS_F64: return t->n_double_data;
+	case TS_I64: return t->n_int64_data;
+	default: return t->n_int32_data;
+	}
+}
+
+ts_array *ox_read_tensor(ts_ctx *ctx, const Onnx__TensorProto *t,
+	const char *where)
+{
+	int64_t shape[TS_MAX_DIMS];
+	int d = dtype_of(t->has_data_type ? t->data_type : 0);
+	ts_array *a;
+	size_t bytes;
+
+	if (d < 0)
+		return ts_ctx_set_error(ctx, "%s: the element type %s is not "
+			"supported (Tessel has bool, i8, u8, i32, i64, f16, f32, "
+			"f64)", where, ox_onnx_type_name(t->data_type)), NULL;
+	if (t->n_dims > TS_MAX_DIMS)
+		return ts_ctx_set_error(ctx, "%s: %zu dimensions, more than "
+			"the %d Tessel supports", where, t->n_dims, TS_MAX_DIMS),
+			NULL;
+	for (size_t i = 0; i < t->n_dims; i++) {
+		if (t->dims[i] < 0)
+			return ts_ctx_set_error(ctx, "%s: negative dimension "
+				"%lld", where, (long long)t->dims[i]), NULL;
+		shape[i] = t->dims[i];
+	}
+	if (t->has_data_location &&
+	    t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+		return ts_ctx_set_error(ctx, "%s: data stored in an external "
+			"file is not supported (save the model with its weights "
+			"inside)", where), NULL;
+	if (t->segment)
+		return ts_ctx_set_error(ctx, "%s: segmented tensors are not "
+			"supported", where), NULL;
+	if (!(a = ts_array_alloc(ctx, (ts_dtype)d, (int)t->n_dims, shape)))
+		return NULL;
+	bytes = (size_t)a->size * ts_dtype_size(a->dtype);
+	if (t->has_raw_data) {
+		if (t->raw_data.len != bytes)
+			return ts_ctx_set_error(ctx, "%s: raw data of %zu bytes "
+				"for %lld elements of %s", where, t->raw_data.len,
+				(long long)a->size, ts_dtype_name(a->dtype)), NULL;
+		if (bytes)
+			memcpy(a->data, t->raw_data.data, bytes);
+		return a;
+	}
+	if (typed_count(t, a->dtype) != (size_t)a->size)
+		return ts_ctx_set_error(ctx, "%s: %zu values for %lld "
+			"elements", where, typed_count(t, a->dtype),
+			(long long)a->size), NULL;
+	if (a->dtype == TS_F32)
+		memcpy(a->data, t->float_data, bytes);
+	else if (a->dtype == TS_F64)
+		memcpy(a->data, t->double_data, bytes);
+	else if (a->dtype == TS_I64)
+		memcpy(a->data, t->int64_data, bytes);
+	else
+		copy_i32(a, t->int32_data);
+	return a;
+}
+
+ts_array *ts_onnx_read_tensor(ts_ctx *ctx, const char *path)
+{
+	size_t len;
+	char *data = ts_read_file(path, &len);
+	Onnx__TensorProto *t;
+	ts_array *a;
+
+	if (!data)
+		return ts_ctx_set_error(ctx, "%s: %s", path, strerror(errno)),
+			NULL;
+	t = onnx__tensor_proto__unpack(NULL, len, (const uint8_t *)data);
+	if (!t)
+		return ts_ctx_set_error(ctx, "%s: not a serialized ONNX "
+			"TensorProto", path), NULL;
+	a = ox_read_tensor(ctx, t, path);
+	onnx__tensor_proto__free_unpacked(t, NULL);
+	return a;
+}

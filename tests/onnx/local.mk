@@ -1,0 +1,8 @@
+# tests/onnx: ONNX's backend node tests (Debian's libonnx-testdata)
+# through the importer, the interpreter and the compiled kernels.
+check_PROGRAMS += tests/onnx/conformance
+TESTS += tests/onnx/conformance
+tests_onnx_conformance_SOURCES = tests/onnx/conformance.c
+tests_onnx_conformance_CPPFLAGS = $(TEST_CPPFLAGS) \
+	-DONNX_TESTDATA='"$(ONNX_TESTDATA)"'
+tests_onnx_conformance_LDADD = $(TEST_LIBS)
