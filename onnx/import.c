@@ -74,8 +74,7 @@ struct ox_importer {
 	ts_vec inputs;		/* struct ox_value, the graph's inputs */
 	ts_vec outputs;		/* struct ox_value, the graph's outputs */
 	ts_vec out_names;	/* their program names */
-	int nshapes;
-	const char *const *shapes;
+	ts_onnx_options opt;
 	ts_buf header;
 };
 
@@ -188,8 +187,8 @@ static struct ox_value *value_new(struct ox_importer *im, const char *onnx)
 {
 	struct ox_value *v = ts_new(struct ox_value);
 
-	v->onnx = onnx;
-	*table_slot(&im->values, onnx, true) = v;
+	v->onnx = ts_strdup(onnx);	/* the model is freed after import */
+	*table_slot(&im->values, v->onnx, true) = v;
 	return v;
 }
 
@@ -400,8 +399,8 @@ ts_status ox_const_float(struct ox_importer *im, const struct ox_node *n,
 		return TS_OK;
 	in = n->in[k];
 	if (!in->konst || in->konst->size != 1)
-		return ox_fail(im, n, "%s (input %d) must be a single value "
-			"known at import", what, k);
+		return ox_fail(im, n, "%s (input %d, '%s') must be a single "
+			"value known at import", what, k, in->onnx);
 	*v = ts_array_get(in->konst, 0);
 	return TS_OK;
 }
@@ -823,10 +822,10 @@ static const char *shape_setting(const struct ox_importer *im,
 {
 	size_t len = strlen(name);
 
-	for (int i = 0; i < im->nshapes; i++)
-		if (!strncmp(im->shapes[i], name, len) &&
-		    im->shapes[i][len] == '=')
-			return im->shapes[i] + len + 1;
+	for (int i = 0; i < im->opt.nshapes; i++)
+		if (!strncmp(im->opt.shapes[i], name, len) &&
+		    im->opt.shapes[i][len] == '=')
+			return im->opt.shapes[i] + len + 1;
 	return NULL;
 }
 
@@ -910,6 +909,16 @@ static ts_status input_shape(struct ox_importer *im,
 	return TS_OK;
 }
 
+/* The value given for graph input "name", or NULL. */
+static const ts_array *known_value(const struct ox_importer *im,
+	const char *name)
+{
+	for (int i = 0; i < im->opt.nknown; i++)
+		if (!strcmp(im->opt.known_names[i], name))
+			return im->opt.known_values[i];
+	return NULL;
+}
+
 static ts_status read_graph_inputs(struct ox_importer *im,
 	const Onnx__GraphProto *g)
 {
@@ -927,12 +936,17 @@ static ts_status read_graph_inputs(struct ox_importer *im,
 	}
 	for (size_t i = 0; i < g->n_input; i++) {
 		const Onnx__ValueInfoProto *vi = g->input[i];
+		const ts_array *known;
 		struct ox_value *v;
 
 		if (!vi->name || !*vi->name)
 			return ox_fail(im, NULL, "graph input %zu has no name", i);
 		if (table_get(&im->values, vi->name))
 			continue;	/* an initializer listed as an input */
+		if ((known = known_value(im, vi->name))) {
+			value_const(im, vi->name, (ts_array *)known);
+			continue;
+		}
 		v = value_new(im, vi->name);
 		if (input_shape(im, vi, v) < 0)
 			return TS_ERROR;
@@ -1124,19 +1138,19 @@ static ts_onnx_model *import(struct ox_importer *im)
 }
 
 ts_onnx_model *ts_onnx_import_bytes(ts_ctx *ctx, const char *name,
-	const void *data, size_t len, int nshapes, const char *const *shapes)
+	const void *data, size_t len, const ts_onnx_options *opt)
 {
 	struct ox_importer im = { 0 };
 	ts_onnx_model *m;
 
 	im.ctx = ctx;
 	im.file = name;
-	im.nshapes = nshapes;
-	im.shapes = shapes;
-	for (int i = 0; i < nshapes; i++)
-		if (!strchr(shapes[i], '='))
+	if (opt)
+		im.opt = *opt;
+	for (int i = 0; i < im.opt.nshapes; i++)
+		if (!strchr(im.opt.shapes[i], '='))
 			return ts_ctx_set_error(ctx, "%s: --shape %s: expected "
-				"NAME=DIMS", name, shapes[i]), NULL;
+				"NAME=DIMS", name, im.opt.shapes[i]), NULL;
 	im.model = onnx__model_proto__unpack(NULL, len, data);
 	if (!im.model)
 		return ts_ctx_set_error(ctx, "%s: not an ONNX model (the file "
@@ -1147,8 +1161,8 @@ ts_onnx_model *ts_onnx_import_bytes(ts_ctx *ctx, const char *name,
 	return m;
 }
 
-ts_onnx_model *ts_onnx_import(ts_ctx *ctx, const char *path, int nshapes,
-	const char *const *shapes)
+ts_onnx_model *ts_onnx_import(ts_ctx *ctx, const char *path,
+	const ts_onnx_options *opt)
 {
 	size_t len;
 	char *data = ts_read_file(path, &len);
@@ -1156,7 +1170,7 @@ ts_onnx_model *ts_onnx_import(ts_ctx *ctx, const char *path, int nshapes,
 	if (!data)
 		return ts_ctx_set_error(ctx, "%s: %s", path, strerror(errno)),
 			NULL;
-	return ts_onnx_import_bytes(ctx, path, data, len, nshapes, shapes);
+	return ts_onnx_import_bytes(ctx, path, data, len, opt);
 }
 
 /* Accessors. */

@@ -17,25 +17,26 @@ bool ts_onnx_available(void)
 	return false;
 }
 
-ts_onnx_model *ts_onnx_import(ts_ctx *ctx, const char *path, int nshapes,
-	const char *const *shapes)
+ts_onnx_model *ts_onnx_import(ts_ctx *ctx, const char *path,
+	const ts_onnx_options *opt)
 {
-	(void)path, (void)nshapes, (void)shapes;
+	(void)path, (void)opt;
 	unavailable(ctx);
 	return NULL;
 }
 
 ts_onnx_model *ts_onnx_import_bytes(ts_ctx *ctx, const char *name,
-	const void *data, size_t len, int nshapes, const char *const *shapes)
+	const void *data, size_t len, const ts_onnx_options *opt)
 {
-	(void)name, (void)data, (void)len, (void)nshapes, (void)shapes;
+	(void)name, (void)data, (void)len, (void)opt;
 	unavailable(ctx);
 	return NULL;
 }
 
-ts_array *ts_onnx_read_tensor(ts_ctx *ctx, const char *path)
+ts_array *ts_onnx_read_tensor(ts_ctx *ctx, const char *path,
+	const char **name)
 {
-	(void)path;
+	(void)path, (void)name;
 	unavailable(ctx);
 	return NULL;
 }

@@ -133,7 +133,8 @@ ts_array *ox_read_tensor(ts_ctx *ctx, const Onnx__TensorProto *t,
 	return a;
 }
 
-ts_array *ts_onnx_read_tensor(ts_ctx *ctx, const char *path)
+ts_array *ts_onnx_read_tensor(ts_ctx *ctx, const char *path,
+	const char **name)
 {
 	size_t len;
 	char *data = ts_read_file(path, &len);
@@ -148,6 +149,8 @@ ts_array *ts_onnx_read_tensor(ts_ctx *ctx, const char *path)
 		return ts_ctx_set_error(ctx, "%s: not a serialized ONNX "
 			"TensorProto", path), NULL;
 	a = ox_read_tensor(ctx, t, path);
+	if (name)
+		*name = t->name && *t->name ? ts_strdup(t->name) : NULL;
 	onnx__tensor_proto__free_unpacked(t, NULL);
 	return a;
 }

@@ -250,7 +250,7 @@ int ts_cmd_analyze(int argc, char **argv)
 		return help ? TS_EXIT_OK : TS_EXIT_USAGE;
 	}
 	ctx = ts_ctx_alloc();
-	dag = ts_parse_file(ctx, file);
+	dag = ts_tool_load(ctx, file);
 	di = dag ? ts_analyze_dag(ctx, dag) : NULL;
 	if (!di) {
 		ts_tool_report(ctx);

@@ -263,7 +263,7 @@ static int build_network(ts_ctx *ctx, const struct build_opts *o,
 static int build_program(ts_ctx *ctx, const struct build_opts *o)
 {
 	ts_compile_options opt = ts_compile_options_default();
-	ts_dag *dag = ts_parse_file(ctx, o->file);
+	ts_dag *dag = ts_tool_load(ctx, o->file);
 	ts_target *cpu;
 	const char *sym;
 	char so[4096];

@@ -132,7 +132,7 @@ static ts_array **get_inputs(ts_ctx *ctx, const ts_dag *dag,
 
 	if (o->inputs)
 		return ts_tool_read_inputs(ctx, dag, o->inputs, "eval");
-	in = ts_dag_random_inputs(ctx, dag, o->seed);
+	in = ts_tool_random_inputs(ctx, dag, o->seed);
 	if (!in) {
 		ts_tool_report(ctx);
 		return NULL;
@@ -167,7 +167,7 @@ static int eval_run(ts_ctx *ctx, const struct eval_opts *o)
 	ts_dag *dag;
 	int code = TS_EXIT_OK;
 
-	dag = ts_parse_file(ctx, o->file);
+	dag = ts_tool_load(ctx, o->file);
 	if (!dag || ts_dag_check_memory(ctx, dag) < 0) {
 		ts_tool_report(ctx);
 		return TS_EXIT_USAGE;

@@ -259,7 +259,7 @@ static ts_array **run_inputs(ts_ctx *ctx, const struct run_opts *o,
 		return ts_tool_read_inputs(ctx, dag, o->inputs, "run");
 	}
 	*code = TS_EXIT_FAIL;
-	in = ts_dag_random_inputs(ctx, dag, o->seed);
+	in = ts_tool_random_inputs(ctx, dag, o->seed);
 	if (!in)
 		ts_tool_report(ctx);
 	return in;
@@ -459,7 +459,7 @@ static int run_program(ts_ctx *ctx, const struct run_opts *o)
 {
 	struct run_result r = { .max_abs_err = 0 };
 	ts_compile_options opt = ts_compile_options_default();
-	ts_dag *dag = ts_parse_file(ctx, o->file);
+	ts_dag *dag = ts_tool_load(ctx, o->file);
 	ts_func *f;
 	ts_module *m;
 	ts_array **args, **in;

@@ -186,7 +186,7 @@ int ts_cmd_schedule(int argc, char **argv)
 	}
 	ctx = ts_ctx_alloc();
 	ts_ctx_set_seed(ctx, o.seed);
-	dag = ts_parse_file(ctx, o.file);
+	dag = ts_tool_load(ctx, o.file);
 	tg = dag ? ts_tool_target(ctx, o.target) : NULL;
 	if (tg && tg->kind == TS_TARGET_GPU) {
 		code = ts_tool_cuda_schedule(ctx, dag, tg, o.show_code);

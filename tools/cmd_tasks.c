@@ -157,7 +157,7 @@ static int parse_args(int argc, char **argv, struct tasks_opts *o)
 static ts_array **load_inputs(ts_ctx *ctx, const ts_dag *dag,
 	const struct tasks_opts *o)
 {
-	ts_array **in = ts_dag_random_inputs(ctx, dag, o->seed);
+	ts_array **in = ts_tool_random_inputs(ctx, dag, o->seed);
 
 	for (int i = 0; in && o->weights && i < dag->ninputs; i++) {
 		char path[4096];
@@ -540,7 +540,7 @@ int ts_cmd_tasks(int argc, char **argv)
 	/* As tessel run: the seed draws the inputs and the static choices,
 	 * so that both compile the same schedules. */
 	ts_ctx_set_seed(ctx, o.seed);
-	dag = ts_parse_file(ctx, o.file);
+	dag = ts_tool_load(ctx, o.file);
 	if (dag && o.run && ts_dag_check_memory(ctx, dag) < 0)
 		dag = NULL;
 	host = dag ? ts_tool_target(ctx, o.target ? o.target : "host") : NULL;

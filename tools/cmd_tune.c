@@ -358,7 +358,7 @@ static void print_choice(const struct tune_opts *o,
 /* Tune the program of "o" in "ctx"; return the exit code. */
 static int tune_program(ts_ctx *ctx, const struct tune_opts *o)
 {
-	ts_dag *dag = ts_parse_file(ctx, o->file);
+	ts_dag *dag = ts_tool_load(ctx, o->file);
 	ts_target *target;
 	struct task_result r = { 0 };
 

@@ -60,6 +60,20 @@ ts_status ts_tool_write_array(ts_ctx *ctx, const char *dir, const char *name,
 ts_status ts_tool_make_dir(const char *dir, const char *verb);
 /* Print "dtype[shape]" of "a" to "out". */
 void ts_tool_print_type(FILE *out, const ts_array *a);
+/* Programs (tools/tool_source.c): a .tsl file, or an .onnx model imported
+ * with the --shape settings of the command line (ts_tool_add_shape, called
+ * by the option parser for every verb).  ts_tool_model is the model "dag"
+ * was imported from, or NULL; inputs of such a dag that are the model's
+ * weights take the model's arrays, in random inputs and in --inputs
+ * folders that lack them. */
+bool ts_tool_add_shape(const char *v);
+bool ts_tool_is_onnx(const char *file);
+ts_dag *ts_tool_load(ts_ctx *ctx, const char *file);
+const ts_onnx_model *ts_tool_model(const ts_dag *dag);
+ts_array **ts_tool_random_inputs(ts_ctx *ctx, const ts_dag *dag,
+	uint64_t seed);
+const ts_array *ts_tool_weight(const ts_dag *dag, const char *name);
+int ts_cmd_import(int argc, char **argv);
 struct ts_tune_options;
 /* Tune "dag" as a network when it has several subgraphs (tools/cmd_tasks.c):
  * the task scheduler shares opt->trials in rounds of opt->batch; return

@@ -141,7 +141,7 @@ int ts_tool_cuda_run(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
 		return TS_EXIT_FAIL;
 	}
 	if (!(p = cuda_program(ctx, dag, tg, false, &r, &sch)) ||
-	    !(in = ts_dag_random_inputs(ctx, dag, seed))) {
+	    !(in = ts_tool_random_inputs(ctx, dag, seed))) {
 		ts_tool_report(ctx);
 		return TS_EXIT_FAIL;
 	}

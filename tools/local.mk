@@ -17,3 +17,4 @@ tools_tessel_SOURCES += tools/cmd_tune.c
 tools_tessel_SOURCES += tools/options.c tools/options.h
 tools_tessel_SOURCES += tools/tool_records.c
 tools_tessel_SOURCES += tools/tool_npy.c
+tools_tessel_SOURCES += tools/tool_source.c tools/cmd_import.c

@@ -46,6 +46,10 @@ void ts_tool_usage(FILE *out, const struct ts_tool_options *t)
 			" [V]" : op->has_value ? " V" : "");
 		fprintf(out, "  %-18s %s\n", name, op->help);
 	}
+	fprintf(out, "  %-18s %s\n", "--shape NAME=DIMS", "for an .onnx model: "
+		"fix the graph input NAME's shape\n"
+		"                     (1x3x224x224) or the symbolic "
+		"dimension NAME (batch=1)");
 	fprintf(out, "  %-18s %s\n\nexit codes: %s\n", "--help", "this text",
 		t->exit_codes);
 }

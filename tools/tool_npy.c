@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gc.h>
 
@@ -83,9 +84,20 @@ ts_array **ts_tool_read_inputs(ts_ctx *ctx, const ts_dag *dag,
 
 	if (!in)
 		return NULL;
-	for (int i = 0; i < dag->ninputs; i++)
+	for (int i = 0; i < dag->ninputs; i++) {
+		const ts_array *w = ts_tool_weight(dag, dag->inputs[i]->name);
+		char *path = npy_path(dir, dag->inputs[i]->name);
+
+		/* A model's weight not in the folder comes from the model. */
+		if (w && path && access(path, R_OK)) {
+			in[i] = (ts_array *)w;
+			free(path);
+			continue;
+		}
+		free(path);
 		if (!(in[i] = read_input(ctx, dir, dag->inputs[i], verb)))
 			return NULL;
+	}
 	return in;
 }
 

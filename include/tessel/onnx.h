@@ -26,18 +26,29 @@ typedef struct ts_onnx_model ts_onnx_model;
 /* Whether this build of the library reads ONNX files. */
 bool ts_onnx_available(void);
 
-/* Import the ONNX file "path".  "shapes" (NULL when "nshapes" is 0)
- * fixes symbolic dimensions, each "NAME=DIMS": NAME a graph input and
- * DIMS its whole shape ("x=1x3x224x224"), or NAME a symbolic dimension
- * and DIMS one extent ("batch=1").  NULL with a message in "ctx" that
- * names the node, its op and what is wrong. */
+/* How to import.  "shapes" fixes symbolic dimensions, each "NAME=DIMS":
+ * NAME a graph input and DIMS its whole shape ("x=1x3x224x224"), or NAME
+ * a symbolic dimension and DIMS one extent ("batch=1").  "known" gives
+ * the values of graph inputs that are in fact constants (a shape fed as
+ * an input): they are folded like initializers and are no longer
+ * inputs of the program. */
+typedef struct ts_onnx_options {
+	int nshapes;
+	const char *const *shapes;
+	int nknown;
+	const char *const *known_names;
+	const ts_array *const *known_values;
+} ts_onnx_options;
+
+/* Import the ONNX file "path" with "opt" (NULL: no options).  NULL with a
+ * message in "ctx" that names the node, its op and what is wrong. */
 __ts_gc ts_onnx_model *ts_onnx_import(__ts_keep ts_ctx *ctx,
-	__ts_keep const char *path, int nshapes,
-	__ts_keep __ts_null const char *const *shapes);
+	__ts_keep const char *path,
+	__ts_keep __ts_null const ts_onnx_options *opt);
 /* The same from the bytes of a model; "name" is used in messages. */
 __ts_gc ts_onnx_model *ts_onnx_import_bytes(__ts_keep ts_ctx *ctx,
 	__ts_keep const char *name, __ts_keep const void *data, size_t len,
-	int nshapes, __ts_keep __ts_null const char *const *shapes);
+	__ts_keep __ts_null const ts_onnx_options *opt);
 
 /* The program as .tsl text, and parsed. */
 __ts_gc const char *ts_onnx_source(__ts_keep const ts_onnx_model *m);
@@ -75,9 +86,9 @@ ts_status ts_onnx_write(__ts_keep ts_ctx *ctx,
 	__ts_keep const char *name);
 
 /* A serialized ONNX TensorProto (the .pb files of ONNX's tests) as an
- * array. */
+ * array; its name, when it has one, goes to "*name" (when not NULL). */
 __ts_gc ts_array *ts_onnx_read_tensor(__ts_keep ts_ctx *ctx,
-	__ts_keep const char *path);
+	__ts_keep const char *path, __ts_keep __ts_null const char **name);
 
 #ifdef __cplusplus
 }
