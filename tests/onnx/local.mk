@@ -6,3 +6,12 @@ tests_onnx_conformance_SOURCES = tests/onnx/conformance.c
 tests_onnx_conformance_CPPFLAGS = $(TEST_CPPFLAGS) \
 	-DONNX_TESTDATA='"$(ONNX_TESTDATA)"'
 tests_onnx_conformance_LDADD = $(TEST_LIBS)
+if HAVE_ONNX
+check_PROGRAMS += tests/onnx/test_onnx_import
+TESTS += tests/onnx/test_onnx_import
+tests_onnx_test_onnx_import_SOURCES = tests/onnx/test_onnx_import.c \
+	tests/onnx/builder.h
+tests_onnx_test_onnx_import_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_onnx_test_onnx_import_LDADD = $(TEST_LIBS) onnx/libonnxpb.la \
+	$(PROTOBUF_C_LIBS)
+endif
