@@ -15,9 +15,12 @@
 
 #include "onnx/internal.h"
 
-/* Nodes whose outputs are at most this many elements are folded when
- * their inputs are known; larger ones are computed at run time. */
-#define FOLD_LIMIT (1 << 20)
+/* Nodes whose outputs are at most FOLD_LIMIT elements, and whose known
+ * inputs hold at most FOLD_INPUTS, are folded when their inputs are all
+ * known; larger ones are computed at run time (the interpreter is slow,
+ * and what exporters fold is shapes and scalars). */
+#define FOLD_LIMIT (1 << 16)
+#define FOLD_INPUTS (1 << 22)
 
 /* A string-keyed table (open addressing). */
 struct table {
@@ -555,9 +558,12 @@ void ox_stage(struct ox_importer *im, struct ox_node *n, const char *name,
 	int ndim, const int64_t *shape, const ts_dtype *cast,
 	const char *body)
 {
-	struct ox_stmt *s = ts_new(struct ox_stmt);
+	struct ox_stmt *s;
 	ts_buf b;
 
+	if (!name)
+		return;	/* an output nobody wants */
+	s = ts_new(struct ox_stmt);
 	ts_buf_init(&b);
 	ts_buf_printf(&b, "%s[", name);
 	for (int i = 0; i < ndim; i++)
@@ -669,14 +675,16 @@ static ts_status fold(struct ox_importer *im, struct ox_node *n)
  * outputs are small. */
 static bool foldable(const struct ox_node *n, bool nonconst)
 {
-	int64_t total = 0;
+	int64_t total = 0, inputs = 0;
 
 	if (nonconst || !n->stmts.n)
 		return false;
 	for (int k = 0; k < n->nout; k++)
 		if (n->out[k])
 			total += ox_numel(n->out[k]->ndim, n->out[k]->shape);
-	return total <= FOLD_LIMIT;
+	for (int i = 0; i < n->reads.n; i++)
+		inputs += ((struct ox_value *)n->reads.v[i])->konst->size;
+	return total <= FOLD_LIMIT && inputs <= FOLD_INPUTS;
 }
 
 /* "Conv(kernel_shape=[3, 3], pads=[1, 1, 1, 1])" */

@@ -127,7 +127,8 @@ bool ox_wants(const struct ox_node *n, int k);
 
 /* Writing.  Axes of a stage of rank r are named i0 .. i<r-1>; reduction
  * axes r0, r1, ... (ox_fresh_axis).  "stage" writes
- * NAME[i0: d0, ...]: DTYPE = BODY (the dtype only when "cast"). */
+ * NAME[i0: d0, ...]: DTYPE = BODY (the dtype only when "cast"); a NULL
+ * name (an output ox_output says nobody wants) writes nothing. */
 void ox_stage(struct ox_importer *im, struct ox_node *n, const char *name,
 	int ndim, const int64_t *shape, const ts_dtype *cast,
 	const char *body);

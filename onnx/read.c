@@ -81,6 +81,7 @@ ts_array *ox_read_tensor(ts_ctx *ctx, const Onnx__TensorProto *t,
 {
 	int64_t shape[TS_MAX_DIMS];
 	int d = dtype_of(t->has_data_type ? t->data_type : 0);
+	int64_t count = 1;
 	ts_array *a;
 	size_t bytes;
 
@@ -106,22 +107,31 @@ ts_array *ox_read_tensor(ts_ctx *ctx, const Onnx__TensorProto *t,
 	if (t->segment)
 		return ts_ctx_set_error(ctx, "%s: segmented tensors are not "
 			"supported", where), NULL;
+	/* The data must be there before memory is given to it. */
+	for (size_t i = 0; i < t->n_dims; i++) {
+		if (shape[i] && count > INT64_MAX / shape[i])
+			return ts_ctx_set_error(ctx, "%s: too many elements",
+				where), NULL;
+		count *= shape[i];
+	}
+	if (t->has_raw_data ? (uint64_t)t->raw_data.len !=
+	    (uint64_t)count * ts_dtype_size((ts_dtype)d) :
+	    typed_count(t, (ts_dtype)d) != (uint64_t)count)
+		return ts_ctx_set_error(ctx, "%s: %zu %s for %lld elements of "
+			"%s", where, t->has_raw_data ? t->raw_data.len :
+			typed_count(t, (ts_dtype)d), t->has_raw_data ?
+			"bytes of raw data" : "values", (long long)count,
+			ts_dtype_name((ts_dtype)d)), NULL;
 	if (!(a = ts_array_alloc(ctx, (ts_dtype)d, (int)t->n_dims, shape)))
 		return NULL;
 	bytes = (size_t)a->size * ts_dtype_size(a->dtype);
 	if (t->has_raw_data) {
-		if (t->raw_data.len != bytes)
-			return ts_ctx_set_error(ctx, "%s: raw data of %zu bytes "
-				"for %lld elements of %s", where, t->raw_data.len,
-				(long long)a->size, ts_dtype_name(a->dtype)), NULL;
 		if (bytes)
 			memcpy(a->data, t->raw_data.data, bytes);
 		return a;
 	}
-	if (typed_count(t, a->dtype) != (size_t)a->size)
-		return ts_ctx_set_error(ctx, "%s: %zu values for %lld "
-			"elements", where, typed_count(t, a->dtype),
-			(long long)a->size), NULL;
+	if (!bytes)
+		return a;	/* no elements: the fields may be NULL */
 	if (a->dtype == TS_F32)
 		memcpy(a->data, t->float_data, bytes);
 	else if (a->dtype == TS_F64)

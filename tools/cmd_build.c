@@ -317,6 +317,26 @@ static int build_program(ts_ctx *ctx, const struct build_opts *o)
 	return TS_EXIT_OK;
 }
 
+/* An ONNX model's weights beside what was built, as DIR/<name>.npy: the
+ * built function takes them as arguments. */
+static int write_weights(ts_ctx *ctx, const struct build_opts *o)
+{
+	const ts_onnx_model *m;
+	ts_dag *dag = ts_tool_is_onnx(o->file) ? ts_tool_load(ctx, o->file) :
+		NULL;
+
+	if (!dag || !(m = ts_tool_model(dag)))
+		return TS_EXIT_OK;
+	for (int i = 0; i < ts_onnx_nweights(m); i++)
+		if (ts_tool_write_array(ctx, o->out, ts_onnx_weight_name(m, i),
+		    ts_onnx_weight(m, i), "build") < 0)
+			return TS_EXIT_FAIL;
+	if (ts_onnx_nweights(m))
+		printf("%s/<weight>.npy (%d weights of the model)\n", o->out,
+			ts_onnx_nweights(m));
+	return TS_EXIT_OK;
+}
+
 /* Run "tessel build" with the "argc" arguments "argv" (argv[0] is
  * "build"). */
 int ts_cmd_build(int argc, char **argv)
@@ -335,6 +355,8 @@ int ts_cmd_build(int argc, char **argv)
 	/* The seed of tessel run: both compile the same static choices. */
 	ts_ctx_set_seed(ctx, (uint64_t)o.seed);
 	code = build_program(ctx, &o);
+	if (code == TS_EXIT_OK)
+		code = write_weights(ctx, &o);
 	ts_ctx_free(ctx);
 	return code;
 }

@@ -8,8 +8,12 @@
 # from its seed corpus and reports SKIP (77) when they were not built.
 TESTS += tests/fuzz/run.sh
 FUZZ_NAMES = parse npy target_json schedule_json records
+if HAVE_ONNX
+FUZZ_NAMES += onnx
+endif
 EXTRA_DIST += tests/fuzz/run.sh tests/fuzz/fuzz_common.h \
-	$(FUZZ_NAMES:%=tests/fuzz/fuzz_%.c) tests/fuzz/corpus
+	$(FUZZ_NAMES:%=tests/fuzz/fuzz_%.c) tests/fuzz/fuzz_onnx.c \
+	tests/fuzz/corpus
 
 if HAVE_LIBFUZZER
 FUZZ_TARGETS = $(FUZZ_NAMES:%=tests/fuzz/fuzz_%)
@@ -19,7 +23,15 @@ FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 FUZZ_CFLAGS = -g -O1 -std=c11 $(FUZZ_SAN)
 FUZZ_LIB_OBJECTS = $(patsubst %.c,tests/fuzz/obj/%.o,\
 	$(filter %.c,$(libtessel_la_SOURCES)))
-FUZZ_LIBS = tests/fuzz/libtessel_fuzz.a $(ISL_LIBS) $(GC_LIBS) \
+if HAVE_ONNX
+# The generated bindings of onnx.proto, from the build tree.
+FUZZ_LIB_OBJECTS += tests/fuzz/obj/onnx/onnx.pb-c.o
+tests/fuzz/obj/onnx/onnx.pb-c.o: onnx/onnx.pb-c.c
+	@$(MKDIR_P) $(@D)
+	$(AM_V_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -w \
+		$(PROTOBUF_C_CFLAGS) -I$(top_builddir) -c -o $@ onnx/onnx.pb-c.c
+endif
+FUZZ_LIBS = tests/fuzz/libtessel_fuzz.a $(PROTOBUF_C_LIBS) $(ISL_LIBS) $(GC_LIBS) \
 	$(JANSSON_LIBS) $(LLVM_LIBS) $(XGBOOST_LIBS) $(CUDA_LIBS) -lm -ldl \
 	-lpthread
 

@@ -17,6 +17,10 @@ srcdir=${TS_SRCDIR:-.}
 seconds=${TS_FUZZ_SECONDS:-}
 seed=${TS_FUZZ_SEED:-1}
 targets=${TS_FUZZ_TARGETS:-"parse npy target_json schedule_json records"}
+# The ONNX importer's target exists in builds that read ONNX.
+if [ -z "${TS_FUZZ_TARGETS:-}" ] && [ -x "$builddir/tests/fuzz/fuzz_onnx" ]; then
+	targets="$targets onnx"
+fi
 failures=0
 
 for t in $targets; do
@@ -42,6 +46,7 @@ runs_of() {
 	npy) echo 300000 ;;
 	target_json) echo 1000000 ;;
 	schedule_json) echo 100000 ;;
+	onnx) echo 60000 ;;
 	*) echo 150000 ;;
 	esac
 }
