@@ -1215,6 +1215,461 @@ static ts_status lower_eye_like(struct ox_importer *im, struct ox_node *n)
 	return TS_OK;
 }
 
+/* Resize and Upsample.  Every output position of a resized axis reads a
+ * few input positions (taps) with weights that depend only on the
+ * position, so they are computed here, in double precision like ONNX's
+ * reference, and the stage combines the taps of all resized axes.  An
+ * axis whose positions each read one input position with weight 1 (all
+ * of nearest, and an unscaled axis) is a plain index: the axis itself,
+ * i // k, i * k, or else a table of positions; the others read tables of
+ * positions and weights. */
+
+struct resize {
+	const char *mode;	/* nearest, linear, cubic */
+	const char *ctm;	/* coordinate_transformation_mode */
+	const char *nearest;	/* nearest_mode */
+	double cubic_a;
+	int64_t exclude;	/* exclude_outside */
+	bool f32_scales;	/* scales given as f32: the reference's f32 */
+	const double *roi;	/* 2 * rank, tf_crop_and_resize only */
+};
+
+/* The taps of one axis: "n" per output position; position "i" reads
+ * input idx[t * out + i] with weight w[t * out + i]; valid[i] is false
+ * where tf_crop_and_resize extrapolates (NULL: valid everywhere). */
+struct taps {
+	int n;
+	int64_t *idx;
+	double *w;
+	bool *valid;
+};
+
+/* The coefficients for the fractional position "ratio" in (0, 1]. */
+static int resize_coeffs(const struct resize *rs, double ratio, double *c)
+{
+	double a = rs->cubic_a, r1 = ratio + 1, q = 1 - ratio, q1 = q + 1;
+
+	if (!strcmp(rs->mode, "linear")) {
+		c[0] = 1 - ratio;
+		c[1] = ratio;
+		return 2;
+	}
+	if (!strcmp(rs->mode, "cubic")) {
+		c[0] = ((a * r1 - 5 * a) * r1 + 8 * a) * r1 - 4 * a;
+		c[1] = ((a + 2) * ratio - (a + 3)) * ratio * ratio + 1;
+		c[2] = ((a + 2) * q - (a + 3)) * q * q + 1;
+		c[3] = ((a * q1 - 5 * a) * q1 + 8 * a) * q1 - 4 * a;
+		return 4;
+	}
+	c[0] = 0;
+	c[1] = 1;
+	if (ratio == 1 || !strcmp(rs->nearest, "ceil"))
+		return 2;
+	if (!strcmp(rs->nearest, "floor"))
+		c[0] = 1;
+	else if (!strcmp(rs->nearest, "round_prefer_ceil"))
+		c[0] = ratio < 0.5;
+	else
+		c[0] = ratio <= 0.5;
+	c[1] = 1 - c[0];
+	return 2;
+}
+
+/* The input coordinate of output position "x" on axis "d"; "*valid" is
+ * false where tf_crop_and_resize extrapolates. */
+static double resize_coord(const struct resize *rs, int d, int rank,
+	double x, double s, double ow, int64_t in, bool *valid)
+{
+	const char *m = rs->ctm;
+	double owm1 = rs->f32_scales ? (double)((float)ow - 1.0f) : ow - 1;
+
+	*valid = true;
+	if (!strcmp(m, "half_pixel"))
+		return (x + 0.5) / s - 0.5;
+	if (!strcmp(m, "pytorch_half_pixel"))
+		return ow == 1 ? 0 : (x + 0.5) / s - 0.5;
+	if (!strcmp(m, "align_corners"))
+		return ow == 1 ? 0 : x * (double)(in - 1) / owm1;
+	if (!strcmp(m, "asymmetric"))
+		return x / s;
+	if (!strcmp(m, "tf_half_pixel_for_nn"))
+		return (x + 0.5) / s;
+	/* tf_crop_and_resize, with the roi's f32 arithmetic. */
+	{
+		float r0 = (float)rs->roi[d], r1 = (float)rs->roi[rank + d];
+		double xo = ow == 1 ? (double)(r1 - r0) * (double)(in - 1) / 2 :
+			x * (double)(r1 - r0) * (double)(in - 1) / owm1;
+
+		xo += (double)(r0 * (float)(in - 1));
+		*valid = !(xo < 0 || xo > (double)(in - 1));
+		return xo;
+	}
+}
+
+/* The distinct taps of one output position. */
+struct tap4 {
+	int64_t idx[4];
+	double w[4];
+	int cnt;
+};
+
+/* The taps of axis "d" from extent "in" to "out" at scale "s" ("ow" is
+ * the reference's output width, the scale times the input extent). */
+static void resize_taps(const struct resize *rs, int d, int rank, int64_t in,
+	int64_t out, double s, double ow, struct taps *tp)
+{
+	struct tap4 *pos = ts_new_array(struct tap4, out + 1);
+	bool any_invalid = false;
+
+	tp->n = 1;
+	tp->valid = ts_new_array(bool, out + 1);
+	for (int64_t i = 0; i < out; i++) {
+		double x = resize_coord(rs, d, rank, (double)i, s, ow, in,
+			&tp->valid[i]);
+		double fl = floor(x), ratio = x == fl ? 1 : x - fl, c[4], sum = 0;
+		int nc = resize_coeffs(rs, ratio, c), pad = (nc + 1) / 2;
+		/* The nc nearest positions of the input padded by its edges,
+		 * the smaller first, as the reference picks them. */
+		int64_t start = (int64_t)(x - ratio) - (nc / 2 - 1) + pad;
+
+		any_invalid |= !tp->valid[i];
+		start = TS_MAX(TS_MIN(start, in + 2 * pad - nc), 0);
+		for (int k = 0; k < nc; k++) {
+			int64_t p = start + k - pad;
+
+			if (rs->exclude && (p < 0 || p >= in))
+				c[k] = 0;
+			sum += c[k];
+		}
+		for (int k = 0; k < nc; k++) {
+			int64_t p = TS_MIN(TS_MAX(start + k - pad, 0), in - 1);
+			double cw = rs->exclude ? c[k] / sum : c[k];
+			int j;
+
+			if (cw == 0)
+				continue;
+			for (j = 0; j < pos[i].cnt && pos[i].idx[j] != p; j++)
+				;
+			if (j == pos[i].cnt) {
+				pos[i].idx[j] = p;
+				pos[i].w[pos[i].cnt++] = 0;
+			}
+			pos[i].w[j] += cw;
+		}
+		tp->n = TS_MAX(tp->n, pos[i].cnt);
+	}
+	if (!any_invalid)
+		tp->valid = NULL;
+	tp->idx = ts_new_array(int64_t, tp->n * out + 1);
+	tp->w = ts_new_array(double, tp->n * out + 1);
+	for (int t = 0; t < tp->n; t++)
+		for (int64_t i = 0; i < out; i++) {
+			tp->idx[t * out + i] = t < pos[i].cnt ?
+				pos[i].idx[t] : pos[i].cnt ? pos[i].idx[0] : 0;
+			tp->w[t * out + i] = t < pos[i].cnt ? pos[i].w[t] : 0;
+		}
+}
+
+/* A table known at import, read by the stage as a weight. */
+static struct ox_value *resize_table(struct ox_importer *im,
+	struct ox_node *n, const char *what, ts_dtype t, int ndim,
+	const int64_t *shape)
+{
+	struct ox_value *v = ts_new(struct ox_value);
+
+	v->onnx = ts_asprintf("%s_%s", n->p->output[0], what);
+	v->dtype = t;
+	v->ndim = ndim;
+	memcpy(v->shape, shape, sizeof(int64_t) * (size_t)ndim);
+	v->konst = ts_array_alloc(ox_ctx(im), t, ndim, shape);
+	return v;
+}
+
+/* The index of a one-tap axis "d": closed forms where the positions
+ * follow one, else a table. */
+static const char *gather_index(struct ox_importer *im, struct ox_node *n,
+	int d, int64_t in, int64_t out, const int64_t *p)
+{
+	const char *ax = ox_axis(d), *one[1];
+	struct ox_value *v;
+	int64_t k;
+	bool same = true;
+
+	for (int64_t i = 0; i < out && same; i++)
+		same = p[i] == p[0];
+	if (same || out == 1)
+		return ts_asprintf("%lld", (long long)p[0]);
+	if (p[0] == 0 && p[1] == 1) {
+		k = out / in;
+		same = k >= 1;
+		for (int64_t i = 0; i < out && same; i++)
+			same = p[i] == i;
+		if (same)
+			return ax;
+	}
+	for (k = TS_MAX(out / TS_MAX(in, 1), 1); k <= out / TS_MAX(in, 1) + 1;
+	    k++) {
+		same = p[0] == 0;
+		for (int64_t i = 0; i < out && same; i++)
+			same = p[i] == i / k;
+		if (same)
+			return ts_asprintf("%s // %lld", ax, (long long)k);
+	}
+	k = p[1] - p[0];
+	same = p[0] == 0 && k > 1;
+	for (int64_t i = 0; i < out && same; i++)
+		same = p[i] == i * k;
+	if (same)
+		return ts_asprintf("%s * %lld", ax, (long long)k);
+	v = resize_table(im, n, ts_asprintf("index%d", d), TS_I64, 1, &out);
+	memcpy(v->konst->data, p, sizeof(int64_t) * (size_t)out);
+	one[0] = ax;
+	return ox_load(im, n, v, one);
+}
+
+/* The stage of a resize of input 0 to "shape" with the taps "tp" of
+ * each axis. */
+static ts_status resize_stage(struct ox_importer *im, struct ox_node *n,
+	const int64_t *shape, struct taps *tp, double extrap)
+{
+	struct ox_value *x = n->in[0], *wt[TS_MAX_DIMS] = { NULL };
+	struct ox_value *it[TS_MAX_DIMS] = { NULL };
+	const char *idx[TS_MAX_DIMS], *name;
+	ts_dtype t = x->dtype, ft = t == TS_F64 ? TS_F64 : TS_F32;
+	int r = x->ndim, interp[TS_MAX_DIMS], ni = 0;
+	char *body, *valid = NULL, *weights = NULL, *binders = NULL, *ld;
+
+	for (int d = 0; d < r; d++) {
+		bool one = tp[d].n == 1;
+		int64_t out = shape[d], sh[2] = { tp[d].n, out };
+
+		for (int64_t i = 0; i < out && one; i++)
+			one = fabs(tp[d].w[i] - 1) < 1e-9;
+		if (one) {
+			idx[d] = gather_index(im, n, d, x->shape[d], out,
+				tp[d].idx);
+		} else {
+			if (!ts_dtype_is_float(t))
+				return ox_fail(im, n, "mode %s needs a float "
+					"input, not %s", "linear or cubic",
+					ts_dtype_name(t));
+			it[d] = resize_table(im, n, ts_asprintf("index%d", d),
+				TS_I64, 2, sh);
+			memcpy(it[d]->konst->data, tp[d].idx,
+				sizeof(int64_t) * (size_t)(tp[d].n * out));
+			wt[d] = resize_table(im, n, ts_asprintf("weight%d", d),
+				ft, 2, sh);
+			for (int64_t k = 0; k < tp[d].n * out; k++)
+				ts_array_set(wt[d]->konst, k, tp[d].w[k]);
+			interp[ni++] = d;
+		}
+		if (tp[d].valid) {
+			struct ox_value *v = resize_table(im, n,
+				ts_asprintf("valid%d", d), TS_BOOL, 1, &out);
+			const char *one_ax[1] = { ox_axis(d) };
+			char *c;
+
+			for (int64_t i = 0; i < out; i++)
+				ts_array_set(v->konst, i, tp[d].valid[i]);
+			c = ox_load(im, n, v, one_ax);
+			valid = valid ? ts_asprintf("%s && %s", valid, c) : c;
+		}
+	}
+	/* A sum over the taps of the interpolated axes. */
+	for (int k = 0; k < ni; k++) {
+		int d = interp[k];
+		const char *ti[2], *ra = ox_raxis(n);
+
+		ti[0] = ra;
+		ti[1] = ox_axis(d);
+		idx[d] = ox_load(im, n, it[d], ti);
+		ld = ox_load(im, n, wt[d], ti);
+		weights = weights ? ts_asprintf("%s * %s", weights, ld) : ld;
+		binders = ts_asprintf("%s%s%s: %d", binders ? binders : "",
+			binders ? ", " : "", ra, tp[d].n);
+	}
+	body = ox_load(im, n, x, idx);
+	if (t != ft)
+		body = ts_asprintf("%s(%s)", ts_dtype_name(ft), body);
+	if (ni)
+		body = ts_asprintf("(sum(%s) %s * %s)", binders, weights, body);
+	if (valid)
+		body = ts_asprintf("select(%s, %s, %s)", valid, body,
+			ox_lit(ft, extrap));
+	name = ox_output(im, n, 0, t, r, shape);
+	ox_stage(im, n, name, r, shape, t != ft ? &t : NULL, body);
+	return TS_OK;
+}
+
+/* The float values of input "k", known at import. */
+static ts_status const_floats(struct ox_importer *im, struct ox_node *n,
+	int k, const char *what, double *v, int max, int *count)
+{
+	const struct ox_value *in = n->in[k];
+
+	if (!in->konst)
+		return ox_fail(im, n, "%s (input %d, '%s') must be known at "
+			"import, not computed at run time", what, k, in->onnx);
+	if (in->konst->size > max)
+		return ox_fail(im, n, "%s (input %d) has %lld values, more "
+			"than %d", what, k, (long long)in->konst->size, max);
+	for (int64_t i = 0; i < in->konst->size; i++)
+		v[i] = ts_array_get(in->konst, i);
+	*count = (int)in->konst->size;
+	return TS_OK;
+}
+
+/* Resize the input with the scales (or sizes) and the method "rs". */
+static ts_status resize_with(struct ox_importer *im, struct ox_node *n,
+	struct resize *rs, const double *scales, const int64_t *sizes,
+	double extrap)
+{
+	struct ox_value *x = n->in[0];
+	int64_t shape[TS_MAX_DIMS];
+	struct taps tp[TS_MAX_DIMS];
+	int r = x->ndim;
+
+	if (strcmp(rs->mode, "nearest") && strcmp(rs->mode, "linear") &&
+	    strcmp(rs->mode, "cubic"))
+		return ox_fail(im, n, "mode '%s' is not supported (nearest, "
+			"linear, cubic are)", rs->mode);
+	if (strcmp(rs->nearest, "round_prefer_floor") &&
+	    strcmp(rs->nearest, "round_prefer_ceil") &&
+	    strcmp(rs->nearest, "floor") && strcmp(rs->nearest, "ceil"))
+		return ox_fail(im, n, "nearest_mode '%s' is not supported",
+			rs->nearest);
+	for (int d = 0; d < r; d++) {
+		double s, ow;
+
+		if (sizes) {
+			shape[d] = sizes[d];
+			s = (double)sizes[d] / (double)x->shape[d];
+			ow = s * (double)x->shape[d];
+		} else {
+			s = scales[d];
+			shape[d] = (int64_t)floor(s * (double)x->shape[d]);
+			ow = (double)((float)s * (float)x->shape[d]);
+		}
+		if (!(s > 0) || shape[d] < 1 || x->shape[d] < 1)
+			return ox_fail(im, n, "axis %d of extent %lld cannot be "
+				"resized to %lld (scale %g)", d,
+				(long long)x->shape[d], (long long)shape[d], s);
+		resize_taps(rs, d, r, x->shape[d], shape[d], s, ow, &tp[d]);
+	}
+	return resize_stage(im, n, shape, tp, extrap);
+}
+
+/* Resize: opset 10 (X, scales; asymmetric coordinates, nearest rounding
+ * down when enlarging and up when shrinking) and opsets 11 to 13 (X,
+ * roi, scales, sizes; coordinate_transformation_mode, nearest_mode,
+ * cubic_coeff_a, exclude_outside, extrapolation_value).  Modes nearest,
+ * linear and cubic, separable over the axes. */
+static ts_status lower_resize(struct ox_importer *im, struct ox_node *n)
+{
+	struct resize rs = { 0 };
+	double scales[TS_MAX_DIMS], roi[2 * TS_MAX_DIMS], extrap;
+	int64_t sizes[TS_MAX_DIMS];
+	int r, ns = 0, nz = -1, nr;
+	struct ox_value *x;
+
+	if (ox_need(im, n, 0, 2) < 0 ||
+	    ox_attr_string(im, n, "mode", "nearest", &rs.mode) < 0 ||
+	    ox_attr_string(im, n, "coordinate_transformation_mode",
+	    "half_pixel", &rs.ctm) < 0 ||
+	    ox_attr_string(im, n, "nearest_mode", "round_prefer_floor",
+	    &rs.nearest) < 0 ||
+	    ox_attr_float(im, n, "cubic_coeff_a", -0.75, &rs.cubic_a) < 0 ||
+	    ox_attr_int(im, n, "exclude_outside", 0, &rs.exclude) < 0 ||
+	    ox_attr_float(im, n, "extrapolation_value", 0, &extrap) < 0)
+		return TS_ERROR;
+	x = n->in[0];
+	r = x->ndim;
+	if (ox_opset(im) < 11) {
+		if (ox_need(im, n, 1, 2) < 0 || const_floats(im, n, 1,
+		    "the scales", scales, TS_MAX_DIMS, &ns) < 0)
+			return TS_ERROR;
+		if (ns != r)
+			return ox_fail(im, n, "%d scales for rank %d", ns, r);
+		rs.ctm = "asymmetric";
+		rs.f32_scales = true;
+		if (!strcmp(rs.mode, "nearest"))
+			rs.nearest = "floor";
+		for (int d = 0; d < r; d++)
+			if (!strcmp(rs.mode, "nearest") && scales[d] < 1)
+				return ox_fail(im, n, "nearest shrinking at "
+					"opset 10 is not supported");
+		return resize_with(im, n, &rs, scales, NULL, 0);
+	}
+	if (ox_has(n, 2) && const_floats(im, n, 2, "the scales", scales,
+	    TS_MAX_DIMS, &ns) < 0)
+		return TS_ERROR;
+	if (ox_has(n, 3) && ox_const_ints(im, n, 3, "the sizes", sizes,
+	    TS_MAX_DIMS, &nz) < 0)
+		return TS_ERROR;
+	if (ns > 0 && nz > 0)
+		return ox_fail(im, n, "both scales and sizes are given");
+	if (ns > 0 ? ns != r : nz != r)
+		return ox_fail(im, n, "%d %s for rank %d", ns > 0 ? ns : nz,
+			ns > 0 ? "scales" : "sizes", r);
+	if (!strcmp(rs.ctm, "tf_crop_and_resize")) {
+		if (!ox_has(n, 1) || const_floats(im, n, 1, "the roi", roi,
+		    2 * TS_MAX_DIMS, &nr) < 0)
+			return ox_has(n, 1) ? TS_ERROR : ox_fail(im, n,
+				"tf_crop_and_resize needs the roi");
+		if (nr != 2 * r)
+			return ox_fail(im, n, "roi of %d values for rank %d",
+				nr, r);
+		rs.roi = roi;
+	} else if (strcmp(rs.ctm, "half_pixel") &&
+	    strcmp(rs.ctm, "pytorch_half_pixel") &&
+	    strcmp(rs.ctm, "align_corners") && strcmp(rs.ctm, "asymmetric") &&
+	    strcmp(rs.ctm, "tf_half_pixel_for_nn")) {
+		return ox_fail(im, n, "coordinate_transformation_mode '%s' is "
+			"not supported", rs.ctm);
+	}
+	rs.f32_scales = ns > 0;
+	return resize_with(im, n, &rs, scales, ns > 0 ? NULL : sizes, extrap);
+}
+
+/* Upsample (opsets 7 to 9, deprecated): scales an attribute at opset 7
+ * and an input from 9; modes nearest (rounding down) and linear, with
+ * asymmetric coordinates. */
+static ts_status lower_upsample(struct ox_importer *im, struct ox_node *n)
+{
+	struct resize rs = { 0 };
+	double scales[TS_MAX_DIMS];
+	int ns;
+
+	if (ox_need(im, n, 0, 1) < 0 ||
+	    ox_attr_string(im, n, "mode", "nearest", &rs.mode) < 0)
+		return TS_ERROR;
+	if (ox_opset(im) > 9)
+		return ox_fail(im, n, "Upsample is removed from opset 10 on");
+	if (ox_opset(im) < 9) {
+		if (ox_attr_floats(im, n, "scales", scales, TS_MAX_DIMS,
+		    &ns) < 0)
+			return TS_ERROR;
+	} else if (ox_need(im, n, 1, 2) < 0 || const_floats(im, n, 1,
+	    "the scales", scales, TS_MAX_DIMS, &ns) < 0) {
+		return TS_ERROR;
+	}
+	if (ns != n->in[0]->ndim)
+		return ox_fail(im, n, "%d scales for rank %d", ns,
+			n->in[0]->ndim);
+	if (!strcmp(rs.mode, "bilinear"))
+		rs.mode = "linear";
+	if (!strcmp(rs.mode, "cubic"))
+		return ox_fail(im, n, "mode 'cubic' is not an Upsample mode");
+	for (int d = 0; d < ns; d++)
+		if (scales[d] < 1)
+			return ox_fail(im, n, "scale %g is less than 1",
+				scales[d]);
+	rs.ctm = "asymmetric";
+	rs.nearest = "floor";
+	rs.f32_scales = true;
+	return resize_with(im, n, &rs, scales, NULL, 0);
+}
+
 const struct ox_op ox_ops_shape[] = {
 	{ "Reshape", lower_reshape },
 	{ "Flatten", lower_flatten },
@@ -1241,5 +1696,7 @@ const struct ox_op ox_ops_shape[] = {
 	{ "OneHot", lower_one_hot },
 	{ "CumSum", lower_cumsum },
 	{ "EyeLike", lower_eye_like },
+	{ "Resize", lower_resize },
+	{ "Upsample", lower_upsample },
 	{ NULL, NULL },
 };
