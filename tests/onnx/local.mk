@@ -6,3 +6,5 @@ tests_onnx_conformance_SOURCES = tests/onnx/conformance.c
 tests_onnx_conformance_CPPFLAGS = $(TEST_CPPFLAGS) \
 	-DONNX_TESTDATA='"$(ONNX_TESTDATA)"'
 tests_onnx_conformance_LDADD = $(TEST_LIBS)
+TESTS += tests/onnx/forms.sh
+EXTRA_DIST += tests/onnx/forms.sh tests/onnx/forms.py
