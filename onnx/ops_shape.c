@@ -1399,16 +1399,11 @@ static const char *gather_index(struct ox_importer *im, struct ox_node *n,
 		same = p[i] == p[0];
 	if (same || out == 1)
 		return ts_asprintf("%lld", (long long)p[0]);
-	if (p[0] == 0 && p[1] == 1) {
-		k = out / in;
-		same = k >= 1;
-		for (int64_t i = 0; i < out && same; i++)
-			same = p[i] == i;
-		if (same)
-			return ax;
-	}
-	for (k = TS_MAX(out / TS_MAX(in, 1), 1); k <= out / TS_MAX(in, 1) + 1;
-	    k++) {
+	for (k = 0; k < out && p[k] == k; k++)
+		;
+	if (k == out)
+		return ax;
+	for (k = TS_MAX(out / in, 2); k <= out / in + 1; k++) {
 		same = p[0] == 0;
 		for (int64_t i = 0; i < out && same; i++)
 			same = p[i] == i / k;
