@@ -15,3 +15,5 @@ tests_onnx_test_onnx_import_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_onnx_test_onnx_import_LDADD = $(TEST_LIBS) onnx/libonnxpb.la \
 	$(PROTOBUF_C_LIBS)
 endif
+TESTS += tests/onnx/forms.sh
+EXTRA_DIST += tests/onnx/forms.sh tests/onnx/forms.py
