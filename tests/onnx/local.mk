@@ -6,6 +6,6 @@ tests_onnx_conformance_SOURCES = tests/onnx/conformance.c
 tests_onnx_conformance_CPPFLAGS = $(TEST_CPPFLAGS) \
 	-DONNX_TESTDATA='"$(ONNX_TESTDATA)"'
 tests_onnx_conformance_LDADD = $(TEST_LIBS)
-# Cases of the reductions and normalisations that ONNX's tests miss.
+# Cases of the reductions, normalisations and Einsum that ONNX's tests miss.
 TESTS += tests/onnx/reduce_cases.sh
 EXTRA_DIST += tests/onnx/reduce_cases.sh tests/onnx/reduce_cases.py

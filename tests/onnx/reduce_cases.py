@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Node tests in the layout of ONNX's backend tests, for cases of the
-reductions and normalisations that ONNX's own tests miss: the opsets
-before 13 (axes as attributes, Softmax over a flattened tail), integer
-reductions, ties, and the defaults no test uses.  The expected outputs are NumPy's, written the way
+reductions, normalisations and Einsum that ONNX's own tests miss: the
+opsets before 13 (axes as attributes, Softmax over a flattened tail),
+integer reductions, ties, the defaults no test uses, and Einsum's
+implicit outputs, traces, uppercase letters, ellipses and broadcasting.  The expected outputs are NumPy's, written the way
 ONNX's reference writes them.
 
     reduce_cases.py OUTDIR     writes OUTDIR/test_*/
@@ -152,6 +153,29 @@ def main(out):
     case(out, 'lrn_even_size', 'LRN', [xr],
          [(xr / (bias + alpha / size * sq) ** beta).astype(np.float32)],
          size=size, alpha=alpha, beta=beta, bias=bias)
+
+    einsums = [
+        ('matmul_implicit', 'ij,jk', [(2, 3), (3, 4)]),
+        ('outer', 'i,j->ij', [(3,), (4,)]),
+        ('trace', 'ii', [(4, 4)]),
+        ('diagonal', 'ii->i', [(4, 4)]),
+        ('three', 'abc,cd,de->abe', [(2, 3, 4), (4, 5), (5, 2)]),
+        ('permute', 'ijk->kji', [(2, 3, 4)]),
+        ('upper', 'Ab,bA->', [(3, 4), (4, 3)]),
+        ('ellipsis_bcast', '...ij,...jk->...ik', [(2, 1, 3, 4), (5, 4, 2)]),
+        ('ellipsis_front', 'i...->...', [(3, 2, 4)]),
+        ('ellipsis_implicit', '...ij', [(2, 3, 4)]),
+        ('spaces', ' ij , jk -> ki ', [(2, 3), (3, 4)]),
+    ]
+    for name, eq, shapes in einsums:
+        args = [f32(*sh).astype(np.float64) for sh in shapes]
+        case(out, 'einsum_' + name, 'Einsum', args,
+             [np.asarray(np.einsum(eq.replace(' ', ''), *args))],
+             opset=12, equation=eq)
+    xi = rng.integers(-5, 5, (3, 4)).astype(np.int64)
+    yi = rng.integers(-5, 5, (4,)).astype(np.int64)
+    case(out, 'einsum_int64', 'Einsum', [xi, yi],
+         [np.einsum('ij,j->i', xi, yi)], opset=12, equation='ij,j->i')
 
 
 if __name__ == '__main__':

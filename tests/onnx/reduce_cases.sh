@@ -1,6 +1,6 @@
 #!/bin/sh
-# The cases of tests/onnx/reduce_cases.py (reductions and normalisations
-# beyond ONNX's own node tests) through the conformance runner:
+# The cases of tests/onnx/reduce_cases.py (reductions, normalisations and
+# Einsum beyond ONNX's own node tests) through the conformance runner:
 # every one must pass, none be refused.  Skipped without NumPy and onnx.
 set -u
 
