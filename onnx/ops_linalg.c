@@ -1,4 +1,5 @@
-/* Contractions: MatMul (NumPy's batched, broadcast product) and Gemm. */
+/* Contractions: MatMul (NumPy's batched, broadcast product), Gemm and
+ * Einsum. */
 #include <config.h>
 
 #include "onnx/internal.h"
@@ -128,8 +129,176 @@ static ts_status lower_gemm(struct ox_importer *im, struct ox_node *n)
 	return TS_OK;
 }
 
+/* Einsum's subscripts: a label per dimension, letters by their character
+ * and the dimensions an ellipsis stands for by ELL + k, k counted from the
+ * left of the widest ellipsis (operands' ellipses align right).  While
+ * the widest is not known, an ellipsis "w" wide is labelled
+ * ELL + TS_MAX_DIMS - w + k, and relabelled after. */
+#define ELL 128
+#define NLABELS (ELL + TS_MAX_DIMS)
+
+/* Parse one term of "eq" from "*p" up to ',' '-' or the end into "lab"
+ * ("nd" dimensions; for an operand, "rank" of them, else -1 and the
+ * ellipsis is "ell" wide); *p moves past it. */
+static ts_status einsum_term(struct ox_importer *im, const struct ox_node *n,
+	const char **p, int rank, int *ell, int *lab, int *nd)
+{
+	const char *s = *p;
+	int letters = 0, dots = -1, k = 0, width;
+
+	for (; *s && *s != ',' && *s != '-'; s++) {
+		if (*s == ' ')
+			continue;
+		if (!strncmp(s, "...", 3) && dots < 0) {
+			dots = letters;
+			s += 2;
+		} else if (((*s >= 'a' && *s <= 'z') ||
+		    (*s >= 'A' && *s <= 'Z')) && letters < TS_MAX_DIMS) {
+			lab[letters++] = *s;
+		} else {
+			return ox_fail(im, n, "equation: unexpected '%c'", *s);
+		}
+	}
+	*p = s;
+	width = rank < 0 ? (dots < 0 ? 0 : *ell) : rank - letters;
+	if (width < 0 || (dots < 0 && width > 0))
+		return ox_fail(im, n, "equation: a term has %d subscripts for "
+			"%d dimensions", letters, rank);
+	if (rank >= 0 && width > *ell)
+		*ell = width;
+	if (letters + width > TS_MAX_DIMS)
+		return ox_fail(im, n, "equation: too many dimensions");
+	/* Shift the letters after the ellipsis and label its dimensions;
+	 * an operand's are relabelled once the widest is known. */
+	if (dots >= 0) {
+		memmove(lab + dots + width, lab + dots,
+			sizeof(int) * (size_t)(letters - dots));
+		for (k = 0; k < width; k++)
+			lab[dots + k] = ELL + TS_MAX_DIMS - width + k;
+	}
+	*nd = letters + width;
+	return TS_OK;
+}
+
+/* Einsum (equation): sums of products of the operands, for the equations
+ * NumPy accepts: a letter repeated in one operand takes its diagonal,
+ * letters missing from the output (or, with no "->", those that appear
+ * more than once, the output then being the rest in alphabetical order,
+ * after the ellipsis) are summed over; the ellipsis broadcasts. */
+static ts_status lower_einsum(struct ox_importer *im, struct ox_node *n)
+{
+	int lab[16][TS_MAX_DIMS], nd[16], out[TS_MAX_DIMS], nout = 0, ell = 0;
+	int uses[NLABELS] = { 0 }, pos[NLABELS];
+	int64_t size[NLABELS], shape[TS_MAX_DIMS];
+	const char *eq, *p, *axis[NLABELS], *name;
+	ts_buf binders, body;
+	ts_dtype t;
+
+	if (ox_need(im, n, 0, 1) < 0 ||
+	    ox_attr_string(im, n, "equation", "", &eq) < 0)
+		return TS_ERROR;
+	if (n->nin > 16)
+		return ox_fail(im, n, "more than 16 operands");
+	t = n->in[0]->dtype;
+	p = eq;
+	for (int i = 0; i < n->nin; i++) {
+		if (ox_need(im, n, i, n->nin) < 0)
+			return TS_ERROR;
+		if (n->in[i]->dtype != t || t == TS_BOOL)
+			return ox_fail(im, n, "operands of types %s and %s are "
+				"not supported", ts_dtype_name(t),
+				ts_dtype_name(n->in[i]->dtype));
+		if (i && *p++ != ',')
+			return ox_fail(im, n, "equation '%s' has %d terms for "
+				"%d operands", eq, i, n->nin);
+		if (einsum_term(im, n, &p, n->in[i]->ndim, &ell, lab[i],
+		    &nd[i]) < 0)
+			return TS_ERROR;
+	}
+	while (*p == ' ')
+		p++;
+	if (*p && *p != '-')
+		return ox_fail(im, n, "equation '%s' has more terms than the "
+			"%d operands", eq, n->nin);
+	/* Labels, sizes and uses; ellipsis dimensions as the widest's. */
+	for (int l = 0; l < NLABELS; l++)
+		size[l] = 1;
+	for (int i = 0; i < n->nin; i++)
+		for (int k = 0; k < nd[i]; k++) {
+			int l = lab[i][k];
+			int64_t d = n->in[i]->shape[k];
+
+			if (l >= ELL)
+				l = lab[i][k] += ell - TS_MAX_DIMS;
+			/* Only the ellipsis broadcasts, as in NumPy. */
+			if (uses[l] && d != size[l] && (l < ELL ||
+			    (d != 1 && size[l] != 1)))
+				return ox_fail(im, n, "subscript dimensions "
+					"differ: %lld and %lld", (long long)d,
+					(long long)size[l]);
+			if (!uses[l] || size[l] == 1)
+				size[l] = d;
+			uses[l]++;
+		}
+	if (*p == '-') {
+		p++;
+		if (*p++ != '>')
+			return ox_fail(im, n, "equation: expected '->'");
+		if (einsum_term(im, n, &p, -1, &ell, out, &nout) < 0)
+			return TS_ERROR;
+		if (*p)
+			return ox_fail(im, n, "equation: unexpected '%c'", *p);
+		for (int k = 0; k < nout; k++)
+			if (out[k] >= ELL)
+				out[k] += ell - TS_MAX_DIMS;
+	} else {
+		for (int l = ELL; l < ELL + ell; l++)
+			out[nout++] = l;
+		for (int l = 0; l < ELL; l++)
+			if (uses[l] == 1)
+				out[nout++] = l;
+	}
+	for (int l = 0; l < NLABELS; l++)
+		pos[l] = -1;
+	for (int k = 0; k < nout; k++) {
+		int l = out[k];
+
+		if (l < ELL && !uses[l])
+			return ox_fail(im, n, "output subscript '%c' is no "
+				"operand's", l);
+		if (pos[l] >= 0)
+			return ox_fail(im, n, "output subscript '%c' is "
+				"repeated", l < ELL ? l : '.');
+		pos[l] = k;
+		axis[l] = ox_axis(k);
+		shape[k] = size[l];
+	}
+	ts_buf_init(&binders);
+	for (int l = 0; l < NLABELS; l++)
+		if (uses[l] && pos[l] < 0) {
+			axis[l] = ox_raxis(n);
+			ts_buf_printf(&binders, "%s%s: %lld", binders.len ?
+				", " : "", axis[l], (long long)size[l]);
+		}
+	ts_buf_init(&body);
+	for (int i = 0; i < n->nin; i++) {
+		const char *idx[TS_MAX_DIMS];
+
+		for (int k = 0; k < nd[i]; k++)
+			idx[k] = n->in[i]->shape[k] == 1 &&
+				size[lab[i][k]] != 1 ? "0" : axis[lab[i][k]];
+		ts_buf_printf(&body, "%s%s", i ? " * " : "",
+			ox_load(im, n, n->in[i], idx));
+	}
+	name = ox_output(im, n, 0, t, nout, shape);
+	ox_stage(im, n, name, nout, shape, NULL, binders.len ?
+		ts_asprintf("sum(%s) %s", binders.s, body.s) : body.s);
+	return TS_OK;
+}
+
 const struct ox_op ox_ops_linalg[] = {
 	{ "MatMul", lower_matmul },
 	{ "Gemm", lower_gemm },
+	{ "Einsum", lower_einsum },
 	{ NULL, NULL },
 };

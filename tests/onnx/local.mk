@@ -17,3 +17,6 @@ tests_onnx_test_onnx_import_LDADD = $(TEST_LIBS) onnx/libonnxpb.la \
 endif
 TESTS += tests/onnx/forms.sh
 EXTRA_DIST += tests/onnx/forms.sh tests/onnx/forms.py
+# Cases of the reductions, normalisations and Einsum that ONNX's tests miss.
+TESTS += tests/onnx/reduce_cases.sh
+EXTRA_DIST += tests/onnx/reduce_cases.sh tests/onnx/reduce_cases.py
