@@ -1103,8 +1103,11 @@ static ts_status read_opset(struct ox_importer *im)
 	if (im->opset < 0)
 		return ox_fail(im, NULL, "the model imports no opset of ONNX's "
 			"default domain");
-	if (im->opset < 7 || im->opset > 17)
-		return ox_fail(im, NULL, "opset %d is not supported (7 to 17 "
+	/* Opset 6 differs from 7 in broadcasting only, which the arithmetic
+	 * operators read from their attributes; older opsets changed
+	 * more. */
+	if (im->opset < 6 || im->opset > 17)
+		return ox_fail(im, NULL, "opset %d is not supported (6 to 17 "
 			"are)", im->opset);
 	return TS_OK;
 }

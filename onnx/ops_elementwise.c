@@ -233,10 +233,48 @@ static const struct binary *find_binary(const char *op)
 	return NULL;
 }
 
+/* Broadcasting before opset 7: with broadcast=1, B's dimensions match
+ * A's from "axis" on (by default B's last dimensions match A's last);
+ * without it, the shapes are equal.  The axis of A at which B starts, or
+ * -1 (NumPy's rules, from opset 7). */
+static ts_status legacy_axis(struct ox_importer *im, struct ox_node *n,
+	int *start)
+{
+	struct ox_value *x = n->in[0], *y = n->in[1];
+	int64_t bc, axis;
+
+	*start = -1;
+	if (ox_opset(im) >= 7)
+		return TS_OK;
+	if (ox_attr_int(im, n, "broadcast", 0, &bc) < 0)
+		return TS_ERROR;
+	if (!bc) {
+		if (x->ndim != y->ndim || memcmp(x->shape, y->shape,
+		    sizeof(int64_t) * (size_t)x->ndim))
+			return ox_fail(im, n, "shapes differ and broadcast is "
+				"not set");
+		return TS_OK;
+	}
+	if (ox_attr_int(im, n, "axis", x->ndim - y->ndim, &axis) < 0)
+		return TS_ERROR;
+	if (axis < 0)
+		axis += x->ndim;
+	if (axis < 0 || axis + y->ndim > x->ndim)
+		return ox_fail(im, n, "B of rank %d does not fit A of rank %d "
+			"at axis %lld", y->ndim, x->ndim, (long long)axis);
+	for (int i = 0; i < y->ndim; i++)
+		if (y->shape[i] != 1 && y->shape[i] != x->shape[axis + i])
+			return ox_fail(im, n, "B's dimension %d is %lld, A's "
+				"%lld", i, (long long)y->shape[i],
+				(long long)x->shape[axis + i]);
+	*start = (int)axis;
+	return TS_OK;
+}
+
 /* The two inputs of a binary operator, broadcast: "shape" receives the
- * output's. */
+ * output's, "legacy" the axis of a broadcast before opset 7 (or -1). */
 static ts_status two_inputs(struct ox_importer *im, struct ox_node *n,
-	int *nd, int64_t *shape)
+	int *nd, int64_t *shape, int *legacy)
 {
 	struct ox_value *x, *y;
 
@@ -248,8 +286,30 @@ static ts_status two_inputs(struct ox_importer *im, struct ox_node *n,
 		return ox_fail(im, n, "inputs of types %s and %s: they must "
 			"be the same", ts_dtype_name(x->dtype),
 			ts_dtype_name(y->dtype));
+	if (legacy_axis(im, n, legacy) < 0)
+		return TS_ERROR;
+	if (*legacy >= 0) {
+		*nd = x->ndim;
+		memcpy(shape, x->shape, sizeof(int64_t) * (size_t)x->ndim);
+		return TS_OK;
+	}
 	return ox_broadcast(im, n, x->ndim, x->shape, y->ndim, y->shape, nd,
 		shape);
+}
+
+/* The load of the second input, broadcast either way. */
+static char *second(struct ox_importer *im, struct ox_node *n, int nd,
+	const int64_t *shape, int legacy)
+{
+	struct ox_value *y = n->in[1];
+	const char *idx[TS_MAX_DIMS];
+
+	if (legacy < 0)
+		return ox_load_bcast(im, n, y, nd, shape);
+	for (int i = 0; i < y->ndim; i++)
+		idx[i] = y->shape[i] == 1 && shape[legacy + i] != 1 ? "0" :
+			ox_axis(legacy + i);
+	return ox_load(im, n, y, idx);
 }
 
 /* The body of integer division truncating toward zero (ONNX's Div),
@@ -274,7 +334,11 @@ static char *binary_body(struct ox_importer *im, struct ox_node *n,
 	if (!strcmp(n->op, "Div"))
 		return ts_dtype_is_float(t) ? ts_asprintf("%s / %s", x, y) :
 			int_div(t, x, y);
-	/* Pow: the exponent takes the base's dtype. */
+	/* Pow: the exponent takes the base's dtype; integers through f64,
+	 * exact while the result is below 2^53. */
+	if (!ts_dtype_is_float(t))
+		return ts_asprintf("%s(pow(f64(%s), f64(%s)))",
+			ts_dtype_name(t), x, y);
 	if (n->in[1]->dtype != t)
 		return ts_asprintf("pow(%s, %s(%s))", x, ts_dtype_name(t), y);
 	return ts_asprintf("pow(%s, %s)", x, y);
@@ -284,23 +348,22 @@ static ts_status lower_binary(struct ox_importer *im, struct ox_node *n)
 {
 	const struct binary *b = find_binary(n->op);
 	int64_t shape[TS_MAX_DIMS];
-	int nd;
+	int nd, legacy;
 	const char *name;
 	ts_dtype t;
 
-	if (two_inputs(im, n, &nd, shape) < 0)
+	if (two_inputs(im, n, &nd, shape, &legacy) < 0)
 		return TS_ERROR;
 	t = n->in[0]->dtype;
 	if (b && b->takes >= 0 && check_takes(im, n, t, b->takes) < 0)
 		return TS_ERROR;
-	if (!b && (t == TS_BOOL || (!strcmp(n->op, "Pow") &&
-	    !ts_dtype_is_float(t))))
+	if (!b && t == TS_BOOL)
 		return ox_fail(im, n, "input of type %s is not supported",
 			ts_dtype_name(t));
 	name = ox_output(im, n, 0, b && b->to_bool ? TS_BOOL : t, nd, shape);
 	ox_stage(im, n, name, nd, shape, NULL, binary_body(im, n,
 		ox_load_bcast(im, n, n->in[0], nd, shape),
-		ox_load_bcast(im, n, n->in[1], nd, shape)));
+		second(im, n, nd, shape, legacy)));
 	return TS_OK;
 }
 
@@ -309,11 +372,11 @@ static ts_status lower_binary(struct ox_importer *im, struct ox_node *n)
 static ts_status lower_mod(struct ox_importer *im, struct ox_node *n)
 {
 	int64_t shape[TS_MAX_DIMS], fmod;
-	int nd;
+	int nd, legacy;
 	const char *name, *x, *y;
 	ts_dtype t;
 
-	if (two_inputs(im, n, &nd, shape) < 0 ||
+	if (two_inputs(im, n, &nd, shape, &legacy) < 0 ||
 	    ox_attr_int(im, n, "fmod", 0, &fmod) < 0)
 		return TS_ERROR;
 	t = n->in[0]->dtype;
@@ -323,7 +386,7 @@ static ts_status lower_mod(struct ox_importer *im, struct ox_node *n)
 		return ox_fail(im, n, "fmod must be 1 for floats");
 	name = ox_output(im, n, 0, t, nd, shape);
 	x = ox_load_bcast(im, n, n->in[0], nd, shape);
-	y = ox_load_bcast(im, n, n->in[1], nd, shape);
+	y = second(im, n, nd, shape, legacy);
 	if (!fmod || !ts_dtype_is_signed(t))
 		ox_stage(im, n, name, nd, shape, NULL,
 			ts_asprintf("%s %% %s", x, y));
