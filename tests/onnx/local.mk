@@ -6,3 +6,6 @@ tests_onnx_conformance_SOURCES = tests/onnx/conformance.c
 tests_onnx_conformance_CPPFLAGS = $(TEST_CPPFLAGS) \
 	-DONNX_TESTDATA='"$(ONNX_TESTDATA)"'
 tests_onnx_conformance_LDADD = $(TEST_LIBS)
+# Conv, ConvTranspose and pool cases that ONNX's node tests miss.
+TESTS += tests/onnx/nn_cases.sh
+EXTRA_DIST += tests/onnx/nn_cases.sh tests/onnx/nn_cases.py
