@@ -363,6 +363,24 @@ static char *conv_sum(struct ox_importer *im, struct ox_node *n,
 		wrap(wtpl, ox_load(im, n, wt, wi))));
 }
 
+char *ox_conv_sum(struct ox_importer *im, struct ox_node *n,
+	struct ox_value *x, struct ox_value *wt, const char *xtpl,
+	const char *wtpl, const char *fill, int64_t *shape)
+{
+	struct window w;
+	struct conv cv;
+	struct source src;
+
+	if (read_conv(im, n, x, wt, false, &cv) < 0 ||
+	    read_window(im, n, x, wt->shape + 2, false, &w) < 0)
+		return NULL;
+	shape[0] = x->shape[0];
+	shape[1] = cv.m;
+	memcpy(shape + 2, w.out, sizeof(int64_t) * (size_t)w.nsp);
+	make_source(im, n, x, &w, fill, xtpl, "pad", &src);
+	return conv_sum(im, n, &w, &cv, &src, wt, wtpl);
+}
+
 /* Conv (opsets 1, 11): Y = X * W + B over [N, C, D1, ...] with group,
  * strides, dilations, pads or auto_pad, and kernel_shape (inferred from
  * W).  One stage: the sum over the window, reading a zero-padded stage
@@ -370,11 +388,8 @@ static char *conv_sum(struct ox_importer *im, struct ox_node *n,
 static ts_status lower_conv(struct ox_importer *im, struct ox_node *n)
 {
 	struct ox_value *x, *wt;
-	struct window w;
-	struct conv cv;
-	struct source src;
 	int64_t shape[TS_MAX_DIMS];
-	const char *name;
+	const char *name, *i1 = "i1";
 	char *body;
 
 	if (ox_need(im, n, 0, 2) < 0 || ox_need(im, n, 1, 2) < 0)
@@ -385,29 +400,19 @@ static ts_status lower_conv(struct ox_importer *im, struct ox_node *n)
 		return ox_fail(im, n, "inputs of types %s and %s are not "
 			"supported", ts_dtype_name(x->dtype),
 			ts_dtype_name(wt->dtype));
-	if (read_conv(im, n, x, wt, false, &cv) < 0 ||
-	    read_window(im, n, x, wt->shape + 2, false, &w) < 0)
+	if (!(body = ox_conv_sum(im, n, x, wt, NULL, NULL,
+	    ox_lit(x->dtype, 0), shape)))
 		return TS_ERROR;
-	shape[0] = x->shape[0];
-	shape[1] = cv.m;
-	memcpy(shape + 2, w.out, sizeof(int64_t) * (size_t)w.nsp);
 	if (ox_has(n, 2)) {
 		struct ox_value *b = n->in[2];
 
 		if (b->dtype != x->dtype || b->ndim != 1 ||
-		    b->shape[0] != cv.m)
+		    b->shape[0] != shape[1])
 			return ox_fail(im, n, "B must be a vector of %lld %s",
-				(long long)cv.m, ts_dtype_name(x->dtype));
+				(long long)shape[1], ts_dtype_name(x->dtype));
+		body = ts_asprintf("(%s) + %s", body, ox_load(im, n, b, &i1));
 	}
 	name = ox_output(im, n, 0, x->dtype, x->ndim, shape);
-	make_source(im, n, x, &w, ox_lit(x->dtype, 0), NULL, "pad", &src);
-	body = conv_sum(im, n, &w, &cv, &src, wt, NULL);
-	if (ox_has(n, 2)) {
-		const char *i1 = "i1";
-
-		body = ts_asprintf("(%s) + %s", body,
-			ox_load(im, n, n->in[2], &i1));
-	}
 	ox_stage(im, n, name, x->ndim, shape, NULL, body);
 	return TS_OK;
 }

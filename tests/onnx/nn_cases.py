@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Cases of the convolutions and pools that ONNX's node tests miss.
+"""Cases of the convolutions, pools and quantized operators that ONNX's
+node tests miss.
 
 Writes, under the folder given, one ONNX-style test folder per case
 (model.onnx, test_data_set_0/input_K.pb and output_K.pb), the outputs
@@ -126,7 +127,7 @@ def pool(x, kind, k, s, d, pb, pe, ceil=False, cip=0, p=2, order=0):
 
 
 def f32(a):
-    return a.astype(np.float32)
+    return np.asarray(a).astype(np.float32)
 
 
 def conv_case(root, name, xs, ws, bias=True, opset=13, **attrs):
@@ -255,5 +256,85 @@ def main(root):
         pads=[1, 1, 1, 1]), {"x": x}, {"y": y.astype(np.int8)})
 
 
+def requant(acc, xs, ws, ys, yz, t):
+    """round(f32(acc) * (xs * ws / ys)) + yz in f32, half to even,
+    saturated to "t"."""
+    m = (np.float32(xs) * np.float32(ws)) / np.float32(ys)
+    y = np.rint(acc.astype(np.float32) * m.astype(np.float32)) + \
+        np.float32(yz)
+    info = np.iinfo(t)
+    return np.clip(y, info.min, info.max).astype(t)
+
+
+def quant_cases(root):
+    # QuantizeLinear per axis to int8: halves round to even, saturation.
+    x = f32(rng.standard_normal([2, 3, 4]) * 100)
+    x[0, 0, :4] = [2.5, 3.5, -2.5, -0.5]
+    s = f32([1.0, 0.5, 2.0])
+    z = np.array([0, -3, 10], np.int8)
+    y = np.clip(np.rint(x / s.reshape(1, 3, 1)) + z.reshape(1, 3, 1),
+                -128, 127).astype(np.int8)
+    write(root, "nn_quantizelinear_axis_int8", helper.make_node(
+        "QuantizeLinear", ["x", "s", "z"], ["y"], axis=-2),
+        {"x": x, "s": s, "z": z}, {"y": y})
+    # DequantizeLinear of int32 without a zero point.
+    x = rng.integers(-1000, 1000, [3, 4]).astype(np.int32)
+    s = np.array(np.float32(0.25))
+    write(root, "nn_dequantizelinear_int32", helper.make_node(
+        "DequantizeLinear", ["x", "s"], ["y"]), {"x": x, "s": s},
+        {"y": f32(x.astype(np.float32) * s)})
+
+    # MatMulInteger, int8, zero points per row of A and column of B.
+    a = rng.integers(-128, 128, [2, 3, 5]).astype(np.int8)
+    b = rng.integers(-128, 128, [5, 4]).astype(np.int8)
+    az = rng.integers(-5, 5, [3]).astype(np.int8)
+    bz = rng.integers(-5, 5, [4]).astype(np.int8)
+    y = np.matmul(a.astype(np.int32) - az.reshape(3, 1),
+                  b.astype(np.int32) - bz).astype(np.int32)
+    write(root, "nn_matmulinteger_int8_per_row_col", helper.make_node(
+        "MatMulInteger", ["a", "b", "az", "bz"], ["y"]),
+        {"a": a, "b": b, "az": az, "bz": bz}, {"y": y}, opset=10)
+
+    # QLinearMatMul, b quantized per column.
+    a = rng.integers(0, 256, [3, 6]).astype(np.uint8)
+    b = rng.integers(0, 256, [6, 4]).astype(np.uint8)
+    ins = {"a": a, "as": f32([0.02]), "az": np.array([120], np.uint8),
+           "b": b, "bs": f32([0.01, 0.03, 0.005, 0.02]),
+           "bz": np.array([128, 100, 130, 90], np.uint8),
+           "ys": f32([0.6]), "yz": np.array([5], np.int8)}
+    acc = np.matmul(a.astype(np.int32) - 120,
+                    b.astype(np.int32) - ins["bz"].astype(np.int32))
+    y = requant(acc, ins["as"][0], ins["bs"], ins["ys"][0], 5, np.int8)
+    write(root, "nn_qlinearmatmul_per_column", helper.make_node(
+        "QLinearMatMul", list(ins), ["y"]), ins, {"y": y}, opset=10)
+
+    # ConvInteger and QLinearConv: int8, groups, padding, strides, w per
+    # output channel, bias.
+    x = rng.integers(-128, 128, [1, 4, 6, 5]).astype(np.int8)
+    w = rng.integers(-128, 128, [6, 2, 3, 3]).astype(np.int8)
+    xz = np.int8(-7)
+    wz = rng.integers(-3, 3, [6]).astype(np.int8)
+    attrs = dict(group=2, pads=[1, 0, 1, 2], strides=[2, 1])
+    acc = conv((x.astype(np.int32) - xz).astype(np.float64),
+               (w.astype(np.int32) - wz.reshape(6, 1, 1, 1)).astype(
+                   np.float64), None, 2, [2, 1], [1, 1], [1, 0], [1, 2])
+    acc = acc.astype(np.int32)
+    write(root, "nn_convinteger_group_per_channel", helper.make_node(
+        "ConvInteger", ["x", "w", "xz", "wz"], ["y"], **attrs),
+        {"x": x, "w": w, "xz": np.array(xz), "wz": wz}, {"y": acc},
+        opset=10)
+    bias = rng.integers(-2000, 2000, [6]).astype(np.int32)
+    ws = f32(rng.uniform(0.001, 0.01, [6]))
+    ins = {"x": x, "xs": np.array(np.float32(0.05)), "xz": np.array(xz),
+           "w": w, "ws": ws, "wz": wz, "ys": np.array(np.float32(0.3)),
+           "yz": np.array(np.uint8(128)), "b": bias}
+    y = requant(acc + bias.reshape(1, 6, 1, 1), np.float32(0.05),
+                ws.reshape(1, 6, 1, 1), np.float32(0.3), 128, np.uint8)
+    write(root, "nn_qlinearconv_group_per_channel_bias", helper.make_node(
+        "QLinearConv", list(ins), ["y"], **attrs), ins, {"y": y},
+        opset=10)
+
+
 if __name__ == "__main__":
     main(sys.argv[1])
+    quant_cases(sys.argv[1])
