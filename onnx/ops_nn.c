@@ -1,5 +1,5 @@
 /* Operators on [N, C, spatial...] tensors: Conv, ConvTranspose and the
- * pools.
+ * pools; and the folding of BatchNormalization into a Conv before it.
  *
  * A window that reaches outside its input reads a padded stage of its
  * own, P[n, c, h, w] = select(h >= 1 && h < 57 && ..., X[n, c, h - 1,
@@ -9,6 +9,7 @@
 #include <config.h>
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "onnx/internal.h"
 
@@ -583,14 +584,15 @@ static void max_indices(struct ox_importer *im, struct ox_node *n,
 	int nd = x->ndim;
 	ts_buf bind, cond, idx;
 	int64_t spatial = ox_numel(w->nsp, w->in);
+	char *at;
 
 	ts_buf_init(&bind);
 	ts_buf_init(&cond);
-	ts_buf_init(&idx);
 	xi[0] = "i0";
 	xi[1] = "i1";
 	window_axes(n, w, &bind, xi + 2, ker);
-	ts_buf_printf(&idx, "i0 * %lld + i1", (long long)x->shape[1]);
+	/* The row-major index of the tap in X, where it is in X. */
+	at = ts_asprintf("i0 * %lld + i1", (long long)x->shape[1]);
 	for (int j = 0; j < w->nsp; j++) {
 		const char *c = w->pb[j] ? ts_asprintf("%s - %lld", xi[j + 2],
 			(long long)w->pb[j]) : xi[j + 2];
@@ -600,15 +602,15 @@ static void max_indices(struct ox_importer *im, struct ox_node *n,
 		if (w->ext[j] > w->pb[j] + w->in[j])
 			ts_buf_printf(&cond, "%s < %lld && ", c,
 				(long long)w->in[j]);
-		idx.s = ts_asprintf("(%s) * %lld + %s", idx.s,
-			(long long)w->in[j], c);
+		at = ts_asprintf("(%s) * %lld + %s", at, (long long)w->in[j],
+			c);
 	}
 	ts_buf_printf(&cond, "%s == %s", source_load(im, n, src, xi),
 		index_text(y, nd, all_axes));
 	name = order ? ox_temp(im, n, "rowmajor") :
 		ox_output(im, n, 1, TS_I64, nd, shape);
 	ox_stage(im, n, name, nd, shape, NULL, reduce("min", &bind,
-		ts_asprintf("select(%s, %s, %s)", cond.s, idx.s,
+		ts_asprintf("select(%s, %s, %s)", cond.s, at,
 		ox_lit(TS_I64, (double)ox_numel(nd, x->shape)))));
 	if (!order)
 		return;
@@ -829,6 +831,210 @@ static ts_status lower_global_pool(struct ox_importer *im, struct ox_node *n)
 	else
 		return ox_fail(im, n, "p=%lld is not supported", (long long)p);
 	ox_stage(im, n, name, x->ndim, shape, NULL, body);
+	return TS_OK;
+}
+
+/* BatchNormalization folded into the Conv before it.
+ *
+ * Inference BN after a convolution is an affine map per output channel:
+ * with a = scale / sqrt(var + eps), conv(x, W) + B followed by BN is
+ * conv(x, W * a) + (B - mean) * a + bias.  When the conv's W and B and
+ * the BN's parameters are initializers and the conv's output is read by
+ * the BN alone, the graph is rewritten before import: the conv takes
+ * the folded weights (new initializers) and writes the BN's output, and
+ * the BN node goes.  One stage instead of two, and no normalisation at
+ * run time.  The rewrite edits the unpacked protobuf in place, so it
+ * allocates as protobuf-c does (malloc) what free_unpacked frees. */
+
+/* The initializer "name" of "g", or NULL. */
+static Onnx__TensorProto *initializer(const Onnx__GraphProto *g,
+	const char *name)
+{
+	for (size_t i = 0; i < g->n_initializer; i++)
+		if (g->initializer[i]->name &&
+		    !strcmp(g->initializer[i]->name, name))
+			return g->initializer[i];
+	return NULL;
+}
+
+/* How many times the value "name" is read: by nodes' inputs and as a
+ * graph output. */
+static int uses(const Onnx__GraphProto *g, const char *name)
+{
+	int k = 0;
+
+	for (size_t i = 0; i < g->n_node; i++)
+		for (size_t j = 0; j < g->node[i]->n_input; j++)
+			k += g->node[i]->input[j] &&
+				!strcmp(g->node[i]->input[j], name);
+	for (size_t i = 0; i < g->n_output; i++)
+		k += g->output[i]->name && !strcmp(g->output[i]->name, name);
+	return k;
+}
+
+/* Whether "name" names anything in "g" (an initializer, a graph input,
+ * a node's output). */
+static bool name_taken(const Onnx__GraphProto *g, const char *name)
+{
+	if (initializer(g, name))
+		return true;
+	for (size_t i = 0; i < g->n_input; i++)
+		if (g->input[i]->name && !strcmp(g->input[i]->name, name))
+			return true;
+	for (size_t i = 0; i < g->n_node; i++)
+		for (size_t j = 0; j < g->node[i]->n_output; j++)
+			if (g->node[i]->output[j] &&
+			    !strcmp(g->node[i]->output[j], name))
+				return true;
+	return false;
+}
+
+/* A float initializer as an array of "len" elements (any number when
+ * "len" is negative), or NULL (with no error) when it is not one. */
+static ts_array *float_init(struct ox_importer *im, const Onnx__GraphProto *g,
+	const char *name, int64_t len)
+{
+	Onnx__TensorProto *t = name && *name ? initializer(g, name) : NULL;
+	ts_array *a;
+
+	if (!t || !t->has_data_type || t->data_type != ONNX_FLOAT)
+		return NULL;
+	if (!(a = ox_read_tensor(ox_ctx(im), t, name))) {
+		ts_ctx_clear_error(ox_ctx(im));
+		return NULL;
+	}
+	return len < 0 || (a->ndim == 1 && a->size == len) ? a : NULL;
+}
+
+/* A new float initializer named after "base", added to "g": its name. */
+static char *add_initializer(Onnx__GraphProto *g, const char *base,
+	int ndim, const int64_t *dims, const float *v)
+{
+	Onnx__TensorProto *t = malloc(sizeof(*t));
+	int64_t count = ox_numel(ndim, dims);
+	char *name = ts_asprintf("%s_bn", base);
+
+	for (int k = 1; name_taken(g, name); k++)
+		name = ts_asprintf("%s_bn%d", base, k);
+	onnx__tensor_proto__init(t);
+	t->name = strdup(name);
+	t->has_data_type = 1;
+	t->data_type = ONNX_FLOAT;
+	t->n_dims = (size_t)ndim;
+	t->dims = malloc(sizeof(int64_t) * (size_t)(ndim + 1));
+	memcpy(t->dims, dims, sizeof(int64_t) * (size_t)ndim);
+	t->n_float_data = (size_t)count;
+	t->float_data = malloc(sizeof(float) * (size_t)(count + 1));
+	memcpy(t->float_data, v, sizeof(float) * (size_t)count);
+	g->initializer = realloc(g->initializer, sizeof(*g->initializer) *
+		(g->n_initializer + 1));
+	g->initializer[g->n_initializer++] = t;
+	return t->name;
+}
+
+/* Whether BN node "bn" is an inference normalisation over channels,
+ * with its epsilon. */
+static bool bn_foldable(struct ox_importer *im, const Onnx__NodeProto *bn,
+	int index, double *eps)
+{
+	struct ox_node tmp = { .p = bn, .index = index, .op = bn->op_type };
+	int64_t training = 0, spatial = 1;
+
+	if (bn->n_input != 5 || (bn->domain && *bn->domain &&
+	    strcmp(bn->domain, "ai.onnx")))
+		return false;
+	for (size_t k = 1; k < bn->n_output; k++)
+		if (bn->output[k] && *bn->output[k])
+			return false;	/* training outputs */
+	if (ox_attr_float(im, &tmp, "epsilon", 1e-5, eps) < 0 ||
+	    ox_attr_int(im, &tmp, "training_mode", 0, &training) < 0 ||
+	    ox_attr_int(im, &tmp, "spatial", 1, &spatial) < 0) {
+		ts_ctx_clear_error(ox_ctx(im));
+		return false;
+	}
+	return !training && spatial == 1;
+}
+
+/* The Conv node "conv" whose output is read by BN "bn" alone, folded
+ * with it when every parameter is a float initializer: true if done. */
+static bool fold_pair(struct ox_importer *im, Onnx__GraphProto *g,
+	Onnx__NodeProto *conv, const Onnx__NodeProto *bn, double eps)
+{
+	ts_array *w, *b = NULL, *scale, *bias, *mean, *var;
+	int64_t m, per;
+	float *nw, *nb;
+	char *wname, *bname;
+
+	if (conv->n_input < 2 || conv->n_output != 1 ||
+	    (conv->domain && *conv->domain && strcmp(conv->domain, "ai.onnx")) ||
+	    uses(g, conv->output[0]) != 1 ||
+	    !(w = float_init(im, g, conv->input[1], -1)) || w->ndim < 3)
+		return false;
+	m = w->shape[0];
+	per = w->size / m;
+	if ((conv->n_input > 2 && *conv->input[2] &&
+	    !(b = float_init(im, g, conv->input[2], m))) ||
+	    !(scale = float_init(im, g, bn->input[1], m)) ||
+	    !(bias = float_init(im, g, bn->input[2], m)) ||
+	    !(mean = float_init(im, g, bn->input[3], m)) ||
+	    !(var = float_init(im, g, bn->input[4], m)))
+		return false;
+	nw = ts_new_array(float, w->size);
+	nb = ts_new_array(float, m);
+	for (int64_t c = 0; c < m; c++) {
+		double a = ts_array_get(scale, c) /
+			sqrt(ts_array_get(var, c) + eps);
+
+		for (int64_t i = 0; i < per; i++)
+			nw[c * per + i] = (float)(ts_array_get(w, c * per + i) *
+				a);
+		nb[c] = (float)(((b ? ts_array_get(b, c) : 0) -
+			ts_array_get(mean, c)) * a + ts_array_get(bias, c));
+	}
+	wname = add_initializer(g, conv->input[1], w->ndim, w->shape, nw);
+	bname = add_initializer(g, b ? conv->input[2] : ts_asprintf("%s_bias",
+		conv->input[1]), 1, &m, nb);
+	free(conv->input[1]);
+	conv->input[1] = strdup(wname);
+	if (conv->n_input > 2) {
+		free(conv->input[2]);
+	} else {
+		conv->input = realloc(conv->input, sizeof(char *) * 3);
+		conv->n_input = 3;
+	}
+	conv->input[2] = strdup(bname);
+	free(conv->output[0]);
+	conv->output[0] = strdup(bn->output[0]);
+	return true;
+}
+
+ts_status ox_fold_batchnorm(struct ox_importer *im, Onnx__GraphProto *g)
+{
+	for (size_t i = 0; i < g->n_node; i++) {
+		Onnx__NodeProto *bn = g->node[i];
+		double eps;
+
+		if (!bn->op_type || strcmp(bn->op_type, "BatchNormalization") ||
+		    !bn->n_input || !bn->input[0] || !bn->n_output ||
+		    !bn_foldable(im, bn, (int)i, &eps))
+			continue;
+		for (size_t j = 0; j < i; j++) {
+			Onnx__NodeProto *conv = g->node[j];
+
+			if (!conv->op_type || strcmp(conv->op_type, "Conv") ||
+			    !conv->n_output || !conv->output[0] ||
+			    strcmp(conv->output[0], bn->input[0]))
+				continue;
+			if (fold_pair(im, g, conv, bn, eps)) {
+				onnx__node_proto__free_unpacked(bn, NULL);
+				memmove(g->node + i, g->node + i + 1,
+					sizeof(*g->node) * (g->n_node - i - 1));
+				g->n_node--;
+				i--;
+			}
+			break;
+		}
+	}
 	return TS_OK;
 }
 
