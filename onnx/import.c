@@ -1119,7 +1119,9 @@ static ts_onnx_model *import(struct ox_importer *im)
 
 	if (!g)
 		return ox_fail(im, NULL, "the model has no graph"), NULL;
-	if (read_opset(im) < 0 || read_graph_inputs(im, g) < 0)
+	/* Graph rewrites come first: they may add initializers. */
+	if (read_opset(im) < 0 || ox_fold_batchnorm(im, im->model->graph) < 0 ||
+	    read_graph_inputs(im, g) < 0)
 		return NULL;
 	ts_buf_init(&im->header);
 	ts_buf_printf(&im->header, "# Imported from %s (opset %d%s%s%s%s).\n",

@@ -178,6 +178,22 @@ ts_status ox_dtype(struct ox_importer *im, const struct ox_node *n,
 	int elem, ts_dtype *t);
 const char *ox_onnx_type_name(int elem);
 
+/* Convolutions (onnx/ops_nn.c), for the quantized ones: the sum of
+ * Conv's window (its attributes read from node "n") of "x" by "w", each
+ * element converted by "xtpl" and "wtpl" ("{x}" stands for it; NULL for
+ * none), reading where the window leaves x a stage of converted x padded
+ * with "fill".  The result's shape goes to "shape" (x's rank); NULL on
+ * error. */
+char *ox_conv_sum(struct ox_importer *im, struct ox_node *n,
+	struct ox_value *x, struct ox_value *w, const char *xtpl,
+	const char *wtpl, const char *fill, int64_t *shape);
+
+/* Before the nodes are lowered: fold each BatchNormalization whose
+ * input is a Conv's output read by it alone, every parameter an
+ * initializer, into that Conv (new initializers for its weights and
+ * bias), removing the BN node from "g" (onnx/ops_nn.c). */
+ts_status ox_fold_batchnorm(struct ox_importer *im, Onnx__GraphProto *g);
+
 /* Reading (onnx/read.c). */
 ts_array *ox_read_tensor(ts_ctx *ctx, const Onnx__TensorProto *t,
 	const char *where);

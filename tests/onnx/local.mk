@@ -20,3 +20,16 @@ EXTRA_DIST += tests/onnx/forms.sh tests/onnx/forms.py
 # Cases of the reductions, normalisations and Einsum that ONNX's tests miss.
 TESTS += tests/onnx/reduce_cases.sh
 EXTRA_DIST += tests/onnx/reduce_cases.sh tests/onnx/reduce_cases.py
+# Conv, ConvTranspose and pool cases that ONNX's node tests miss.
+TESTS += tests/onnx/nn_cases.sh
+EXTRA_DIST += tests/onnx/nn_cases.sh tests/onnx/nn_cases.py
+if HAVE_ONNX
+# Models built in C with the protobuf-c structs (BatchNormalization
+# folded into a Conv).
+check_PROGRAMS += tests/onnx/test_import
+TESTS += tests/onnx/test_import
+tests_onnx_test_import_SOURCES = tests/onnx/test_import.c
+tests_onnx_test_import_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_onnx_test_import_LDADD = $(TEST_LIBS) onnx/libonnxpb.la \
+	$(PROTOBUF_C_LIBS)
+endif
