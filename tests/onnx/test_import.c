@@ -221,7 +221,7 @@ static void check_folded(void **state, bool bias)
 	size_t len;
 	void *bytes = conv_bn_model(bias, false, &len);
 	ts_onnx_model *m = ts_onnx_import_bytes(ctx, "conv_bn.onnx", bytes,
-		len, 0, NULL);
+		len, NULL);
 	ts_array **args, *outs[1];
 	const ts_array *x = NULL;
 	ts_dag *dag;
@@ -275,7 +275,7 @@ static void test_bn_not_folded__conv_output_read_twice(void **state)
 	size_t len;
 	void *bytes = conv_bn_model(true, true, &len);
 	ts_onnx_model *m = ts_onnx_import_bytes(ctx, "conv_bn.onnx", bytes,
-		len, 0, NULL);
+		len, NULL);
 
 	if (!m) {
 		assert_error_contains(ctx, "BatchNormalization");
