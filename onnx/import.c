@@ -766,7 +766,7 @@ static const struct ox_op *find_op(struct ox_importer *im, const char *name)
 {
 	static const struct ox_op *const tables[] = {
 		ox_ops_elementwise, ox_ops_linalg, ox_ops_shape,
-		ox_ops_reduce, ox_ops_nn, ox_ops_quant,
+		ox_ops_reduce, ox_ops_nn, ox_ops_quant, ox_ops_misc,
 	};
 
 	if (!im->ops.cap)

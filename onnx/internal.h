@@ -75,6 +75,7 @@ extern const struct ox_op ox_ops_shape[];
 extern const struct ox_op ox_ops_reduce[];
 extern const struct ox_op ox_ops_nn[];
 extern const struct ox_op ox_ops_quant[];
+extern const struct ox_op ox_ops_misc[];
 
 /* The context of the import. */
 ts_ctx *ox_ctx(const struct ox_importer *im);

@@ -22,7 +22,8 @@ libtessel_la_SOURCES += \
 	onnx/ops_shape.c \
 	onnx/ops_reduce.c \
 	onnx/ops_nn.c \
-	onnx/ops_quant.c
+	onnx/ops_quant.c \
+	onnx/ops_misc.c
 libtessel_la_LIBADD += onnx/libonnxpb.la $(PROTOBUF_C_LIBS)
 else
 libtessel_la_SOURCES += onnx/none.c
