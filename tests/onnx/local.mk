@@ -33,3 +33,6 @@ tests_onnx_test_import_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_onnx_test_import_LDADD = $(TEST_LIBS) onnx/libonnxpb.la \
 	$(PROTOBUF_C_LIBS)
 endif
+# tessel import and every verb on .onnx files, bad files included.
+TESTS += tests/onnx/test_cli.sh
+EXTRA_DIST += tests/onnx/test_cli.sh
