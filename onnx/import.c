@@ -777,6 +777,26 @@ static const struct ox_op *find_op(struct ox_importer *im, const char *name)
 	return table_get(&im->ops, name);
 }
 
+/* Whether the lowering of "op" (written for opsets 6 and later) is also
+ * right before opset 6: the operators whose meaning has not changed
+ * since opset 1 but for the legacy consumed_inputs attribute, which
+ * changes nothing. */
+static bool old_op(const char *op)
+{
+	static const char *const ops[] = {
+		"Abs", "Ceil", "Exp", "Floor", "Log", "Neg", "Not",
+		"Reciprocal", "Relu", "Sigmoid", "Softplus", "Softsign",
+		"Sqrt", "Tanh", "GlobalAveragePool", "GlobalMaxPool",
+		"GlobalLpPool", "Identity", "MatMul", "Transpose", "Flatten",
+		"Squeeze", "Concat", "Gather", "Shape", "Size", "Constant",
+	};
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(ops[i], op))
+			return true;
+	return false;
+}
+
 static ts_status lower_node(struct ox_importer *im, const Onnx__NodeProto *p,
 	int index)
 {
@@ -793,6 +813,9 @@ static ts_status lower_node(struct ox_importer *im, const Onnx__NodeProto *p,
 	if (!(op = find_op(im, n->op)))
 		return ox_fail(im, n, "the operator %s is not supported",
 			*n->op ? n->op : "(no op_type)");
+	if (im->opset < 6 && !old_op(n->op))
+		return ox_fail(im, n, "%s is supported from opset 6 (the model "
+			"imports opset %d)", n->op, im->opset);
 	n->nin = (int)p->n_input;
 	n->in = ts_new_array(struct ox_value *, n->nin + 1);
 	for (int i = 0; i < n->nin; i++) {
@@ -1104,11 +1127,11 @@ static ts_status read_opset(struct ox_importer *im)
 		return ox_fail(im, NULL, "the model imports no opset of ONNX's "
 			"default domain");
 	/* Opset 6 differs from 7 in broadcasting only, which the arithmetic
-	 * operators read from their attributes; older opsets changed
-	 * more. */
-	if (im->opset < 6 || im->opset > 17)
+	 * operators read from their attributes; older opsets changed more,
+	 * and only the operators of old_op() are taken from them. */
+	if (im->opset < 1 || im->opset > 17)
 		return ox_fail(im, NULL, "opset %d is not supported (6 to 17 "
-			"are)", im->opset);
+			"are, and some operators of 1 to 5)", im->opset);
 	return TS_OK;
 }
 

@@ -11,8 +11,9 @@
  *
  *   conformance [--table FILE.md] [--quiet] [DIR] [PATTERN...]
  *
- * DIR defaults to $ONNX_TESTDATA/node; PATTERNs keep the folders whose
- * name contains one of them. */
+ * DIR defaults to ONNX's test data ($ONNX_TESTDATA): the node tests, and
+ * the sets pytorch-converted, pytorch-operator and simple; PATTERNs keep
+ * the folders whose name contains one of them. */
 #include <config.h>
 
 #include <dirent.h>
@@ -289,6 +290,7 @@ static enum verdict run_isolated(const char *dir, char *why, size_t len)
 
 		close(fd[0]);
 		alarm(120);
+		buf[1] = 0;
 		v = run_test(dir, buf + 1, sizeof(buf) - 1);
 		buf[0] = (char)('0' + v);
 		if (write(fd[1], buf, strlen(buf) + 1) < 0)
@@ -344,15 +346,44 @@ static void write_table(FILE *f, char **names, enum verdict *v, char **why,
 		count[ERROR]);
 }
 
+/* Add the test folders of "dir" that match a pattern to "*names", named
+ * "prefix/test_x" when "prefix" is not NULL; -1 when "dir" cannot be
+ * read. */
+static int collect(const char *dir, const char *prefix, char **pats,
+	int npats, char ***names, int *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		bool keep = !npats;
+		char *name;
+
+		if (strncmp(e->d_name, "test_", 5))
+			continue;
+		for (int i = 0; i < npats; i++)
+			keep |= strstr(e->d_name, pats[i]) != NULL;
+		if (!keep)
+			continue;
+		if (prefix ? asprintf(&name, "%s/%s", prefix, e->d_name) < 0 :
+		    !(name = strdup(e->d_name)))
+			return -1;
+		*names = realloc(*names, sizeof(**names) * (size_t)(*n + 1));
+		(*names)[(*n)++] = name;
+	}
+	closedir(d);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *table = NULL, *dir = NULL, *env = getenv("ONNX_TESTDATA");
 	char **pats = NULL, **names = NULL, **whys, *data = NULL;
-	int npats = 0, n = 0, cap = 0, count[4] = { 0 };
+	int npats = 0, n = 0, count[4] = { 0 };
 	bool quiet = false;
 	enum verdict *verdicts;
-	DIR *d;
-	struct dirent *e;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--table") && i + 1 < argc)
@@ -369,29 +400,32 @@ int main(int argc, char **argv)
 		printf("1..0 # SKIP this build cannot read ONNX files\n");
 		return 0;
 	}
-	if (!dir && asprintf(&data, "%s/node", env && *env ? env :
-	    ONNX_TESTDATA) >= 0)
-		dir = data;
-	if (!(d = opendir(dir))) {
-		printf("1..0 # SKIP no ONNX test data in %s (Debian package "
-			"libonnx-testdata)\n", dir);
+	if (!dir) {
+		/* ONNX's node tests, and the models of its other sets that
+		 * come with data (converted from PyTorch, and small graphs). */
+		static const char *const sets[] = {
+			"node", "pytorch-converted", "pytorch-operator", "simple",
+		};
+		const char *root = env && *env ? env : ONNX_TESTDATA;
+
+		for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
+			if (asprintf(&data, "%s/%s", root, sets[k]) < 0)
+				return 2;
+			if (k && access(data, R_OK))
+				continue;
+			if (collect(data, k ? sets[k] : NULL, pats, npats,
+			    &names, &n) < 0) {
+				printf("1..0 # SKIP no ONNX test data in %s "
+					"(Debian package libonnx-testdata)\n",
+					data);
+				return 0;
+			}
+		}
+		dir = root;
+	} else if (collect(dir, NULL, pats, npats, &names, &n) < 0) {
+		printf("1..0 # SKIP no ONNX test data in %s\n", dir);
 		return 0;
 	}
-	while ((e = readdir(d))) {
-		bool keep = !npats;
-
-		if (strncmp(e->d_name, "test_", 5))
-			continue;
-		for (int i = 0; i < npats; i++)
-			keep |= strstr(e->d_name, pats[i]) != NULL;
-		if (!keep)
-			continue;
-		if (n == cap)
-			names = realloc(names, sizeof(*names) *
-				(size_t)(cap = cap ? 2 * cap : 256));
-		names[n++] = strdup(e->d_name);
-	}
-	closedir(d);
 	qsort(names, (size_t)n, sizeof(*names), cmp_str);
 	verdicts = calloc((size_t)n + 1, sizeof(*verdicts));
 	whys = calloc((size_t)n + 1, sizeof(*whys));
@@ -399,7 +433,9 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		char *path, why[2048];
 
-		if (asprintf(&path, "%s/%s", dir, names[i]) < 0)
+		if (asprintf(&path, "%s/%s%s", dir, strchr(names[i], '/') ? "" :
+		    data && !strcmp(dir, env && *env ? env : ONNX_TESTDATA) ?
+		    "node/" : "", names[i]) < 0)
 			return 2;
 		verdicts[i] = run_isolated(path, why, sizeof(why));
 		whys[i] = strdup(why);

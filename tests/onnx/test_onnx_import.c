@@ -177,7 +177,7 @@ static void test_onnx__missing_initializer__names_input(void **state)
 static void test_onnx__unsupported_op_and_opset(void **state)
 {
 	ts_ctx *ctx = *state;
-	struct mb *b = mb_new(13), *old = mb_new(3);
+	struct mb *b = mb_new(13), *old = mb_new(3), *new = mb_new(18);
 	static const int64_t xd[1] = { 4 };
 
 	mb_input(b, "x", 1, xd, NULL);
@@ -185,11 +185,21 @@ static void test_onnx__unsupported_op_and_opset(void **state)
 	mb_output(b, "y");
 	expect_error(ctx, b, L("node 0 'f' (Frobnicate): the operator "
 		"Frobnicate is not supported"));
+	/* Before opset 6, only operators whose meaning has not changed. */
 	mb_input(old, "x", 1, xd, NULL);
-	mb_node(old, "Relu", "r", L("x"), L("y"));
+	mb_node(old, "Relu", "r", L("x"), L("h"));
+	mb_node(old, "Add", "a", L("h", "x"), L("y"));
 	mb_output(old, "y");
-	expect_error(ctx, old, L("m.onnx: opset 3 is not supported (6 to 17 "
-		"are)"));
+	expect_error(ctx, old, L("node 1 'a' (Add): Add is supported from "
+		"opset 6 (the model imports opset 3)"));
+	old->graph.n_node = 1;
+	old->graph.output[0]->name = "h";
+	assert_non_null(import(ctx, old, NULL));
+	mb_input(new, "x", 1, xd, NULL);
+	mb_node(new, "Relu", "r", L("x"), L("y"));
+	mb_output(new, "y");
+	expect_error(ctx, new, L("m.onnx: opset 18 is not supported (6 to 17 "
+		"are, and some operators of 1 to 5)"));
 }
 
 static void test_onnx__bad_shapes__are_located(void **state)
