@@ -246,7 +246,11 @@ static ts_status legacy_axis(struct ox_importer *im, struct ox_node *n,
 	*start = -1;
 	if (ox_opset(im) >= 7)
 		return TS_OK;
-	if (ox_attr_int(im, n, "broadcast", 0, &bc) < 0)
+	/* PRelu's slope is one value or one per channel (axis 1). */
+	if (!strcmp(n->op, "PRelu") && ox_numel(y->ndim, y->shape) == 1)
+		return TS_OK;
+	bc = !strcmp(n->op, "PRelu");
+	if (!bc && ox_attr_int(im, n, "broadcast", 0, &bc) < 0)
 		return TS_ERROR;
 	if (!bc) {
 		if (x->ndim != y->ndim || memcmp(x->shape, y->shape,
@@ -255,7 +259,8 @@ static ts_status legacy_axis(struct ox_importer *im, struct ox_node *n,
 				"not set");
 		return TS_OK;
 	}
-	if (ox_attr_int(im, n, "axis", x->ndim - y->ndim, &axis) < 0)
+	if (ox_attr_int(im, n, "axis", !strcmp(n->op, "PRelu") ? 1 :
+	    x->ndim - y->ndim, &axis) < 0)
 		return TS_ERROR;
 	if (axis < 0)
 		axis += x->ndim;
