@@ -1,0 +1,169 @@
+#!/usr/bin/python3
+"""Real models from PyTorch through ONNX: Tessel against PyTorch.
+
+Exports ResNet-18, MobileNetV2, SqueezeNet 1.1 (torchvision, random
+weights: nothing is downloaded) and a TransformerEncoderLayer (d_model
+768, 12 heads, 128 tokens) to ONNX with PyTorch's exporter, imports each
+with `tessel run MODEL.onnx` (the importer runs on the way in), checks
+Tessel's output against PyTorch's on the same input, and times, at each
+thread count, in alternating rounds so that both share the machine's load:
+
+  - Tessel static: `tessel run MODEL.onnx --threads N` (its median);
+  - Tessel tuned (with --tune): after `tessel tune MODEL.onnx` with its
+    default budget, `tessel run --records LOG`;
+  - PyTorch eager, and `torch.jit.optimize_for_inference` of the traced
+    module (torch.no_grad(), torch.set_num_threads(N)).
+
+It prints one row per model and thread count: medians of the round
+medians in ms, and the ratios PyTorch / Tessel (above 1: Tessel faster).
+
+usage: bench_onnx.py BUILD [--threads 1,2] [--rounds 3] [--models ...]
+                     [--tune] [--work DIR]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def threads_of_argv(argv):
+    for i, a in enumerate(argv):
+        if a == "--threads" and i + 1 < len(argv):
+            return argv[i + 1].split(",")[0]
+    return None
+
+
+# Debian's PyTorch runs its matrix products with OpenBLAS, whose thread
+# pool ignores torch.set_num_threads; its size is fixed before loading.
+if threads_of_argv(sys.argv) == "1":
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torchvision  # noqa: E402
+
+MODELS = {
+    "resnet18": lambda: (torchvision.models.resnet18(), (1, 3, 224, 224)),
+    "mobilenet_v2": lambda: (torchvision.models.mobilenet_v2(),
+                             (1, 3, 224, 224)),
+    "squeezenet1_1": lambda: (torchvision.models.squeezenet1_1(),
+                              (1, 3, 224, 224)),
+    "transformer": lambda: (torch.nn.TransformerEncoderLayer(
+        d_model=768, nhead=12, batch_first=True), (1, 128, 768)),
+}
+
+
+def export(name, work):
+    """The model in eval mode, its input, and the path of its ONNX file."""
+    torch.manual_seed(0)
+    model, shape = MODELS[name]()
+    model.eval()
+    x = torch.randn(*shape)
+    path = os.path.join(work, name + ".onnx")
+    # Not under no_grad: PyTorch's fast path of the encoder layer there
+    # has no ONNX export.
+    torch.onnx.export(model, x, path, opset_version=13,
+                      input_names=["x"], output_names=["y"])
+    return model, x, path
+
+
+def tessel_run(build, path, threads, extra, inputs=None, out=None,
+               min_time=1.0):
+    """Median ms of `tessel run` on the model, and its JSON."""
+    cmd = [os.path.join(build, "tools/tessel"), "run", path, "--threads",
+           str(threads), "--json", "--min-time", str(min_time)] + extra
+    if inputs:
+        cmd += ["--inputs", inputs, "--out", out]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("%s: %s" % (" ".join(cmd), r.stderr[-2000:]))
+    j = json.loads(r.stdout)
+    return j["median_ms"], j
+
+
+def torch_time(fn, x, min_time=1.0):
+    """Median ms of fn(x) over at least min_time seconds."""
+    times = []
+    with torch.no_grad():
+        fn(x)
+        start = time.perf_counter()
+        while time.perf_counter() - start < min_time or len(times) < 3:
+            t = time.perf_counter()
+            fn(x)
+            times.append((time.perf_counter() - t) * 1e3)
+    return statistics.median(times)
+
+
+def check(build, model, x, path, work):
+    """Compare Tessel's output with PyTorch's on input x."""
+    d = tempfile.mkdtemp(dir=work)
+    np.save(os.path.join(d, "x.npy"), x.numpy())
+    tessel_run(build, path, 1, ["--min-time", "0"], inputs=d,
+               out=os.path.join(d, "out"), min_time=0)
+    got = np.load(os.path.join(d, "out", "y.npy"))
+    with torch.no_grad():
+        want = model(x).numpy()
+    err = float(np.max(np.abs(got - want)))
+    scale = float(np.max(np.abs(want)))
+    ok = got.shape == want.shape and err <= 1e-3 * max(scale, 1.0)
+    return ok, err, scale
+
+
+def tune(build, path, threads, work):
+    log = os.path.join(work, os.path.basename(path) + ".t%d.json" % threads)
+    if not os.path.exists(log):
+        subprocess.run([os.path.join(build, "tools/tessel"), "tune", path,
+                        "--threads", str(threads), "--log", log],
+                       check=True, stdout=subprocess.DEVNULL)
+    return log
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--tune", action="store_true")
+    ap.add_argument("--work", default=None)
+    a = ap.parse_args()
+    work = a.work or tempfile.mkdtemp(prefix="tessel-onnx-")
+    os.makedirs(work, exist_ok=True)
+    print("| model | threads | check (max abs err) | Tessel static ms | "
+          "tuned ms | eager ms | optimize_for_inference ms | eager / "
+          "static | ofi / static | ofi / tuned |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name in a.models.split(","):
+        model, x, path = export(name, work)
+        ok, err, scale = check(a.build, model, x, path, work)
+        with torch.no_grad():
+            ofi = torch.jit.optimize_for_inference(
+                torch.jit.trace(model, x).eval())
+        for threads in [int(t) for t in a.threads.split(",")]:
+            torch.set_num_threads(threads)
+            log = tune(a.build, path, threads, work) if a.tune else None
+            st, tu, ea, of = [], [], [], []
+            for _ in range(a.rounds):
+                st.append(tessel_run(a.build, path, threads, [])[0])
+                if log:
+                    tu.append(tessel_run(a.build, path, threads,
+                                         ["--records", log])[0])
+                ea.append(torch_time(model, x))
+                of.append(torch_time(ofi, x))
+            s, e, o = (statistics.median(v) for v in (st, ea, of))
+            t = statistics.median(tu) if tu else None
+            print("| %s | %d | %s (%.1e of %.1f) | %.2f | %s | %.2f | %.2f | "
+                  "%.2f | %.2f | %s |" % (
+                      name, threads, "match" if ok else "DIFFER", err,
+                      scale, s, "%.2f" % t if t else "-", e, o, e / s,
+                      o / s, "%.2f" % (o / t) if t else "-"))
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
