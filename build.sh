@@ -10,7 +10,9 @@ set -eu
 PACKAGES="build-essential autoconf automake libtool pkg-config \
   libisl-dev llvm-16-dev libgc-dev libcmocka-dev libjansson-dev \
   libxgboost-dev libopenblas-dev libdnnl-dev python3 \
-  clang libclang-rt-14-dev"
+  clang libclang-rt-14-dev \
+  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata \
+  python3-onnx python3-numpy"
 
 cd "$(dirname "$0")"
 
