@@ -896,6 +896,21 @@ static void open_cache_write(struct nest *n, int p, ts_vec *items)
 	ts_vec_push(items, it);
 }
 
+/* The footprint of stage "c" on the output of stage "p" computed at it:
+ * "c" reads it directly, or through the chain of inlined stages that
+ * compute_at accepts, each loading the one before at its own indices, so
+ * that the footprint on the last of them is the one on "p". */
+static ts_footprint *attached_footprint(struct lower *L, const ts_stage *c,
+	int p)
+{
+	const ts_stage *ps = L->dag->stages[p];
+
+	for (int i = 0; i < c->ninputs; i++)
+		if (c->inputs[i] == ps->out || L->dag->nconsumers[p] != 1)
+			return footprint(L, c, ps->out);
+	return attached_footprint(L, c, L->dag->consumers[p][0]);
+}
+
 /* Open the stages computed at loop "p" of "n". */
 static void open_attached(struct nest *n, int p, ts_vec *items)
 {
@@ -913,7 +928,7 @@ static void open_attached(struct nest *n, int p, ts_vec *items)
 		if (ps->attach != TS_ATTACH_AT || ps->attach_stage != n->si ||
 		    strcmp(ps->attach_loop, name) != 0)
 			continue;
-		if (!(fp = footprint(L, n->st, ps->stage->out)))
+		if (!(fp = attached_footprint(L, n->st, i)))
 			return;
 		region(L, fp, ps->stage->out, o, s, lo, ext);
 		v = ts_new(struct view);

@@ -10,6 +10,7 @@
 #include <tessel/schedule.h>
 
 #include "support/support.h"
+#include "analysis/facts.h"
 #include "metatemplates/schedule_ops.h"
 
 /* The names of loop annotations. */
@@ -330,6 +331,29 @@ static bool stage_reads(const ts_stage *c, const ts_stage *p)
 	return false;
 }
 
+/* Whether stage "c" reads stage "p" directly, or through a chain of
+ * inlined elementwise stages, each the only consumer of the one before
+ * and loading it at its own indices (a bias, then an activation): their
+ * bodies, substituted into "c", read "p" where "c" reads the last of
+ * them, so "c"'s footprint on that stage is its footprint on "p". */
+static bool reads_through_inlined(const ts_schedule *sch, int c, int p)
+{
+	const ts_dag *dag = sch->dag;
+	int m;
+
+	if (stage_reads(dag->stages[c], dag->stages[p]))
+		return true;
+	if (dag->nconsumers[p] != 1)
+		return false;
+	m = dag->consumers[p][0];
+	return m != c && sch->stages[m].attach == TS_ATTACH_INLINE &&
+		dag->stages[m]->ndim == dag->stages[p]->ndim &&
+		dag->stages[m]->nraxes == 0 &&
+		ts_body_loads_identity(dag->stages[m]->body,
+		dag->stages[p]->out, dag->stages[m]) &&
+		reads_through_inlined(sch, c, m);
+}
+
 /* Step "st" of kind compute_at on "ss". */
 static ts_status compute_at_apply(ts_schedule *sch, ts_sched_stage *ss,
 	const ts_step *st)
@@ -343,7 +367,7 @@ static ts_status compute_at_apply(ts_schedule *sch, ts_sched_stage *ss,
 	if (ts_dag_is_output(dag, ss->stage->out))
 		return ts_ctx_set_error(sch->ctx, "stage '%s': an output "
 			"cannot be computed at another stage", n);
-	if (!stage_reads(dag->stages[t], ss->stage))
+	if (!reads_through_inlined(sch, t, s))
 		return ts_ctx_set_error(sch->ctx, "stage '%s': compute_at "
 			"target '%s' is not a consumer of '%s'", n, st->target,
 			n);

@@ -46,15 +46,6 @@ static const char *const pack_names[PACK_COUNT] = {
 	"none", "outer", "inner",
 };
 
-/* Whether stage "c" reads the output of stage "p" itself. */
-static bool reads_directly(const ts_stage *c, const ts_stage *p)
-{
-	for (int i = 0; i < c->ninputs; i++)
-		if (c->inputs[i] == p->out)
-			return true;
-	return false;
-}
-
 /* Whether stage "s" of the template "arg" becomes inlined. */
 static bool is_inlined(const void *arg, int s)
 {
@@ -294,11 +285,10 @@ ts_template *ts_template_new(ts_ctx *ctx, const ts_dag *dag,
 			continue;
 		add_pack_knobs(tp, p);
 		c = ts_dag_effective_consumer(tp->dag, s, is_inlined, tp);
-		/* The tile of the anchor is computed at its consumer's, whose
-		 * footprint on the anchor must then be known: a consumer
-		 * reached through inlined stages reads it only through them. */
-		if (c >= 0 && !reads_directly(dag->stages[c], dag->stages[s]))
-			c = -1;
+		/* The tile of the anchor is computed at its consumer's; a
+		 * consumer reached through inlined elementwise stages (a bias,
+		 * then an activation) reads it at the same indices through
+		 * them, which compute_at and lowering follow. */
 		if (c >= 0 && tp->plans[c].rule == TS_RULE_TILE &&
 		    tp->plans[c].klass != TS_CLASS_COMPLEX_REDUCTION &&
 		    tp->plans[c].klass != TS_CLASS_SIMPLE_REDUCTION &&

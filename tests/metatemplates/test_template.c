@@ -345,6 +345,44 @@ static void test_template_rules__one_table_for_cpu_and_gpu(void **state)
 		assert_true(table[n - 1].holds(dag, cpu->info, s));
 }
 
+/* A convolution whose bias and activation are separate stages (as an
+ * importer writes them): the bias is inlined into the activation, and the
+ * reduction still fuses into the activation through it, in every sampled
+ * configuration, checked against the interpreter. */
+static void test_template_fuse__through_inlined_stages(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "cbr.tsl",
+		"input X: f32[1, 8, 10, 10]\n"
+		"weight W: f32[16, 8, 3, 3]\n"
+		"weight B: f32[16]\n"
+		"C[n: 1, k: 16, h: 8, w: 8] = (sum(c: 8, r: 3, s: 3) "
+		"X[n, c, h + r, w + s] * W[k, c, r, s]) + B[k]\n"
+		"output O[n: 1, k: 16, h: 8, w: 8] = max(C[n, k, h, w], 0.0)\n");
+	ts_template *tp;
+	ts_array **in, *want[1];
+	int fused = 0;
+
+	assert_non_null(dag);
+	tp = ts_template_new(ctx, dag, ts_analyze_dag(ctx, dag),
+		ts_target_host(ctx));
+	assert_non_null(tp);
+	assert_string_equal(dag->stages[0]->name, "C.sum0");
+	assert_int_equal(tp->plans[1].rule, TS_RULE_INLINE);
+	assert_int_equal(tp->plans[0].fuse_consumer, 2);
+	in = ts_dag_random_inputs(ctx, dag, 3);
+	assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+	for (int i = 0; i < 24; i++) {
+		ts_config *c = ts_space_sample(tp->space, ctx);
+		ts_schedule *sch = ts_template_apply(tp, c);
+
+		assert_non_null(sch);
+		fused += ts_config_get(c, tp->plans[0].knob_fuse, 0) == 1;
+		check_schedule(ctx, "cbr", dag, sch, in, want, c);
+	}
+	assert_true(fused > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +393,7 @@ int main(void)
 		TS_TEST(test_template_rules__one_table_for_cpu_and_gpu),
 		TS_TEST(test_template_nest__is_the_scheduled_nest),
 		TS_TEST(test_template_rfvec__where_vectors_fill),
+		TS_TEST(test_template_fuse__through_inlined_stages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
