@@ -116,7 +116,8 @@ static __isl_give isl_pw_aff *affine_select(struct ts_stage_model *m,
  * instances of "m", or NULL when it is not affine. */
 __isl_give isl_pw_aff *ts_affine_of(struct ts_stage_model *m, const ts_expr *e)
 {
-	if (!e || !ts_dtype_is_int(e->dtype))
+	/* Unsigned arithmetic wraps below zero: not affine over Z. */
+	if (!e || !ts_dtype_is_int(e->dtype) || !ts_dtype_is_signed(e->dtype))
 		return NULL;
 	switch (e->kind) {
 	case TS_EXPR_INT:

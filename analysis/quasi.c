@@ -22,6 +22,9 @@ static bool linear_of(const ts_stage *s, const ts_expr *e, int64_t scale,
 {
 	int a;
 
+	/* Unsigned arithmetic wraps below zero: not affine over Z. */
+	if (!ts_dtype_is_signed(e->dtype))
+		return false;
 	switch (e->kind) {
 	case TS_EXPR_INT:
 		t->r += scale * e->ival;
@@ -76,6 +79,8 @@ static bool add_div_term(const ts_stage *s, const ts_expr *e, int64_t scale,
 static bool quasi_add(const ts_stage *s, const ts_expr *e, int64_t scale,
 	ts_box_dim *bd, ts_box_term *lin)
 {
+	if (!ts_dtype_is_signed(e->dtype))
+		return false;
 	if (e->kind == TS_EXPR_CAST && ts_dtype_is_int(e->dtype))
 		return quasi_add(s, e->a, scale, bd, lin);
 	if (e->kind == TS_EXPR_UNARY && e->op == TS_OP_NEG)

@@ -169,11 +169,15 @@ const char *ts_cuda_mem_type(ts_dtype t)
 {
 	static const char *const n[TS_DTYPE_COUNT] = {
 		[TS_BOOL] = "unsigned char", [TS_I8] = "signed char",
-		[TS_U8] = "unsigned char", [TS_I32] = "int",
-		[TS_I64] = "long long", [TS_F16] = "__half",
+		[TS_U8] = "unsigned char", [TS_I16] = "short",
+		[TS_U16] = "unsigned short", [TS_I32] = "int",
+		[TS_U32] = "unsigned int", [TS_I64] = "long long",
+		[TS_U64] = "unsigned long long", [TS_F16] = "__half",
 		[TS_F32] = "float", [TS_F64] = "double",
 	};
-	return n[t];
+	/* bf16 is refused before (no_bf16): a name that does not
+	 * compile rather than NULL. */
+	return n[t] ? n[t] : "__unsupported_dtype";
 }
 
 /* The type arithmetic on dtype "t" uses in "E". */
@@ -181,7 +185,12 @@ static const char *ctype(struct emit *E, ts_dtype t)
 {
 	switch (t) {
 	case TS_BOOL: return "bool";
-	case TS_I8: case TS_U8: case TS_I32: return "int";
+	case TS_I8: case TS_U8: case TS_I16: case TS_U16: case TS_I32:
+		return "int";
+	/* Unsigned arithmetic wraps in C: u32 and u64 compute in their
+	 * own types, whose order and division are unsigned too. */
+	case TS_U32: return "unsigned int";
+	case TS_U64: return "unsigned long long";
 	case TS_I64: return E->narrow ? "int" : "long long";
 	case TS_F16: case TS_F32: return "float";
 	default: return "double";
@@ -232,6 +241,11 @@ static void emit_int(struct emit *E, ts_buf *b, ts_dtype t, int64_t v)
 	}
 	if (t == TS_I64 && !(E->narrow && v > INT32_MIN && v <= INT32_MAX)) {
 		ts_buf_printf(b, v < 0 ? "(%" PRId64 "LL)" : "%" PRId64 "LL", v);
+		return;
+	}
+	if (t == TS_U32 || t == TS_U64) {
+		ts_buf_printf(b, "%" PRIu64 "%s", (uint64_t)v, t == TS_U32 ?
+			"u" : "ull");
 		return;
 	}
 	ts_buf_printf(b, v < 0 ? "(%" PRId64 ")" : "%" PRId64, v);
@@ -337,15 +351,17 @@ static const char *float_fn(struct emit *E, ts_op op, ts_dtype t)
 }
 
 /* The cast that wraps an integer result of dtype "t" computed in int to
- * "t" (i8, u8), or NULL: i8 and u8 arithmetic is done in int, so it
- * would not wrap where the interpreter and LLVM do. */
+ * "t" (i8, u8, i16, u16), or NULL: their arithmetic is done in int, so
+ * it would not wrap where the interpreter and LLVM do. */
 static const char *wrap_cast(ts_dtype t)
 {
-	if (t == TS_I8)
-		return "(int)(signed char)";
-	if (t == TS_U8)
-		return "(int)(unsigned char)";
-	return NULL;
+	switch (t) {
+	case TS_I8: return "(int)(signed char)";
+	case TS_U8: return "(int)(unsigned char)";
+	case TS_I16: return "(int)(short)";
+	case TS_U16: return "(int)(unsigned short)";
+	default: return NULL;
+	}
 }
 
 static void emit_unary_op(struct emit *E, ts_buf *b, const ts_expr *e);
@@ -529,16 +545,25 @@ static void emit_cast(struct emit *E, ts_buf *b, const ts_expr *e)
 		/* Truncate toward zero and saturate, NaN giving 0. */
 		static const char *const range[TS_DTYPE_COUNT] = {
 			[TS_I8] = "-128LL, 127LL", [TS_U8] = "0LL, 255LL",
+			[TS_I16] = "-32768LL, 32767LL",
+			[TS_U16] = "0LL, 65535LL",
 			[TS_I32] = "-2147483647LL - 1, 2147483647LL",
+			[TS_U32] = "0LL, 4294967295LL",
 			[TS_I64] = "-9223372036854775807LL - 1, "
 				"9223372036854775807LL",
 		};
+		if (to == TS_U64) {	/* past the range of long long */
+			ts_buf_puts(b, "ts_ftou64(");
+			emit_expr(E, b, e->a);
+			ts_buf_puts(b, ")");
+			return;
+		}
 		ts_buf_printf(b, "((%s)ts_ftoi(", ctype(E, to));
 		emit_expr(E, b, e->a);
 		ts_buf_printf(b, ", %s))", range[to]);
 		return;
 	}
-	if (to == TS_I8 || to == TS_U8) {
+	if (wrap_cast(to)) {
 		ts_buf_printf(b, "((int)(%s)(", ts_cuda_mem_type(to));
 		emit_expr(E, b, e->a);
 		ts_buf_puts(b, "))");
@@ -608,7 +633,7 @@ static char *store_value(const ts_tensor *t, const char *val)
 	switch (t->dtype) {
 	case TS_F16: return ts_asprintf("__float2half_rn(%s)", val);
 	case TS_BOOL: return ts_asprintf("(unsigned char)((%s) != 0)", val);
-	case TS_I8: case TS_U8:
+	case TS_I8: case TS_U8: case TS_I16: case TS_U16:
 		return ts_asprintf("(%s)(%s)", ts_cuda_mem_type(t->dtype), val);
 	default: return (char *)val;
 	}
@@ -896,11 +921,16 @@ static const char *identity(ts_op op, ts_dtype t)
 		if (fl)
 			return s ? "__int_as_float(0x7f800000)" :
 				"__longlong_as_double(0x7ff0000000000000LL)";
+		if (t == TS_U32 || t == TS_U64)
+			return t == TS_U32 ? "4294967295u" :
+				"18446744073709551615ull";
 		return t == TS_I64 ? "9223372036854775807LL" : "2147483647";
 	default:
 		if (fl)
 			return s ? "(-__int_as_float(0x7f800000))" :
 				"(-__longlong_as_double(0x7ff0000000000000LL))";
+		if (t == TS_U32 || t == TS_U64)
+			return t == TS_U32 ? "0u" : "0ull";
 		return t == TS_I64 ? "(-9223372036854775807LL - 1)" :
 			"(-2147483647 - 1)";
 	}
@@ -2549,6 +2579,13 @@ static const char prelude[] =
 	"ts_ftoi(F x, long long lo, long long hi)\n"
 	"{\n\tif (x != x)\n\t\treturn 0;\n\tif (x <= (F)lo)\n\t\treturn lo;\n"
 	"\tif (x >= (F)hi)\n\t\treturn hi;\n\treturn (long long)x;\n}\n"
+	"/* ... and to u64, whose range long long does not hold. */\n"
+	"template <typename F> __device__ __forceinline__ unsigned long long\n"
+	"ts_ftou64(F x)\n"
+	"{\n\tif (!(x > (F)0))\n\t\treturn 0;\n"
+	"\tif (x >= (F)18446744073709551616.0)\n"
+	"\t\treturn 18446744073709551615ull;\n"
+	"\treturn (unsigned long long)x;\n}\n"
 	"__device__ __forceinline__ float ts_floordivf(float a, float b)\n"
 	"{\n\treturn floorf(a / b);\n}\n"
 	"__device__ __forceinline__ double ts_floordivd(double a, double b)\n"
@@ -2557,6 +2594,47 @@ static const char prelude[] =
 	"{\n\treturn a - b * floorf(a / b);\n}\n"
 	"__device__ __forceinline__ double ts_modd(double a, double b)\n"
 	"{\n\treturn a - b * floor(a / b);\n}\n";
+
+/* Whether "e" computes or reads a bf16 value anywhere. */
+static bool expr_bf16(const ts_expr *e)
+{
+	if (!e)
+		return false;
+	if (e->dtype == TS_BF16)
+		return true;
+	for (int i = 0; i < e->nargs; i++)
+		if (expr_bf16(e->args[i]))
+			return true;
+	return expr_bf16(e->a) || expr_bf16(e->b) || expr_bf16(e->c);
+}
+
+/* Whether "s" holds a bf16 buffer or value: bf16 is left to the CPU
+ * backend, as cuda_bf16.h would need a device to be checked against. */
+static bool has_bf16(const ts_stmt *s)
+{
+	if (!s)
+		return false;
+	if (s->buffer && s->buffer->dtype == TS_BF16)
+		return true;
+	if (expr_bf16(s->cond) || expr_bf16(s->value))
+		return true;
+	for (int i = 0; i < s->nidx; i++)
+		if (expr_bf16(s->idx[i]))
+			return true;
+	for (int i = 0; i < s->nstmts; i++)
+		if (has_bf16(s->stmts[i]))
+			return true;
+	return has_bf16(s->body) || has_bf16(s->orelse);
+}
+
+/* Whether an argument of "f" is bf16. */
+static bool args_bf16(const ts_func *f)
+{
+	for (int i = 0; i < f->nargs; i++)
+		if (f->args[i]->dtype == TS_BF16)
+			return true;
+	return false;
+}
 
 ts_cuda_program *ts_cuda_emit(ts_ctx *ctx, const ts_func *f,
 	const ts_cuda_options *opts)
@@ -2569,6 +2647,12 @@ ts_cuda_program *ts_cuda_emit(ts_ctx *ctx, const ts_func *f,
 
 	if (!f)
 		return NULL;
+	if (has_bf16(f->body) || args_bf16(f)) {
+		ts_ctx_set_error(ctx, "CUDA C: '%s' uses bf16, which the CUDA "
+			"C emitter does not support (compute in f16 or f32, or "
+			"run it on the CPU)", f->name ? f->name : "kernel");
+		return NULL;
+	}
 	E.p = p;
 	p->func = f;
 	p->name = cname(&E, p, f->name ? f->name : "kernel");

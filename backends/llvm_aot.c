@@ -23,8 +23,12 @@ static const char *c_type(ts_dtype t)
 {
 	static const char *names[TS_DTYPE_COUNT] = {
 		[TS_BOOL] = "uint8_t", [TS_I8] = "int8_t", [TS_U8] = "uint8_t",
-		[TS_I32] = "int32_t", [TS_I64] = "int64_t",
-		[TS_F16] = "uint16_t", [TS_F32] = "float", [TS_F64] = "double",
+		[TS_I16] = "int16_t", [TS_U16] = "uint16_t",
+		[TS_I32] = "int32_t", [TS_U32] = "uint32_t",
+		[TS_I64] = "int64_t", [TS_U64] = "uint64_t",
+		/* The bits of the halves: C has no type for them. */
+		[TS_F16] = "uint16_t", [TS_BF16] = "uint16_t",
+		[TS_F32] = "float", [TS_F64] = "double",
 	};
 
 	return (unsigned)t < TS_DTYPE_COUNT ? names[t] : "void";

@@ -7,8 +7,11 @@
  * body function and a trampoline called by ts_runtime_parallel_for.
  *
  * Values live in registers with the "register type" of their dtype: bool
- * is i1 (i8 in memory), f16 is computed as float (half in memory, each
- * cast to f16 rounds), other dtypes are themselves.  Inside a vectorized
+ * is i1 (i8 in memory), f16 and bf16 are computed as float (in memory
+ * half, and i16 holding the upper half of a float, each cast to f16 or
+ * bf16 rounds), the integers are the LLVM integers of their width (the
+ * unsigned ones told apart by the instructions on them), other dtypes
+ * are themselves.  Inside a vectorized
  * loop of extent W the body is emitted once: the loop variable is the
  * vector <0, 1, ..., W-1>, values that do not depend on it stay scalar
  * and are splatted where they meet a vector, guards whose condition is a
@@ -57,7 +60,7 @@ typedef struct emitter {
 	bool lane0;		/* read "vaxis" as 0: contiguous addresses */
 	int nouter;		/* parallel bodies outlined so far */
 	ts_status status;	/* TS_ERROR once a message is set */
-	LLVMTypeRef i1, i8, i32, i64, half, f32, f64, ptr, vd;
+	LLVMTypeRef i1, i8, i16, i32, i64, half, f32, f64, ptr, vd;
 } emitter;
 
 static LLVMValueRef emit_expr(emitter *e, const ts_expr *x);
@@ -108,8 +111,9 @@ static LLVMTypeRef reg_type(emitter *e, ts_dtype t)
 	switch (t) {
 	case TS_BOOL: return e->i1;
 	case TS_I8: case TS_U8: return e->i8;
-	case TS_I32: return e->i32;
-	case TS_I64: return e->i64;
+	case TS_I16: case TS_U16: return e->i16;
+	case TS_I32: case TS_U32: return e->i32;
+	case TS_I64: case TS_U64: return e->i64;
 	case TS_F64: return e->f64;
 	default: return e->f32;
 	}
@@ -122,6 +126,8 @@ static LLVMTypeRef mem_type(emitter *e, ts_dtype t)
 		return e->i8;
 	if (t == TS_F16)
 		return e->half;
+	if (t == TS_BF16)
+		return e->i16;
 	return reg_type(e, t);
 }
 
@@ -398,9 +404,9 @@ static LLVMValueRef to_i64(emitter *e, LLVMValueRef v, ts_dtype t)
 {
 	LLVMTypeRef it = shaped(e, e->i64, v);
 
-	if (t == TS_I64)
+	if (t == TS_I64 || t == TS_U64)
 		return v;
-	if (t == TS_U8 || t == TS_BOOL)
+	if (!ts_dtype_is_signed(t))
 		return LLVMBuildZExt(e->b, v, it, "");
 	return LLVMBuildSExt(e->b, v, it, "");
 }
@@ -453,6 +459,33 @@ static LLVMValueRef lane0_address(emitter *e, const ts_tensor *t,
 	return LLVMBuildGEP2(e->b, mem_type(e, t->dtype), base, &lin, 1, "");
 }
 
+/* The bf16 bits "v" (i16) widened exactly to float. */
+static LLVMValueRef bf16_to_float(emitter *e, LLVMValueRef v)
+{
+	v = LLVMBuildZExt(e->b, v, shaped(e, e->i32, v), "");
+	v = LLVMBuildShl(e->b, v, int_like(e, v, 16), "");
+	return LLVMBuildBitCast(e->b, v, shaped(e, e->f32, v), "");
+}
+
+/* The float "v" rounded to the nearest even bf16, as bits (i16): add
+ * 0x7fff plus the lowest kept bit, then drop the low half; a NaN stays
+ * a quiet NaN (ts_f32_to_bf16).  Integer operations, as no LLVM 16
+ * target lowers bfloat conversions everywhere. */
+static LLVMValueRef float_to_bf16(emitter *e, LLVMValueRef v)
+{
+	LLVMValueRef x = LLVMBuildBitCast(e->b, v, shaped(e, e->i32, v), "");
+	LLVMValueRef hi = LLVMBuildLShr(e->b, x, int_like(e, x, 16), "");
+	LLVMValueRef odd = LLVMBuildAnd(e->b, hi, int_like(e, x, 1), "");
+	LLVMValueRef r = LLVMBuildAdd(e->b, x, LLVMBuildAdd(e->b, odd,
+		int_like(e, x, 0x7fff), ""), "");
+	LLVMValueRef nan = LLVMBuildFCmp(e->b, LLVMRealUNO, v, v, "");
+
+	r = LLVMBuildLShr(e->b, r, int_like(e, x, 16), "");
+	r = LLVMBuildSelect(e->b, nan, LLVMBuildOr(e->b, hi,
+		int_like(e, x, 0x40), ""), r, "");
+	return LLVMBuildTrunc(e->b, r, shaped(e, e->i16, v), "");
+}
+
 /* "v" loaded from memory of dtype "t" in its register type. */
 static LLVMValueRef from_mem(emitter *e, LLVMValueRef v, ts_dtype t)
 {
@@ -461,6 +494,8 @@ static LLVMValueRef from_mem(emitter *e, LLVMValueRef v, ts_dtype t)
 			LLVMConstNull(LLVMTypeOf(v)), "");
 	if (t == TS_F16)
 		return LLVMBuildFPExt(e->b, v, shaped(e, e->f32, v), "");
+	if (t == TS_BF16)
+		return bf16_to_float(e, v);
 	return v;
 }
 
@@ -471,6 +506,8 @@ static LLVMValueRef to_mem(emitter *e, LLVMValueRef v, ts_dtype t)
 		return LLVMBuildZExt(e->b, v, shaped(e, e->i8, v), "");
 	if (t == TS_F16)
 		return LLVMBuildFPTrunc(e->b, v, shaped(e, e->half, v), "");
+	if (t == TS_BF16)
+		return float_to_bf16(e, v);
 	return v;
 }
 
@@ -642,8 +679,8 @@ static LLVMValueRef float_to_int(emitter *e, LLVMValueRef v, ts_dtype to)
 	LLVMTypeRef types[2] = { shaped(e, reg_type(e, to), v),
 		LLVMTypeOf(v) };
 
-	return call_intrinsic(e, to == TS_U8 ? "llvm.fptoui.sat" :
-		"llvm.fptosi.sat", types, 2, &v, 1);
+	return call_intrinsic(e, ts_dtype_is_signed(to) ? "llvm.fptosi.sat" :
+		"llvm.fptoui.sat", types, 2, &v, 1);
 }
 
 /* "v" of dtype "from" converted to dtype "to" (CAST semantics: floats
@@ -673,6 +710,12 @@ static LLVMValueRef emit_convert(emitter *e, LLVMValueRef v, ts_dtype from,
 		else
 			r = LLVMBuildUIToFP(e->b, v, ht, "");
 		return LLVMBuildFPExt(e->b, r, rt, "");
+	}
+	if (to == TS_BF16) {
+		/* Through f32 (one rounding from an integer or f64, as the
+		 * interpreter), then to the nearest bf16. */
+		v = emit_convert(e, v, from, TS_F32);
+		return bf16_to_float(e, float_to_bf16(e, v));
 	}
 	if (ffrom && fto)
 		return LLVMBuildFPCast(e->b, v, rt, "");
@@ -791,10 +834,11 @@ static LLVMValueRef int_binary(emitter *e, ts_op op, LLVMValueRef a,
 	case TS_OP_POW:
 		/* The DSL gives these float operands only; integers (from a
 		 * hand-built tree) go through f64 and truncate. */
-		a = LLVMBuildSIToFP(e->b, a, shaped(e, e->f64, a), "");
-		b = LLVMBuildSIToFP(e->b, b, shaped(e, e->f64, b), "");
-		return LLVMBuildFPToSI(e->b, float_binary(e, op, a, b),
-			shaped(e, reg_type(e, t), a), "");
+		a = emit_convert(e, a, t, TS_F64);
+		b = emit_convert(e, b, t, TS_F64);
+		return LLVMBuildCast(e->b, sg ? LLVMFPToSI : LLVMFPToUI,
+			float_binary(e, op, a, b), shaped(e, reg_type(e, t), a),
+			"");
 	default:
 		return LLVMBuildICmp(e->b, sg ? scmp_of[op] : ucmp_of[op], a, b,
 			"");
@@ -1640,6 +1684,7 @@ static void emitter_init(emitter *e, ts_ctx *ctx, LLVMContextRef c,
 	e->sym = ts_func_symbol(f);
 	e->i1 = LLVMInt1TypeInContext(c);
 	e->i8 = LLVMInt8TypeInContext(c);
+	e->i16 = LLVMInt16TypeInContext(c);
 	e->i32 = LLVMInt32TypeInContext(c);
 	e->i64 = LLVMInt64TypeInContext(c);
 	e->half = LLVMHalfTypeInContext(c);

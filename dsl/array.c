@@ -162,21 +162,6 @@ ts_array *ts_array_for_tensor(ts_ctx *ctx, const ts_tensor *t)
 	return ts_array_alloc(ctx, t->dtype, t->ndim, t->shape);
 }
 
-double ts_array_get(const ts_array *a, int64_t i)
-{
-	switch (a->dtype) {
-	case TS_BOOL: return ((const uint8_t *)a->data)[i] != 0;
-	case TS_I8: return ((const int8_t *)a->data)[i];
-	case TS_U8: return ((const uint8_t *)a->data)[i];
-	case TS_I32: return ((const int32_t *)a->data)[i];
-	case TS_I64: return (double)((const int64_t *)a->data)[i];
-	case TS_F16: return ts_f16_to_f32(((const uint16_t *)a->data)[i]);
-	case TS_F32: return ((const float *)a->data)[i];
-	case TS_F64: return ((const double *)a->data)[i];
-	default: return 0;
-	}
-}
-
 /* Convert "v" to an i64 the way a truncating cast does; NaN and values
  * outside the range of i64 give 0, as ts_round_to_dtype does. */
 static int64_t double_to_i64(double v)
@@ -186,34 +171,70 @@ static int64_t double_to_i64(double v)
 	return (int64_t)v;
 }
 
-void ts_array_set(ts_array *a, int64_t i, double v)
+double ts_array_get(const ts_array *a, int64_t i)
 {
 	switch (a->dtype) {
-	case TS_BOOL: ((uint8_t *)a->data)[i] = v != 0; break;
-	case TS_I8: ((int8_t *)a->data)[i] = (int8_t)ts_round_to_dtype(TS_I8, v);
-		break;
-	case TS_U8: ((uint8_t *)a->data)[i] =
-		(uint8_t)ts_round_to_dtype(TS_U8, v);
-		break;
-	case TS_I32: ((int32_t *)a->data)[i] =
-		(int32_t)ts_round_to_dtype(TS_I32, v);
-		break;
-	case TS_I64: ((int64_t *)a->data)[i] = double_to_i64(v); break;
-	case TS_F16: ((uint16_t *)a->data)[i] = ts_f32_to_f16((float)v); break;
-	case TS_F32: ((float *)a->data)[i] = (float)v; break;
-	case TS_F64: ((double *)a->data)[i] = v; break;
-	default: break;
+	case TS_F16: return ts_f16_to_f32(((const uint16_t *)a->data)[i]);
+	case TS_BF16: return ts_bf16_to_f32(((const uint16_t *)a->data)[i]);
+	case TS_F32: return ((const float *)a->data)[i];
+	case TS_F64: return ((const double *)a->data)[i];
+	default: return ts_int_to_double(a->dtype, ts_array_get_int(a, i));
 	}
 }
 
-/* Store the integer "v" at flat index "i" of "a", wrapping like a C cast
- * to the dtype. */
-static void array_set_int(ts_array *a, int64_t i, int64_t v)
+int64_t ts_array_get_int(const ts_array *a, int64_t i)
 {
-	if (a->dtype == TS_I64)
-		((int64_t *)a->data)[i] = v;
-	else
-		ts_array_set(a, i, (double)v);
+	const void *d = a->data;
+
+	switch (a->dtype) {
+	case TS_BOOL: return ((const uint8_t *)d)[i] != 0;
+	case TS_I8: return ((const int8_t *)d)[i];
+	case TS_U8: return ((const uint8_t *)d)[i];
+	case TS_I16: return ((const int16_t *)d)[i];
+	case TS_U16: return ((const uint16_t *)d)[i];
+	case TS_I32: return ((const int32_t *)d)[i];
+	case TS_U32: return ((const uint32_t *)d)[i];
+	case TS_I64: case TS_U64: return ((const int64_t *)d)[i];
+	default: return ts_float_to_int(TS_I64, trunc(ts_array_get(a, i)));
+	}
+}
+
+void ts_array_set(ts_array *a, int64_t i, double v)
+{
+	switch (a->dtype) {
+	case TS_F16: ((uint16_t *)a->data)[i] = ts_f32_to_f16((float)v); break;
+	case TS_BF16: ((uint16_t *)a->data)[i] = ts_f32_to_bf16((float)v);
+		break;
+	case TS_F32: ((float *)a->data)[i] = (float)v; break;
+	case TS_F64: ((double *)a->data)[i] = v; break;
+	case TS_BOOL: ((uint8_t *)a->data)[i] = v != 0; break;
+	/* Through a double, as a store of a float computation: wrapped
+	 * (i64 and u64 saturate, as ts_round_to_dtype says). */
+	case TS_I64: ((int64_t *)a->data)[i] = double_to_i64(v); break;
+	case TS_U64: ((int64_t *)a->data)[i] =
+		ts_float_to_int(TS_U64, trunc(v));
+		break;
+	default:
+		ts_array_set_int(a, i, (int64_t)ts_round_to_dtype(a->dtype, v));
+		break;
+	}
+}
+
+void ts_array_set_int(ts_array *a, int64_t i, int64_t v)
+{
+	void *d = a->data;
+
+	if (ts_dtype_is_float(a->dtype)) {
+		ts_array_set(a, i, ts_int_to_double(TS_I64, v));
+		return;
+	}
+	v = ts_int_wrap(a->dtype, v);
+	switch (ts_dtype_size(a->dtype)) {
+	case 1: ((uint8_t *)d)[i] = (uint8_t)v; break;
+	case 2: ((uint16_t *)d)[i] = (uint16_t)v; break;
+	case 4: ((uint32_t *)d)[i] = (uint32_t)v; break;
+	default: ((int64_t *)d)[i] = v; break;
+	}
 }
 
 void ts_array_fill_random(ts_array *a, uint64_t seed)
@@ -228,6 +249,8 @@ void ts_array_fill_random(ts_array *a, uint64_t seed)
 		 * value rounds up to 1. */
 		if (a->dtype == TS_F16)
 			ts_array_set(a, i, (double)(r >> 53) * 0x1p-10 - 1.0);
+		else if (a->dtype == TS_BF16)
+			ts_array_set(a, i, (double)(r >> 56) * 0x1p-7 - 1.0);
 		else if (a->dtype == TS_F32)
 			ts_array_set(a, i, (double)(r >> 40) * 0x1p-23 - 1.0);
 		else if (a->dtype == TS_F64)
@@ -252,7 +275,7 @@ void ts_array_fill_range(ts_array *a, uint64_t seed, int64_t lo, int64_t hi)
 	for (int64_t i = 0; i < a->size; i++) {
 		uint64_t r = ts_splitmix64(&st);
 		uint64_t k = (uint64_t)(((unsigned __int128)r * n) >> 64);
-		array_set_int(a, i, (int64_t)((uint64_t)lo + k));
+		ts_array_set_int(a, i, (int64_t)((uint64_t)lo + k));
 	}
 }
 
@@ -287,6 +310,25 @@ static double difference(double x, double y)
 	return fabs(x - y);
 }
 
+/* The absolute difference of element "i" of "a" and "b": exact for two
+ * integer arrays of one dtype, whose values a double may round (i64,
+ * u64), so that values one apart never compare equal. */
+static double element_difference(const ts_array *a, const ts_array *b,
+	int64_t i)
+{
+	uint64_t x, y;
+
+	if (ts_dtype_is_float(a->dtype) || a->dtype != b->dtype)
+		return difference(ts_array_get(a, i), ts_array_get(b, i));
+	x = (uint64_t)ts_array_get_int(a, i);
+	y = (uint64_t)ts_array_get_int(b, i);
+	if (ts_dtype_is_signed(a->dtype)) {	/* order as signed */
+		x ^= 1ULL << 63;
+		y ^= 1ULL << 63;
+	}
+	return (double)(x > y ? x - y : y - x);
+}
+
 ts_status ts_array_compare(ts_ctx *ctx, const ts_array *a, const ts_array *b,
 	double *max_abs, double *max_rel)
 {
@@ -304,8 +346,8 @@ ts_status ts_array_compare(ts_ctx *ctx, const ts_array *a, const ts_array *b,
 		return ts_ctx_set_error(ctx, "%s", m.s);
 	}
 	for (int64_t i = 0; i < a->size; i++) {
-		double x = ts_array_get(a, i), y = ts_array_get(b, i);
-		double d = difference(x, y);
+		double y = ts_array_get(b, i);
+		double d = element_difference(a, b, i);
 		double r = d == 0 ? 0 : d / fmax(fabs(y), 1e-30);
 		worst_abs = fmax(worst_abs, d);
 		worst_rel = fmax(worst_rel, r);
@@ -324,6 +366,7 @@ static void tolerance(ts_dtype t, double *atol, double *rtol)
 {
 	switch (t) {
 	case TS_F16: *atol = 2e-2; *rtol = 2e-2; break;
+	case TS_BF16: *atol = 2e-2; *rtol = 2e-2; break;
 	case TS_F32: *atol = 1e-3; *rtol = 1e-3; break;
 	case TS_F64: *atol = 1e-9; *rtol = 1e-9; break;
 	default: *atol = 0; *rtol = 0; break;
@@ -343,7 +386,7 @@ bool ts_array_close(const ts_array *got, const ts_array *want,
 	tolerance(want->dtype, &atol, &rtol);
 	for (int64_t i = 0; i < want->size; i++) {
 		double y = ts_array_get(want, i);
-		double d = difference(ts_array_get(got, i), y);
+		double d = element_difference(got, want, i);
 		if (d != 0 && !(d <= atol + rtol * fabs(y)))
 			ok = false;
 		worst = fmax(worst, d);

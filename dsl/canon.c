@@ -577,8 +577,10 @@ static bool bound_test_of(const ts_expr *e, const ts_expr *x,
 		k = e->a;
 		op = flip[op];
 	}
+	/* An unsigned comparison orders values otherwise than the
+	 * signed bounds below. */
 	if (k->kind != TS_EXPR_INT || k->ival <= INT64_MIN + 1 ||
-	    k->ival >= INT64_MAX - 1)
+	    k->ival >= INT64_MAX - 1 || !ts_dtype_is_signed(k->dtype))
 		return false;
 	for (t->dim = 0; t->dim < x->nargs; t->dim++)
 		if (ts_expr_equal(x->args[t->dim], idx))

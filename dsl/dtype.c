@@ -7,18 +7,27 @@
 
 #include "dsl/internal.h"
 
+/* Each dtype's name, size in bytes, and class: the numbers of the enum
+ * are only indices here (the language, the records and the workload hash
+ * name dtypes by their names). */
 static const struct {
 	const char *name;
 	size_t size;
+	bool is_float, is_unsigned;
 } dtype_info[TS_DTYPE_COUNT] = {
-	[TS_BOOL] = { "bool", 1 },
-	[TS_I8] = { "i8", 1 },
-	[TS_U8] = { "u8", 1 },
-	[TS_I32] = { "i32", 4 },
-	[TS_I64] = { "i64", 8 },
-	[TS_F16] = { "f16", 2 },
-	[TS_F32] = { "f32", 4 },
-	[TS_F64] = { "f64", 8 },
+	[TS_BOOL] = { "bool", 1, false, true },
+	[TS_I8] = { "i8", 1, false, false },
+	[TS_U8] = { "u8", 1, false, true },
+	[TS_I16] = { "i16", 2, false, false },
+	[TS_U16] = { "u16", 2, false, true },
+	[TS_I32] = { "i32", 4, false, false },
+	[TS_U32] = { "u32", 4, false, true },
+	[TS_I64] = { "i64", 8, false, false },
+	[TS_U64] = { "u64", 8, false, true },
+	[TS_F16] = { "f16", 2, true, false },
+	[TS_BF16] = { "bf16", 2, true, false },
+	[TS_F32] = { "f32", 4, true, false },
+	[TS_F64] = { "f64", 8, true, false },
 };
 
 const char *ts_dtype_name(ts_dtype t)
@@ -43,17 +52,45 @@ size_t ts_dtype_size(ts_dtype t)
 
 bool ts_dtype_is_float(ts_dtype t)
 {
-	return t == TS_F16 || t == TS_F32 || t == TS_F64;
+	return (unsigned)t < TS_DTYPE_COUNT && dtype_info[t].is_float;
 }
 
 bool ts_dtype_is_int(ts_dtype t)
 {
-	return t == TS_I8 || t == TS_U8 || t == TS_I32 || t == TS_I64;
+	return (unsigned)t < TS_DTYPE_COUNT && t != TS_BOOL &&
+		!dtype_info[t].is_float;
 }
 
 bool ts_dtype_is_signed(ts_dtype t)
 {
-	return t != TS_U8 && t != TS_BOOL;
+	return (unsigned)t < TS_DTYPE_COUNT && !dtype_info[t].is_unsigned;
+}
+
+/* The width in bits of the integer dtype "t". */
+static int int_bits(ts_dtype t)
+{
+	return (int)ts_dtype_size(t) * 8;
+}
+
+int64_t ts_int_wrap(ts_dtype t, int64_t v)
+{
+	int bits;
+	uint64_t u = (uint64_t)v;
+
+	if (t == TS_BOOL)
+		return v != 0;
+	bits = int_bits(t);
+	if (bits >= 64)
+		return v;
+	u &= (1ULL << bits) - 1;
+	if (ts_dtype_is_signed(t) && (u >> (bits - 1)) & 1)
+		u |= ~0ULL << bits;
+	return (int64_t)u;
+}
+
+double ts_int_to_double(ts_dtype t, int64_t v)
+{
+	return t == TS_U64 ? (double)(uint64_t)v : (double)v;
 }
 
 /* Half precision. */
@@ -121,6 +158,30 @@ float ts_f16_to_f32(uint16_t h)
 	return f;
 }
 
+/* bfloat16: the upper half of an f32. */
+
+uint16_t ts_f32_to_bf16(float f)
+{
+	uint32_t x;
+
+	memcpy(&x, &f, 4);
+	if ((x & 0x7fffffff) > 0x7f800000)	/* NaN: keep it a quiet NaN */
+		return (uint16_t)((x >> 16) | 0x40);
+	/* Round to nearest even; a carry may reach the exponent, which
+	 * rounds the largest finite values up to infinity as it should. */
+	x += 0x7fff + ((x >> 16) & 1);
+	return (uint16_t)(x >> 16);
+}
+
+float ts_bf16_to_f32(uint16_t h)
+{
+	uint32_t x = (uint32_t)h << 16;
+	float f;
+
+	memcpy(&f, &x, 4);
+	return f;
+}
+
 /* Wrap the integer "v" to "bits" bits, signed or not. */
 static double wrap_int(double v, int bits, bool is_signed)
 {
@@ -141,17 +202,24 @@ static double wrap_int(double v, int bits, bool is_signed)
 int64_t ts_float_to_int(ts_dtype t, double v)
 {
 	static const int64_t lo[TS_DTYPE_COUNT] = {
-		[TS_I8] = INT8_MIN, [TS_I32] = INT32_MIN, [TS_I64] = INT64_MIN,
+		[TS_I8] = INT8_MIN, [TS_I16] = INT16_MIN, [TS_I32] = INT32_MIN,
+		[TS_I64] = INT64_MIN,
 	};
 	static const int64_t hi[TS_DTYPE_COUNT] = {
-		[TS_I8] = INT8_MAX, [TS_U8] = UINT8_MAX, [TS_I32] = INT32_MAX,
-		[TS_I64] = INT64_MAX,
+		[TS_I8] = INT8_MAX, [TS_U8] = UINT8_MAX, [TS_I16] = INT16_MAX,
+		[TS_U16] = UINT16_MAX, [TS_I32] = INT32_MAX,
+		[TS_U32] = UINT32_MAX, [TS_I64] = INT64_MAX,
 	};
 
 	if (t == TS_BOOL)
 		return v != 0;
 	if (isnan(v))
 		return 0;
+	/* u64 is held as its bit pattern; 2^64 is the first double above
+	 * its largest value. */
+	if (t == TS_U64)
+		return v <= 0 ? 0 : v >= 18446744073709551616.0 ? -1 :
+			(int64_t)(uint64_t)v;
 	/* 2^63 is the first double above INT64_MAX; -2^63 is INT64_MIN. */
 	if (v <= (double)lo[t])
 		return lo[t];
@@ -166,9 +234,15 @@ double ts_round_to_dtype(ts_dtype t, double v)
 	case TS_BOOL: return v != 0;
 	case TS_I8: return wrap_int(trunc(v), 8, true);
 	case TS_U8: return wrap_int(trunc(v), 8, false);
+	case TS_I16: return wrap_int(trunc(v), 16, true);
+	case TS_U16: return wrap_int(trunc(v), 16, false);
 	case TS_I32: return wrap_int(trunc(v), 32, true);
+	case TS_U32: return wrap_int(trunc(v), 32, false);
 	case TS_I64: return (double)ts_float_to_int(TS_I64, trunc(v));
+	case TS_U64: return ts_int_to_double(TS_U64,
+		ts_float_to_int(TS_U64, trunc(v)));
 	case TS_F16: return ts_f16_to_f32(ts_f32_to_f16((float)v));
+	case TS_BF16: return ts_bf16_to_f32(ts_f32_to_bf16((float)v));
 	case TS_F32: return (float)v;
 	default: return v;
 	}

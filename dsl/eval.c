@@ -7,9 +7,13 @@
  * every lane ("uniform"), decided at compile time by whether the
  * expression depends on the lane axis.  Reductions are loops inside the
  * program; their accumulators are registers.  Registers hold floats as
- * f64 and integers and bools as i64, but every operation rounds its result
+ * f64 and integers and bools as i64 (narrower unsigned integers
+ * zero-extended, so that i64 order and division are theirs; a u64 as its
+ * bit pattern, with instructions of its own for what depends on the
+ * sign: order, division, conversion to float), but every operation
+ * rounds its result
  * the way compiled code computes it (doc/grammar.md, "Arithmetic"): f32
- * and f16 operations give the f32 result, integer operations wrap to their
+ * f16 and bf16 operations give the f32 result, integer operations wrap to their
  * dtype, an f16 accumulator rounds to f16 at each step.
  *
  * Loads whose indices are affine in the axes take a fast path: one offset
@@ -32,14 +36,17 @@ enum vm_op {
 	VM_FMAX, VM_FPOW, VM_FLT, VM_FLE, VM_FGT, VM_FGE, VM_FEQ, VM_FNE,
 	VM_IADD, VM_ISUB, VM_IMUL, VM_IFLOORDIV, VM_IMOD, VM_IMIN, VM_IMAX,
 	VM_ILT, VM_ILE, VM_IGT, VM_IGE, VM_IEQ, VM_INE, VM_IAND, VM_IOR,
+	VM_UFLOORDIV, VM_UMOD, VM_UMIN, VM_UMAX, VM_ULT, VM_ULE, VM_UGT,
+	VM_UGE,
 	VM_FNEG, VM_FEXP, VM_FLOG, VM_FSQRT, VM_FRSQRT, VM_FTANH, VM_FSIGMOID,
 	VM_FERF, VM_FABS, VM_FFLOOR, VM_FROUND,
 	VM_INEG, VM_IABS, VM_INOT,
 	VM_FSELECT, VM_ISELECT,
-	VM_CAST_II, VM_CAST_IF, VM_CAST_FI, VM_CAST_FF,
+	VM_CAST_II, VM_CAST_IF, VM_CAST_UF, VM_CAST_FI, VM_CAST_FF,
 	VM_INIT,
 	VM_FACC_SUM, VM_FACC_PROD, VM_FACC_MAX, VM_FACC_MIN,
 	VM_IACC_SUM, VM_IACC_PROD, VM_IACC_MAX, VM_IACC_MIN,
+	VM_UACC_MAX, VM_UACC_MIN,
 	VM_LOOP_BEGIN, VM_LOOP_END,
 };
 
@@ -331,6 +338,7 @@ static bool affine_of(const struct prog *p, const ts_expr *e,
 	}
 	case TS_EXPR_UNARY:
 		return e->op == TS_OP_NEG && scale != INT64_MIN &&
+			ts_dtype_is_signed(e->dtype) &&
 			affine_of(p, e->a, aff, -scale);
 	case TS_EXPR_BINARY:
 		if (e->dtype != TS_I64)
@@ -515,9 +523,18 @@ static int emit_op(struct prog *p, enum vm_op op, int a, int b, int c,
 	return emit_op_ex(p, op, a, b, c, mask, TS_F64, NULL);
 }
 
+/* Whether an i64 or f64 result must be rounded to dtype "t": the floats
+ * computed in f32 and the integers narrower than 64 bits. */
+static bool rounds(ts_dtype t)
+{
+	if (ts_dtype_is_float(t))
+		return t != TS_F64;
+	return ts_dtype_is_int(t) && ts_dtype_size(t) < 8;
+}
+
 /* Whether the result of "op" on values of dtype "t" must be rounded to
- * "t" by post_round: f32 and f16 float arithmetic (rounded to f32, the
- * precision compiled code computes f16 in), arithmetic on the integers
+ * "t" by post_round: f32, f16 and bf16 float arithmetic (rounded to
+ * f32, the precision compiled code computes f16 and bf16 in), arithmetic on the integers
  * narrower than i64 (wrapped).  Comparisons, min, max, negation and
  * selections give a value that is already exact. */
 static bool op_rounds(enum vm_op op, ts_dtype t)
@@ -527,10 +544,10 @@ static bool op_rounds(enum vm_op op, ts_dtype t)
 	case VM_FFLOORDIV: case VM_FMOD: case VM_FPOW: case VM_FEXP:
 	case VM_FLOG: case VM_FSQRT: case VM_FRSQRT: case VM_FTANH:
 	case VM_FSIGMOID: case VM_FERF:
-		return t == TS_F32 || t == TS_F16;
+		return rounds(t);
 	case VM_IADD: case VM_ISUB: case VM_IMUL: case VM_IFLOORDIV:
 	case VM_IMOD: case VM_INEG: case VM_IABS:
-		return t == TS_I8 || t == TS_U8 || t == TS_I32;
+		return rounds(t);
 	default:
 		return false;
 	}
@@ -545,7 +562,7 @@ static int emit_arith(struct prog *p, enum vm_op op, int a, int b, int mask,
 	struct codebuf *buf = &p->bufs[p->regs[r].level];
 	struct insn *in = &buf->code[buf->n - 1];
 
-	in->round = t == TS_F16 ? TS_F32 : t;
+	in->round = ts_dtype_is_float(t) && t != TS_F64 ? TS_F32 : t;
 	in->post = op_rounds(op, t);
 	return r;
 }
@@ -597,6 +614,13 @@ static const enum vm_op int_binary[TS_OP_COUNT] = {
 	[TS_OP_OR] = VM_IOR,
 };
 
+/* ... and on u64, where they differ from i64. */
+static const enum vm_op u64_binary[TS_OP_COUNT] = {
+	[TS_OP_FLOORDIV] = VM_UFLOORDIV, [TS_OP_MOD] = VM_UMOD,
+	[TS_OP_MIN] = VM_UMIN, [TS_OP_MAX] = VM_UMAX, [TS_OP_LT] = VM_ULT,
+	[TS_OP_LE] = VM_ULE, [TS_OP_GT] = VM_UGT, [TS_OP_GE] = VM_UGE,
+};
+
 static const enum vm_op float_unary[TS_OP_COUNT] = {
 	[TS_OP_NEG] = VM_FNEG, [TS_OP_EXP] = VM_FEXP, [TS_OP_LOG] = VM_FLOG,
 	[TS_OP_SQRT] = VM_FSQRT, [TS_OP_RSQRT] = VM_FRSQRT,
@@ -626,6 +650,8 @@ static int compile_binary(struct prog *p, const ts_expr *e, int mask)
 	enum vm_op op = fl ? float_binary[e->op] : int_binary[e->op];
 	int a, b, bmask = mask;
 
+	if (e->a->dtype == TS_U64 && u64_binary[e->op])
+		op = u64_binary[e->op];
 	if (op == 0)
 		return unsupported(p, e);
 	if ((a = compile(p, e->a, mask)) < 0)
@@ -648,6 +674,8 @@ static int compile_unary(struct prog *p, const ts_expr *e, int mask)
 		return unsupported(p, e);
 	if ((a = compile(p, e->a, mask)) < 0)
 		return -1;
+	if (e->op == TS_OP_ABS && !fl && !ts_dtype_is_signed(e->a->dtype))
+		return a;	/* an unsigned value is its own magnitude */
 	return emit_arith(p, op, a, -1, mask, e->a->dtype, NULL);
 }
 
@@ -679,27 +707,28 @@ static int compile_cast(struct prog *p, const ts_expr *e, int mask)
 	if (from_f)
 		op = to_f ? VM_CAST_FF : VM_CAST_FI;
 	else
-		op = to_f ? VM_CAST_IF : VM_CAST_II;
+		op = !to_f ? VM_CAST_II : e->a->dtype == TS_U64 ? VM_CAST_UF :
+			VM_CAST_IF;
 	return emit_op_ex(p, op, a, -1, -1, -1, e->dtype, NULL);
 }
 
 /* The identity of "red" on values of dtype "t". */
 static void reduce_identity(ts_reducer red, ts_dtype t, struct insn *in)
 {
-	static const int64_t imax[TS_DTYPE_COUNT] = {
-		[TS_BOOL] = 1, [TS_I8] = INT8_MAX, [TS_U8] = UINT8_MAX,
-		[TS_I32] = INT32_MAX, [TS_I64] = INT64_MAX,
-	};
-	static const int64_t imin[TS_DTYPE_COUNT] = {
-		[TS_I8] = INT8_MIN, [TS_I32] = INT32_MIN, [TS_I64] = INT64_MIN,
-	};
 	bool fl = ts_dtype_is_float(t);
+	/* The extremes of the dtype, from its width; the largest u64 is
+	 * all ones. */
+	int bits = fl ? 64 : (int)ts_dtype_size(t) * 8;
+	int64_t imax = t == TS_BOOL ? 1 : ts_dtype_is_signed(t) ?
+		(int64_t)(UINT64_MAX >> (65 - bits)) :
+		ts_int_wrap(t, -1);
+	int64_t imin = ts_dtype_is_signed(t) ? -imax - 1 : 0;
 
 	switch (red) {
 	case TS_RED_SUM: in->k.i = 0; if (fl) in->k.f = 0; break;
 	case TS_RED_PROD: in->k.i = 1; if (fl) in->k.f = 1; break;
-	case TS_RED_MAX: in->k.i = imin[t]; if (fl) in->k.f = -INFINITY; break;
-	default: in->k.i = imax[t]; if (fl) in->k.f = INFINITY; break;
+	case TS_RED_MAX: in->k.i = imin; if (fl) in->k.f = -INFINITY; break;
+	default: in->k.i = imax; if (fl) in->k.f = INFINITY; break;
 	}
 }
 
@@ -745,6 +774,7 @@ static int compile_reduce(struct prog *p, const ts_expr *e, int mask)
 	bool fl = ts_dtype_is_float(e->dtype);
 	int acc = new_reg(p, expr_varies(p, e->a)), outer = p->depth, body;
 	struct insn in = insn_new(p, VM_INIT, acc);
+	enum vm_op op = fl ? facc[e->reducer] : iacc[e->reducer];
 
 	reduce_identity(e->reducer, e->dtype, &in);
 	emit_at(p, outer, in);
@@ -753,13 +783,16 @@ static int compile_reduce(struct prog *p, const ts_expr *e, int mask)
 		open_loop(p, axis_slot(p, e->raxes[i]));
 	if ((body = compile(p, e->a, mask)) < 0)
 		return -1;
-	in = insn_new(p, fl ? facc[e->reducer] : iacc[e->reducer], acc);
+	if (e->dtype == TS_U64 && op == VM_IACC_MAX)
+		op = VM_UACC_MAX;
+	if (e->dtype == TS_U64 && op == VM_IACC_MIN)
+		op = VM_UACC_MIN;
+	in = insn_new(p, op, acc);
 	set_operands(p, &in, acc, body, -1);
 	/* The accumulator is a buffer of the reduction's dtype in compiled
-	 * code: each step rounds (f32, f16) or wraps to it. */
+	 * code: each step rounds (f32, f16, bf16) or wraps to it. */
 	in.round = e->dtype;
-	in.post = e->dtype == TS_F32 || e->dtype == TS_F16 ||
-		e->dtype == TS_I8 || e->dtype == TS_U8 || e->dtype == TS_I32;
+	in.post = rounds(e->dtype);
 	emit_at(p, p->depth, in);
 	for (int i = e->nraxes - 1; i >= 0; i--)
 		close_loop(p, e->raxes[i]->extent);
@@ -1024,13 +1057,7 @@ static inline double fsigmoid(double x)
 /* Wrap "v" to the integer dtype "t" like a C cast. */
 static inline int64_t iwrap(int64_t v, ts_dtype t)
 {
-	switch (t) {
-	case TS_BOOL: return v != 0;
-	case TS_I8: return (int8_t)(uint8_t)(uint64_t)v;
-	case TS_U8: return (uint8_t)(uint64_t)v;
-	case TS_I32: return (int32_t)(uint32_t)(uint64_t)v;
-	default: return v;
-	}
+	return ts_int_wrap(t, v);
 }
 
 /* Truncate "v" toward zero and saturate it to the integer dtype "t". */
@@ -1046,17 +1073,40 @@ static inline double fround(double v, ts_dtype t)
 		return (float)v;
 	if (t == TS_F16)
 		return ts_f16_to_f32(ts_f32_to_f16((float)v));
+	if (t == TS_BF16)
+		return ts_bf16_to_f32(ts_f32_to_bf16((float)v));
 	return v;
 }
 
 /* Convert the integer "v" to the float dtype "t" with one rounding. */
 static inline double itof(int64_t v, ts_dtype t)
 {
-	if (t == TS_F32)
-		return (float)v;
-	if (t == TS_F16)
-		return ts_f16_to_f32(ts_f32_to_f16((float)v));
-	return (double)v;
+	return t == TS_F64 ? (double)v : fround((float)v, t);
+}
+
+/* Convert the u64 "v" to the float dtype "t", as itof. */
+static inline double utof(int64_t v, ts_dtype t)
+{
+	uint64_t u = (uint64_t)v;
+
+	return t == TS_F64 ? (double)u : fround((float)u, t);
+}
+
+/* Floor division and modulo of u64 by the non-zero "y": C's. */
+static inline int64_t udiv(int64_t x, int64_t y)
+{
+	return (int64_t)((uint64_t)x / (uint64_t)y);
+}
+
+static inline int64_t umod(int64_t x, int64_t y)
+{
+	return (int64_t)((uint64_t)x % (uint64_t)y);
+}
+
+/* Whether the u64 "x" is less than "y". */
+static inline bool ult(int64_t x, int64_t y)
+{
+	return (uint64_t)x < (uint64_t)y;
 }
 
 /* Whether lane "l" is active under the mask of "in". */
@@ -1106,6 +1156,7 @@ static ts_status oob_error(struct vm *vm, const struct insn *in, int d,
 #define CONV_ID(x) (x)
 #define CONV_BOOL(x) ((x) != 0)
 #define CONV_HALF(x) ((double)ts_f16_to_f32(x))
+#define CONV_BF16(x) ((double)ts_bf16_to_f32(x))
 
 /* Read "n" elements of dtype "t" from "data" into "dst", at the offsets
  * "off" or, when it is NULL, at "off0" + l * "step". */
@@ -1116,9 +1167,13 @@ static void gather(ts_dtype t, const void *data, const int64_t *off,
 	case TS_BOOL: GATHER(uint8_t, int64_t, CONV_BOOL); break;
 	case TS_U8: GATHER(uint8_t, int64_t, CONV_ID); break;
 	case TS_I8: GATHER(int8_t, int64_t, CONV_ID); break;
+	case TS_I16: GATHER(int16_t, int64_t, CONV_ID); break;
+	case TS_U16: GATHER(uint16_t, int64_t, CONV_ID); break;
 	case TS_I32: GATHER(int32_t, int64_t, CONV_ID); break;
-	case TS_I64: GATHER(int64_t, int64_t, CONV_ID); break;
+	case TS_U32: GATHER(uint32_t, int64_t, CONV_ID); break;
+	case TS_I64: case TS_U64: GATHER(int64_t, int64_t, CONV_ID); break;
 	case TS_F16: GATHER(uint16_t, double, CONV_HALF); break;
+	case TS_BF16: GATHER(uint16_t, double, CONV_BF16); break;
 	case TS_F32: GATHER(float, double, CONV_ID); break;
 	default: GATHER(double, double, CONV_ID); break;
 	}
@@ -1224,11 +1279,17 @@ static void run_idiv(struct vm *vm, const struct insn *in)
 {
 	int64_t *d = IREG(vm, in->dst);
 	const int64_t *a = IREG(vm, in->a), *b = IREG(vm, in->b);
-	bool mod = in->op == VM_IMOD;
+	bool mod = in->op == VM_IMOD || in->op == VM_UMOD;
+	bool u = in->op == VM_UFLOORDIV || in->op == VM_UMOD;
 
 	for (int64_t l = 0; l < NL(vm, in); l++) {
 		int64_t x = a[in->va ? l : 0], y = b[in->vb ? l : 0];
-		d[l] = y == 0 ? 0 : mod ? ifloormod(x, y) : ifloordiv(x, y);
+		if (y == 0)
+			d[l] = 0;
+		else if (u)
+			d[l] = mod ? umod(x, y) : udiv(x, y);
+		else
+			d[l] = mod ? ifloormod(x, y) : ifloordiv(x, y);
 	}
 }
 
@@ -1266,6 +1327,7 @@ static void run_cast(struct vm *vm, const struct insn *in)
 	switch (in->op) {
 	case VM_CAST_II: UNARY(int64_t, int64_t, iwrap(x, t)); break;
 	case VM_CAST_IF: UNARY(double, int64_t, itof(x, t)); break;
+	case VM_CAST_UF: UNARY(double, int64_t, utof(x, t)); break;
 	case VM_CAST_FI: UNARY(int64_t, double, ftoi(x, t)); break;
 	default: UNARY(double, double, fround(x, t)); break;
 	}
@@ -1348,6 +1410,12 @@ static bool run_int(struct vm *vm, const struct insn *in)
 	case VM_IGE: BINARY(int64_t, int64_t, x >= y); break;
 	case VM_IEQ: BINARY(int64_t, int64_t, x == y); break;
 	case VM_INE: BINARY(int64_t, int64_t, x != y); break;
+	case VM_UMIN: BINARY(int64_t, int64_t, ult(y, x) ? y : x); break;
+	case VM_UMAX: BINARY(int64_t, int64_t, ult(x, y) ? y : x); break;
+	case VM_ULT: BINARY(int64_t, int64_t, ult(x, y)); break;
+	case VM_ULE: BINARY(int64_t, int64_t, !ult(y, x)); break;
+	case VM_UGT: BINARY(int64_t, int64_t, ult(y, x)); break;
+	case VM_UGE: BINARY(int64_t, int64_t, !ult(x, y)); break;
 	case VM_IAND: BINARY(int64_t, int64_t, x && y); break;
 	case VM_IOR: BINARY(int64_t, int64_t, x || y); break;
 	case VM_INEG: UNARY(int64_t, int64_t, iwrap_sub(0, x)); break;
@@ -1401,6 +1469,8 @@ static void run_accum(struct vm *vm, const struct insn *in)
 	case VM_IACC_SUM: ACCUM(int64_t, iwrap_add(x, y)); break;
 	case VM_IACC_PROD: ACCUM(int64_t, iwrap_mul(x, y)); break;
 	case VM_IACC_MAX: ACCUM(int64_t, y > x ? y : x); break;
+	case VM_UACC_MAX: ACCUM(int64_t, ult(x, y) ? y : x); break;
+	case VM_UACC_MIN: ACCUM(int64_t, ult(y, x) ? y : x); break;
 	default: ACCUM(int64_t, y < x ? y : x); break;
 	}
 }
@@ -1425,14 +1495,17 @@ static ts_status vm_run(struct vm *vm)
 			if (run_load(vm, in) < 0)
 				return TS_ERROR;
 			break;
-		case VM_IFLOORDIV: case VM_IMOD: run_idiv(vm, in); break;
+		case VM_IFLOORDIV: case VM_IMOD: case VM_UFLOORDIV:
+		case VM_UMOD: run_idiv(vm, in); break;
 		case VM_FSELECT: case VM_ISELECT: run_select(vm, in); break;
-		case VM_CAST_II: case VM_CAST_IF: case VM_CAST_FI:
+		case VM_CAST_II: case VM_CAST_IF: case VM_CAST_UF:
+		case VM_CAST_FI:
 		case VM_CAST_FF: run_cast(vm, in); break;
 		case VM_INIT: run_init(vm, in); break;
 		case VM_FACC_SUM: case VM_FACC_PROD: case VM_FACC_MAX:
 		case VM_FACC_MIN: case VM_IACC_SUM: case VM_IACC_PROD:
-		case VM_IACC_MAX: case VM_IACC_MIN: run_accum(vm, in); break;
+		case VM_IACC_MAX: case VM_IACC_MIN: case VM_UACC_MAX:
+		case VM_UACC_MIN: run_accum(vm, in); break;
 		case VM_LOOP_BEGIN:
 			vm->iv[in->slot] = 0;
 			if (in->extent <= 0)	/* empty: skip body and end */
@@ -1470,13 +1543,11 @@ static void store_strip(struct vm *vm, ts_array *out, const int64_t *ostride)
 			ts_array_set(out, i, FREG(vm, r)[vary ? l : 0]);
 		} else {
 			int64_t v = IREG(vm, r)[vary ? l : 0];
-			if (out->dtype == TS_I64)
-				((int64_t *)out->data)[i] = v;
-			else if (ts_dtype_is_float(out->dtype))
-				ts_array_set(out, i, (double)v);
+			if (ts_dtype_is_float(out->dtype))
+				ts_array_set(out, i, ts_int_to_double(
+					p->s->body->dtype, v));
 			else
-				ts_array_set(out, i, (double)iwrap(v,
-					out->dtype));
+				ts_array_set_int(out, i, v);
 		}
 	}
 }

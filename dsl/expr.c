@@ -192,18 +192,16 @@ ts_expr *ts_var(ts_ctx *ctx, ts_axis *axis)
 static ts_expr *int_const(ts_dtype t, int64_t v)
 {
 	ts_expr *e = expr_new(TS_EXPR_INT, t);
-	uint64_t u = (uint64_t)v;
 
-	switch (t) {
-	case TS_BOOL: v = v != 0; break;
-	case TS_I8: v = (int8_t)(uint8_t)u; break;
-	case TS_U8: v = (uint8_t)u; break;
-	case TS_I32: v = (int32_t)(uint32_t)u; break;
-	default: break;
-	}
-	e->ival = v;
-	e->fval = (double)v;
+	e->ival = ts_int_wrap(t, v);
+	e->fval = ts_int_to_double(t, e->ival);
 	return e;
+}
+
+/* Whether the integer constant "x" is less than "y", both of dtype "t". */
+static bool int_less(ts_dtype t, int64_t x, int64_t y)
+{
+	return t == TS_U64 ? (uint64_t)x < (uint64_t)y : x < y;
 }
 
 /* Return the untyped literal "e" given the dtype "t", or NULL with an
@@ -337,10 +335,10 @@ static ts_expr *fold_typed(ts_ctx *ctx, ts_op op, const ts_expr *a,
 		case TS_OP_ADD: return int_const(t, (int64_t)(x + y));
 		case TS_OP_SUB: return int_const(t, (int64_t)(x - y));
 		case TS_OP_MUL: return int_const(t, (int64_t)(x * y));
-		case TS_OP_MIN: return int_const(t, a->ival < b->ival ?
-			a->ival : b->ival);
-		case TS_OP_MAX: return int_const(t, a->ival > b->ival ?
-			a->ival : b->ival);
+		case TS_OP_MIN: return int_const(t, int_less(t, b->ival,
+			a->ival) ? b->ival : a->ival);
+		case TS_OP_MAX: return int_const(t, int_less(t, a->ival,
+			b->ival) ? b->ival : a->ival);
 		default: return NULL;
 		}
 	}
@@ -506,6 +504,16 @@ ts_expr *ts_select(ts_ctx *ctx, ts_expr *cond, ts_expr *a, ts_expr *b)
 	return e;
 }
 
+/* The integer "v" of dtype "from" converted to the float dtype "t" with
+ * the roundings of compiled code: one to f64 or f32, then to bf16 or
+ * f16. */
+static double int_to_float(ts_dtype from, int64_t v, ts_dtype t)
+{
+	if (t == TS_F64)
+		return ts_int_to_double(from, v);
+	return from == TS_U64 ? (double)(float)(uint64_t)v : (double)(float)v;
+}
+
 ts_expr *ts_cast(ts_ctx *ctx, ts_dtype t, ts_expr *a)
 {
 	ts_expr *e;
@@ -518,14 +526,11 @@ ts_expr *ts_cast(ts_ctx *ctx, ts_dtype t, ts_expr *a)
 	}
 	/* A float literal cast to an integer saturates, as at run time. */
 	if (a->literal && a->kind == TS_EXPR_FLOAT && ts_dtype_is_int(t))
-		return ts_const(ctx, t, (double)ts_float_to_int(t, a->fval));
-	if (a->literal && a->kind == TS_EXPR_INT && t == TS_I64) {
-		/* Exactly: a double would round past 2^53. */
-		e = expr_new(TS_EXPR_INT, t);
-		e->ival = a->ival;
-		e->fval = (double)a->ival;
-		return e;
-	}
+		return int_const(t, ts_float_to_int(t, a->fval));
+	if (a->literal && a->kind == TS_EXPR_INT && ts_dtype_is_int(t))
+		/* Exactly, wrapping: a double would round past 2^53, and
+		 * u64(-1) is how a u64 above INT64_MAX is written. */
+		return int_const(t, a->ival);
 	if (a->literal)
 		return ts_const(ctx, t, a->fval);
 	if (a->dtype == t)
@@ -534,9 +539,8 @@ ts_expr *ts_cast(ts_ctx *ctx, ts_dtype t, ts_expr *a)
 		return int_const(t, a->ival);
 	if (a->kind == TS_EXPR_INT)
 		/* Straight from the integer: through a double an i64 would
-		 * be rounded twice. */
-		return ts_const(ctx, t, t == TS_F64 ? (double)a->ival :
-			(double)(float)a->ival);
+		 * be rounded twice (bf16 and f16 round through f32). */
+		return ts_const(ctx, t, int_to_float(a->dtype, a->ival, t));
 	if (a->kind == TS_EXPR_FLOAT)
 		return ts_dtype_is_int(t) ? int_const(t,
 			ts_float_to_int(t, a->fval)) : ts_const(ctx, t, a->fval);

@@ -42,10 +42,20 @@ const char *ts_bytes_string(double bytes);
 /* Half precision conversions (IEEE binary16, round to nearest even). */
 uint16_t ts_f32_to_f16(float f);
 float ts_f16_to_f32(uint16_t h);
+/* bfloat16 conversions (the upper half of an f32, round to nearest
+ * even, NaN kept quiet). */
+uint16_t ts_f32_to_bf16(float f);
+float ts_bf16_to_f32(uint16_t h);
+/* The integer "v" wrapped to the integer dtype "t" like a C cast (u64
+ * is held in an int64_t as its bit pattern; bool: v != 0). */
+int64_t ts_int_wrap(ts_dtype t, int64_t v);
+/* The integer "v" of dtype "t" as a double (u64 read unsigned). */
+double ts_int_to_double(ts_dtype t, int64_t v);
 /* Round "v" to what a store of dtype "t" keeps. */
 double ts_round_to_dtype(ts_dtype t, double v);
 /* The float "v" cast to the integer dtype "t": truncated toward zero and
- * saturated to the range of "t", NaN giving 0 (bool: v != 0). */
+ * saturated to the range of "t", NaN giving 0 (bool: v != 0); a u64
+ * comes back as its bit pattern. */
 int64_t ts_float_to_int(ts_dtype t, double v);
 
 #endif

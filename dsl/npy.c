@@ -18,11 +18,14 @@
  * spaces for this many digits minus those of the first extent. */
 #define NPY_GROWTH_DIGITS 21
 
-/* The NumPy type string of each dtype, in the form NumPy writes. */
+/* The NumPy type string of each dtype, in the form NumPy writes.  bf16
+ * has none: NumPy knows no bfloat16, and writing its bits as '<u2' would
+ * read back as integers, so bf16 arrays are refused (cast to f32). */
 static const char *const npy_descr[TS_DTYPE_COUNT] = {
 	[TS_BOOL] = "|b1", [TS_I8] = "|i1", [TS_U8] = "|u1",
-	[TS_I32] = "<i4", [TS_I64] = "<i8", [TS_F16] = "<f2",
-	[TS_F32] = "<f4", [TS_F64] = "<f8",
+	[TS_I16] = "<i2", [TS_U16] = "<u2", [TS_I32] = "<i4",
+	[TS_U32] = "<u4", [TS_I64] = "<i8", [TS_U64] = "<u8",
+	[TS_F16] = "<f2", [TS_F32] = "<f4", [TS_F64] = "<f8",
 };
 
 /* Append the Python dict literal NumPy writes for "a" to "b". */
@@ -73,6 +76,10 @@ ts_status ts_npy_write(ts_ctx *ctx, const char *path, const ts_array *a)
 
 	if (!a || (unsigned)a->dtype >= TS_DTYPE_COUNT)
 		return ts_ctx_set_error(ctx, "%s: no array to write", path);
+	if (!npy_descr[a->dtype])
+		return ts_ctx_set_error(ctx, "%s: %s arrays have no NumPy "
+			"dtype; cast to f32 to save one", path,
+			ts_dtype_name(a->dtype));
 	h = npy_header(a);
 	if (h.len - NPY_MAGIC_LEN - 4 > 65535)
 		return ts_ctx_set_error(ctx, "%s: header too long", path);
@@ -235,6 +242,8 @@ static ts_status descr_dtype(ts_ctx *ctx, const char *path,
 {
 	for (int i = 0; i < TS_DTYPE_COUNT; i++) {
 		const char *d = npy_descr[i];
+		if (!d)
+			continue;
 		if (strcmp(descr + (descr[0] ? 1 : 0), d + 1) != 0)
 			continue;
 		if (descr[0] == '<' || descr[0] == '|' ||
@@ -249,7 +258,7 @@ static ts_status descr_dtype(ts_ctx *ctx, const char *path,
 				"endian", path, descr);
 	}
 	return ts_ctx_set_error(ctx, "%s: unsupported dtype descr '%s' (known: "
-		"|b1 |i1 |u1 <i4 <i8 <f2 <f4 <f8)", path, descr);
+		"|b1 |i1 |u1 <i2 <u2 <i4 <u4 <i8 <u8 <f2 <f4 <f8)", path, descr);
 }
 
 /* The number of bytes of "f" after its current position, or -1 when it

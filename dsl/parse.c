@@ -1025,7 +1025,8 @@ static bool let_decl(struct parser *p)
 	return true;
 }
 
-/* dtype = "bool" | "i8" | "u8" | "i32" | "i64" | "f16" | "f32" | "f64" */
+/* dtype = "bool" | "i8" | "u8" | "i16" | "u16" | "i32" | "u32" | "i64"
+ *       | "u64" | "f16" | "bf16" | "f32" | "f64" */
 static bool dtype(struct parser *p, ts_dtype *t)
 {
 	struct token *tok = p->tok;
@@ -1036,7 +1037,8 @@ static bool dtype(struct parser *p, ts_dtype *t)
 	}
 	if (ts_dtype_from_name(tok_text(tok), t) < 0) {
 		error_at(p, tok->loc, "unknown dtype '%.*s' (one of bool i8 "
-			"u8 i32 i64 f16 f32 f64)", tok->len, tok->loc);
+			"u8 i16 u16 i32 u32 i64 u64 f16 bf16 f32 f64)",
+			tok->len, tok->loc);
 		return false;
 	}
 	advance(p);

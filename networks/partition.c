@@ -57,9 +57,11 @@ static ts_expr *clone_expr(struct clone_map *m, const ts_expr *e);
 /* Copy the constant "e". */
 static ts_expr *clone_const(struct clone_map *m, const ts_expr *e)
 {
+	/* A typed integer through the cast of a literal: exact, where a
+	 * double would round an i64 or u64 past 2^53. */
 	if (e->kind == TS_EXPR_INT)
 		return e->literal ? ts_int(m->ctx, e->ival)
-			: ts_const(m->ctx, e->dtype, (double)e->ival);
+			: ts_cast(m->ctx, e->dtype, ts_int(m->ctx, e->ival));
 	return e->literal ? ts_float(m->ctx, e->fval)
 		: ts_const(m->ctx, e->dtype, e->fval);
 }

@@ -364,9 +364,7 @@ ts_status ox_need(struct ox_importer *im, const struct ox_node *n, int k,
 /* Integer element "i" of "a", exactly. */
 static int64_t get_int(const ts_array *a, int64_t i)
 {
-	if (a->dtype == TS_I64)
-		return ((const int64_t *)a->data)[i];
-	return (int64_t)ts_array_get(a, i);
+	return ts_array_get_int(a, i);
 }
 
 ts_status ox_const_ints(struct ox_importer *im, const struct ox_node *n,
@@ -503,16 +501,17 @@ char *ox_tlit(ts_dtype t, double v)
 	return ts_asprintf("%s(%s)", ts_dtype_name(t), ox_lit(t, v));
 }
 
-/* A literal for element "i" of "a", exact for 64-bit integers. */
+/* A literal for element "i" of "a", exact for 64-bit integers (a u64
+ * above INT64_MAX written as the cast of its negative bit pattern). */
 static char *array_lit(const ts_array *a, int64_t i)
 {
-	if (a->dtype == TS_I64) {
+	if (a->dtype == TS_I64 || a->dtype == TS_U64) {
 		int64_t x = get_int(a, i);
+		const char *d = ts_dtype_name(a->dtype);
 
 		if (x == INT64_MIN)
-			return ts_strdup("i64(-9223372036854775807 - 1)");
-		return ts_asprintf(x < 0 ? "i64(%lld)" : "i64(%lld)",
-			(long long)x);
+			return ts_asprintf("%s(-9223372036854775807 - 1)", d);
+		return ts_asprintf("%s(%lld)", d, (long long)x);
 	}
 	return ox_tlit(a->dtype, ts_array_get(a, i));
 }

@@ -496,6 +496,14 @@ static ts_status lower_cast(struct ox_importer *im, struct ox_node *n)
 		    ox_dtype(im, n, (int)to, &t) < 0)
 			return TS_ERROR;
 	}
+	/* ONNX leaves the rounding of floats to bfloat16 open, and its
+	 * reference (the node tests' data) truncates, where Tessel rounds to
+	 * the nearest even as for f16: refused rather than computed
+	 * otherwise. */
+	if (t == TS_BF16 && ts_dtype_is_float(x->dtype) && x->dtype != t)
+		return ox_fail(im, n, "a cast of %s to BFLOAT16 is not "
+			"supported: Tessel rounds to the nearest even bf16, "
+			"ONNX's reference truncates", ts_dtype_name(x->dtype));
 	name = ox_output(im, n, 0, t, x->ndim, x->shape);
 	ox_stage(im, n, name, x->ndim, x->shape, &t, ox_load_same(im, n, x));
 	return TS_OK;

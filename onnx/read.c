@@ -20,6 +20,10 @@ const char *ox_onnx_type_name(int elem)
 	return "an unknown type";
 }
 
+/* The dtypes Tessel has, for messages. */
+#define DTYPES "bool, i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, " \
+	"f32, f64"
+
 /* The ts_dtype of "elem", or -1. */
 static int dtype_of(int elem)
 {
@@ -27,10 +31,15 @@ static int dtype_of(int elem)
 	case ONNX_FLOAT: return TS_F32;
 	case ONNX_UINT8: return TS_U8;
 	case ONNX_INT8: return TS_I8;
+	case ONNX_UINT16: return TS_U16;
+	case ONNX_INT16: return TS_I16;
 	case ONNX_INT32: return TS_I32;
+	case ONNX_UINT32: return TS_U32;
 	case ONNX_INT64: return TS_I64;
+	case ONNX_UINT64: return TS_U64;
 	case ONNX_BOOL: return TS_BOOL;
 	case ONNX_FLOAT16: return TS_F16;
+	case ONNX_BFLOAT16: return TS_BF16;
 	case ONNX_DOUBLE: return TS_F64;
 	default: return -1;
 	}
@@ -43,25 +52,34 @@ ts_status ox_dtype(struct ox_importer *im, const struct ox_node *n, int elem,
 
 	if (d < 0)
 		return ox_fail(im, n, "the element type %s is not supported "
-			"(Tessel has bool, i8, u8, i32, i64, f16, f32, f64)",
-			ox_onnx_type_name(elem));
+			"(Tessel has %s)", ox_onnx_type_name(elem), DTYPES);
 	*t = (ts_dtype)d;
 	return TS_OK;
 }
 
-/* Copy "count" values of the typed field "src" (of "width" bytes) into
- * "a", converting each. */
+/* Copy the values of the typed field int32_data "src" into "a": the
+ * integers narrower than 32 bits, bools, and the bits of f16 and bf16
+ * values, each in one int32. */
 static void copy_i32(ts_array *a, const int32_t *src)
 {
 	for (int64_t i = 0; i < a->size; i++) {
-		switch (a->dtype) {
-		case TS_BOOL: case TS_U8:
-			((uint8_t *)a->data)[i] = (uint8_t)src[i]; break;
-		case TS_I8: ((int8_t *)a->data)[i] = (int8_t)src[i]; break;
-		case TS_F16: ((uint16_t *)a->data)[i] = (uint16_t)src[i];
-			break;
+		switch (ts_dtype_size(a->dtype)) {
+		case 1: ((uint8_t *)a->data)[i] = (uint8_t)src[i]; break;
+		case 2: ((uint16_t *)a->data)[i] = (uint16_t)src[i]; break;
 		default: ((int32_t *)a->data)[i] = src[i]; break;
 		}
+	}
+}
+
+/* Copy the values of the typed field uint64_data "src" (UINT32 and
+ * UINT64) into "a". */
+static void copy_u64(ts_array *a, const uint64_t *src)
+{
+	for (int64_t i = 0; i < a->size; i++) {
+		if (a->dtype == TS_U32)
+			((uint32_t *)a->data)[i] = (uint32_t)src[i];
+		else
+			((uint64_t *)a->data)[i] = src[i];
 	}
 }
 
@@ -72,6 +90,7 @@ static size_t typed_count(const Onnx__TensorProto *t, ts_dtype d)
 	case TS_F32: return t->n_float_data;
 	case TS_F64: return t->n_double_data;
 	case TS_I64: return t->n_int64_data;
+	case TS_U32: case TS_U64: return t->n_uint64_data;
 	default: return t->n_int32_data;
 	}
 }
@@ -87,8 +106,8 @@ ts_array *ox_read_tensor(ts_ctx *ctx, const Onnx__TensorProto *t,
 
 	if (d < 0)
 		return ts_ctx_set_error(ctx, "%s: the element type %s is not "
-			"supported (Tessel has bool, i8, u8, i32, i64, f16, f32, "
-			"f64)", where, ox_onnx_type_name(t->data_type)), NULL;
+			"supported (Tessel has %s)", where,
+			ox_onnx_type_name(t->data_type), DTYPES), NULL;
 	if (t->n_dims > TS_MAX_DIMS)
 		return ts_ctx_set_error(ctx, "%s: %zu dimensions, more than "
 			"the %d Tessel supports", where, t->n_dims, TS_MAX_DIMS),
@@ -138,6 +157,8 @@ ts_array *ox_read_tensor(ts_ctx *ctx, const Onnx__TensorProto *t,
 		memcpy(a->data, t->double_data, bytes);
 	else if (a->dtype == TS_I64)
 		memcpy(a->data, t->int64_data, bytes);
+	else if (a->dtype == TS_U32 || a->dtype == TS_U64)
+		copy_u64(a, t->uint64_data);
 	else
 		copy_i32(a, t->int32_data);
 	return a;

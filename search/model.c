@@ -58,14 +58,15 @@ ts_status ts_model_init(ts_model *m, const ts_template *tp)
 }
 
 /* Lanes of a vector of the dtype the stage computes in on the target:
- * its output's, except f16, which is computed in f32 (doc/grammar.md), so
+ * its output's, except f16 and bf16, which are computed in f32
+ * (doc/grammar.md), so
  * its vectors hold as many lanes as f32 ones (measured: an f16 max over a
  * 3x3 window rated for 32 lanes on AVX-512 ran 4x slower than the naive nest
  * the model had rated 7x slower than it). */
 static int lanes_of(const ts_template *tp, const ts_stage *s)
 {
-	int l = ts_target_lanes(tp->target, s->out->dtype == TS_F16 ?
-		TS_F32 : s->out->dtype);
+	int l = ts_target_lanes(tp->target, s->out->dtype == TS_F16 ||
+		s->out->dtype == TS_BF16 ? TS_F32 : s->out->dtype);
 
 	return l > 0 ? l : 1;
 }

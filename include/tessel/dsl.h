@@ -51,6 +51,11 @@ typedef enum ts_dtype {
 	TS_F16,
 	TS_F32,
 	TS_F64,
+	TS_I16,
+	TS_U16,
+	TS_U32,
+	TS_U64,
+	TS_BF16,		/* bfloat16: f32's exponent, 8 bits of mantissa */
 	TS_DTYPE_COUNT
 } ts_dtype;
 
@@ -371,6 +376,11 @@ __ts_gc ts_array *ts_array_for_tensor(__ts_keep ts_ctx *ctx,
 /* Element "i" (flat index) as a double, and store "v" rounded to the dtype. */
 double ts_array_get(__ts_keep const ts_array *a, int64_t i);
 void ts_array_set(__ts_keep ts_array *a, int64_t i, double v);
+/* Element "i" of an integer or bool array exactly (a u64 as its bit
+ * pattern; a float array: truncated and saturated to i64), and store
+ * the integer "v" wrapped to the dtype like a C cast. */
+int64_t ts_array_get_int(__ts_keep const ts_array *a, int64_t i);
+void ts_array_set_int(__ts_keep ts_array *a, int64_t i, int64_t v);
 /* Fill "a" with reproducible values from "seed": floats uniform in
  * [-1, 1), integers in [-8, 8) (unsigned: [0, 16)), bools 0/1. */
 void ts_array_fill_random(__ts_keep ts_array *a, uint64_t seed);

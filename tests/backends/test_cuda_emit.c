@@ -228,6 +228,39 @@ static void test_cuda_emit_kinds__reduction_f16_fast_math(void **state)
 	ts_ctx_free(h->ctx);
 }
 
+/* The new integer dtypes in their C types (u32 and u64 unsigned, i16 and
+ * u16 in int wrapped by casts, float casts to u64 saturating past the
+ * range of long long); bf16 is refused with a message. */
+static void test_cuda_emit_new_dtypes__types_and_bf16_refused(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "n",
+		"input A: u64[64]\ninput B: u32[64]\ninput C: i16[64]\n"
+		"input F: f32[64]\n"
+		"output P[i: 64] = A[i] // u64(B[i] + 1) + u64(F[i])\n"
+		"output Q[i: 64] = C[i] * i16(300) + i16(u16(F[i]))\n"
+		"output R[i: 64] = max(k: 4) B[i] - u32(k)\n");
+	ts_cuda_program *p;
+
+	assert_non_null(dag);
+	p = ts_cuda_emit(ctx, ts_lower(ctx, dag, NULL), NULL);
+	if (!p)
+		fail_msg("emit: %s", ts_ctx_error(ctx));
+	assert_non_null(strstr(p->source, "const unsigned long long *"));
+	assert_non_null(strstr(p->source, "ts_ftou64("));
+	assert_non_null(strstr(p->source, "(int)(short)"));
+	assert_non_null(strstr(p->source, "(unsigned int)"));
+	assert_non_null(strstr(p->source, "0u"));
+	if (ts_nvrtc_supports(ctx, "sm_80"))
+		compile_all(ctx, p, "new dtypes", 3, true);
+	dag = ts_parse_string(ctx, "b", "input X: f32[8]\n"
+		"output Y[i: 8] = bf16(X[i]) * 2.0\n");
+	assert_non_null(dag);
+	assert_null(ts_cuda_emit(ctx, ts_lower(ctx, dag, NULL), NULL));
+	assert_error_contains(ctx, "uses bf16, which the CUDA C emitter does "
+		"not support");
+}
+
 /* A kernel "body" made of one serial loop of one iteration around
  * "body", over the buffer "X" (f32[2048]). */
 static ts_func *func_of(ts_ctx *ctx, ts_tensor *x, ts_stmt *body)
@@ -706,6 +739,7 @@ int main(void)
 		TS_TEST(test_cuda_emit_errors__messages),
 		TS_TEST(test_cuda_emit_matmul__structure),
 		TS_TEST(test_cuda_emit_kinds__reduction_f16_fast_math),
+		TS_TEST(test_cuda_emit_new_dtypes__types_and_bf16_refused),
 		TS_TEST(test_gpu_static_fill__model),
 		TS_TEST(test_gpu_template_tensor_core__absent),
 		TS_TEST(test_gpu_static_fill__tensor_core),

@@ -5,6 +5,7 @@
 #include <config.h>
 
 #include <dlfcn.h>
+#include <math.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -255,16 +256,17 @@ static void check_case(ts_ctx *ctx, int *id, ts_dtype t,
 
 static void test_llvm_ops__match_eval_for_every_dtype(void **state)
 {
-	static const ts_dtype floats[] = { TS_F16, TS_F32, TS_F64 };
-	static const ts_dtype ints[] = { TS_I8, TS_U8, TS_I32, TS_I64 };
+	static const ts_dtype floats[] = { TS_F16, TS_BF16, TS_F32, TS_F64 };
+	static const ts_dtype ints[] = { TS_I8, TS_U8, TS_I16, TS_U16,
+		TS_I32, TS_U32, TS_I64, TS_U64 };
 	ts_ctx *ctx = *state;
 	int id = 0;
 
-	for (size_t d = 0; d < 3; d++)
+	for (size_t d = 0; d < 4; d++)
 		for (size_t o = 0; o < sizeof(float_ops) / sizeof(*float_ops); o++)
 			check_case(ctx, &id, floats[d], make_op, float_ops[o],
 				o == 0);
-	for (size_t d = 0; d < 4; d++)
+	for (size_t d = 0; d < 8; d++)
 		for (size_t o = 0; o < sizeof(int_ops) / sizeof(*int_ops); o++)
 			if (int_ops[o] != TS_OP_NEG || ts_dtype_is_signed(ints[d]))
 				check_case(ctx, &id, ints[d], make_op, int_ops[o],
@@ -283,6 +285,113 @@ static void test_llvm_casts__match_eval_between_every_dtype(void **state)
 			check_case(ctx, &id, (ts_dtype)from, make_cast, to, false);
 	for (int t = 0; t < TS_DTYPE_COUNT; t++)
 		check_case(ctx, &id, (ts_dtype)t, make_select, 0, true);
+}
+
+/* Compile the elementwise program "src" (inputs X and Y of "n" elements,
+ * one output O[i: n]) serial and in vectors of 4, run it on "x" and "y"
+ * (integers as bit patterns, or doubles), and assert that its output has
+ * the very bytes of ts_eval's. */
+static void check_exact(ts_ctx *ctx, const char *src, const int64_t *x,
+	const int64_t *y, const double *fx, int64_t n)
+{
+	static const enum shape shapes[] = { SERIAL, VECTOR };
+	ts_compile_options opt = ts_compile_options_default();
+
+	for (int k = 0; k < 2; k++) {
+		ts_dag *dag = ts_parse_string(ctx, "t.tsl", src);
+		ts_func *f;
+		ts_module *m;
+		ts_array *args[3], *want[1];
+
+		if (!dag)
+			fail_msg("%s: %s", src, ts_ctx_error(ctx));
+		f = elementwise(ctx, dag, shapes[k], 4);
+		for (int a = 0; a < 2; a++) {
+			args[a] = ts_array_for_tensor(ctx, dag->inputs[a]);
+			for (int64_t i = 0; i < n; i++)
+				if (ts_dtype_is_float(args[a]->dtype))
+					ts_array_set(args[a], i, fx[i]);
+				else
+					ts_array_set_int(args[a], i,
+						(a ? y : x)[i]);
+		}
+		args[2] = ts_array_for_tensor(ctx, dag->outputs[0]);
+		if (!(m = ts_module_compile(ctx, f, &opt)) ||
+		    ts_module_run(m, args) < 0 ||
+		    ts_eval(ctx, dag, args, want) < 0)
+			fail_msg("%s: %s", src, ts_ctx_error(ctx));
+		for (int64_t i = 0; i < n; i++) {
+			size_t sz = ts_dtype_size(want[0]->dtype);
+			if (memcmp((char *)args[2]->data + i * sz,
+			    (char *)want[0]->data + i * sz, sz))
+				fail_msg("%s shape %d: element %lld is %.17g, "
+					"ts_eval %.17g", src, k, (long long)i,
+					ts_array_get(args[2], i),
+					ts_array_get(want[0], i));
+		}
+		ts_module_free(m);
+	}
+}
+
+/* The new integer dtypes at the edges of their ranges: wraparound,
+ * unsigned division, modulo, comparison and conversion, u64 above 2^63,
+ * float casts that saturate, against the interpreter bit for bit. */
+static void test_llvm_new_ints__match_eval_at_the_edges(void **state)
+{
+	static const int64_t x[8] = { -1, INT64_MIN, 7, 5, 4294967295LL,
+		2147483648LL, 65535, 32767 };
+	static const int64_t y[8] = { 2, 3, -1, 0, 3, 4294967295LL, 65535,
+		-32768 };
+	static const double fx[8] = { -3.5, 70000.9, 1e30, NAN,
+		1.8e19, 5e9, -40000, 4.2e9 };
+	static const char *const bodies[] = {
+		"X[i] // Y[i]", "X[i] % Y[i]", "select(X[i] < Y[i], X[i], Y[i])",
+		"max(X[i], Y[i])", "min(X[i], Y[i])", "X[i] * Y[i]",
+		"X[i] - Y[i]", "X[i] + Y[i]", "-X[i]", "abs(X[i])",
+		"f64(X[i])", "f32(X[i])", "bf16(X[i])",
+		"u64(X[i] >= Y[i])",
+	};
+	static const char *const ints[] = { "i16", "u16", "u32", "u64" };
+	ts_ctx *ctx = *state;
+	char src[256];
+
+	for (int t = 0; t < 4; t++)
+		for (size_t b = 0; b < sizeof(bodies) / sizeof(*bodies); b++) {
+			snprintf(src, sizeof(src), "input X: %s[8]\n"
+				"input Y: %s[8]\noutput O[i: 8] = %s\n",
+				ints[t], ints[t], bodies[b]);
+			check_exact(ctx, src, x, y, NULL, 8);
+		}
+	for (int t = 0; t < 4; t++) {
+		snprintf(src, sizeof(src), "input X: f64[8]\ninput Y: f64[8]\n"
+			"output O[i: 8] = %s(X[i]) + %s(Y[i] * 0.0)\n",
+			ints[t], ints[t]);
+		check_exact(ctx, src, NULL, NULL, fx, 8);
+	}
+}
+
+/* bf16 stores and casts round to nearest even (ties to even, NaN kept
+ * quiet, overflow to infinity), computed in f32, bit for bit. */
+static void test_llvm_bf16__rounds_like_eval(void **state)
+{
+	static const double fx[8] = { 1.00390625, 1.01171875,
+		1.00390625 + 0x1p-20, 3.4e38, -0.0, NAN, -2.7182818, 1e-40 };
+	static const char *const srcs[] = {
+		"input X: f32[8]\ninput Y: f32[8]\n"
+			"output O[i: 8]: bf16 = X[i] * Y[i]\n",
+		"input X: f32[8]\ninput Y: f32[8]\n"
+			"output O[i: 8] = f32(bf16(X[i])) + Y[i]\n",
+		"input X: f64[8]\ninput Y: f64[8]\n"
+			"output O[i: 8] = bf16(X[i]) * bf16(Y[i])\n",
+		"input X: bf16[8]\ninput Y: bf16[8]\n"
+			"output O[i: 8] = X[i] + Y[i] * 0.5\n",
+		"input X: bf16[8]\ninput Y: bf16[8]\n"
+			"output O[i: 8] = i32(X[i] * 1000.0) + i32(Y[i])\n",
+	};
+	ts_ctx *ctx = *state;
+
+	for (size_t c = 0; c < sizeof(srcs) / sizeof(*srcs); c++)
+		check_exact(ctx, srcs[c], NULL, NULL, fx, 8);
 }
 
 static void test_llvm_unrolled_and_vthread__match_eval(void **state)
@@ -911,6 +1020,8 @@ int main(void)
 		TS_TEST(test_llvm_matmul_naive__matches_eval),
 		TS_TEST(test_llvm_ops__match_eval_for_every_dtype),
 		TS_TEST(test_llvm_casts__match_eval_between_every_dtype),
+		TS_TEST(test_llvm_new_ints__match_eval_at_the_edges),
+		TS_TEST(test_llvm_bf16__rounds_like_eval),
 		TS_TEST(test_llvm_unrolled_and_vthread__match_eval),
 		TS_TEST(test_llvm_parallel__same_results_on_1_and_2_threads),
 		TS_TEST(test_llvm_tile_asm__fma_on_ymm_without_spills),

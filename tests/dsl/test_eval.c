@@ -744,6 +744,192 @@ static void test_eval_int_division_by_zero__gives_zero(void **state)
 	}
 }
 
+/* Evaluate the one-output program "src" on the inputs "in" and return
+ * its output. */
+static ts_array *eval_src(ts_ctx *ctx, const char *src, ts_array **in)
+{
+	ts_dag *dag = ts_parse_string(ctx, "t.tsl", src);
+
+	if (!dag)
+		fail_msg("parse: %s", ts_ctx_error(ctx));
+	return eval1(ctx, dag, in);
+}
+
+/* An integer array of dtype "t" holding the "n" values "v" (u64 as bit
+ * patterns). */
+static ts_array *ints_of(ts_ctx *ctx, ts_dtype t, int64_t n,
+	const int64_t *v)
+{
+	ts_array *a = ts_array_alloc(ctx, t, 1, &n);
+
+	assert_non_null(a);
+	for (int64_t i = 0; i < n; i++)
+		ts_array_set_int(a, i, v[i]);
+	return a;
+}
+
+/* Assert that the integer array "a" holds the "n" values "want". */
+static void check_ints(const ts_array *a, int64_t n, const int64_t *want,
+	const char *what)
+{
+	assert_int_equal(a->size, n);
+	for (int64_t i = 0; i < n; i++)
+		if (ts_array_get_int(a, i) != want[i])
+			fail_msg("%s[%lld]: got %llu, want %llu", what,
+				(long long)i,
+				(unsigned long long)ts_array_get_int(a, i),
+				(unsigned long long)want[i]);
+}
+
+/* i16, u16, u32 and u64 wrap in their width, also inside a reduction;
+ * a u64 holds values above 2^63. */
+static void test_eval_new_ints__wrap_in_their_width(void **state)
+{
+	static const struct {
+		const char *src;
+		int64_t want[2];
+	} cases[] = {
+		{ "output O[i: 2]: i16 = i16(32767) + i16(i)",
+			{ 32767, -32768 } },
+		{ "output O[i: 2]: i16 = i16(200) * i16(200 + i)",
+			{ -25536, -25336 } },
+		{ "output O[i: 2]: u16 = u16(3) - u16(5 + i)", { 65534, 65533 } },
+		{ "output O[i: 2]: u32 = u32(i) - 1", { 4294967295LL,
+			0 } },
+		{ "output O[i: 2]: u32 = u32(65536 + i) * 65536",
+			{ 0, 65536 } },
+		{ "output O[i: 2]: u64 = u64(i) - 1", { -1, 0 } },
+		{ "output O[i: 2]: u64 = u64(9223372036854775807) + u64(i + 1)",
+			{ INT64_MIN, INT64_MIN + 1 } },
+		{ "output O[i: 2]: u16 = sum(k: 3) u16(30000 + i)",
+			{ 24464, 24467 } },
+		{ "output O[i: 2]: u64 = -u64(i + 1)", { -1, -2 } },
+		{ "output O[i: 2]: u32 = abs(u32(i) - 1)", { 4294967295LL,
+			0 } },
+	};
+	ts_ctx *ctx = *state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++)
+		check_ints(eval_src(ctx, cases[c].src, NULL), 2, cases[c].want,
+			cases[c].src);
+}
+
+/* Division, modulo, comparisons, min, max and reductions of unsigned
+ * values are unsigned, u64 above 2^63 included. */
+static void test_eval_unsigned__divide_and_compare_unsigned(void **state)
+{
+	static const int64_t x[4] = { -1, INT64_MIN, 7, 5 };
+	static const int64_t y[4] = { 2, 3, -1, 0 };
+	static const struct {
+		const char *body;
+		int64_t want[4];
+	} cases[] = {
+		{ "X[i] // Y[i]", { INT64_MAX, 3074457345618258602LL, 0, 0 } },
+		{ "X[i] % Y[i]", { 1, 2, 7, 0 } },
+		{ "u64(X[i] < Y[i])", { 0, 0, 1, 0 } },
+		{ "u64(X[i] >= Y[i])", { 1, 1, 0, 1 } },
+		{ "max(X[i], Y[i])", { -1, INT64_MIN, -1, 5 } },
+		{ "min(X[i], Y[i])", { 2, 3, 7, 0 } },
+		{ "max(k: 2) select(k == 0, X[i], Y[i])", { -1, INT64_MIN, -1,
+			5 } },
+		{ "min(k: 2) select(k == 0, X[i], Y[i])", { 2, 3, 7, 0 } },
+	};
+	ts_ctx *ctx = *state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
+		char src[256];
+		ts_array *in[2] = { ints_of(ctx, TS_U64, 4, x),
+			ints_of(ctx, TS_U64, 4, y) };
+		snprintf(src, sizeof(src), "input X: u64[4]\ninput Y: u64[4]\n"
+			"output O[i: 4] = %s\n", cases[c].body);
+		check_ints(eval_src(ctx, src, in), 4, cases[c].want,
+			cases[c].body);
+	}
+	/* u32 values above 2^31: unsigned too. */
+	{
+		static const int64_t a[2] = { 4294967295LL, 2147483648LL };
+		static const int64_t want[2] = { 1431655765, 0 };
+		ts_array *in[1] = { ints_of(ctx, TS_U32, 2, a) };
+		check_ints(eval_src(ctx, "input X: u32[2]\noutput O[i: 2] = "
+			"select(X[i] > 2147483648, X[i] // 3, X[i] % 2)\n", in),
+			2, want, "u32");
+	}
+}
+
+/* Float to integer casts saturate to each new dtype; u64 converts to
+ * floats unsigned. */
+static void test_eval_new_ints__casts_from_float_saturate(void **state)
+{
+	static const double x[4] = { -3.5, 70000.9, 1e30, NAN };
+	static const struct {
+		ts_dtype t;
+		int64_t want[4];
+	} cases[] = {
+		{ TS_I16, { -3, 32767, 32767, 0 } },
+		{ TS_U16, { 0, 65535, 65535, 0 } },
+		{ TS_U32, { 0, 70000, 4294967295LL, 0 } },
+		{ TS_U64, { 0, 70000, -1, 0 } },
+	};
+	ts_ctx *ctx = *state;
+	int64_t n = 4;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
+		char src[128];
+		ts_array *in[1] = { array_of(ctx, TS_F64, 1, &n, x) };
+		snprintf(src, sizeof(src), "input X: f64[4]\n"
+			"output O[i: 4] = %s(X[i])\n",
+			ts_dtype_name(cases[c].t));
+		check_ints(eval_src(ctx, src, in), 4, cases[c].want,
+			ts_dtype_name(cases[c].t));
+	}
+	/* The literal cast at parse time follows the same rule. */
+	{
+		static const int64_t want[2] = { -1, 0 };
+		check_ints(eval_src(ctx, "output O[i: 2] = select(i == 0, "
+			"u64(1e30), u64(-2.0))\n", NULL), 2, want, "literal");
+	}
+	/* 2^64 - 1 as f64 is 2^64; as f32 too. */
+	{
+		static const double want[2] = { 18446744073709551616.0,
+			9223372036854775808.0 };
+		static const int64_t u[2] = { -1, INT64_MIN };
+		ts_array *in[1] = { ints_of(ctx, TS_U64, 2, u) };
+		check_values(eval_src(ctx, "input X: u64[2]\n"
+			"output O[i: 2] = f64(X[i])\n", in), 2, want, 0, "f64");
+		check_values(eval_src(ctx, "input X: u64[2]\n"
+			"output O[i: 2] = f32(X[i])\n", in), 2, want, 0, "f32");
+	}
+}
+
+/* bf16 rounds to nearest even where it is cast or stored, computes in
+ * f32, and a bf16 accumulator rounds at each step. */
+static void test_eval_bf16__rounds_to_nearest_even(void **state)
+{
+	/* 1 + 2^-8 and 1 + 3 * 2^-8 are halfway: down to 1, up to
+	 * 1 + 2^-6; 1 + 2^-8 + 2^-20 is above halfway; 3.4e38 overflows. */
+	static const double x[5] = { 1.00390625, 1.01171875,
+		1.00390625 + 0x1p-20, 3.4e38, -0.0 };
+	static const double want[5] = { 1, 1.015625, 1.0078125, INFINITY,
+		-0.0 };
+	static const double sum_want[1] = { 256 };
+	ts_ctx *ctx = *state;
+	int64_t n = 5;
+	ts_array *in[1] = { array_of(ctx, TS_F32, 1, &n, x) }, *out;
+
+	out = eval_src(ctx, "input X: f32[5]\noutput O[i: 5] = bf16(X[i])\n",
+		in);
+	check_values(out, 5, want, 0, "bf16");
+	assert_int_equal(((uint16_t *)out->data)[0], 0x3f80);
+	/* Stored as bf16 after an f32 computation. */
+	out = eval_src(ctx, "input X: f32[5]\noutput O[i: 5]: bf16 = "
+		"X[i] * 1.0\n", in);
+	check_values(out, 5, want, 0, "store");
+	/* 256 + 1 is 256 in bf16 (8 bits of precision): the accumulator
+	 * stops growing. */
+	check_values(eval_src(ctx, "output O[i: 1] = sum(k: 300) bf16(1.0)\n",
+		NULL), 1, sum_want, 0, "sum");
+}
+
 static void test_eval_wrong_input__names_tensor_and_shape(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -941,6 +1127,10 @@ int main(void)
 		TS_TEST(test_eval_int_division_by_zero__gives_zero),
 		TS_TEST(test_eval_affine_index_past_i64__out_of_bounds),
 		TS_TEST(test_eval_wrong_input__names_tensor_and_shape),
+		TS_TEST(test_eval_new_ints__wrap_in_their_width),
+		TS_TEST(test_eval_unsigned__divide_and_compare_unsigned),
+		TS_TEST(test_eval_new_ints__casts_from_float_saturate),
+		TS_TEST(test_eval_bf16__rounds_to_nearest_even),
 		TS_TEST(test_eval_strips_and_chains__match_direct_loops),
 		TS_TEST(test_random_inputs__reproducible_and_in_bounds),
 		TS_TEST(test_eval_matmul_256__matches_c_loop),

@@ -210,7 +210,63 @@ static const struct {
 	  "output t0[s0: 2] = -2147483648\n" },
 	{ "output Q[i: 2] = f64(i64(9007199254740993))\n",
 	  "output t0[s0: 2] = f64(9007199254740992.0)\n" },
+	{ "output Q[i: 2] = i16(32767) + i16(1)\n",
+	  "output t0[s0: 2] = i16(-32768)\n" },
+	{ "output Q[i: 2] = u32(0) - u32(1)\n",
+	  "output t0[s0: 2] = u32(4294967295)\n" },
+	{ "output Q[i: 2] = u16(70000.0) + u16(-3.0)\n",
+	  "output t0[s0: 2] = u16(65535)\n" },
+	/* A u64 above INT64_MAX prints as the cast of its bit pattern;
+	 * max compares unsigned. */
+	{ "output Q[i: 2] = max(u64(-1), u64(1)) + u64(1e30) * 0\n",
+	  "output t0[s0: 2] = u64(-1)\n" },
+	{ "output Q[i: 2] = bf16(1.00390625) + bf16(1.01171875)\n",
+	  "output t0[s0: 2] = bf16(2.015625)\n" },
 };
+
+/* An untyped literal takes the dtype of the operand it meets, the new
+ * dtypes included: integers wrap into it, a fraction is refused. */
+static void test_parse_new_dtypes__literals_take_operand_dtype(void **state)
+{
+	static const struct {
+		const char *src, *want;
+	} cases[] = {
+		{ "input A: u32[2]\noutput Q[i: 2] = A[i] + 4294967295\n",
+		  "input in0: u32[2]\noutput t0[s0: 2] = in0[s0] + "
+		  "u32(4294967295)\n" },
+		{ "input A: u64[2]\noutput Q[i: 2] = A[i] * -1\n",
+		  "input in0: u64[2]\noutput t0[s0: 2] = in0[s0] * u64(-1)\n" },
+		{ "input A: i16[2]\noutput Q[i: 2] = A[i] < 40000\n",
+		  "input in0: i16[2]\noutput t0[s0: 2] = in0[s0] < "
+		  "i16(-25536)\n" },
+		{ "input A: bf16[2]\noutput Q[i: 2] = A[i] * 3.0\n",
+		  "input in0: bf16[2]\noutput t0[s0: 2] = in0[s0] * "
+		  "bf16(3.0)\n" },
+		{ "input A: u16[2]\noutput Q[i: 2] = A[i] + 0.5\n",
+		  "literal 0.5 used with an u16 operand" },
+		{ "input A: u32[2]\ninput B: i32[2]\n"
+		  "output Q[i: 2] = A[i] + B[i]\n",
+		  "dtype mismatch: u32 + i32" },
+		{ "input A: u8[2]\noutput Q[i: 2] = A[i] / 2\n",
+		  "'/' needs floating-point operands, got u8" },
+		{ "input A: f8[2]\n", "(one of bool i8 u8 i16 u16 i32 u32 i64 "
+		  "u64 f16 bf16 f32 f64)" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		ts_ctx *ctx = ts_ctx_alloc();
+		ts_dag *dag = ts_parse_string(ctx, "c.tsl", cases[i].src);
+
+		if (dag) {
+			assert_string_equal(ts_dag_canonical_string(dag),
+				cases[i].want);
+			assert_round_trip(dag);
+		} else if (!strstr(ts_ctx_error(ctx), cases[i].want)) {
+			fail_msg("%s: %s", cases[i].src, ts_ctx_error(ctx));
+		}
+		ts_ctx_free(ctx);
+	}
+}
 
 static void test_parse_typed_constants__fold_in_their_dtype(void **state)
 {
@@ -769,6 +825,7 @@ int main(void)
 		TS_TEST(test_parse_lets__constant_arithmetic),
 		TS_TEST(test_parse_inputs__all_declared_in_order),
 		TS_TEST(test_parse_typed_constants__fold_in_their_dtype),
+		TS_TEST(test_parse_new_dtypes__literals_take_operand_dtype),
 		TS_TEST(test_parse_int_literals__fold_exactly),
 		TS_TEST(test_parse_weights__flagged_printed_and_round_trip),
 		TS_TEST(test_parse_keywords__name_a_stage_before_bracket),
