@@ -243,7 +243,53 @@ static ts_status lower_sce_loss(struct ox_importer *im, struct ox_node *n)
 	return loss_write(im, n, &l);
 }
 
+/* Dropout in inference: the output is the input, the mask all true (of
+ * the input's type before opset 10).  Training draws a random mask, which
+ * is refused unless its ratio is 0: training is is_test = 0 in opset 6,
+ * never in opsets 7 to 11 (the runtime decides, and this one infers), and
+ * the training_mode input from opset 12, which must then be known at
+ * import, as must the ratio input when it trains.  The seed is
+ * irrelevant without randomness. */
+static ts_status lower_dropout(struct ox_importer *im, struct ox_node *n)
+{
+	struct ox_value *x;
+	double ratio = 0.5, train = 0;
+	int64_t is_test = 0;
+	const char *name;
+	ts_dtype mt;
+
+	if (ox_need(im, n, 0, 1) < 0)
+		return TS_ERROR;
+	x = n->in[0];
+	if (ox_opset(im) < 12) {
+		if (n->nin > 1)
+			return ox_fail(im, n, "%d inputs: before opset 12 the "
+				"ratio is an attribute", n->nin);
+		if (ox_attr_float(im, n, "ratio", 0.5, &ratio) < 0)
+			return TS_ERROR;
+		if (ox_opset(im) < 7) {
+			if (ox_attr_int(im, n, "is_test", 0, &is_test) < 0)
+				return TS_ERROR;
+			train = is_test == 0;
+		}
+	} else if (ox_const_float(im, n, 2, "training_mode", 0, &train) < 0 ||
+	    (train != 0 && ox_const_float(im, n, 1, "ratio", 0.5,
+	    &ratio) < 0)) {
+		return TS_ERROR;
+	}
+	if (train != 0 && ratio != 0)
+		return ox_fail(im, n, "training mode with ratio %g draws a "
+			"random mask: not supported (only inference is)", ratio);
+	name = ox_output(im, n, 0, x->dtype, x->ndim, x->shape);
+	ox_stage(im, n, name, x->ndim, x->shape, NULL, ox_load_same(im, n, x));
+	mt = ox_opset(im) < 10 ? x->dtype : TS_BOOL;
+	name = ox_output(im, n, 1, mt, x->ndim, x->shape);
+	ox_stage(im, n, name, x->ndim, x->shape, NULL, ox_tlit(mt, 1));
+	return TS_OK;
+}
+
 const struct ox_op ox_ops_misc[] = {
+	{ "Dropout", lower_dropout },
 	{ "NegativeLogLikelihoodLoss", lower_nll_loss },
 	{ "SoftmaxCrossEntropyLoss", lower_sce_loss },
 	{ NULL, NULL },
