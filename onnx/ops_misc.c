@@ -288,7 +288,242 @@ static ts_status lower_dropout(struct ox_importer *im, struct ox_node *n)
 	return TS_OK;
 }
 
+/* Scatters.  Each output element is the data's, or what the updates that
+ * land on it make of it: the last of them (the greatest update position
+ * whose index matches), or the data combined with all of them (add: a sum
+ * of the matching updates, mul: a product).  Quadratic, but every
+ * element is one stage's expression. */
+
+/* An index read as i64, a negative one counted from the end "d". */
+static char *wrap_index(const char *ld, ts_dtype t, int64_t d)
+{
+	const char *e = t == TS_I64 ? ld : ts_asprintf("i64(%s)", ld);
+
+	return ts_asprintf("select(%s < 0, %s + %lld, %s)", e, e,
+		(long long)d, e);
+}
+
+/* "clamp(e, 0, d - 1)", so that a read is in bounds whatever "e". */
+static char *clamped(const char *e, int64_t d)
+{
+	return ts_asprintf("clamp(%s, 0, %lld)", e, (long long)TS_MAX(d - 1, 0));
+}
+
+/* The reduction attribute of ScatterElements and ScatterND (from opset
+ * 16; none before): 0 none, 1 add, 2 mul. */
+static ts_status scatter_reduction(struct ox_importer *im,
+	const struct ox_node *n, const struct ox_value *x, int *red)
+{
+	const char *s;
+
+	if (ox_attr_string(im, n, "reduction", "none", &s) < 0)
+		return TS_ERROR;
+	*red = !strcmp(s, "none") ? 0 : !strcmp(s, "add") ? 1 :
+		!strcmp(s, "mul") ? 2 : -1;
+	if (*red < 0)
+		return ox_fail(im, n, "reduction '%s' is not supported (none, "
+			"add and mul are)", s);
+	if (*red && x->dtype == TS_BOOL)
+		return ox_fail(im, n, "reduction '%s' of bool data", s);
+	return TS_OK;
+}
+
+/* Output 0 of a scatter of input 0 with a reduction: the data combined
+ * with the sum (add) or product (mul) over the update positions "bind"
+ * of the update "upd" (read at them) where "match" says it lands on the
+ * element. */
+static void scatter_combine(struct ox_importer *im, struct ox_node *n,
+	int red, const char *bind, const char *match, const char *upd)
+{
+	struct ox_value *x = n->in[0];
+	const char *name = ox_output(im, n, 0, x->dtype, x->ndim, x->shape);
+
+	ox_stage(im, n, name, x->ndim, x->shape, NULL, ts_asprintf(
+		"%s %s (%s(%s) select(%s, %s, %s))", ox_load_same(im, n, x),
+		red == 1 ? "+" : "*", red == 1 ? "sum" : "prod", bind, match,
+		upd, ox_lit(x->dtype, red == 1 ? 0 : 1)));
+}
+
+/* A stage of the data's first "ndim" axes (those "match" reads): the
+ * greatest update position "pos" over "bind" that lands on the element
+ * ("match"), or -1; its load. */
+static char *scatter_last(struct ox_importer *im, struct ox_node *n,
+	int ndim, const char *bind, const char *match, const char *pos)
+{
+	struct ox_value *x = n->in[0];
+	const char *last = ox_temp(im, n, "last");
+
+	ox_stage(im, n, last, ndim, x->shape, NULL, ts_asprintf(
+		"max(%s) select(%s, %s, i64(-1))", bind, match, pos));
+	return load_all(last, ndim);
+}
+
+/* Output 0 of a scatter without reduction: the update "upd" (read at
+ * the position "last" loads) where one lands, else the data. */
+static void scatter_replace(struct ox_importer *im, struct ox_node *n,
+	const char *last, const char *upd)
+{
+	struct ox_value *x = n->in[0];
+	const char *name = ox_output(im, n, 0, x->dtype, x->ndim, x->shape);
+
+	ox_stage(im, n, name, x->ndim, x->shape, NULL, ts_asprintf(
+		"select(%s >= 0, %s, %s)", last, upd, ox_load_same(im, n, x)));
+}
+
+/* "a && b", or "b" when "a" is NULL. */
+static char *both(char *a, const char *b)
+{
+	return a ? ts_asprintf("%s && %s", a, b) : ts_strdup(b);
+}
+
+/* ScatterElements (opsets 11 to 17; reduction from 16) and Scatter
+ * (opsets 9, 10): updates[j] goes to the data's position j with the
+ * coordinate on "axis" replaced by indices[j] (negative ones from the
+ * end); indices and updates have one shape, the data's rank.  With
+ * repeated indices and no reduction, the last update wins. */
+static ts_status lower_scatter_elements(struct ox_importer *im,
+	struct ox_node *n)
+{
+	struct ox_value *x, *ind, *upd;
+	int64_t axis;
+	int ax, red = 0;
+	const char *r, *ii[TS_MAX_DIMS], *ui[TS_MAX_DIMS];
+	char *match = NULL, *bind, *last;
+
+	if (ox_need(im, n, 0, 3) < 0 || ox_need(im, n, 1, 3) < 0 ||
+	    ox_need(im, n, 2, 3) < 0 ||
+	    ox_attr_int(im, n, "axis", 0, &axis) < 0)
+		return TS_ERROR;
+	x = n->in[0];
+	ind = n->in[1];
+	upd = n->in[2];
+	if (need_int(im, n, ind, "indices") < 0 ||
+	    ox_axis_norm(im, n, axis, x->ndim, &ax) < 0 ||
+	    (!strcmp(n->op, "ScatterElements") &&
+	    scatter_reduction(im, n, x, &red) < 0))
+		return TS_ERROR;
+	if (ind->ndim != x->ndim || upd->ndim != x->ndim)
+		return ox_fail(im, n, "indices and updates must have the "
+			"data's rank %d", x->ndim);
+	for (int d = 0; d < x->ndim; d++)
+		if (ind->shape[d] != upd->shape[d] ||
+		    (d != ax && ind->shape[d] > x->shape[d]))
+			return ox_fail(im, n, "indices and updates do not fit "
+				"the data in dimension %d", d);
+	if (upd->dtype != x->dtype)
+		return ox_fail(im, n, "updates of type %s for data of type %s",
+			ts_dtype_name(upd->dtype), ts_dtype_name(x->dtype));
+	r = ox_raxis(n);
+	bind = ts_asprintf("%s: %lld", r, (long long)ind->shape[ax]);
+	/* Along the other axes an update lands at its own position: the
+	 * element must be within the indices' extent. */
+	for (int d = 0; d < x->ndim; d++) {
+		ii[d] = d == ax ? r : ox_axis(d);
+		if (d != ax && ind->shape[d] < x->shape[d])
+			match = both(match, ts_asprintf("%s < %lld", ox_axis(d),
+				(long long)ind->shape[d]));
+	}
+	match = both(match, ts_asprintf("%s == %s", wrap_index(ox_load(im, n,
+		ind, ii), ind->dtype, x->shape[ax]), ox_axis(ax)));
+	/* The updates are read under a condition the bounds check cannot
+	 * follow (it reads the indices): clamped. */
+	for (int d = 0; d < x->ndim; d++)
+		ui[d] = d == ax ? r : ind->shape[d] < x->shape[d] ?
+			clamped(ox_axis(d), ind->shape[d]) : ox_axis(d);
+	if (red) {
+		scatter_combine(im, n, red, bind, match,
+			ox_load(im, n, upd, ui));
+		return TS_OK;
+	}
+	last = scatter_last(im, n, x->ndim, bind, match, r);
+	ui[ax] = clamped(last, ind->shape[ax]);
+	scatter_replace(im, n, last, ox_load(im, n, upd, ui));
+	return TS_OK;
+}
+
+/* ScatterND (opsets 11 to 17; reduction from 16): indices (m..., k) name
+ * for each update position j the first k coordinates of a slice of the
+ * data (negative ones from the end), which updates[j, ...] replaces (or
+ * is added to, multiplied by).  With repeated indices and no reduction,
+ * the last update wins. */
+static ts_status lower_scatter_nd(struct ox_importer *im, struct ox_node *n)
+{
+	struct ox_value *x, *ind, *upd;
+	int q, k, red;
+	const char *ra[TS_MAX_DIMS], *ii[TS_MAX_DIMS], *ui[TS_MAX_DIMS];
+	int64_t m[TS_MAX_DIMS], one = 1, count;
+	char *match = NULL, *bind, *pos = NULL, *last, *at;
+
+	if (ox_need(im, n, 0, 3) < 0 || ox_need(im, n, 1, 3) < 0 ||
+	    ox_need(im, n, 2, 3) < 0)
+		return TS_ERROR;
+	x = n->in[0];
+	ind = n->in[1];
+	upd = n->in[2];
+	if (need_int(im, n, ind, "indices") < 0 ||
+	    scatter_reduction(im, n, x, &red) < 0)
+		return TS_ERROR;
+	q = ind->ndim;
+	k = q ? (int)ind->shape[q - 1] : -1;
+	if (q < 1 || k < 1 || k > x->ndim)
+		return ox_fail(im, n, "indices of shape (..., k) with 1 <= k <= "
+			"%d are needed", x->ndim);
+	if (upd->ndim != q - 1 + x->ndim - k)
+		return ox_fail(im, n, "updates of rank %d, expected %d",
+			upd->ndim, q - 1 + x->ndim - k);
+	for (int d = 0; d < upd->ndim; d++)
+		if (upd->shape[d] != (d < q - 1 ? ind->shape[d] :
+		    x->shape[d - (q - 1) + k]))
+			return ox_fail(im, n, "updates' dimension %d does not "
+				"fit the indices and the data", d);
+	if (upd->dtype != x->dtype)
+		return ox_fail(im, n, "updates of type %s for data of type %s",
+			ts_dtype_name(upd->dtype), ts_dtype_name(x->dtype));
+	/* The update positions: the indices' leading axes, or one. */
+	count = ox_numel(q - 1, ind->shape);
+	for (int j = 0; j < q - 1; j++) {
+		ra[j] = ox_raxis(n);
+		m[j] = ind->shape[j];
+	}
+	if (q == 1)
+		ra[0] = ox_raxis(n);
+	bind = binders(q == 1 ? 1 : q - 1, ra, q == 1 ? &one : m);
+	for (int j = 0; j < q - 1; j++)
+		pos = pos ? ts_asprintf("(%s) * %lld + %s", pos,
+			(long long)m[j], ra[j]) : ts_strdup(ra[j]);
+	if (!pos)
+		pos = ts_strdup(ra[0]);
+	for (int j = 0; j < q - 1; j++)
+		ii[j] = ra[j];
+	for (int t = 0; t < k; t++) {
+		ii[q - 1] = ts_asprintf("%d", t);
+		match = both(match, ts_asprintf("%s == %s", wrap_index(ox_load(
+			im, n, ind, ii), ind->dtype, x->shape[t]),
+			ox_axis(t)));
+	}
+	for (int d = k; d < x->ndim; d++)
+		ui[q - 1 + d - k] = ox_axis(d);
+	if (red) {
+		for (int j = 0; j < q - 1; j++)
+			ui[j] = ra[j];
+		scatter_combine(im, n, red, bind, match,
+			ox_load(im, n, upd, ui));
+		return TS_OK;
+	}
+	last = scatter_last(im, n, k, bind, match, pos);
+	at = clamped(last, count);
+	for (int64_t j = q - 2, s = 1; j >= 0; s *= m[j--])
+		ui[j] = q == 2 ? at : s == 1 ? ts_asprintf("%s %% %lld", at,
+			(long long)m[j]) : ts_asprintf("%s // %lld %% %lld", at,
+			(long long)s, (long long)m[j]);
+	scatter_replace(im, n, last, ox_load(im, n, upd, ui));
+	return TS_OK;
+}
+
 const struct ox_op ox_ops_misc[] = {
+	{ "ScatterND", lower_scatter_nd },
+	{ "ScatterElements", lower_scatter_elements },
+	{ "Scatter", lower_scatter_elements },
 	{ "Dropout", lower_dropout },
 	{ "NegativeLogLikelihoodLoss", lower_nll_loss },
 	{ "SoftmaxCrossEntropyLoss", lower_sce_loss },

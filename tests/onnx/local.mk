@@ -33,3 +33,7 @@ tests_onnx_test_import_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_onnx_test_import_LDADD = $(TEST_LIBS) onnx/libonnxpb.la \
 	$(PROTOBUF_C_LIBS)
 endif
+# Losses, scatters, sorting, windows and recurrent layers in the cases
+# that ONNX's node tests miss.
+TESTS += tests/onnx/misc_cases.sh
+EXTRA_DIST += tests/onnx/misc_cases.sh tests/onnx/misc_cases.py

@@ -1,0 +1,174 @@
+#!/usr/bin/python3
+"""Cases of the losses, scatters, sorting, windows and recurrent layers
+that ONNX's node tests miss.
+
+Writes, under the folder given, one ONNX-style test folder per case
+(model.onnx, test_data_set_0/input_K.pb and output_K.pb), the outputs
+computed here by plain loops over NumPy arrays, so that
+tests/onnx/conformance runs them like ONNX's own:
+
+    python3 tests/onnx/misc_cases.py DIR && tests/onnx/conformance DIR/
+"""
+import itertools
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, TensorProto
+
+rng = np.random.default_rng(11)
+
+DTYPES = {np.float32: TensorProto.FLOAT, np.float64: TensorProto.DOUBLE,
+          np.int8: TensorProto.INT8, np.uint8: TensorProto.UINT8,
+          np.int64: TensorProto.INT64, np.int32: TensorProto.INT32,
+          np.bool_: TensorProto.BOOL}
+
+
+def write(root, name, node, inputs, outputs, opset=13, inits=None):
+    """A one-node model over "inputs" (name -> array), expecting
+    "outputs" (name -> array); "inits" are initializers."""
+    def info(k, a):
+        return helper.make_tensor_value_info(k, DTYPES[a.dtype.type],
+                                             a.shape)
+    inits = inits or {}
+    graph = helper.make_graph(
+        [node], name, [info(k, a) for k, a in inputs.items()],
+        [info(k, a) for k, a in outputs.items()],
+        [numpy_helper.from_array(a, k) for k, a in inits.items()])
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", opset)])
+    d = os.path.join(root, "test_" + name)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    onnx.save(model, os.path.join(d, "model.onnx"))
+    for kind, arrays in (("input", inputs), ("output", outputs)):
+        for i, (k, a) in enumerate(arrays.items()):
+            t = numpy_helper.from_array(a, k)
+            with open(os.path.join(d, "test_data_set_0",
+                                   "%s_%d.pb" % (kind, i)), "wb") as f:
+                f.write(t.SerializeToString())
+
+
+def f32(a):
+    return np.asarray(a, np.float32)
+
+
+def nll(logp, t, w, reduction, ii):
+    """NegativeLogLikelihoodLoss by loops, in float64."""
+    n, c = logp.shape[:2]
+    loss = np.zeros(t.shape, np.float64)
+    wsum = 0.0
+    for idx in itertools.product(*[range(e) for e in t.shape]):
+        k = int(t[idx])
+        if ii is not None and k == ii:
+            continue
+        wk = 1.0 if w is None else float(w[k])
+        loss[idx] = -float(logp[(idx[0], k) + idx[1:]]) * wk
+        wsum += wk
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return np.array(loss.sum())
+    return np.array(loss.sum() / wsum)
+
+
+def loss_cases(root):
+    # f64 scores, i32 targets, a weight, ignore_index inside the range.
+    x = rng.standard_normal([3, 4, 2])
+    t = rng.integers(0, 4, [3, 2]).astype(np.int32)
+    t[1, 1] = 2
+    w = rng.uniform(0.5, 2, [4])
+    write(root, "misc_nllloss_f64_i32_weight_ii", helper.make_node(
+        "NegativeLogLikelihoodLoss", ["x", "t", "w"], ["y"],
+        ignore_index=2), {"x": x, "t": t, "w": w},
+        {"y": nll(x, t, w, "mean", 2)})
+    # SoftmaxCrossEntropyLoss, 4-D, sum, no weight, i32 targets.
+    x = f32(rng.standard_normal([2, 3, 2, 2]))
+    t = rng.integers(0, 3, [2, 2, 2]).astype(np.int32)
+    e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+    logp = np.log(e / e.sum(1, keepdims=True))
+    write(root, "misc_sce_4d_sum_i32", helper.make_node(
+        "SoftmaxCrossEntropyLoss", ["x", "t"], ["y", "lp"],
+        reduction="sum"), {"x": x, "t": t},
+        {"y": f32(nll(logp, t, None, "sum", None)), "lp": f32(logp)})
+
+
+def scatter_nd(data, ind, upd, red):
+    out = data.copy()
+    k = ind.shape[-1]
+    for j in itertools.product(*[range(e) for e in ind.shape[:-1]]):
+        pos = tuple(int(v) for v in ind[j])
+        if red == "add":
+            out[pos] += upd[j]
+        elif red == "mul":
+            out[pos] *= upd[j]
+        else:
+            out[pos] = upd[j]
+    return out
+
+
+def scatter_elements(data, ind, upd, axis, red):
+    out = data.copy()
+    for j in itertools.product(*[range(e) for e in ind.shape]):
+        pos = list(j)
+        pos[axis] = int(ind[j])
+        pos = tuple(pos)
+        if red == "add":
+            out[pos] += upd[j]
+        elif red == "mul":
+            out[pos] *= upd[j]
+        else:
+            out[pos] = upd[j]
+    return out
+
+
+def scatter_cases(root):
+    # ScatterND with indices of rank 1: one update of a slice.
+    data = f32(rng.standard_normal([4, 3]))
+    ind = np.array([-2], np.int64)
+    upd = f32(rng.standard_normal([3]))
+    write(root, "misc_scatternd_rank1_indices", helper.make_node(
+        "ScatterND", ["d", "i", "u"], ["y"]), {"d": data, "i": ind,
+        "u": upd}, {"y": scatter_nd(data, ind, upd, None)})
+    # ScatterND, indices of rank 3 (i32, negative), k = 2, no reduction;
+    # add and mul with repeated positions.
+    data = f32(rng.standard_normal([3, 4, 2]))
+    ind = np.array([[[0, 1], [-1, 3]], [[1, -4], [2, 2]]], np.int32)
+    upd = f32(rng.standard_normal([2, 2, 2]))
+    write(root, "misc_scatternd_rank3_indices", helper.make_node(
+        "ScatterND", ["d", "i", "u"], ["y"]), {"d": data, "i": ind,
+        "u": upd}, {"y": scatter_nd(data, ind, upd, None)})
+    ind = np.array([[[0, 1], [-3, 1]], [[1, -4], [0, 1]]], np.int32)
+    for red in ("add", "mul"):
+        write(root, "misc_scatternd_repeated_" + red, helper.make_node(
+            "ScatterND", ["d", "i", "u"], ["y"], reduction=red),
+            {"d": data, "i": ind, "u": upd},
+            {"y": scatter_nd(data, ind, upd, red)}, opset=16)
+    # ScatterElements with indices smaller than the data off the axis,
+    # i32 and negative; integer data with mul.
+    data = rng.integers(-5, 5, [4, 5]).astype(np.int32)
+    ind = np.array([[1, -1, 0], [1, 2, -4]], np.int32)
+    upd = rng.integers(-3, 4, [2, 3]).astype(np.int32)
+    for red in ("none", "mul"):
+        write(root, "misc_scatter_elements_partial_" + red,
+              helper.make_node("ScatterElements", ["d", "i", "u"], ["y"],
+                               axis=0, reduction=red),
+              {"d": data, "i": ind, "u": upd},
+              {"y": scatter_elements(data, ind, upd, 0, red)}, opset=16)
+    # bool data, axis 1 (negative).
+    data = rng.integers(0, 2, [3, 4]).astype(np.bool_)
+    ind = np.array([[3], [0], [-1]], np.int64)
+    upd = np.array([[True], [False], [True]])
+    write(root, "misc_scatter_elements_bool", helper.make_node(
+        "ScatterElements", ["d", "i", "u"], ["y"], axis=-1),
+        {"d": data, "i": ind, "u": upd},
+        {"y": scatter_elements(data, ind % 4, upd, 1, None)})
+
+
+def main(root):
+    loss_cases(root)
+    scatter_cases(root)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
