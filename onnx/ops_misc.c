@@ -520,7 +520,78 @@ static ts_status lower_scatter_nd(struct ox_importer *im, struct ox_node *n)
 	return TS_OK;
 }
 
+/* TopK: the k largest (or smallest, from opset 11) elements along "axis"
+ * (default -1) and their indices (i64), in order, equal elements by
+ * their index; k is an attribute before opset 10, then an input known at
+ * import.  Unsorted output (sorted = 0) may be in any order: this one is
+ * sorted.  Each element's rank is the count of the elements ahead of it;
+ * the q-th output is the element of rank q.  Quadratic in the axis's
+ * extent. */
+static ts_status lower_topk(struct ox_importer *im, struct ox_node *n)
+{
+	struct ox_value *x;
+	int64_t axis, k, largest = 1, sorted = 1, shape[TS_MAX_DIMS], len;
+	int ax, cnt;
+	const char *rank, *idx, *name, *r, *xi[TS_MAX_DIMS], *xr[TS_MAX_DIMS];
+	const char *gt;
+	char *a, *b;
+
+	if (ox_need(im, n, 0, 1) < 0 ||
+	    ox_attr_int(im, n, "axis", -1, &axis) < 0)
+		return TS_ERROR;
+	if (ox_opset(im) >= 11 &&
+	    (ox_attr_int(im, n, "largest", 1, &largest) < 0 ||
+	    ox_attr_int(im, n, "sorted", 1, &sorted) < 0))
+		return TS_ERROR;
+	if (ox_opset(im) < 10) {
+		if (ox_attr_int(im, n, "k", -1, &k) < 0)
+			return TS_ERROR;
+	} else if (ox_const_ints(im, n, 1, "K", &k, 1, &cnt) < 0) {
+		return TS_ERROR;
+	} else if (cnt != 1) {
+		return ox_fail(im, n, "K has %d values, not 1", cnt);
+	}
+	x = n->in[0];
+	if (x->dtype == TS_BOOL)
+		return ox_fail(im, n, "input of type bool is not supported");
+	if (x->ndim < 1)
+		return ox_fail(im, n, "the input is a scalar");
+	if (ox_axis_norm(im, n, axis, x->ndim, &ax) < 0)
+		return TS_ERROR;
+	len = x->shape[ax];
+	if (k < 1 || k > len)
+		return ox_fail(im, n, "k = %lld is not within 1 .. %lld",
+			(long long)k, (long long)len);
+	memcpy(shape, x->shape, sizeof(int64_t) * (size_t)x->ndim);
+	shape[ax] = k;
+	r = ox_raxis(n);
+	for (int d = 0; d < x->ndim; d++) {
+		xi[d] = ox_axis(d);
+		xr[d] = d == ax ? r : ox_axis(d);
+	}
+	a = ox_load(im, n, x, xr);
+	b = ox_load_same(im, n, x);
+	gt = largest ? ">" : "<";
+	rank = ox_temp(im, n, "rank");
+	ox_stage(im, n, rank, x->ndim, x->shape, NULL, ts_asprintf(
+		"sum(%s: %lld) select(%s %s %s || (%s == %s && %s < %s), i64(1), "
+		"i64(0))", r, (long long)len, a, gt, b, a, b, r, ox_axis(ax)));
+	idx = ox_output(im, n, 1, TS_I64, x->ndim, shape);
+	if (!idx)
+		idx = ox_temp(im, n, "index");
+	ox_stage(im, n, idx, x->ndim, shape, NULL, ts_asprintf(
+		"min(%s: %lld) select(%s == %s, %s, i64(%lld))", r,
+		(long long)len, load_at(rank, x->ndim, xr), ox_axis(ax), r,
+		(long long)len));
+	name = ox_output(im, n, 0, x->dtype, x->ndim, shape);
+	xi[ax] = clamped(load_all(idx, x->ndim), len);
+	ox_stage(im, n, name, x->ndim, shape, NULL, ox_load(im, n, x, xi));
+	(void)sorted;	/* read for its type: sorted is one of any order */
+	return TS_OK;
+}
+
 const struct ox_op ox_ops_misc[] = {
+	{ "TopK", lower_topk },
 	{ "ScatterND", lower_scatter_nd },
 	{ "ScatterElements", lower_scatter_elements },
 	{ "Scatter", lower_scatter_elements },

@@ -165,9 +165,32 @@ def scatter_cases(root):
         {"y": scatter_elements(data, ind % 4, upd, 1, None)})
 
 
+def topk(x, k, axis, largest):
+    """Indices and values, equal elements by their index."""
+    order = np.argsort(-x if largest else x, axis=axis, kind="stable")
+    ind = np.take(order, range(k), axis=axis)
+    return np.take_along_axis(x, ind, axis=axis), ind.astype(np.int64)
+
+
+def topk_cases(root):
+    # Opset 9 (k an attribute), i32 with ties, axis 0 of a 3-D input.
+    x = rng.integers(-3, 3, [5, 2, 3]).astype(np.int32)
+    v, i = topk(x, 3, 0, True)
+    write(root, "misc_topk_opset9_ties", helper.make_node(
+        "TopK", ["x"], ["v", "i"], k=3, axis=0), {"x": x},
+        {"v": v, "i": i}, opset=9)
+    # The smallest, f64, only the indices wanted, k an initializer.
+    x = rng.integers(-4, 4, [2, 6]).astype(np.float64)
+    v, i = topk(x, 4, 1, False)
+    write(root, "misc_topk_smallest_indices_only", helper.make_node(
+        "TopK", ["x", "k"], ["", "i"], largest=0), {"x": x}, {"i": i},
+        opset=11, inits={"k": np.array([4], np.int64)})
+
+
 def main(root):
     loss_cases(root)
     scatter_cases(root)
+    topk_cases(root)
 
 
 if __name__ == "__main__":
