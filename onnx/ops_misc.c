@@ -2,8 +2,6 @@
  * windows, recurrent layers.  The table is filled as they are added. */
 #include <config.h>
 
-#include <math.h>
-
 #include "onnx/internal.h"
 
 /* "name[idx0, idx1, ...]" for a stage of the node's own writing. */
@@ -309,6 +307,20 @@ static char *clamped(const char *e, int64_t d)
 	return ts_asprintf("clamp(%s, 0, %lld)", e, (long long)TS_MAX(d - 1, 0));
 }
 
+/* The coordinate of extent "ext" and stride "st" of flat position "e". */
+static char *unflat(const char *e, int64_t st, int64_t ext, int64_t total)
+{
+	if (ext == 1)
+		return ts_strdup("0");
+	if (st == 1)
+		return st * ext == total ? ts_strdup(e) :
+			ts_asprintf("%s %% %lld", e, (long long)ext);
+	if (st * ext == total)
+		return ts_asprintf("%s // %lld", e, (long long)st);
+	return ts_asprintf("%s // %lld %% %lld", e, (long long)st,
+		(long long)ext);
+}
+
 /* The reduction attribute of ScatterElements and ScatterND (from opset
  * 16; none before): 0 none, 1 add, 2 mul. */
 static ts_status scatter_reduction(struct ox_importer *im,
@@ -513,9 +525,7 @@ static ts_status lower_scatter_nd(struct ox_importer *im, struct ox_node *n)
 	last = scatter_last(im, n, k, bind, match, pos);
 	at = clamped(last, count);
 	for (int64_t j = q - 2, s = 1; j >= 0; s *= m[j--])
-		ui[j] = q == 2 ? at : s == 1 ? ts_asprintf("%s %% %lld", at,
-			(long long)m[j]) : ts_asprintf("%s // %lld %% %lld", at,
-			(long long)s, (long long)m[j]);
+		ui[j] = unflat(at, s, m[j], count);
 	scatter_replace(im, n, last, ox_load(im, n, upd, ui));
 	return TS_OK;
 }
@@ -590,7 +600,300 @@ static ts_status lower_topk(struct ox_importer *im, struct ox_node *n)
 	return TS_OK;
 }
 
+/* BitShift (opset 11): x shifted left or right ("direction") by y bits,
+ * element by element with broadcasting, of unsigned integers; of those
+ * the language has u8 only.  A shift by the width or more gives 0 (as
+ * NumPy's does for these sizes).  The power of two is chosen by a select
+ * chain, and the shift is a product or floor division by it. */
+static ts_status lower_bitshift(struct ox_importer *im, struct ox_node *n)
+{
+	struct ox_value *x, *y;
+	const char *dir, *name, *xl, *yl;
+	int64_t shape[TS_MAX_DIMS];
+	int nd, bits = 8;
+	char *pow2;
+	bool left;
+
+	if (ox_need(im, n, 0, 2) < 0 || ox_need(im, n, 1, 2) < 0 ||
+	    ox_attr_string(im, n, "direction", "", &dir) < 0)
+		return TS_ERROR;
+	if (strcmp(dir, "LEFT") && strcmp(dir, "RIGHT"))
+		return ox_fail(im, n, "direction '%s' is neither LEFT nor RIGHT",
+			dir);
+	left = !strcmp(dir, "LEFT");
+	x = n->in[0];
+	y = n->in[1];
+	if (x->dtype != TS_U8 || y->dtype != TS_U8)
+		return ox_fail(im, n, "inputs of type %s and %s: only u8 is "
+			"supported", ts_dtype_name(x->dtype),
+			ts_dtype_name(y->dtype));
+	if (ox_broadcast(im, n, x->ndim, x->shape, y->ndim, y->shape, &nd,
+	    shape) < 0)
+		return TS_ERROR;
+	name = ox_output(im, n, 0, x->dtype, nd, shape);
+	xl = ox_load_bcast(im, n, x, nd, shape);
+	yl = ox_load_bcast(im, n, y, nd, shape);
+	pow2 = ts_asprintf("%d", 1 << (bits - 1));
+	for (int b = bits - 2; b >= 0; b--)
+		pow2 = ts_asprintf("select(%s == %d, %s(%d), %s)", yl, b,
+			ts_dtype_name(x->dtype), 1 << b, pow2);
+	ox_stage(im, n, name, nd, shape, NULL, ts_asprintf(
+		"select(%s >= %d, %s, %s %s %s)", yl, bits,
+		ox_tlit(x->dtype, 0), xl, left ? "*" : "//", pow2));
+	return TS_OK;
+}
+
+/* ReverseSequence (opset 10): along time_axis (default 0), the first
+ * sequence_lens[b] elements of each batch b (batch_axis, default 1) in
+ * reverse order, the rest as they are. */
+static ts_status lower_reverse_sequence(struct ox_importer *im,
+	struct ox_node *n)
+{
+	struct ox_value *x, *len;
+	int64_t ta, ba;
+	const char *idx[TS_MAX_DIMS], *bi[1], *name, *l, *t;
+
+	if (ox_need(im, n, 0, 2) < 0 || ox_need(im, n, 1, 2) < 0 ||
+	    ox_attr_int(im, n, "time_axis", 0, &ta) < 0 ||
+	    ox_attr_int(im, n, "batch_axis", 1, &ba) < 0)
+		return TS_ERROR;
+	x = n->in[0];
+	len = n->in[1];
+	if (need_int(im, n, len, "sequence_lens") < 0)
+		return TS_ERROR;
+	if (x->ndim < 2 || (ta != 0 && ta != 1) || (ba != 0 && ba != 1) ||
+	    ta == ba)
+		return ox_fail(im, n, "time_axis %lld and batch_axis %lld must "
+			"be 0 and 1 of an input of rank 2 or more",
+			(long long)ta, (long long)ba);
+	if (len->ndim != 1 || len->shape[0] != x->shape[ba])
+		return ox_fail(im, n, "sequence_lens must have shape (%lld)",
+			(long long)x->shape[ba]);
+	bi[0] = ox_axis((int)ba);
+	l = ox_load(im, n, len, bi);
+	if (len->dtype != TS_I64)
+		l = ts_asprintf("i64(%s)", l);
+	t = ox_axis((int)ta);
+	for (int d = 0; d < x->ndim; d++)
+		idx[d] = d == ta ? clamped(ts_asprintf("%s - 1 - %s", l, t),
+			x->shape[ta]) : ox_axis(d);
+	name = ox_output(im, n, 0, x->dtype, x->ndim, x->shape);
+	ox_stage(im, n, name, x->ndim, x->shape, NULL, ts_asprintf(
+		"select(%s < %s, %s, %s)", t, l, ox_load(im, n, x, idx),
+		ox_load_same(im, n, x)));
+	return TS_OK;
+}
+
+/* The position of element "idx" of a tensor of shape "shape" in C
+ * order. */
+static char *flat_of(int ndim, const int64_t *shape, const char *const *idx)
+{
+	char *e = NULL;
+
+	for (int d = 0; d < ndim; d++)
+		e = !e ? ts_strdup(idx[d]) : shape[d] == 1 ? e :
+			ts_asprintf("(%s) * %lld + %s", e, (long long)shape[d],
+			idx[d]);
+	return e ? e : ts_strdup("0");
+}
+
+/* MaxUnpool (opsets 9, 11): X's elements written into zeros at the
+ * positions "I" gives, flat indices into the whole output, whose shape is
+ * (in - 1) * stride - pads + kernel per spatial axis.  An output_shape
+ * input other than that one is refused: where the unpooled tensor goes
+ * in a larger one is not settled (ONNX's own test pads at the end,
+ * runtimes index the larger tensor).  Any index may point anywhere, so
+ * each output element looks at all of X (the last writer wins). */
+static ts_status lower_max_unpool(struct ox_importer *im, struct ox_node *n)
+{
+	struct ox_value *x, *ind;
+	int64_t k[TS_MAX_DIMS], s[TS_MAX_DIMS], p[2 * TS_MAX_DIMS];
+	int64_t shape[TS_MAX_DIMS], os[TS_MAX_DIMS];
+	const char *ra[TS_MAX_DIMS], *xi[TS_MAX_DIMS], *oi[TS_MAX_DIMS];
+	const char *name, *last;
+	int nk, ns, np, sp, cnt;
+	char *pos;
+
+	if (ox_need(im, n, 0, 2) < 0 || ox_need(im, n, 1, 2) < 0 ||
+	    ox_attr_ints(im, n, "kernel_shape", k, TS_MAX_DIMS, &nk) < 0 ||
+	    ox_attr_ints(im, n, "strides", s, TS_MAX_DIMS, &ns) < 0 ||
+	    ox_attr_ints(im, n, "pads", p, 2 * TS_MAX_DIMS, &np) < 0)
+		return TS_ERROR;
+	x = n->in[0];
+	ind = n->in[1];
+	sp = x->ndim - 2;
+	if (need_int(im, n, ind, "indices") < 0)
+		return TS_ERROR;
+	if (sp < 1 || nk != sp || (ns >= 0 && ns != sp) ||
+	    (np >= 0 && np != 2 * sp))
+		return ox_fail(im, n, "kernel_shape, strides and pads must "
+			"have one (pads two) entries per spatial axis of the "
+			"input of rank %d", x->ndim);
+	if (ind->ndim != x->ndim ||
+	    memcmp(ind->shape, x->shape, sizeof(int64_t) * (size_t)x->ndim))
+		return ox_fail(im, n, "the indices must have the input's shape");
+	shape[0] = x->shape[0];
+	shape[1] = x->shape[1];
+	for (int d = 0; d < sp; d++)
+		shape[d + 2] = (x->shape[d + 2] - 1) * (ns < 0 ? 1 : s[d]) -
+			(np < 0 ? 0 : p[d] + p[d + sp]) + k[d];
+	if (ox_has(n, 2)) {
+		if (ox_const_ints(im, n, 2, "output_shape", os, TS_MAX_DIMS,
+		    &cnt) < 0)
+			return TS_ERROR;
+		if (cnt != x->ndim || memcmp(os, shape,
+		    sizeof(int64_t) * (size_t)cnt))
+			return ox_fail(im, n, "an output_shape other than the "
+				"unpooled shape is not supported (where the "
+				"result lies in it is not settled)");
+	}
+	for (int d = 0; d < x->ndim; d++) {
+		ra[d] = ox_raxis(n);
+		oi[d] = ox_axis(d);
+		if (shape[d] < 1)
+			return ox_fail(im, n, "the output's dimension %d is %lld",
+				d, (long long)shape[d]);
+	}
+	name = ox_output(im, n, 0, x->dtype, x->ndim, shape);
+	last = ox_temp(im, n, "last");
+	pos = flat_of(x->ndim, x->shape, ra);
+	ox_stage(im, n, last, x->ndim, shape, NULL, ts_asprintf(
+		"max(%s) select(%s == %s, %s, i64(-1))", binders(x->ndim, ra,
+		x->shape), ind->dtype == TS_I64 ? ox_load(im, n, ind, ra) :
+		ts_asprintf("i64(%s)", ox_load(im, n, ind, ra)),
+		flat_of(x->ndim, shape, oi), pos));
+	last = load_all(last, x->ndim);
+	for (int64_t d = x->ndim - 1, st = 1; d >= 0; st *= x->shape[d--])
+		xi[d] = unflat(clamped(last, ox_numel(x->ndim, x->shape)), st,
+			x->shape[d], ox_numel(x->ndim, x->shape));
+	ox_stage(im, n, name, x->ndim, shape, NULL, ts_asprintf(
+		"select(%s >= 0, %s, %s)", last, ox_load(im, n, x, xi),
+		ox_tlit(x->dtype, 0)));
+	return TS_OK;
+}
+
+/* A value known at import made here, read by stages as a weight. */
+static struct ox_value *table(struct ox_importer *im, struct ox_node *n,
+	const char *what, ts_dtype t, int ndim, const int64_t *shape)
+{
+	struct ox_value *v = ts_new(struct ox_value);
+
+	v->onnx = ts_asprintf("%s_%s", n->p->output[0], what);
+	v->dtype = t;
+	v->ndim = ndim;
+	memcpy(v->shape, shape, sizeof(int64_t) * (size_t)ndim);
+	v->konst = ts_array_alloc(ox_ctx(im), t, ndim, shape);
+	return v;
+}
+
+/* Input "k", which must be known at import. */
+static ts_status need_known(struct ox_importer *im, const struct ox_node *n,
+	int k, const char *what)
+{
+	if (ox_need(im, n, k, k + 1) < 0)
+		return TS_ERROR;
+	if (n->in[k]->konst)
+		return TS_OK;
+	return ox_fail(im, n, "%s (input %d, '%s') must be known at import, "
+		"not computed at run time", what, k, n->in[k]->onnx);
+}
+
+/* Compress (opsets 9, 11): the slices along "axis" (of the flattened
+ * input without one) whose condition is true; the condition, which may
+ * be shorter than the axis, must be known at import. */
+static ts_status lower_compress(struct ox_importer *im, struct ox_node *n)
+{
+	struct ox_value *x, *c, *tab;
+	int64_t axis, shape[TS_MAX_DIMS], len, cnt = 0;
+	const char *idx[TS_MAX_DIMS], *name, *one[1];
+	int ax = -1;
+
+	if (ox_need(im, n, 0, 2) < 0 || need_known(im, n, 1, "condition") < 0)
+		return TS_ERROR;
+	x = n->in[0];
+	c = n->in[1];
+	if (c->ndim != 1)
+		return ox_fail(im, n, "the condition must be 1-D");
+	if (ox_attr(n, "axis")) {
+		if (ox_attr_int(im, n, "axis", 0, &axis) < 0 ||
+		    ox_axis_norm(im, n, axis, x->ndim, &ax) < 0)
+			return TS_ERROR;
+	}
+	len = ax < 0 ? ox_numel(x->ndim, x->shape) : x->shape[ax];
+	if (c->shape[0] > len)
+		return ox_fail(im, n, "the condition has %lld entries for %lld "
+			"slices", (long long)c->shape[0], (long long)len);
+	for (int64_t i = 0; i < c->shape[0]; i++)
+		cnt += ts_array_get(c->konst, i) != 0;
+	if (!cnt)
+		return ox_fail(im, n, "the condition selects nothing: an empty "
+			"output is not supported");
+	tab = table(im, n, "selected", TS_I64, 1, &cnt);
+	for (int64_t i = 0, j = 0; i < c->shape[0]; i++)
+		if (ts_array_get(c->konst, i) != 0)
+			((int64_t *)tab->konst->data)[j++] = i;
+	one[0] = ox_axis(ax < 0 ? 0 : ax);
+	if (ax < 0) {
+		/* The flattened input: each selected element's position
+		 * spelled out along x's axes. */
+		name = ox_output(im, n, 0, x->dtype, 1, &cnt);
+		for (int64_t d = x->ndim - 1, st = 1; d >= 0;
+		    st *= x->shape[d--])
+			idx[d] = unflat(ox_load(im, n, tab, one), st,
+				x->shape[d], len);
+		ox_stage(im, n, name, 1, &cnt, NULL, ox_load(im, n, x, idx));
+		return TS_OK;
+	}
+	memcpy(shape, x->shape, sizeof(int64_t) * (size_t)x->ndim);
+	shape[ax] = cnt;
+	for (int d = 0; d < x->ndim; d++)
+		idx[d] = d == ax ? ox_load(im, n, tab, one) : ox_axis(d);
+	name = ox_output(im, n, 0, x->dtype, x->ndim, shape);
+	ox_stage(im, n, name, x->ndim, shape, NULL, ox_load(im, n, x, idx));
+	return TS_OK;
+}
+
+/* NonZero (opsets 9, 13): the indices (i64, one row per axis) of the
+ * nonzero elements in C order.  Its output's shape depends on the
+ * values, so the input must be known at import; the result is too. */
+static ts_status lower_nonzero(struct ox_importer *im, struct ox_node *n)
+{
+	struct ox_value *x;
+	int64_t cnt = 0, shape[2], size;
+	ts_array *a;
+
+	if (need_known(im, n, 0, "the input") < 0)
+		return TS_ERROR;
+	x = n->in[0];
+	size = ox_numel(x->ndim, x->shape);
+	for (int64_t i = 0; i < size; i++)
+		cnt += ts_array_get(x->konst, i) != 0;
+	shape[0] = x->ndim;
+	shape[1] = cnt;
+	if (!(a = ts_array_alloc(ox_ctx(im), TS_I64, 2, shape)))
+		return TS_ERROR;
+	for (int64_t i = 0, j = 0; i < size; i++) {
+		int64_t rest = i;
+
+		if (ts_array_get(x->konst, i) == 0)
+			continue;
+		for (int d = x->ndim - 1; d >= 0; d--) {
+			((int64_t *)a->data)[d * cnt + j] = rest % x->shape[d];
+			rest /= x->shape[d];
+		}
+		j++;
+	}
+	if (ox_output(im, n, 0, TS_I64, 2, shape))
+		n->out[0]->konst = a;
+	return TS_OK;
+}
+
 const struct ox_op ox_ops_misc[] = {
+	{ "BitShift", lower_bitshift },
+	{ "ReverseSequence", lower_reverse_sequence },
+	{ "MaxUnpool", lower_max_unpool },
+	{ "Compress", lower_compress },
+	{ "NonZero", lower_nonzero },
 	{ "TopK", lower_topk },
 	{ "ScatterND", lower_scatter_nd },
 	{ "ScatterElements", lower_scatter_elements },

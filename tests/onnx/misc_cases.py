@@ -187,10 +187,72 @@ def topk_cases(root):
         opset=11, inits={"k": np.array([4], np.int64)})
 
 
+def small_cases(root):
+    # BitShift of u8, broadcast, shifts of the width and beyond.
+    x = rng.integers(0, 256, [2, 5]).astype(np.uint8)
+    y = np.array([0, 3, 7, 8, 9], np.uint8)
+    for d in ("LEFT", "RIGHT"):
+        z = [[(int(a) << int(b) if d == "LEFT" else int(a) >> int(b)) & 255
+              for a, b in zip(row, y)] for row in x]
+        write(root, "misc_bitshift_broadcast_" + d.lower(),
+              helper.make_node("BitShift", ["x", "y"], ["z"], direction=d),
+              {"x": x, "y": y}, {"z": np.array(z, np.uint8)}, opset=11)
+    # ReverseSequence, 3-D, i32 lengths, the defaults (time 0, batch 1).
+    x = f32(rng.standard_normal([4, 3, 2]))
+    lens = np.array([4, 1, 3], np.int32)
+    y = x.copy()
+    for b, n in enumerate(lens):
+        y[:n, b] = x[:n, b][::-1]
+    write(root, "misc_reversesequence_3d", helper.make_node(
+        "ReverseSequence", ["x", "l"], ["y"]), {"x": x, "l": lens},
+        {"y": y}, opset=10)
+    # MaxUnpool, 1-D with pads and stride 3, indices anywhere in the
+    # output (another channel's too).
+    x = f32(rng.standard_normal([1, 2, 3]))
+    ind = np.array([[[0, 4, 8], [9, 3, 15]]], np.int64)
+    out = np.zeros([1, 2, 8], np.float32)
+    out.reshape(-1)[ind.reshape(-1)] = x.reshape(-1)
+    write(root, "misc_maxunpool_1d_pads", helper.make_node(
+        "MaxUnpool", ["x", "i"], ["y"], kernel_shape=[3], strides=[3],
+        pads=[1, 0]), {"x": x, "i": ind}, {"y": out}, opset=11)
+    # Compress along axis 1 with a shorter condition; flattened 3-D.
+    x = f32(rng.standard_normal([2, 4, 3]))
+    c = np.array([1, 0, 1], np.bool_)
+    write(root, "misc_compress_short_condition", helper.make_node(
+        "Compress", ["x", "c"], ["y"], axis=1), {"x": x},
+        {"y": np.compress(c, x, axis=1)}, opset=11, inits={"c": c})
+    c = rng.integers(0, 2, [20]).astype(np.bool_)
+    write(root, "misc_compress_flat_3d", helper.make_node(
+        "Compress", ["x", "c"], ["y"]), {"x": x},
+        {"y": np.compress(c, x)}, opset=11, inits={"c": c})
+    # NonZero of a known 3-D i32, its result feeding an Add.
+    v = rng.integers(-1, 2, [2, 3, 2]).astype(np.int32)
+    nz = np.array(np.nonzero(v), np.int64)
+    one = np.ones(nz.shape, np.int64)
+    graph = helper.make_graph(
+        [helper.make_node("NonZero", ["v"], ["nz"]),
+         helper.make_node("Add", ["nz", "one"], ["y"])],
+        "misc_nonzero_known",
+        [helper.make_tensor_value_info("one", TensorProto.INT64,
+                                       one.shape)],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, nz.shape)],
+        [numpy_helper.from_array(v, "v")])
+    model = helper.make_model(graph, opset_imports=[
+        helper.make_opsetid("", 13)])
+    d = os.path.join(root, "test_misc_nonzero_known")
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    onnx.save(model, os.path.join(d, "model.onnx"))
+    for kind, a, k in (("input", one, "one"), ("output", nz + 1, "y")):
+        with open(os.path.join(d, "test_data_set_0", kind + "_0.pb"),
+                  "wb") as f:
+            f.write(numpy_helper.from_array(a, k).SerializeToString())
+
+
 def main(root):
     loss_cases(root)
     scatter_cases(root)
     topk_cases(root)
+    small_cases(root)
 
 
 if __name__ == "__main__":
