@@ -2,6 +2,9 @@
  * windows, recurrent layers.  The table is filled as they are added. */
 #include <config.h>
 
+#include <math.h>
+#include <strings.h>
+
 #include "onnx/internal.h"
 
 /* "name[idx0, idx1, ...]" for a stage of the node's own writing. */
@@ -888,7 +891,525 @@ static ts_status lower_nonzero(struct ox_importer *im, struct ox_node *n)
 	return TS_OK;
 }
 
+/* Recurrent layers: RNN, GRU and LSTM, unrolled over the time steps at
+ * import.  The input projection of every step is one stage per
+ * direction; each step then writes its gates and states as stages of
+ * shape (batch, hidden) that the next step reads. */
+
+enum { RNN, GRU, LSTM };
+
+struct rnn {
+	int kind, gates, ndir;
+	int64_t seq, batch, in, hid, lbr;
+	bool layout, has_clip;
+	double clip;
+	ts_dtype t;
+	struct ox_value *x, *w, *r, *b, *h0, *c0, *p;
+	/* Per direction, the activations (f, g, h) as templates of "{x}". */
+	const char *act[2][3];
+	const char *dir;
+	/* Whether direction d runs backwards in time. */
+	bool rev[2];
+	/* The last cell state of each direction (LSTM). */
+	const char *c_last[2];
+	/* The hidden state of each step of each direction. */
+	const char **hs[2];
+};
+
+/* Activation "name" with the next of "alpha" and "beta" where it takes
+ * them ("*ka", "*kb" count those used), as a template of {x}; NULL with
+ * an error when unknown. */
+static const char *rnn_activation(struct ox_importer *im,
+	const struct ox_node *n, const struct rnn *l, const char *name,
+	const double *alpha, int na, int *ka, const double *beta, int nb,
+	int *kb)
+{
+	static const struct {
+		const char *name;
+		const char *tpl;	/* {a} alpha, {b} beta */
+		double a, b;		/* defaults; NAN: required */
+		int takes;		/* 1 alpha, 2 alpha and beta */
+	} acts[] = {
+		{ "Relu", "max({x}, 0.0)", 0, 0, 0 },
+		{ "Tanh", "tanh({x})", 0, 0, 0 },
+		{ "Sigmoid", "sigmoid({x})", 0, 0, 0 },
+		{ "Affine", "{a} * {x} + {b}", NAN, NAN, 2 },
+		{ "LeakyRelu", "select({x} >= 0.0, {x}, {a} * {x})", 0.01, 0, 1 },
+		{ "ThresholdedRelu", "select({x} > {a}, {x}, 0.0)", 1.0, 0, 1 },
+		{ "ScaledTanh", "{a} * tanh({b} * {x})", NAN, NAN, 2 },
+		{ "HardSigmoid", "clamp({a} * {x} + {b}, 0.0, 1.0)", 0.2, 0.5,
+			2 },
+		{ "Elu", "select({x} >= 0.0, {x}, {a} * (exp({x}) - 1.0))", 1.0,
+			0, 1 },
+		{ "Softsign", "{x} / (1.0 + abs({x}))", 0, 0, 0 },
+		{ "Softplus", "log(exp({x}) + 1.0)", 0, 0, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++) {
+		double a = acts[i].a, b = acts[i].b;
+		ts_buf out;
+
+		if (strcasecmp(acts[i].name, name))
+			continue;
+		if (acts[i].takes >= 1 && *ka < na)
+			a = alpha[(*ka)++];
+		if (acts[i].takes >= 2 && *kb < nb)
+			b = beta[(*kb)++];
+		if (a != a || b != b)
+			return ox_fail(im, n, "activation %s needs "
+				"activation_alpha and activation_beta", name),
+				NULL;
+		ts_buf_init(&out);
+		for (const char *p = acts[i].tpl; *p; p++) {
+			if (p[0] == '{' && p[2] == '}' && p[1] != 'x') {
+				ts_buf_puts(&out, ox_lit(l->t, p[1] == 'a' ?
+					a : b));
+				p += 2;
+			} else {
+				ts_buf_putc(&out, *p);
+			}
+		}
+		return out.s;
+	}
+	return ox_fail(im, n, "activation '%s' is not supported", name), NULL;
+}
+
+/* "tpl" with each {x} replaced by "x". */
+static char *apply(const char *tpl, const char *x)
+{
+	ts_buf out;
+
+	ts_buf_init(&out);
+	for (const char *p = tpl; *p; p++) {
+		if (p[0] == '{' && p[1] == 'x' && p[2] == '}') {
+			ts_buf_printf(&out, "(%s)", x);
+			p += 2;
+		} else {
+			ts_buf_putc(&out, *p);
+		}
+	}
+	return out.s;
+}
+
+/* Gate pre-activation "e" clipped when clip is set, then activation k. */
+static char *gate(const struct rnn *l, int d, int k, const char *e)
+{
+	if (l->has_clip)
+		e = ts_asprintf("clamp(%s, %s, %s)", e, ox_lit(l->t, -l->clip),
+			ox_lit(l->t, l->clip));
+	return apply(l->act[d][k], e);
+}
+
+/* The attributes and inputs of a recurrent layer. */
+static ts_status rnn_read(struct ox_importer *im, struct ox_node *n,
+	struct rnn *l)
+{
+	static const int gates[] = { 1, 3, 4 }, nact[] = { 1, 2, 3 };
+	static const char *const dflt[][3] = {
+		{ "Tanh" }, { "Sigmoid", "Tanh" }, { "Sigmoid", "Tanh", "Tanh" },
+	};
+	const char *dir, *names[6];
+	double alpha[6], beta[6];
+
+	int64_t hid, layout = 0, input_forget = 0, lens[4096];
+	int na, nb, ka = 0, kb = 0, cnt;
+	const Onnx__AttributeProto *acts;
+
+	l->kind = !strcmp(n->op, "RNN") ? RNN : !strcmp(n->op, "GRU") ? GRU :
+		LSTM;
+	l->gates = gates[l->kind];
+	if (ox_need(im, n, 0, 3) < 0 || ox_need(im, n, 1, 3) < 0 ||
+	    ox_need(im, n, 2, 3) < 0 ||
+	    ox_attr_string(im, n, "direction", "forward", &dir) < 0 ||
+	    ox_attr_int(im, n, "hidden_size", -1, &hid) < 0 ||
+	    ox_attr_int(im, n, "layout", 0, &layout) < 0 ||
+	    ox_attr_int(im, n, "linear_before_reset", 0, &l->lbr) < 0 ||
+	    ox_attr_int(im, n, "input_forget", 0, &input_forget) < 0 ||
+	    ox_attr_float(im, n, "clip", 0, &l->clip) < 0 ||
+	    ox_attr_floats(im, n, "activation_alpha", alpha, 6, &na) < 0 ||
+	    ox_attr_floats(im, n, "activation_beta", beta, 6, &nb) < 0)
+		return TS_ERROR;
+	l->has_clip = ox_attr(n, "clip") != NULL;
+	if (l->has_clip && !(l->clip > 0))
+		return ox_fail(im, n, "clip %g is not positive", l->clip);
+	if (strcmp(dir, "forward") && strcmp(dir, "reverse") &&
+	    strcmp(dir, "bidirectional"))
+		return ox_fail(im, n, "direction '%s' is not forward, reverse "
+			"or bidirectional", dir);
+	l->ndir = strcmp(dir, "bidirectional") ? 1 : 2;
+	l->dir = dir;
+	if (layout != 0 && layout != 1)
+		return ox_fail(im, n, "layout %lld is not 0 or 1",
+			(long long)layout);
+	l->layout = layout;
+	if (input_forget)
+		return ox_fail(im, n, "input_forget is not supported");
+	l->x = n->in[0];
+	l->w = n->in[1];
+	l->r = n->in[2];
+	l->b = ox_has(n, 3) ? n->in[3] : NULL;
+	l->h0 = ox_has(n, 5) ? n->in[5] : NULL;
+	l->c0 = l->kind == LSTM && ox_has(n, 6) ? n->in[6] : NULL;
+	l->p = l->kind == LSTM && ox_has(n, 7) ? n->in[7] : NULL;
+	l->t = l->x->dtype;
+	if (need_float(im, n, l->x, "input") < 0)
+		return TS_ERROR;
+	if (l->x->ndim != 3)
+		return ox_fail(im, n, "the input has rank %d, not 3",
+			l->x->ndim);
+	l->seq = l->x->shape[layout ? 1 : 0];
+	l->batch = l->x->shape[layout ? 0 : 1];
+	l->in = l->x->shape[2];
+	l->hid = l->r->ndim == 3 ? l->r->shape[2] : -1;
+	if (hid >= 0 && hid != l->hid)
+		return ox_fail(im, n, "hidden_size %lld, but R has %lld columns",
+			(long long)hid, (long long)l->hid);
+	if (l->hid < 1 || l->seq < 1)
+		return ox_fail(im, n, "a hidden size and a sequence length of "
+			"at least 1 are needed");
+	{
+		int64_t gh = l->gates * l->hid;
+		const struct { struct ox_value *v; int64_t a, b, c; int nd;
+			const char *what; } chk[] = {
+			{ l->w, l->ndir, gh, l->in, 3, "W" },
+			{ l->r, l->ndir, gh, l->hid, 3, "R" },
+			{ l->b, l->ndir, 2 * gh, 0, 2, "B" },
+			{ l->h0, layout ? l->batch : l->ndir,
+				layout ? l->ndir : l->batch, l->hid, 3,
+				"initial_h" },
+			{ l->c0, layout ? l->batch : l->ndir,
+				layout ? l->ndir : l->batch, l->hid, 3,
+				"initial_c" },
+			{ l->p, l->ndir, 3 * l->hid, 0, 2, "P" },
+		};
+
+		for (size_t i = 0; i < sizeof(chk) / sizeof(chk[0]); i++) {
+			const struct ox_value *v = chk[i].v;
+
+			if (!v)
+				continue;
+			if (v->dtype != l->t || v->ndim != chk[i].nd ||
+			    v->shape[0] != chk[i].a || v->shape[1] != chk[i].b ||
+			    (chk[i].nd == 3 && v->shape[2] != chk[i].c))
+				return ox_fail(im, n, "%s does not have the type "
+					"and shape the input and hidden size "
+					"give", chk[i].what);
+		}
+	}
+	/* Sequence lengths: all must be the full length. */
+	if (ox_has(n, 4)) {
+		if (ox_const_ints(im, n, 4, "sequence_lens", lens, 4096,
+		    &cnt) < 0)
+			return TS_ERROR;
+		for (int i = 0; i < cnt; i++)
+			if (lens[i] != l->seq)
+				return ox_fail(im, n, "sequence_lens other than "
+					"the full length %lld are not supported",
+					(long long)l->seq);
+	}
+	/* Activations: per direction, in order, their alphas and betas
+	 * taken in order by those that use them. */
+	acts = ox_attr(n, "activations");
+	if (acts && (int)acts->n_strings != nact[l->kind] * l->ndir)
+		return ox_fail(im, n, "%zu activations, expected %d",
+			acts->n_strings, nact[l->kind] * l->ndir);
+	for (int d = 0; d < l->ndir; d++)
+		for (int k = 0; k < nact[l->kind]; k++) {
+			const ProtobufCBinaryData *s = acts ?
+				&acts->strings[d * nact[l->kind] + k] : NULL;
+
+			names[k] = s ? ts_strndup((const char *)s->data, s->len) :
+				dflt[l->kind][k];
+			if (!(l->act[d][k] = rnn_activation(im, n, l, names[k],
+			    alpha, na < 0 ? 0 : na, &ka, beta, nb < 0 ? 0 : nb,
+			    &kb)))
+				return TS_ERROR;
+		}
+	return TS_OK;
+}
+
+/* Read the initial state "v" (initial_h or initial_c) of direction "d"
+ * at (batch "b", hidden "j"); a literal 0 without it. */
+static char *rnn_init(struct ox_importer *im, struct ox_node *n,
+	const struct rnn *l, struct ox_value *v, int d, const char *b,
+	const char *j)
+{
+	const char *idx[3], *ds = ts_asprintf("%d", d);
+
+	if (!v)
+		return ox_tlit(l->t, 0);
+	idx[0] = l->layout ? b : ds;
+	idx[1] = l->layout ? ds : b;
+	idx[2] = j;
+	return ox_load(im, n, v, idx);
+}
+
+/* The stage of the input projection of direction "d" for all steps:
+ * (seq, batch, gates * hidden), with the biases that add outside the
+ * gates' products (GRU's recurrent bias of the candidate stays out with
+ * linear_before_reset). */
+static const char *rnn_project(struct ox_importer *im, struct ox_node *n,
+	const struct rnn *l, int d)
+{
+	int64_t gh = l->gates * l->hid, shape[3] = { l->seq, l->batch, gh };
+	const char *name = ox_temp(im, n, ts_asprintf("xw%d", d)), *r;
+	const char *xi[3], *wi[3], *bi[2], *ds = ts_asprintf("%d", d);
+	char *e;
+
+	r = ox_raxis(n);
+	xi[0] = l->layout ? "i1" : "i0";
+	xi[1] = l->layout ? "i0" : "i1";
+	xi[2] = r;
+	wi[0] = ds;
+	wi[1] = "i2";
+	wi[2] = r;
+	e = ts_asprintf("(sum(%s: %lld) %s * %s)", r, (long long)l->in,
+		ox_load(im, n, l->x, xi), ox_load(im, n, l->w, wi));
+	if (l->b) {
+		bi[0] = ds;
+		bi[1] = "i2";
+		e = ts_asprintf("%s + %s", e, ox_load(im, n, l->b, bi));
+		bi[1] = ts_asprintf("i2 + %lld", (long long)gh);
+		if (l->kind == GRU && l->lbr)
+			e = ts_asprintf("%s + select(i2 < %lld, %s, %s)", e,
+				(long long)(2 * l->hid), ox_load(im, n, l->b,
+				bi), ox_tlit(l->t, 0));
+		else
+			e = ts_asprintf("%s + %s", e, ox_load(im, n, l->b, bi));
+	}
+	ox_stage(im, n, name, 3, shape, NULL, e);
+	return name;
+}
+
+/* "a + h[i0, r] * R[d, off + i1, r]" summed over r: "a" plus the
+ * recurrent product of state "h" (a stage, or NULL for zeros: "a" alone)
+ * with the rows from "off". */
+static char *rnn_rec(struct ox_importer *im, struct ox_node *n,
+	const struct rnn *l, int d, const char *h, int64_t off, const char *a)
+{
+	const char *r, *ri[3];
+
+	if (!h)
+		return ts_strdup(a);
+	r = ox_raxis(n);
+	ri[0] = ts_asprintf("%d", d);
+	ri[1] = off ? ts_asprintf("%lld + i1", (long long)off) : "i1";
+	ri[2] = r;
+	return ts_asprintf("%s + (sum(%s: %lld) %s[i0, %s] * %s)", a, r,
+		(long long)l->hid, h, r, ox_load(im, n, l->r, ri));
+}
+
+/* The input projection "xw" at time "t", gate rows from "off". */
+static char *xw_at(const char *xw, int64_t t, int64_t off)
+{
+	if (!off)
+		return ts_asprintf("%s[%lld, i0, i1]", xw, (long long)t);
+	return ts_asprintf("%s[%lld, i0, %lld + i1]", xw, (long long)t,
+		(long long)off);
+}
+
+/* The stages of GRU's step: the gates z and r, then the state from the
+ * candidate, (1 - z) h~ + z h.  "h" is the previous state's stage (NULL
+ * for zeros), "hp" its element. */
+static void gru_step(struct ox_importer *im, struct ox_node *n,
+	const struct rnn *l, int d, int s, const char *xw, int64_t t,
+	const char *h, const char *hp, const char *hn)
+{
+	int64_t H = l->hid, sh[2] = { l->batch, H }, sg[2] = { l->batch, 2 * H };
+	const char *zr = ox_temp(im, n, ts_asprintf("zr%d_%d", d, s));
+	char *cand;
+
+	ox_stage(im, n, zr, 2, sg, NULL, gate(l, d, 0, rnn_rec(im, n, l, d, h, 0,
+		xw_at(xw, t, 0))));
+	if (!l->lbr) {
+		/* (r h) R_h: the reset state is a stage of its own. */
+		const char *rh = NULL;
+
+		if (h) {
+			rh = ox_temp(im, n, ts_asprintf("rh%d_%d", d, s));
+			ox_stage(im, n, rh, 2, sh, NULL, ts_asprintf(
+				"%s[i0, %lld + i1] * %s[i0, i1]", zr,
+				(long long)H, h));
+		}
+		cand = rnn_rec(im, n, l, d, rh, 2 * H, xw_at(xw, t, 2 * H));
+	} else {
+		/* r (h R_h + Rb_h). */
+		const char *bi[2];
+		char *rb = ox_tlit(l->t, 0);
+
+		if (l->b) {
+			bi[0] = ts_asprintf("%d", d);
+			bi[1] = ts_asprintf("%lld + i1", (long long)(5 * H));
+			rb = ox_load(im, n, l->b, bi);
+		}
+		cand = ts_asprintf("%s + %s[i0, %lld + i1] * (%s)",
+			xw_at(xw, t, 2 * H), zr, (long long)H,
+			rnn_rec(im, n, l, d, h, 2 * H, rb));
+	}
+	ox_stage(im, n, hn, 2, sh, NULL, ts_asprintf(
+		"(1.0 - %s[i0, i1]) * %s + %s[i0, i1] * %s", zr,
+		gate(l, d, 1, cand), zr, hp));
+}
+
+/* The stages of LSTM's step: the gates' pre-activations (i, o, f, c),
+ * the cell state f c + i c~, the state o h(c); the peepholes P (i, o, f)
+ * add P c to the gates i and f (the previous cell) and o (the new). */
+static void lstm_step(struct ox_importer *im, struct ox_node *n,
+	struct rnn *l, int d, int s, const char *xw, int64_t t,
+	const char *h, const char *hn)
+{
+	int64_t H = l->hid, sh[2] = { l->batch, H }, sg[2] = { l->batch, 4 * H };
+	const char *g = ox_temp(im, n, ts_asprintf("g%d_%d", d, s));
+	const char *cn = ox_temp(im, n, ts_asprintf("c%d_%d", d, s));
+	const char *c = s ? l->c_last[d] : NULL, *pix[2];
+	char *cp, *gi, *go, *gf, *gc;
+
+	ox_stage(im, n, g, 2, sg, NULL, rnn_rec(im, n, l, d, h, 0,
+		xw_at(xw, t, 0)));
+	cp = c ? ts_asprintf("%s[i0, i1]", c) : rnn_init(im, n, l, l->c0, d,
+		"i0", "i1");
+	gi = ts_asprintf("%s[i0, i1]", g);
+	go = ts_asprintf("%s[i0, %lld + i1]", g, (long long)H);
+	gf = ts_asprintf("%s[i0, %lld + i1]", g, (long long)(2 * H));
+	gc = ts_asprintf("%s[i0, %lld + i1]", g, (long long)(3 * H));
+	pix[0] = ts_asprintf("%d", d);
+	if (l->p) {
+		pix[1] = "i1";
+		gi = ts_asprintf("%s + %s * %s", gi, ox_load(im, n, l->p, pix),
+			cp);
+		pix[1] = ts_asprintf("%lld + i1", (long long)(2 * H));
+		gf = ts_asprintf("%s + %s * %s", gf, ox_load(im, n, l->p, pix),
+			cp);
+	}
+	ox_stage(im, n, cn, 2, sh, NULL, ts_asprintf("%s * %s + %s * %s",
+		gate(l, d, 0, gf), cp, gate(l, d, 0, gi), gate(l, d, 1, gc)));
+	cp = ts_asprintf("%s[i0, i1]", cn);
+	if (l->p) {
+		pix[1] = ts_asprintf("%lld + i1", (long long)H);
+		go = ts_asprintf("%s + %s * %s", go, ox_load(im, n, l->p, pix),
+			cp);
+	}
+	ox_stage(im, n, hn, 2, sh, NULL, ts_asprintf("%s * %s",
+		gate(l, d, 0, go), apply(l->act[d][2], cp)));
+	l->c_last[d] = cn;
+}
+
+/* Step "s" of direction "d": the stage of its hidden state (and cell
+ * state), reading the previous step's. */
+static void rnn_step(struct ox_importer *im, struct ox_node *n,
+	struct rnn *l, int d, int s, const char *xw)
+{
+	int64_t sh[2] = { l->batch, l->hid };
+	int64_t t = l->rev[d] ? l->seq - 1 - s : s;
+	const char *h = s ? l->hs[d][s - 1] : NULL;
+	const char *hn = ox_temp(im, n, ts_asprintf("h%d_%d", d, s));
+	char *hp;
+
+	hp = h ? ts_asprintf("%s[i0, i1]", h) : rnn_init(im, n, l, l->h0, d,
+		"i0", "i1");
+	if (!h && l->h0) {
+		/* The initial state as a stage, for the recurrent product. */
+		h = ox_temp(im, n, ts_asprintf("h%d_init", d));
+		ox_stage(im, n, h, 2, sh, NULL, hp);
+		hp = ts_asprintf("%s[i0, i1]", h);
+	}
+	if (l->kind == RNN)
+		ox_stage(im, n, hn, 2, sh, NULL, gate(l, d, 0, rnn_rec(im,
+			n, l, d, h, 0, xw_at(xw, t, 0))));
+	else if (l->kind == GRU)
+		gru_step(im, n, l, d, s, xw, t, h, hp, hn);
+	else
+		lstm_step(im, n, l, d, s, xw, t, h, hn);
+	l->hs[d][s] = hn;
+}
+
+/* Direction "d"'s states over the steps from "lo" to "hi" at time axis
+ * "ax" (a balanced tree of selects, so that long sequences stay
+ * shallow): the state of the step that handled the time, at (b, j). */
+static char *rnn_pick(const struct rnn *l, int d, int64_t lo, int64_t hi,
+	const char *ax, const char *b, const char *j)
+{
+	int64_t mid;
+
+	if (lo == hi)
+		return ts_asprintf("%s[%s, %s]", l->hs[d][l->rev[d] ?
+			l->seq - 1 - lo : lo], b, j);
+	mid = lo + (hi - lo + 1) / 2;
+	return ts_asprintf("select(%s < %lld, %s, %s)", ax, (long long)mid,
+		rnn_pick(l, d, lo, mid - 1, ax, b, j),
+		rnn_pick(l, d, mid, hi, ax, b, j));
+}
+
+/* RNN (opsets 7, 14), GRU (7, 14) and LSTM (7, 14): directions forward,
+ * reverse, bidirectional; layout (14) 0 (seq, batch, ...) or 1 (batch,
+ * seq, ...); biases, initial states, peepholes; the activations of the
+ * ONNX list with their alphas and betas; clip of the gates'
+ * pre-activations; GRU's linear_before_reset.  sequence_lens must be
+ * known at import and the full length; input_forget is refused.
+ * Outputs Y (seq, dirs, batch, hidden), Y_h and Y_c (dirs, batch,
+ * hidden), with the layout's order. */
+static ts_status lower_rnn(struct ox_importer *im, struct ox_node *n)
+{
+	struct rnn l = { 0 };
+	int64_t ys[4], hs[3];
+	const char *name;
+	char *e;
+
+	if (rnn_read(im, n, &l) < 0)
+		return TS_ERROR;
+	l.rev[0] = !strcmp(l.dir, "reverse");
+	l.rev[1] = true;
+	for (int d = 0; d < l.ndir; d++) {
+		const char *xw = rnn_project(im, n, &l, d);
+
+		l.hs[d] = ts_new_array(const char *, l.seq);
+		for (int s = 0; s < l.seq; s++)
+			rnn_step(im, n, &l, d, s, xw);
+	}
+	/* Y: (seq, dirs, batch, hidden), or (batch, seq, dirs, hidden). */
+	ys[l.layout ? 1 : 0] = l.seq;
+	ys[l.layout ? 2 : 1] = l.ndir;
+	ys[l.layout ? 0 : 2] = l.batch;
+	ys[3] = l.hid;
+	if ((name = ox_output(im, n, 0, l.t, 4, ys))) {
+		const char *ta = l.layout ? "i1" : "i0";
+		const char *da = l.layout ? "i2" : "i1";
+		const char *ba = l.layout ? "i0" : "i2";
+
+		e = rnn_pick(&l, 0, 0, l.seq - 1, ta, ba, "i3");
+		if (l.ndir == 2)
+			e = ts_asprintf("select(%s == 0, %s, %s)", da, e,
+				rnn_pick(&l, 1, 0, l.seq - 1, ta, ba, "i3"));
+		ox_stage(im, n, name, 4, ys, NULL, e);
+	}
+	/* Y_h, Y_c: (dirs, batch, hidden), or (batch, dirs, hidden). */
+	hs[l.layout ? 1 : 0] = l.ndir;
+	hs[l.layout ? 0 : 1] = l.batch;
+	hs[2] = l.hid;
+	for (int k = 1; k <= 2; k++) {
+		const char *da = l.layout ? "i1" : "i0";
+		const char *ba = l.layout ? "i0" : "i1";
+		const char *last[2];
+
+		if (k == 2 && l.kind != LSTM)
+			break;
+		if (!(name = ox_output(im, n, k, l.t, 3, hs)))
+			continue;
+		for (int d = 0; d < l.ndir; d++)
+			last[d] = k == 1 ? l.hs[d][l.seq - 1] : l.c_last[d];
+		e = ts_asprintf("%s[%s, i2]", last[0], ba);
+		if (l.ndir == 2)
+			e = ts_asprintf("select(%s == 0, %s, %s[%s, i2])", da, e,
+				last[1], ba);
+		ox_stage(im, n, name, 3, hs, NULL, e);
+	}
+	return TS_OK;
+}
+
 const struct ox_op ox_ops_misc[] = {
+	{ "RNN", lower_rnn },
+	{ "GRU", lower_rnn },
+	{ "LSTM", lower_rnn },
 	{ "BitShift", lower_bitshift },
 	{ "ReverseSequence", lower_reverse_sequence },
 	{ "MaxUnpool", lower_max_unpool },
