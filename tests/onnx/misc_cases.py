@@ -248,11 +248,138 @@ def small_cases(root):
             f.write(numpy_helper.from_array(a, k).SerializeToString())
 
 
+ACTS = {
+    "Tanh": lambda x, a, b: np.tanh(x),
+    "Sigmoid": lambda x, a, b: 1 / (1 + np.exp(-x)),
+    "Relu": lambda x, a, b: np.maximum(x, 0),
+    "HardSigmoid": lambda x, a, b: np.clip(a * x + b, 0, 1),
+    "LeakyRelu": lambda x, a, b: np.where(x >= 0, x, a * x),
+}
+
+
+def recurrent(kind, x, w, r, b, h0, c0, p, acts, alphas, betas, dirs,
+              clip=None, lbr=0):
+    """RNN, GRU, LSTM in float64, layout 0: Y, Y_h, Y_c."""
+    seq, batch, _ = x.shape
+    hid = r.shape[2]
+    nd = len(dirs)
+    y = np.zeros([seq, nd, batch, hid])
+    yh = np.zeros([nd, batch, hid])
+    yc = np.zeros([nd, batch, hid])
+    na = len(acts) // nd
+
+    def act(d, k, v):
+        if clip is not None:
+            v = np.clip(v, -clip, clip)
+        name, a, bb = acts[d * na + k], alphas[d * na + k], betas[d * na + k]
+        return ACTS[name](v, a, bb)
+    for d, rev in enumerate(dirs):
+        h = h0[d].astype(np.float64)
+        c = c0[d].astype(np.float64)
+        wb, rb = np.split(b[d].astype(np.float64), 2)
+        for s in range(seq):
+            t = seq - 1 - s if rev else s
+            xt = x[t].astype(np.float64)
+            if kind == "RNN":
+                h = act(d, 0, xt @ w[d].T + h @ r[d].T + wb + rb)
+            elif kind == "GRU":
+                H = hid
+                g = xt @ w[d].T + wb
+                z = act(d, 0, g[:, :H] + h @ r[d][:H].T + rb[:H])
+                rr = act(d, 0, g[:, H:2 * H] + h @ r[d][H:2 * H].T +
+                         rb[H:2 * H])
+                if lbr:
+                    cand = g[:, 2 * H:] + rr * (h @ r[d][2 * H:].T +
+                                                rb[2 * H:])
+                else:
+                    cand = g[:, 2 * H:] + (rr * h) @ r[d][2 * H:].T + \
+                        rb[2 * H:]
+                h = (1 - z) * act(d, 1, cand) + z * h
+            else:
+                H = hid
+                g = xt @ w[d].T + h @ r[d].T + wb + rb
+                pi, po, pf = np.split(p[d].astype(np.float64), 3)
+                i = act(d, 0, g[:, :H] + pi * c)
+                f = act(d, 0, g[:, 2 * H:3 * H] + pf * c)
+                c = f * c + i * act(d, 1, g[:, 3 * H:])
+                o = act(d, 0, g[:, H:2 * H] + po * c)
+                hf = ACTS[acts[d * na + 2]]
+                h = o * hf(c, alphas[d * na + 2], betas[d * na + 2])
+            y[t, d] = h
+        yh[d] = h
+        yc[d] = c
+    return f32(y), f32(yh), f32(yc)
+
+
+def recurrent_cases(root):
+    for kind, gates, layout, dirs, acts, ab, extra in (
+            # Bidirectional GRU, linear_before_reset, clip, initial_h.
+            ("GRU", 3, 0, [False, True], ["Sigmoid", "Tanh"] * 2,
+             [(0, 0)] * 4, dict(linear_before_reset=1, clip=1.5)),
+            # Reverse LSTM, peepholes, initial states, Y_c, batch-first.
+            ("LSTM", 4, 1, [True], ["Sigmoid", "Tanh", "Tanh"],
+             [(0, 0)] * 3, {}),
+            # Bidirectional RNN with other activations per direction.
+            ("RNN", 1, 0, [False, True], ["Relu", "LeakyRelu"],
+             [(0, 0), (0.3, 0)], {}),
+            # GRU with HardSigmoid gates, reverse.
+            ("GRU", 3, 0, [True], ["HardSigmoid", "Tanh"],
+             [(0.3, 0.4), (0, 0)], {})):
+        seq, batch, inp, hid = 4, 2, 3, 5
+        nd = len(dirs)
+        x = f32(rng.standard_normal([seq, batch, inp]))
+        w = f32(rng.standard_normal([nd, gates * hid, inp]) * 0.5)
+        r = f32(rng.standard_normal([nd, gates * hid, hid]) * 0.5)
+        b = f32(rng.standard_normal([nd, 2 * gates * hid]) * 0.5)
+        h0 = f32(rng.standard_normal([nd, batch, hid]))
+        c0 = f32(rng.standard_normal([nd, batch, hid]))
+        p = f32(rng.standard_normal([nd, 3 * hid]) * 0.5)
+        y, yh, yc = recurrent(kind, x, w, r, b, h0, c0, p, acts,
+                              [a for a, _ in ab], [bb for _, bb in ab],
+                              dirs, extra.get("clip"),
+                              extra.get("linear_before_reset", 0))
+        ins = {"x": x, "w": w, "r": r, "b": b}
+        names = ["x", "w", "r", "b", ""]
+        outs = {"y": y, "yh": yh}
+        if layout:
+            ins["x"] = np.ascontiguousarray(np.swapaxes(x, 0, 1))
+            outs = {"y": np.ascontiguousarray(y.transpose(2, 0, 1, 3)),
+                    "yh": np.ascontiguousarray(yh.transpose(1, 0, 2))}
+        ins["h0"] = h0 if not layout else \
+            np.ascontiguousarray(h0.transpose(1, 0, 2))
+        names.append("h0")
+        if kind == "LSTM":
+            ins["c0"] = c0 if not layout else \
+                np.ascontiguousarray(c0.transpose(1, 0, 2))
+            ins["p"] = p
+            names += ["c0", "p"]
+            outs["yc"] = yc if not layout else \
+                np.ascontiguousarray(yc.transpose(1, 0, 2))
+        direction = "bidirectional" if nd == 2 else \
+            "reverse" if dirs[0] else "forward"
+        attrs = dict(hidden_size=hid, direction=direction,
+                     activations=acts, **extra)
+        alphas = [a for (a, _), n in zip(ab, acts)
+                  if n in ("LeakyRelu", "HardSigmoid")]
+        betas = [bb for (_, bb), n in zip(ab, acts) if n == "HardSigmoid"]
+        if alphas:
+            attrs["activation_alpha"] = alphas
+        if betas:
+            attrs["activation_beta"] = betas
+        if layout:
+            attrs["layout"] = 1
+        write(root, "misc_%s_%s_%s" % (kind.lower(), direction,
+                                       "_".join(acts[:2]).lower()),
+              helper.make_node(kind, names, list(outs), **attrs), ins,
+              outs, opset=14)
+
+
 def main(root):
     loss_cases(root)
     scatter_cases(root)
     topk_cases(root)
     small_cases(root)
+    recurrent_cases(root)
 
 
 if __name__ == "__main__":
