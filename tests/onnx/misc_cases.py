@@ -374,12 +374,89 @@ def recurrent_cases(root):
               outs, opset=14)
 
 
+def gs_reflect(x, lo, hi):
+    rng_ = hi - lo
+    if x < lo:
+        d = lo - x
+        k = int(d / rng_)
+        r = d - k * rng_
+        return lo + r if k % 2 == 0 else hi - r
+    if x > hi:
+        d = x - hi
+        k = int(d / rng_)
+        r = d - k * rng_
+        return hi - r if k % 2 == 0 else lo + r
+    return x
+
+
+def grid_sample(x, grid, mode, pad, align):
+    """GridSample as ONNX Runtime computes it, in float64."""
+    n_, c_, h_, w_ = x.shape
+    ho, wo = grid.shape[1:3]
+    y = np.zeros([n_, c_, ho, wo])
+    lo = [0.0, 0.0] if align else [-0.5, -0.5]
+    hi = [w_ - 1.0, h_ - 1.0] if align else [w_ - 0.5, h_ - 0.5]
+
+    def pixel(n, c, r, col):
+        if pad == "zeros":
+            if 0 <= r < h_ and 0 <= col < w_:
+                return x[n, c, r, col]
+            return 0.0
+        if pad == "border":
+            return x[n, c, min(max(r, 0), h_ - 1), min(max(col, 0), w_ - 1)]
+        r = int(gs_reflect(float(r), lo[1], hi[1]))
+        col = int(gs_reflect(float(col), lo[0], hi[0]))
+        return x[n, c, r, col]
+    for n, i, j in itertools.product(range(n_), range(ho), range(wo)):
+        pos = []
+        for k, ln in ((0, w_), (1, h_)):
+            g = float(grid[n, i, j, k])
+            v = (g + 1) / 2 * (ln - 1) if align else ((g + 1) * ln - 1) / 2
+            if mode == "nearest":
+                v = float(np.round(v))
+            if v < lo[k] or v > hi[k]:
+                if pad == "border":
+                    v = min(max(v, 0.0), ln - 1.0)
+                elif pad == "reflection":
+                    v = gs_reflect(v, lo[k], hi[k])
+            pos.append(v)
+        px, py = pos
+        for c in range(c_):
+            if mode == "nearest":
+                y[n, c, i, j] = pixel(n, c, int(py), int(px))
+                continue
+            x1, y1 = int(np.floor(px)), int(np.floor(py))
+            dx1, dy1 = px - x1, py - y1
+            y[n, c, i, j] = (1 - dy1) * ((1 - dx1) * pixel(n, c, y1, x1) +
+                                         dx1 * pixel(n, c, y1, x1 + 1)) + \
+                dy1 * ((1 - dx1) * pixel(n, c, y1 + 1, x1) +
+                       dx1 * pixel(n, c, y1 + 1, x1 + 1))
+    return f32(y)
+
+
+def grid_sample_cases(root):
+    # Positions well outside, several ranges away, for each padding.
+    x = f32(rng.standard_normal([2, 2, 3, 4]))
+    grid = f32(rng.uniform(-4, 4, [2, 3, 5, 2]))
+    for mode, pad, align in (("bilinear", "reflection", 1),
+                             ("bilinear", "reflection", 0),
+                             ("nearest", "border", 0),
+                             ("nearest", "reflection", 1),
+                             ("bilinear", "zeros", 1)):
+        write(root, "misc_gridsample_%s_%s_%d" % (mode, pad, align),
+              helper.make_node("GridSample", ["x", "g"], ["y"], mode=mode,
+                               padding_mode=pad, align_corners=align),
+              {"x": x, "g": grid},
+              {"y": grid_sample(x, grid, mode, pad, align)}, opset=16)
+
+
 def main(root):
     loss_cases(root)
     scatter_cases(root)
     topk_cases(root)
     small_cases(root)
     recurrent_cases(root)
+    grid_sample_cases(root)
 
 
 if __name__ == "__main__":
