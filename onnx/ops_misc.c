@@ -1,5 +1,13 @@
-/* Operators outside the main families: losses, scatters, sorting, signal
- * windows, recurrent layers.  The table is filled as they are added. */
+/* Operators outside the main families: the losses, Dropout, the
+ * scatters, TopK, BitShift, ReverseSequence, MaxUnpool, Compress,
+ * NonZero, the recurrent layers (RNN, GRU, LSTM) and GridSample.
+ *
+ * Where an output element depends on data-dependent positions (a
+ * scatter, an unpooling), it is written as a reduction over the
+ * candidates that selects the one that lands on it: quadratic, but a
+ * compute declaration like any other.  Data-dependent reads are clamped
+ * into bounds, so that no input, however wrong, reads outside a
+ * tensor. */
 #include <config.h>
 
 #include <math.h>
@@ -1010,7 +1018,6 @@ static ts_status rnn_read(struct ox_importer *im, struct ox_node *n,
 	};
 	const char *dir, *names[6];
 	double alpha[6], beta[6];
-
 	int64_t hid, layout = 0, input_forget = 0, lens[4096];
 	int na, nb, ka = 0, kb = 0, cnt;
 	const Onnx__AttributeProto *acts;
