@@ -36,3 +36,7 @@ endif
 # tessel import and every verb on .onnx files, bad files included.
 TESTS += tests/onnx/test_cli.sh
 EXTRA_DIST += tests/onnx/test_cli.sh
+# Losses, scatters, sorting, windows and recurrent layers in the cases
+# that ONNX's node tests miss.
+TESTS += tests/onnx/misc_cases.sh
+EXTRA_DIST += tests/onnx/misc_cases.sh tests/onnx/misc_cases.py
