@@ -202,7 +202,7 @@ static ts_status run_compiled(ts_ctx *ctx, const ts_dag *dag,
 static ts_onnx_model *import(ts_ctx *ctx, const char *dir, const char *path)
 {
 	ts_onnx_options opt = { 0 };
-	const char *names[64], *known[64];
+	const char *names[64], *known[64], *shapes[64];
 	const ts_array *values[64];
 	ts_array *in[64];
 	char *set;
@@ -212,6 +212,22 @@ static ts_onnx_model *import(ts_ctx *ctx, const char *dir, const char *path)
 	    (nin = read_set(ctx, set, "input", in, names, 64)) < 0)
 		nin = 0;
 	free(set);
+	/* The shapes of the test's inputs, as a user gives a model's with
+	 * --shape (a few of ONNX's tests declare another). */
+	for (int i = 0; i < nin && i < 64; i++) {
+		char *spec;
+		size_t len = 0;
+
+		if (!names[i] || !(spec = malloc(strlen(names[i]) + 2 +
+		    24 * (size_t)TS_MAX_DIMS)))
+			continue;
+		len = (size_t)sprintf(spec, "%s=", names[i]);
+		for (int d = 0; d < in[i]->ndim; d++)
+			len += (size_t)sprintf(spec + len, d ? "x%lld" : "%lld",
+				(long long)in[i]->shape[d]);
+		shapes[opt.nshapes++] = spec;
+	}
+	opt.shapes = shapes;
 	opt.known_names = known;
 	opt.known_values = values;
 	for (;;) {
