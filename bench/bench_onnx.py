@@ -12,13 +12,18 @@ thread count, in alternating rounds so that both share the machine's load:
   - Tessel tuned (with --tune): after `tessel tune MODEL.onnx` with its
     default budget, `tessel run --records LOG`;
   - PyTorch eager, and `torch.jit.optimize_for_inference` of the traced
-    module (torch.no_grad(), torch.set_num_threads(N)).
+    module (torch.no_grad(), torch.set_num_threads(N));
+  - ONNX Runtime on the same .onnx file (npm's onnxruntime-node, graph
+    optimisations on, N intra-op threads; bench/ort_time.mjs), when Node.js
+    and the package are found: `npm install --ignore-scripts
+    onnxruntime-node` in the folder given by --ort (its install script
+    fetches GPU binaries, which fails offline and is not needed).
 
 It prints one row per model and thread count: medians of the round
 medians in ms, and the ratios PyTorch / Tessel (above 1: Tessel faster).
 
 usage: bench_onnx.py BUILD [--threads 1,2] [--rounds 3] [--models ...]
-                     [--tune] [--work DIR]
+                     [--tune] [--work DIR] [--ort NPM_DIR]
 """
 import argparse
 import json
@@ -114,6 +119,23 @@ def check(build, model, x, path, work):
     return ok, err, scale
 
 
+def ort_time(ort, path, x_npy, threads, min_time=1.0):
+    """Median ms and first output of ONNX Runtime, or None without it."""
+    if not ort:
+        return None
+    env = dict(os.environ, NODE_PATH=os.path.join(ort, "node_modules"))
+    r = subprocess.run(["node", os.path.join(os.path.dirname(__file__),
+                                             "ort_time.mjs"),
+                        path, x_npy, str(threads), str(min_time)],
+                       capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        return None
+    j = json.loads(r.stdout)
+    import base64
+    out = np.frombuffer(base64.b64decode(j["output"]), dtype=np.float32)
+    return j["median_ms"], out
+
+
 def tune(build, path, threads, work):
     log = os.path.join(work, os.path.basename(path) + ".t%d.json" % threads)
     if not os.path.exists(log):
@@ -131,25 +153,46 @@ def main():
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--tune", action="store_true")
     ap.add_argument("--work", default=None)
+    ap.add_argument("--ort", default=os.environ.get("TESSEL_ORT_DIR"),
+                    help="folder where onnxruntime-node is installed")
     a = ap.parse_args()
     work = a.work or tempfile.mkdtemp(prefix="tessel-onnx-")
     os.makedirs(work, exist_ok=True)
+    have_ort = bool(a.ort and os.path.isdir(os.path.join(
+        a.ort, "node_modules", "onnxruntime-node")) and
+        subprocess.run(["node", "--version"], capture_output=True).returncode
+        == 0)
+    if not have_ort:
+        print("ONNX Runtime: no Node.js or no onnxruntime-node in --ort "
+              "(%s): its column is left empty" % a.ort)
     print("| model | threads | check (max abs err) | Tessel static ms | "
-          "tuned ms | eager ms | optimize_for_inference ms | eager / "
-          "static | ofi / static | ofi / tuned |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "tuned ms | eager ms | optimize_for_inference ms | ORT ms | "
+          "eager / static | ofi / static | ORT / static | ofi / tuned |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name in a.models.split(","):
         model, x, path = export(name, work)
         ok, err, scale = check(a.build, model, x, path, work)
+        x_npy = os.path.join(work, name + ".x.npy")
+        np.save(x_npy, x.numpy())
         with torch.no_grad():
             ofi = torch.jit.optimize_for_inference(
                 torch.jit.trace(model, x).eval())
         for threads in [int(t) for t in a.threads.split(",")]:
             torch.set_num_threads(threads)
             log = tune(a.build, path, threads, work) if a.tune else None
-            st, tu, ea, of = [], [], [], []
+            st, tu, ea, of, rt = [], [], [], [], []
             for _ in range(a.rounds):
                 st.append(tessel_run(a.build, path, threads, [])[0])
+                r = ort_time(a.ort if have_ort else None, path, x_npy,
+                             threads)
+                if r:
+                    rt.append(r[0])
+                    with torch.no_grad():
+                        want = model(x).numpy().ravel()
+                    if float(np.max(np.abs(r[1] - want))) > \
+                            1e-3 * max(float(np.max(np.abs(want))), 1.0):
+                        print("ONNX Runtime's output differs from "
+                              "PyTorch's on", name)
                 if log:
                     tu.append(tessel_run(a.build, path, threads,
                                          ["--records", log])[0])
@@ -157,11 +200,14 @@ def main():
                 of.append(torch_time(ofi, x))
             s, e, o = (statistics.median(v) for v in (st, ea, of))
             t = statistics.median(tu) if tu else None
+            rm = statistics.median(rt) if rt else None
             print("| %s | %d | %s (%.1e of %.1f) | %.2f | %s | %.2f | %.2f | "
-                  "%.2f | %.2f | %s |" % (
+                  "%s | %.2f | %.2f | %s | %s |" % (
                       name, threads, "match" if ok else "DIFFER", err,
-                      scale, s, "%.2f" % t if t else "-", e, o, e / s,
-                      o / s, "%.2f" % (o / t) if t else "-"))
+                      scale, s, "%.2f" % t if t else "-", e, o,
+                      "%.2f" % rm if rm else "-", e / s, o / s,
+                      "%.2f" % (rm / s) if rm else "-",
+                      "%.2f" % (o / t) if t else "-"))
             sys.stdout.flush()
 
 
