@@ -516,19 +516,46 @@ static char *array_lit(const ts_array *a, int64_t i)
 	return ox_tlit(a->dtype, ts_array_get(a, i));
 }
 
-char *ox_load(struct ox_importer *im, struct ox_node *n, struct ox_value *v,
-	const char *const *idx)
+char *ox_load_name(const char *name, int ndim, const char *const *idx)
 {
 	ts_buf b;
 
-	if (v->konst && v->konst->size == 1)
-		return array_lit(v->konst, 0);
 	ts_buf_init(&b);
-	ts_buf_printf(&b, "%s[", ox_ref(im, n, v));
-	for (int i = 0; i < v->ndim; i++)
+	ts_buf_printf(&b, "%s[", name);
+	for (int i = 0; i < ndim; i++)
 		ts_buf_printf(&b, "%s%s", i ? ", " : "", idx[i]);
 	ts_buf_putc(&b, ']');
 	return b.s;
+}
+
+char *ox_load_name_same(const char *name, int ndim)
+{
+	const char *idx[TS_MAX_DIMS];
+
+	for (int i = 0; i < ndim; i++)
+		idx[i] = ox_axis(i);
+	return ox_load_name(name, ndim, idx);
+}
+
+char *ox_load(struct ox_importer *im, struct ox_node *n, struct ox_value *v,
+	const char *const *idx)
+{
+	if (v->konst && v->konst->size == 1)
+		return array_lit(v->konst, 0);
+	return ox_load_name(ox_ref(im, n, v), v->ndim, idx);
+}
+
+struct ox_value *ox_new_const(struct ox_importer *im, struct ox_node *n,
+	const char *what, ts_dtype t, int ndim, const int64_t *shape)
+{
+	struct ox_value *v = ts_new(struct ox_value);
+
+	v->onnx = ts_asprintf("%s_%s", n->p->output[0], what);
+	v->dtype = t;
+	v->ndim = ndim;
+	memcpy(v->shape, shape, sizeof(int64_t) * (size_t)ndim);
+	v->konst = ts_array_alloc(im->ctx, t, ndim, shape);
+	return v;
 }
 
 char *ox_load_bcast(struct ox_importer *im, struct ox_node *n,
@@ -552,6 +579,7 @@ char *ox_load_same(struct ox_importer *im, struct ox_node *n,
 		idx[i] = ox_axis(i);
 	return ox_load(im, n, v, idx);
 }
+
 
 void ox_stage(struct ox_importer *im, struct ox_node *n, const char *name,
 	int ndim, const int64_t *shape, const ts_dtype *cast,

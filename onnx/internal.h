@@ -144,6 +144,15 @@ const char *ox_ref(struct ox_importer *im, struct ox_node *n,
  * single-element value is written as a literal instead. */
 char *ox_load(struct ox_importer *im, struct ox_node *n, struct ox_value *v,
 	const char *const *idx);
+/* "name[idx0, idx1, ...]": a read of a stage the node wrote itself, at
+ * "idx", or at the axes i0 .. i<ndim-1>. */
+char *ox_load_name(const char *name, int ndim, const char *const *idx);
+char *ox_load_name_same(const char *name, int ndim);
+/* A value known at import that node "n" makes (a table of indices or
+ * weights), named after its first output and "what", with a fresh array
+ * to fill; read by stages, it becomes a weight of the program. */
+struct ox_value *ox_new_const(struct ox_importer *im, struct ox_node *n,
+	const char *what, ts_dtype t, int ndim, const int64_t *shape);
 /* Read "v" broadcast (numpy rules, aligned right) to the axes i0 .. of a
  * stage of rank "ndim". */
 char *ox_load_bcast(struct ox_importer *im, struct ox_node *n,

@@ -15,29 +15,6 @@
 
 #include "onnx/internal.h"
 
-/* "name[idx0, idx1, ...]" for a stage of the node's own writing. */
-static char *load_at(const char *name, int ndim, const char *const *idx)
-{
-	ts_buf b;
-
-	ts_buf_init(&b);
-	ts_buf_printf(&b, "%s[", name);
-	for (int k = 0; k < ndim; k++)
-		ts_buf_printf(&b, "%s%s", k ? ", " : "", idx[k]);
-	ts_buf_putc(&b, ']');
-	return b.s;
-}
-
-/* "name[i0, i1, ...]" at the first "ndim" axes of the stage. */
-static char *load_all(const char *name, int ndim)
-{
-	const char *idx[TS_MAX_DIMS];
-
-	for (int k = 0; k < ndim; k++)
-		idx[k] = ox_axis(k);
-	return load_at(name, ndim, idx);
-}
-
 /* "r0: 3, r1: 4" binding "ax" to the extents "shape". */
 static char *binders(int ndim, const char *const *ax, const int64_t *shape)
 {
@@ -153,7 +130,7 @@ static ts_status loss_write(struct ox_importer *im, struct ox_node *n,
 	xi[1] = cl;
 	for (int k = 1; k < r; k++)
 		xi[k + 1] = ox_axis(k);
-	term = ts_asprintf("-%s", l->lp ? load_at(l->lp, x->ndim, xi) :
+	term = ts_asprintf("-%s", l->lp ? ox_load_name(l->lp, x->ndim, xi) :
 		ox_load(im, n, x, xi));
 	ax[0] = cl;
 	if (l->w) {
@@ -180,7 +157,7 @@ static ts_status loss_write(struct ox_importer *im, struct ox_node *n,
 	for (int k = 0; k < r; k++)
 		red[k] = ox_raxis(n);
 	all = binders(r, red, t->shape);
-	term = ts_asprintf("(sum(%s) %s)", all, load_at(per, r, red));
+	term = ts_asprintf("(sum(%s) %s)", all, ox_load_name(per, r, red));
 	if (!strcmp(l->reduction, "sum")) {
 		ox_stage(im, n, name, 0, scalar, NULL, term);
 		return TS_OK;
@@ -190,7 +167,7 @@ static ts_status loss_write(struct ox_importer *im, struct ox_node *n,
 
 		ox_stage(im, n, den, r, t->shape, NULL, wt);
 		ox_stage(im, n, name, 0, scalar, NULL, ts_asprintf("%s / (sum(%s) "
-			"%s)", term, all, load_at(den, r, red)));
+			"%s)", term, all, ox_load_name(den, r, red)));
 	} else {
 		ox_stage(im, n, name, 0, scalar, NULL, ts_asprintf("%s / %s", term,
 			ox_lit(dt, (double)ox_numel(r, t->shape))));
@@ -242,13 +219,13 @@ static ts_status lower_sce_loss(struct ox_importer *im, struct ox_node *n)
 		c, (long long)x->shape[1], ox_load(im, n, x, xi)));
 	ox_stage(im, n, ls, rr, rshape, NULL, ts_asprintf("log(sum(%s: %lld) "
 		"exp(%s - %s))", c, (long long)x->shape[1],
-		ox_load(im, n, x, xi), load_all(mx, rr)));
+		ox_load(im, n, x, xi), ox_load_name_same(mx, rr)));
 	l.lp = ox_output(im, n, 1, x->dtype, x->ndim, x->shape);
 	if (!l.lp)
 		l.lp = ox_temp(im, n, "logprob");
 	ox_stage(im, n, l.lp, x->ndim, x->shape, NULL, ts_asprintf(
-		"%s - %s - %s", ox_load_same(im, n, x), load_at(mx, rr, ri),
-		load_at(ls, rr, ri)));
+		"%s - %s - %s", ox_load_same(im, n, x), ox_load_name(mx, rr, ri),
+		ox_load_name(ls, rr, ri)));
 	return loss_write(im, n, &l);
 }
 
@@ -378,7 +355,7 @@ static char *scatter_last(struct ox_importer *im, struct ox_node *n,
 
 	ox_stage(im, n, last, ndim, x->shape, NULL, ts_asprintf(
 		"max(%s) select(%s, %s, i64(-1))", bind, match, pos));
-	return load_all(last, ndim);
+	return ox_load_name_same(last, ndim);
 }
 
 /* Output 0 of a scatter without reduction: the update "upd" (read at
@@ -602,10 +579,10 @@ static ts_status lower_topk(struct ox_importer *im, struct ox_node *n)
 		idx = ox_temp(im, n, "index");
 	ox_stage(im, n, idx, x->ndim, shape, NULL, ts_asprintf(
 		"min(%s: %lld) select(%s == %s, %s, i64(%lld))", r,
-		(long long)len, load_at(rank, x->ndim, xr), ox_axis(ax), r,
+		(long long)len, ox_load_name(rank, x->ndim, xr), ox_axis(ax), r,
 		(long long)len));
 	name = ox_output(im, n, 0, x->dtype, x->ndim, shape);
-	xi[ax] = clamped(load_all(idx, x->ndim), len);
+	xi[ax] = clamped(ox_load_name_same(idx, x->ndim), len);
 	ox_stage(im, n, name, x->ndim, shape, NULL, ox_load(im, n, x, xi));
 	(void)sorted;	/* read for its type: sorted is one of any order */
 	return TS_OK;
@@ -773,7 +750,7 @@ static ts_status lower_max_unpool(struct ox_importer *im, struct ox_node *n)
 		x->shape), ind->dtype == TS_I64 ? ox_load(im, n, ind, ra) :
 		ts_asprintf("i64(%s)", ox_load(im, n, ind, ra)),
 		flat_of(x->ndim, shape, oi), pos));
-	last = load_all(last, x->ndim);
+	last = ox_load_name_same(last, x->ndim);
 	for (int64_t d = x->ndim - 1, st = 1; d >= 0; st *= x->shape[d--])
 		xi[d] = unflat(clamped(last, ox_numel(x->ndim, x->shape)), st,
 			x->shape[d], ox_numel(x->ndim, x->shape));
@@ -781,20 +758,6 @@ static ts_status lower_max_unpool(struct ox_importer *im, struct ox_node *n)
 		"select(%s >= 0, %s, %s)", last, ox_load(im, n, x, xi),
 		ox_tlit(x->dtype, 0)));
 	return TS_OK;
-}
-
-/* A value known at import made here, read by stages as a weight. */
-static struct ox_value *table(struct ox_importer *im, struct ox_node *n,
-	const char *what, ts_dtype t, int ndim, const int64_t *shape)
-{
-	struct ox_value *v = ts_new(struct ox_value);
-
-	v->onnx = ts_asprintf("%s_%s", n->p->output[0], what);
-	v->dtype = t;
-	v->ndim = ndim;
-	memcpy(v->shape, shape, sizeof(int64_t) * (size_t)ndim);
-	v->konst = ts_array_alloc(ox_ctx(im), t, ndim, shape);
-	return v;
 }
 
 /* Input "k", which must be known at import. */
@@ -839,7 +802,7 @@ static ts_status lower_compress(struct ox_importer *im, struct ox_node *n)
 	if (!cnt)
 		return ox_fail(im, n, "the condition selects nothing: an empty "
 			"output is not supported");
-	tab = table(im, n, "selected", TS_I64, 1, &cnt);
+	tab = ox_new_const(im, n, "selected", TS_I64, 1, &cnt);
 	for (int64_t i = 0, j = 0; i < c->shape[0]; i++)
 		if (ts_array_get(c->konst, i) != 0)
 			((int64_t *)tab->konst->data)[j++] = i;
@@ -1537,7 +1500,7 @@ static ts_status lower_grid_sample(struct ox_importer *im, struct ox_node *n)
 		cs[k] = ox_temp(im, n, k ? "y" : "x");
 		if (pad != PAD_ZEROS) {
 			const char *raw = ox_temp(im, n, k ? "ry" : "rx");
-			const char *rl = load_all(raw, 3);
+			const char *rl = ox_load_name_same(raw, 3);
 
 			ox_stage(im, n, raw, 3, cshape, NULL, e);
 			e = pad == PAD_BORDER ? ts_asprintf("select(%s < %s || "

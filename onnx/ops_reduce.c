@@ -59,30 +59,6 @@ static char *reduce(const struct plan *p, const char *reducer,
 	return ts_asprintf("(%s(%s) %s)", reducer, p->binders, body);
 }
 
-/* Read helper stage "name" with index "idx" (rank "ndim"). */
-static char *load_at(const char *name, int ndim, const char *const *idx)
-{
-	ts_buf b;
-
-	ts_buf_init(&b);
-	ts_buf_printf(&b, "%s[", name);
-	for (int k = 0; k < ndim; k++)
-		ts_buf_printf(&b, "%s%s", k ? ", " : "", idx[k]);
-	ts_buf_putc(&b, ']');
-	return b.s;
-}
-
-/* Read helper stage "name" at the axes i0, i1, ... of a stage of its own
- * shape (rank "ndim"). */
-static char *load_all(const char *name, int ndim)
-{
-	const char *idx[TS_MAX_DIMS];
-
-	for (int k = 0; k < ndim; k++)
-		idx[k] = ox_axis(k);
-	return load_at(name, ndim, idx);
-}
-
 static ts_status need_float(struct ox_importer *im, const struct ox_node *n,
 	const struct ox_value *x)
 {
@@ -266,11 +242,11 @@ static ts_status lower_reduce_log_sum_exp(struct ox_importer *im,
 	mx = ox_temp(im, n, "max");
 	shift = ox_temp(im, n, "shift");
 	ox_stage(im, n, mx, p.ndim, p.shape, NULL, reduce(&p, "max", ld));
-	ld = load_all(mx, p.ndim);
+	ld = ox_load_name_same(mx, p.ndim);
 	ox_stage(im, n, shift, p.ndim, p.shape, NULL, ts_asprintf(
 		"select(%s == inf || %s == -inf, %s, %s)", ld, ld,
 		ox_tlit(x->dtype, 0), ld));
-	sh = load_all(shift, p.ndim);
+	sh = ox_load_name_same(shift, p.ndim);
 	ox_stage(im, n, name, p.ndim, p.shape, NULL, ts_asprintf(
 		"%s + log%s", sh, reduce(&p, "sum", ts_asprintf("exp(%s - %s)",
 		ox_load(im, n, x, p.idx), sh))));
@@ -311,7 +287,7 @@ static ts_status lower_arg(struct ox_importer *im, struct ox_node *n)
 		reduce(&p, is_max ? "max" : "min", ld));
 	ox_stage(im, n, name, p.ndim, p.shape, NULL, reduce(&p,
 		last ? "max" : "min", ts_asprintf("select(%s == %s, %s, %s)",
-		ld, load_all(ext, p.ndim), r, last ? "(-1)" :
+		ld, ox_load_name_same(ext, p.ndim), r, last ? "(-1)" :
 		ts_asprintf("%lld", (long long)x->shape[a]))));
 	return TS_OK;
 }
@@ -358,20 +334,20 @@ static ts_status lower_softmax(struct ox_importer *im, struct ox_node *n)
 	sum = ox_temp(im, n, is_log ? "logsum" : "sum");
 	ox_stage(im, n, mx, p.ndim, p.shape, NULL,
 		reduce(&p, "max", ox_load(im, n, x, p.idx)));
-	m = load_all(mx, p.ndim);
+	m = ox_load_name_same(mx, p.ndim);
 	e = reduce(&p, "sum", ts_asprintf("exp(%s - %s)",
 		ox_load(im, n, x, p.idx), m));
 	ox_stage(im, n, sum, p.ndim, p.shape, NULL,
 		is_log ? ts_asprintf("log%s", e) : e);
-	m = load_at(mx, x->ndim, p.keep);
+	m = ox_load_name(mx, x->ndim, p.keep);
 	if (is_log)
 		ox_stage(im, n, name, x->ndim, x->shape, NULL, ts_asprintf(
 			"%s - %s - %s", ox_load_same(im, n, x), m,
-			load_at(sum, x->ndim, p.keep)));
+			ox_load_name(sum, x->ndim, p.keep)));
 	else
 		ox_stage(im, n, name, x->ndim, x->shape, NULL, ts_asprintf(
 			"exp(%s - %s) / %s", ox_load_same(im, n, x), m,
-			load_at(sum, x->ndim, p.keep)));
+			ox_load_name(sum, x->ndim, p.keep)));
 	return TS_OK;
 }
 
@@ -419,11 +395,11 @@ static ts_status lower_hardmax(struct ox_importer *im, struct ox_node *n)
 		reduce(&p, "max", ox_load(im, n, x, p.idx)));
 	ox_stage(im, n, at, p.ndim, p.shape, NULL, reduce(&p, "min",
 		ts_asprintf("select(%s == %s, %s, %lld)",
-		ox_load(im, n, x, p.idx), load_all(mx, p.ndim),
+		ox_load(im, n, x, p.idx), ox_load_name_same(mx, p.ndim),
 		flat_index(x, red, p.idx), (long long)p.count)));
 	ox_stage(im, n, name, x->ndim, x->shape, NULL, ts_asprintf(
 		"select(%s == %s, %s, %s)", flat_index(x, red, own),
-		load_at(at, x->ndim, p.keep), ox_tlit(x->dtype, 1),
+		ox_load_name(at, x->ndim, p.keep), ox_tlit(x->dtype, 1),
 		ox_tlit(x->dtype, 0)));
 	return TS_OK;
 }
@@ -469,7 +445,7 @@ static void mean_stage(struct ox_importer *im, struct ox_node *n,
 static char *variance(const struct plan *p, const char *ld, const char *mean,
 	ts_dtype t)
 {
-	const char *m = load_all(mean, p->ndim);
+	const char *m = ox_load_name_same(mean, p->ndim);
 
 	return ts_asprintf("%s / %s", reduce(p, "sum", ts_asprintf(
 		"(%s - %s) * (%s - %s)", ld, m, ld, m)),
@@ -538,8 +514,8 @@ static ts_status lower_layer_norm(struct ox_importer *im, struct ox_node *n)
 	ld = ox_load_same(im, n, x);
 	if (st != t)
 		ld = ts_asprintf("%s(%s)", ts_dtype_name(st), ld);
-	body = ts_asprintf("(%s - %s) * %s", ld, load_at(mean, x->ndim, p.keep),
-		load_at(inv, x->ndim, p.keep));
+	body = ts_asprintf("(%s - %s) * %s", ld, ox_load_name(mean, x->ndim, p.keep),
+		ox_load_name(inv, x->ndim, p.keep));
 	if (st != t)
 		body = ts_asprintf("%s(%s)", ts_dtype_name(t), body);
 	body = ts_asprintf("%s * %s", body,
@@ -589,8 +565,8 @@ static ts_status lower_instance_norm(struct ox_importer *im,
 		"sqrt(%s + %s)", variance(&p, ld, mean, t), ox_lit(t, eps)));
 	ox_stage(im, n, name, x->ndim, x->shape, NULL, ts_asprintf(
 		"%s * (%s - %s) / %s + %s", channel(im, n, n->in[1], "i1", t),
-		ox_load_same(im, n, x), load_at(mean, x->ndim, p.keep),
-		load_at(dev, x->ndim, p.keep), channel(im, n, n->in[2], "i1", t)));
+		ox_load_same(im, n, x), ox_load_name(mean, x->ndim, p.keep),
+		ox_load_name(dev, x->ndim, p.keep), channel(im, n, n->in[2], "i1", t)));
 	return TS_OK;
 }
 
@@ -673,7 +649,7 @@ static ts_status lower_lp_norm(struct ox_importer *im, struct ox_node *n)
 		ts_asprintf("sqrt%s", reduce(&p, "sum", ts_asprintf("%s * %s",
 		ld, ld))));
 	ox_stage(im, n, name, x->ndim, x->shape, NULL, ts_asprintf("%s / %s",
-		ox_load_same(im, n, x), load_at(norm, x->ndim, p.keep)));
+		ox_load_same(im, n, x), ox_load_name(norm, x->ndim, p.keep)));
 	return TS_OK;
 }
 
@@ -713,7 +689,7 @@ static ts_status lower_mvn(struct ox_importer *im, struct ox_node *n)
 		"sqrt(%s) + %s", variance(&p, ld, mean, t), ox_lit(t, 1e-9)));
 	ox_stage(im, n, name, x->ndim, x->shape, NULL, ts_asprintf(
 		"(%s - %s) / %s", ox_load_same(im, n, x),
-		load_at(mean, x->ndim, p.keep), load_at(dev, x->ndim, p.keep)));
+		ox_load_name(mean, x->ndim, p.keep), ox_load_name(dev, x->ndim, p.keep)));
 	return TS_OK;
 }
 
@@ -759,7 +735,7 @@ static ts_status lower_lrn(struct ox_importer *im, struct ox_node *n)
 	ox_stage(im, n, name, x->ndim, x->shape, NULL, ts_asprintf(
 		"%s / pow(%s + %s * %s, %s)", ox_load_same(im, n, x),
 		ox_lit(t, bias), ox_lit(t, alpha / (double)size),
-		load_all(sq, x->ndim), ox_lit(t, beta)));
+		ox_load_name_same(sq, x->ndim), ox_lit(t, beta)));
 	return TS_OK;
 }
 

@@ -1370,21 +1370,6 @@ static void resize_taps(const struct resize *rs, int d, int rank, int64_t in,
 		}
 }
 
-/* A table known at import, read by the stage as a weight. */
-static struct ox_value *resize_table(struct ox_importer *im,
-	struct ox_node *n, const char *what, ts_dtype t, int ndim,
-	const int64_t *shape)
-{
-	struct ox_value *v = ts_new(struct ox_value);
-
-	v->onnx = ts_asprintf("%s_%s", n->p->output[0], what);
-	v->dtype = t;
-	v->ndim = ndim;
-	memcpy(v->shape, shape, sizeof(int64_t) * (size_t)ndim);
-	v->konst = ts_array_alloc(ox_ctx(im), t, ndim, shape);
-	return v;
-}
-
 /* The index of a one-tap axis "d": closed forms where the positions
  * follow one, else a table. */
 static const char *gather_index(struct ox_importer *im, struct ox_node *n,
@@ -1416,7 +1401,7 @@ static const char *gather_index(struct ox_importer *im, struct ox_node *n,
 		same = p[i] == i * k;
 	if (same)
 		return ts_asprintf("%s * %lld", ax, (long long)k);
-	v = resize_table(im, n, ts_asprintf("index%d", d), TS_I64, 1, &out);
+	v = ox_new_const(im, n, ts_asprintf("index%d", d), TS_I64, 1, &out);
 	memcpy(v->konst->data, p, sizeof(int64_t) * (size_t)out);
 	one[0] = ax;
 	return ox_load(im, n, v, one);
@@ -1448,18 +1433,18 @@ static ts_status resize_stage(struct ox_importer *im, struct ox_node *n,
 				return ox_fail(im, n, "mode %s needs a float "
 					"input, not %s", "linear or cubic",
 					ts_dtype_name(t));
-			it[d] = resize_table(im, n, ts_asprintf("index%d", d),
+			it[d] = ox_new_const(im, n, ts_asprintf("index%d", d),
 				TS_I64, 2, sh);
 			memcpy(it[d]->konst->data, tp[d].idx,
 				sizeof(int64_t) * (size_t)(tp[d].n * out));
-			wt[d] = resize_table(im, n, ts_asprintf("weight%d", d),
+			wt[d] = ox_new_const(im, n, ts_asprintf("weight%d", d),
 				ft, 2, sh);
 			for (int64_t k = 0; k < tp[d].n * out; k++)
 				ts_array_set(wt[d]->konst, k, tp[d].w[k]);
 			interp[ni++] = d;
 		}
 		if (tp[d].valid) {
-			struct ox_value *v = resize_table(im, n,
+			struct ox_value *v = ox_new_const(im, n,
 				ts_asprintf("valid%d", d), TS_BOOL, 1, &out);
 			const char *one_ax[1] = { ox_axis(d) };
 			char *c;

@@ -15,14 +15,6 @@ tests_onnx_test_onnx_import_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_onnx_test_onnx_import_LDADD = $(TEST_LIBS) onnx/libonnxpb.la \
 	$(PROTOBUF_C_LIBS)
 endif
-TESTS += tests/onnx/forms.sh
-EXTRA_DIST += tests/onnx/forms.sh tests/onnx/forms.py
-# Cases of the reductions, normalisations and Einsum that ONNX's tests miss.
-TESTS += tests/onnx/reduce_cases.sh
-EXTRA_DIST += tests/onnx/reduce_cases.sh tests/onnx/reduce_cases.py
-# Conv, ConvTranspose and pool cases that ONNX's node tests miss.
-TESTS += tests/onnx/nn_cases.sh
-EXTRA_DIST += tests/onnx/nn_cases.sh tests/onnx/nn_cases.py
 if HAVE_ONNX
 # Models built in C with the protobuf-c structs (BatchNormalization
 # folded into a Conv).
@@ -33,10 +25,10 @@ tests_onnx_test_import_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_onnx_test_import_LDADD = $(TEST_LIBS) onnx/libonnxpb.la \
 	$(PROTOBUF_C_LIBS)
 endif
+# The cases ONNX's tests leave out (tests/onnx/*.py writes them).
+TESTS += tests/onnx/cases.sh
+EXTRA_DIST += tests/onnx/cases.sh tests/onnx/forms.py \
+	tests/onnx/reduce_cases.py tests/onnx/nn_cases.py tests/onnx/misc_cases.py
 # tessel import and every verb on .onnx files, bad files included.
 TESTS += tests/onnx/test_cli.sh
 EXTRA_DIST += tests/onnx/test_cli.sh
-# Losses, scatters, sorting, windows and recurrent layers in the cases
-# that ONNX's node tests miss.
-TESTS += tests/onnx/misc_cases.sh
-EXTRA_DIST += tests/onnx/misc_cases.sh tests/onnx/misc_cases.py
