@@ -66,14 +66,14 @@ static void count_expr(struct counter *k, const ts_expr *e, int64_t n);
 /* Count the unary "e", "n" times. */
 static void count_unary(struct counter *k, const ts_expr *e, int64_t n)
 {
-	switch (e->op) {
-	case TS_OP_NEG: k->c->add += n; break;
-	case TS_OP_EXP: case TS_OP_LOG: case TS_OP_SQRT: case TS_OP_RSQRT:
-	case TS_OP_TANH: case TS_OP_SIGMOID: case TS_OP_ERF:
+	if (ts_op_is_special(e->op))
 		k->c->special += n;
-		break;
-	default: k->c->other += n; break;
-	}
+	else if (e->op == TS_OP_NEG)
+		k->c->add += n;
+	else if (e->op == TS_OP_ISNAN || e->op == TS_OP_ISINF)
+		k->c->compare += n;
+	else
+		k->c->other += n;
 	count_expr(k, e->a, n);
 }
 

@@ -116,7 +116,9 @@ static const char *const reserved[] = {
 	"true", "false", "dim3", "blockIdx", "threadIdx", "blockDim",
 	"gridDim", "warpSize", "signbit", "isnan", "isinf", "fabs",
 	"ceil", "fmin", "fmax", "rsqrt", "try", "catch", "using",
-	"namespace", "operator", "private", "public", "virtual", NULL,
+	"namespace", "operator", "private", "public", "virtual", "sin",
+	"cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
+	"acosh", "atanh", NULL,
 };
 
 /* Whether "s" is already used by "E" or reserved. */
@@ -345,6 +347,18 @@ static const char *float_fn(struct emit *E, ts_op op, ts_dtype t)
 	case TS_OP_ABS: return s ? "fabsf" : "fabs";
 	case TS_OP_FLOOR: return s ? "floorf" : "floor";
 	case TS_OP_ROUND: return s ? "rintf" : "rint";
+	case TS_OP_CEIL: return s ? "ceilf" : "ceil";
+	case TS_OP_SIN: return s ? "sinf" : "sin";
+	case TS_OP_COS: return s ? "cosf" : "cos";
+	case TS_OP_TAN: return s ? "tanf" : "tan";
+	case TS_OP_ASIN: return s ? "asinf" : "asin";
+	case TS_OP_ACOS: return s ? "acosf" : "acos";
+	case TS_OP_ATAN: return s ? "atanf" : "atan";
+	case TS_OP_SINH: return s ? "sinhf" : "sinh";
+	case TS_OP_COSH: return s ? "coshf" : "cosh";
+	case TS_OP_ASINH: return s ? "asinhf" : "asinh";
+	case TS_OP_ACOSH: return s ? "acoshf" : "acosh";
+	case TS_OP_ATANH: return s ? "atanhf" : "atanh";
 	case TS_OP_POW: return fast ? "__powf" : s ? "powf" : "pow";
 	default: return NULL;
 	}
@@ -403,6 +417,18 @@ static void emit_unary_op(struct emit *E, ts_buf *b, const ts_expr *e)
 			"(1.0 / (1.0 + %s(-", float_fn(E, TS_OP_EXP, t));
 		emit_expr(E, b, e->a);
 		ts_buf_puts(b, ")))");
+		return;
+	case TS_OP_SIGN:
+		ts_buf_puts(b, "ts_sign(");
+		emit_as(E, b, t, e->a);
+		ts_buf_puts(b, ")");
+		return;
+	case TS_OP_ISNAN:
+	case TS_OP_ISINF:
+		/* CUDA's isnan and isinf, overloaded on float and double. */
+		ts_buf_printf(b, "(%s(", ts_op_name(e->op));
+		emit_as(E, b, e->a->dtype, e->a);
+		ts_buf_puts(b, ") != 0)");
 		return;
 	default:
 		break;
@@ -2558,6 +2584,9 @@ static const char prelude[] =
 	"{\n\treturn b > a ? b : a;\n}\n"
 	"template <typename T> __device__ __forceinline__ T ts_abs(T a)\n"
 	"{\n\treturn a < 0 ? -a : a;\n}\n"
+	"/* 1, -1, or a zero or NaN itself (doc/grammar.md). */\n"
+	"template <typename T> __device__ __forceinline__ T ts_sign(T a)\n"
+	"{\n\treturn a > 0 ? (T)1 : a < 0 ? (T)-1 : a;\n}\n"
 	"/* Floor division and modulo of integers (Python's // and %); a zero\n"
 	" * divisor gives 0, and -1 cannot overflow (doc/grammar.md). */\n"
 	"template <typename T> __device__ __forceinline__ T ts_floordiv(T a, T b)\n"

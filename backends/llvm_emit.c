@@ -21,6 +21,7 @@
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <math.h>
 
 #include <llvm-c/Analysis.h>
 
@@ -914,14 +915,63 @@ static LLVMValueRef emit_tanh(emitter *e, LLVMValueRef v)
 	return call_math2(e, "llvm.copysign", t, v);
 }
 
+/* sign("v") of dtype "t": 1 above zero, -1 below, and otherwise a float
+ * zero or NaN itself (as the interpreter), an integer 0. */
+static LLVMValueRef emit_sign(emitter *e, LLVMValueRef v, ts_dtype t)
+{
+	LLVMValueRef pos, neg, zero;
+
+	if (ts_dtype_is_float(t)) {
+		zero = real_like(e, v, 0.0);
+		pos = LLVMBuildFCmp(e->b, LLVMRealOGT, v, zero, "");
+		neg = LLVMBuildFCmp(e->b, LLVMRealOLT, v, zero, "");
+		v = LLVMBuildSelect(e->b, neg, real_like(e, v, -1.0), v, "");
+		return LLVMBuildSelect(e->b, pos, real_like(e, v, 1.0), v, "");
+	}
+	zero = int_like(e, v, 0);
+	pos = LLVMBuildICmp(e->b, ts_dtype_is_signed(t) ? LLVMIntSGT
+		: LLVMIntUGT, v, zero, "");
+	if (!ts_dtype_is_signed(t))
+		return LLVMBuildZExt(e->b, pos, LLVMTypeOf(v), "");
+	neg = LLVMBuildICmp(e->b, LLVMIntSLT, v, zero, "");
+	return LLVMBuildSelect(e->b, pos, int_like(e, v, 1),
+		LLVMBuildSelect(e->b, neg, int_like(e, v, -1), zero, ""), "");
+}
+
+/* The unary "op" of the float "v" that is a C library call (or an
+ * intrinsic LLVM expands into one), or NULL when "op" is not one.  The
+ * calls run lane by lane in a vectorized loop (call_libm, or LLVM's own
+ * expansion of a vector llvm.sin); the JIT defines each of these names
+ * (llvm_jit.c), and AOT objects link with -lm. */
+static LLVMValueRef emit_libm(emitter *e, ts_op op, LLVMValueRef v)
+{
+	switch (op) {
+	case TS_OP_ERF: return call_libm(e, "erff", "erf", v);
+	case TS_OP_SIN: return call_math1(e, "llvm.sin", v);
+	case TS_OP_COS: return call_math1(e, "llvm.cos", v);
+	case TS_OP_TAN: return call_libm(e, "tanf", "tan", v);
+	case TS_OP_ASIN: return call_libm(e, "asinf", "asin", v);
+	case TS_OP_ACOS: return call_libm(e, "acosf", "acos", v);
+	case TS_OP_ATAN: return call_libm(e, "atanf", "atan", v);
+	case TS_OP_SINH: return call_libm(e, "sinhf", "sinh", v);
+	case TS_OP_COSH: return call_libm(e, "coshf", "cosh", v);
+	case TS_OP_ASINH: return call_libm(e, "asinhf", "asinh", v);
+	case TS_OP_ACOSH: return call_libm(e, "acoshf", "acosh", v);
+	case TS_OP_ATANH: return call_libm(e, "atanhf", "atanh", v);
+	default: return NULL;
+	}
+}
+
 /* A UNARY node "x". */
 static LLVMValueRef emit_unary(emitter *e, const ts_expr *x)
 {
 	LLVMValueRef v = emit_expr(e, x->a), one;
-	bool fl = ts_dtype_is_float(x->dtype);
+	bool fl = ts_dtype_is_float(x->a->dtype);
 
 	/* Inline math where there is one (llvm_math.c), else the cases. */
 	if (fl && (one = ts_llvm_math_unary(e->m, e->b, x->op, v)))
+		return one;
+	if (fl && (one = emit_libm(e, x->op, v)))
 		return one;
 	switch (x->op) {
 	case TS_OP_NEG: return fl ? LLVMBuildFNeg(e->b, v, "")
@@ -939,7 +989,6 @@ static LLVMValueRef emit_unary(emitter *e, const ts_expr *x)
 		return LLVMBuildFDiv(e->b, one, LLVMBuildFAdd(e->b, one,
 			call_math1(e, "llvm.exp", LLVMBuildFNeg(e->b, v, "")),
 			""), "");
-	case TS_OP_ERF: return call_libm(e, "erff", "erf", v);
 	case TS_OP_ABS:
 		if (fl)
 			return call_math1(e, "llvm.fabs", v);
@@ -949,6 +998,12 @@ static LLVMValueRef emit_unary(emitter *e, const ts_expr *x)
 			int_like(e, v, 0), ""), LLVMBuildNeg(e->b, v, ""), v, "");
 	case TS_OP_FLOOR: return call_math1(e, "llvm.floor", v);
 	case TS_OP_ROUND: return call_math1(e, "llvm.rint", v);
+	case TS_OP_CEIL: return call_math1(e, "llvm.ceil", v);
+	case TS_OP_SIGN: return emit_sign(e, v, x->a->dtype);
+	case TS_OP_ISNAN: return LLVMBuildFCmp(e->b, LLVMRealUNO, v, v, "");
+	case TS_OP_ISINF:
+		return LLVMBuildFCmp(e->b, LLVMRealOEQ, call_math1(e,
+			"llvm.fabs", v), real_like(e, v, INFINITY), "");
 	default:
 		emit_error(e, "unknown unary operator %d", (int)x->op);
 		return v;

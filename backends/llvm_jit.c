@@ -30,8 +30,19 @@ static const struct {
 	{ "ts_runtime_parallel_for", (void *)ts_runtime_parallel_for },
 	{ "aligned_alloc", (void *)aligned_alloc },
 	{ "free", (void *)free },
-	{ "erff", (void *)erff },
-	{ "erf", (void *)erf },
+	/* Math the emitted code calls (llvm_emit.c, emit_libm). */
+	{ "erff", (void *)erff }, { "erf", (void *)erf },
+	{ "sinf", (void *)sinf }, { "sin", (void *)sin },
+	{ "cosf", (void *)cosf }, { "cos", (void *)cos },
+	{ "tanf", (void *)tanf }, { "tan", (void *)tan },
+	{ "asinf", (void *)asinf }, { "asin", (void *)asin },
+	{ "acosf", (void *)acosf }, { "acos", (void *)acos },
+	{ "atanf", (void *)atanf }, { "atan", (void *)atan },
+	{ "sinhf", (void *)sinhf }, { "sinh", (void *)sinh },
+	{ "coshf", (void *)coshf }, { "cosh", (void *)cosh },
+	{ "asinhf", (void *)asinhf }, { "asinh", (void *)asinh },
+	{ "acoshf", (void *)acoshf }, { "acosh", (void *)acosh },
+	{ "atanhf", (void *)atanhf }, { "atanh", (void *)atanh },
 };
 
 /* Define the runtime symbols in the main dylib of "jit", and let it look

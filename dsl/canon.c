@@ -423,8 +423,7 @@ static bool is_costly(const ts_expr *e)
 {
 	if (!e)
 		return false;
-	if (e->kind == TS_EXPR_UNARY && e->op >= TS_OP_EXP &&
-	    e->op <= TS_OP_ERF)
+	if (e->kind == TS_EXPR_UNARY && ts_op_is_special(e->op))
 		return true;
 	if (e->kind == TS_EXPR_BINARY && (e->op == TS_OP_POW ||
 	    (e->op == TS_OP_DIV && ts_dtype_is_float(e->dtype))))
@@ -487,8 +486,7 @@ static bool is_invariant(struct site *site, const ts_expr *e)
 /* The name of the stage made for the invariant "e". */
 static const char *invariant_kind(const ts_expr *e)
 {
-	if (e->kind == TS_EXPR_UNARY && e->op >= TS_OP_EXP &&
-	    e->op <= TS_OP_ROUND)
+	if (e->kind == TS_EXPR_UNARY && e->op >= TS_OP_EXP)
 		return ts_op_name(e->op);
 	return "e";
 }

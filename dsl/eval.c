@@ -39,8 +39,10 @@ enum vm_op {
 	VM_UFLOORDIV, VM_UMOD, VM_UMIN, VM_UMAX, VM_ULT, VM_ULE, VM_UGT,
 	VM_UGE,
 	VM_FNEG, VM_FEXP, VM_FLOG, VM_FSQRT, VM_FRSQRT, VM_FTANH, VM_FSIGMOID,
-	VM_FERF, VM_FABS, VM_FFLOOR, VM_FROUND,
-	VM_INEG, VM_IABS, VM_INOT,
+	VM_FERF, VM_FSIN, VM_FCOS, VM_FTAN, VM_FASIN, VM_FACOS, VM_FATAN,
+	VM_FSINH, VM_FCOSH, VM_FASINH, VM_FACOSH, VM_FATANH,
+	VM_FABS, VM_FFLOOR, VM_FROUND, VM_FCEIL, VM_FSIGN, VM_FISNAN, VM_FISINF,
+	VM_INEG, VM_IABS, VM_ISIGN, VM_INOT,
 	VM_FSELECT, VM_ISELECT,
 	VM_CAST_II, VM_CAST_IF, VM_CAST_UF, VM_CAST_FI, VM_CAST_FF,
 	VM_INIT,
@@ -543,7 +545,10 @@ static bool op_rounds(enum vm_op op, ts_dtype t)
 	case VM_FADD: case VM_FSUB: case VM_FMUL: case VM_FDIV:
 	case VM_FFLOORDIV: case VM_FMOD: case VM_FPOW: case VM_FEXP:
 	case VM_FLOG: case VM_FSQRT: case VM_FRSQRT: case VM_FTANH:
-	case VM_FSIGMOID: case VM_FERF:
+	case VM_FSIGMOID: case VM_FERF: case VM_FSIN: case VM_FCOS:
+	case VM_FTAN: case VM_FASIN: case VM_FACOS: case VM_FATAN:
+	case VM_FSINH: case VM_FCOSH: case VM_FASINH: case VM_FACOSH:
+	case VM_FATANH:
 		return rounds(t);
 	case VM_IADD: case VM_ISUB: case VM_IMUL: case VM_IFLOORDIV:
 	case VM_IMOD: case VM_INEG: case VM_IABS:
@@ -627,10 +632,18 @@ static const enum vm_op float_unary[TS_OP_COUNT] = {
 	[TS_OP_TANH] = VM_FTANH, [TS_OP_SIGMOID] = VM_FSIGMOID,
 	[TS_OP_ERF] = VM_FERF, [TS_OP_ABS] = VM_FABS,
 	[TS_OP_FLOOR] = VM_FFLOOR, [TS_OP_ROUND] = VM_FROUND,
+	[TS_OP_SIN] = VM_FSIN, [TS_OP_COS] = VM_FCOS, [TS_OP_TAN] = VM_FTAN,
+	[TS_OP_ASIN] = VM_FASIN, [TS_OP_ACOS] = VM_FACOS,
+	[TS_OP_ATAN] = VM_FATAN, [TS_OP_SINH] = VM_FSINH,
+	[TS_OP_COSH] = VM_FCOSH, [TS_OP_ASINH] = VM_FASINH,
+	[TS_OP_ACOSH] = VM_FACOSH, [TS_OP_ATANH] = VM_FATANH,
+	[TS_OP_CEIL] = VM_FCEIL, [TS_OP_SIGN] = VM_FSIGN,
+	[TS_OP_ISNAN] = VM_FISNAN, [TS_OP_ISINF] = VM_FISINF,
 };
 
 static const enum vm_op int_unary[TS_OP_COUNT] = {
 	[TS_OP_NEG] = VM_INEG, [TS_OP_ABS] = VM_IABS, [TS_OP_NOT] = VM_INOT,
+	[TS_OP_SIGN] = VM_ISIGN,
 };
 
 /* Report an operator the interpreter cannot run (a malformed node). */
@@ -1054,6 +1067,13 @@ static inline double fsigmoid(double x)
 	return 1.0 / (1.0 + exp(-x));
 }
 
+/* sign("x"): 1 above zero, -1 below, and a zero or a NaN itself (so
+ * sign(-0.0) is -0.0). */
+static inline double fsign(double x)
+{
+	return x > 0 ? 1.0 : x < 0 ? -1.0 : x;
+}
+
 /* Wrap "v" to the integer dtype "t" like a C cast. */
 static inline int64_t iwrap(int64_t v, ts_dtype t)
 {
@@ -1388,6 +1408,21 @@ static bool run_float(struct vm *vm, const struct insn *in)
 	case VM_FABS: UNARY(double, double, fabs(x)); break;
 	case VM_FFLOOR: UNARY(double, double, floor(x)); break;
 	case VM_FROUND: UNARY(double, double, rint(x)); break;
+	case VM_FSIN: UNARY(double, double, sin(x)); break;
+	case VM_FCOS: UNARY(double, double, cos(x)); break;
+	case VM_FTAN: UNARY(double, double, tan(x)); break;
+	case VM_FASIN: UNARY(double, double, asin(x)); break;
+	case VM_FACOS: UNARY(double, double, acos(x)); break;
+	case VM_FATAN: UNARY(double, double, atan(x)); break;
+	case VM_FSINH: UNARY(double, double, sinh(x)); break;
+	case VM_FCOSH: UNARY(double, double, cosh(x)); break;
+	case VM_FASINH: UNARY(double, double, asinh(x)); break;
+	case VM_FACOSH: UNARY(double, double, acosh(x)); break;
+	case VM_FATANH: UNARY(double, double, atanh(x)); break;
+	case VM_FCEIL: UNARY(double, double, ceil(x)); break;
+	case VM_FSIGN: UNARY(double, double, fsign(x)); break;
+	case VM_FISNAN: UNARY(int64_t, double, isnan(x)); break;
+	case VM_FISINF: UNARY(int64_t, double, isinf(x)); break;
 	default: return false;
 	}
 	return true;
@@ -1421,6 +1456,7 @@ static bool run_int(struct vm *vm, const struct insn *in)
 	case VM_INEG: UNARY(int64_t, int64_t, iwrap_sub(0, x)); break;
 	case VM_IABS: UNARY(int64_t, int64_t, x < 0 ? iwrap_sub(0, x) : x);
 		break;
+	case VM_ISIGN: UNARY(int64_t, int64_t, (x > 0) - (x < 0)); break;
 	case VM_INOT: UNARY(int64_t, int64_t, !x); break;
 	default: return false;
 	}

@@ -22,7 +22,12 @@ static const char *op_names[TS_OP_COUNT] = {
 	[TS_OP_LOG] = "log", [TS_OP_SQRT] = "sqrt", [TS_OP_RSQRT] = "rsqrt",
 	[TS_OP_TANH] = "tanh", [TS_OP_SIGMOID] = "sigmoid",
 	[TS_OP_ERF] = "erf", [TS_OP_ABS] = "abs", [TS_OP_FLOOR] = "floor",
-	[TS_OP_ROUND] = "round",
+	[TS_OP_ROUND] = "round", [TS_OP_SIN] = "sin", [TS_OP_COS] = "cos",
+	[TS_OP_TAN] = "tan", [TS_OP_ASIN] = "asin", [TS_OP_ACOS] = "acos",
+	[TS_OP_ATAN] = "atan", [TS_OP_SINH] = "sinh", [TS_OP_COSH] = "cosh",
+	[TS_OP_ASINH] = "asinh", [TS_OP_ACOSH] = "acosh",
+	[TS_OP_ATANH] = "atanh", [TS_OP_CEIL] = "ceil", [TS_OP_SIGN] = "sign",
+	[TS_OP_ISNAN] = "isnan", [TS_OP_ISINF] = "isinf",
 };
 
 static const char *reducer_names[TS_RED_COUNT] = {
@@ -90,6 +95,11 @@ bool ts_op_is_unary(ts_op op)
 bool ts_op_is_comparison(ts_op op)
 {
 	return op >= TS_OP_LT && op <= TS_OP_NE;
+}
+
+bool ts_op_is_special(ts_op op)
+{
+	return op >= TS_OP_EXP && op <= TS_OP_ATANH;
 }
 
 /* Return a new axis named "name" over [0, "extent"). */
@@ -419,7 +429,15 @@ ts_expr *ts_binary(ts_ctx *ctx, ts_op op, ts_expr *a, ts_expr *b)
 /* Whether the unary "op" is a math intrinsic defined on floats only. */
 static bool unary_needs_float(ts_op op)
 {
-	return op != TS_OP_NEG && op != TS_OP_NOT && op != TS_OP_ABS;
+	return op != TS_OP_NEG && op != TS_OP_NOT && op != TS_OP_ABS &&
+		op != TS_OP_SIGN;
+}
+
+/* The dtype of the unary "op" on a value of dtype "t": the tests of a
+ * float give bool, every other operator keeps "t". */
+static ts_dtype unary_dtype(ts_op op, ts_dtype t)
+{
+	return op == TS_OP_ISNAN || op == TS_OP_ISINF ? TS_BOOL : t;
 }
 
 ts_expr *ts_unary(ts_ctx *ctx, ts_op op, ts_expr *a)
@@ -469,7 +487,7 @@ ts_expr *ts_unary(ts_ctx *ctx, ts_op op, ts_expr *a)
 			ts_dtype_name(a->dtype));
 		return NULL;
 	}
-	e = expr_new(TS_EXPR_UNARY, a->dtype);
+	e = expr_new(TS_EXPR_UNARY, unary_dtype(op, a->dtype));
 	e->op = op;
 	e->a = a;
 	return e;

@@ -284,9 +284,11 @@ static void count_expr(const struct walk *w, const ts_expr *e, double *ops,
 		ops[TS_FEAT_FLOAT_CMP]++;
 		break;
 	case TS_EXPR_UNARY:
-		fl = ts_dtype_is_float(e->dtype);
-		if (e->op != TS_OP_NEG && e->op != TS_OP_NOT &&
-		    e->op != TS_OP_ABS)
+		fl = ts_dtype_is_float(e->a->dtype);
+		if (e->op == TS_OP_ISNAN || e->op == TS_OP_ISINF)
+			ops[TS_FEAT_FLOAT_CMP]++;
+		else if (e->op != TS_OP_NEG && e->op != TS_OP_NOT &&
+		    e->op != TS_OP_ABS && e->op != TS_OP_SIGN)
 			ops[fl ? TS_FEAT_FLOAT_SPECIAL : TS_FEAT_INT_ARITH]++;
 		else
 			ops[fl ? TS_FEAT_FLOAT_ADDSUB : TS_FEAT_INT_ARITH]++;

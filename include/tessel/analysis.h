@@ -222,9 +222,13 @@ typedef struct ts_counts {
 	int64_t mul;
 	int64_t fma;		/* fused multiply-add pairs */
 	int64_t div;		/* div, floordiv, mod */
-	int64_t special;	/* exp, log, sqrt, rsqrt, tanh, sigmoid, erf, pow */
-	int64_t compare;	/* comparisons, min, max, select on data */
-	int64_t other;		/* casts, abs, floor, round, logic */
+	int64_t special;	/* exp, log, roots, tanh, sigmoid, erf,
+				 * trigonometric and hyperbolic (see
+				 * ts_op_is_special), pow */
+	int64_t compare;	/* comparisons, isnan, isinf, min, max,
+				 * select on data */
+	int64_t other;		/* casts, abs, sign, floor, ceil, round,
+				 * logic */
 	int64_t flops;		/* add + mul + 2 fma + div + special + compare */
 	int64_t bytes_read;	/* distinct elements read x dtype size */
 	int64_t bytes_written;

@@ -154,9 +154,24 @@ typedef enum ts_op {
 	TS_OP_TANH,
 	TS_OP_SIGMOID,
 	TS_OP_ERF,
+	TS_OP_SIN,
+	TS_OP_COS,
+	TS_OP_TAN,
+	TS_OP_ASIN,
+	TS_OP_ACOS,
+	TS_OP_ATAN,
+	TS_OP_SINH,
+	TS_OP_COSH,
+	TS_OP_ASINH,
+	TS_OP_ACOSH,
+	TS_OP_ATANH,
 	TS_OP_ABS,
 	TS_OP_FLOOR,
 	TS_OP_ROUND,		/* half to even, as IEEE rint */
+	TS_OP_CEIL,
+	TS_OP_SIGN,		/* -1, 0, 1; a float zero or NaN is itself */
+	TS_OP_ISNAN,		/* float -> bool */
+	TS_OP_ISINF,		/* float -> bool: +inf or -inf */
 	TS_OP_COUNT
 } ts_op;
 
@@ -260,6 +275,11 @@ __ts_keep const char *ts_op_name(ts_op op);
 __ts_keep const char *ts_reducer_name(ts_reducer r);
 bool ts_op_is_unary(ts_op op);
 bool ts_op_is_comparison(ts_op op);
+/* Whether the unary "op" is a transcendental function or a root (exp, log,
+ * sqrt, rsqrt, tanh, sigmoid, erf, the trigonometric and hyperbolic
+ * functions and their inverses): a library call or a polynomial, dear
+ * beside an addition. */
+bool ts_op_is_special(ts_op op);
 
 /* Tensors.  A placeholder has no stage; a computed tensor is the output of
  * exactly one stage. */

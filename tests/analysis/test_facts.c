@@ -116,6 +116,36 @@ static void test_facts_counts__by_kind(void **state)
 	assert_int_equal(si->counts.bytes_written, 4 * 4);
 }
 
+/* The trigonometric and hyperbolic functions are special operations,
+ * isnan and isinf comparisons, sign and ceil neither:
+ * S[i] = select(isnan(X[i, 0]) || isinf(X[i, 1]), atanh(X[i, 2]),
+ * sin(X[i, 3]) + sign(ceil(X[i, 4]))). */
+static void test_facts_counts__math_functions(void **state)
+{
+	ts_ctx *ctx = *state;
+	int64_t sx[2] = { 4, 5 };
+	ts_tensor *X = ts_placeholder(ctx, "Xm", TS_F32, 2, sx);
+	ts_axis *i = ts_axis_new(ctx, "i", 4);
+	ts_expr *x[5];
+	ts_tensor *S;
+	ts_stage_info *si;
+
+	for (int k = 0; k < 5; k++)
+		x[k] = ts_at(ctx, X, 2, V(i), I(k));
+	S = ts_compute(ctx, "Sm", 1, &i, ts_select(ctx, ts_binary(ctx,
+		TS_OP_OR, ts_unary(ctx, TS_OP_ISNAN, x[0]),
+		ts_unary(ctx, TS_OP_ISINF, x[1])),
+		ts_unary(ctx, TS_OP_ATANH, x[2]),
+		ts_add(ctx, ts_unary(ctx, TS_OP_SIN, x[3]),
+		ts_unary(ctx, TS_OP_SIGN, ts_unary(ctx, TS_OP_CEIL, x[4])))));
+	assert_non_null(si = ts_analyze_stage(ctx, S->stage));
+	assert_int_equal(si->counts.special, 4 * 2);	/* atanh, sin */
+	assert_int_equal(si->counts.compare, 4 * 2);	/* isnan, isinf */
+	assert_int_equal(si->counts.add, 4);
+	/* select on data, ||, sign, ceil */
+	assert_int_equal(si->counts.other, 4 * 4);
+}
+
 static void test_facts_strides__and_contiguous_axis(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -340,6 +370,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		TS_TEST(test_facts_matmul__counts_and_bytes),
 		TS_TEST(test_facts_counts__by_kind),
+		TS_TEST(test_facts_counts__math_functions),
 		TS_TEST(test_facts_strides__and_contiguous_axis),
 		TS_TEST(test_facts_strides__unknown_for_data_dependent),
 		TS_TEST(test_facts_consumers__fusable_and_not),

@@ -76,6 +76,15 @@ static const struct ts_test_sem_decl ts_test_sem_decls[] = {
 	{ "argmax", "input X: f32[8, 20]\nM[i: 8] = max(k: 20) X[i, k]\n"
 	  "output A[i: 8] = min(k: 20) select(X[i, k] == M[i], k, 20)\n",
 	  true },
+	/* ceil, sign (of zeros too), isnan and isinf are exact. */
+	{ "exact_functions", "input X: f32[64]\ninput D: f64[64]\n"
+	  "input H: f16[64]\ninput I: i8[64]\ninput U: u8[64]\n"
+	  "output C[i: 64] = ceil(X[i] * 3.0) + sign(round(X[i] * 2.0))\n"
+	  "output E[i: 64] = ceil(D[i] * 3.0) * sign(round(D[i]))\n"
+	  "output F[i: 64]: f16 = ceil(H[i] * 3.0) + sign(H[i])\n"
+	  "output S[i: 64] = i32(sign(I[i])) * 10 + i32(sign(U[i] - 7))\n"
+	  "output B[i: 64] = isnan(sqrt(X[i])) || isinf(D[i] * 1e308 * 10.0)"
+	  " || isnan(log(H[i]))\n", true },
 };
 
 #define TS_TEST_NSEM_DECLS \

@@ -261,6 +261,48 @@ static void test_cuda_emit_new_dtypes__types_and_bf16_refused(void **state)
 		"not support");
 }
 
+/* The functions of an ONNX graph call CUDA's math library, in float for
+ * f32 and f16 and in double for f64; sign is the prelude's ts_sign; the
+ * program compiles with NVRTC where there is one. */
+static void test_cuda_emit_math_functions__library_calls(void **state)
+{
+	static const char *const fns[] = {
+		"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+		"asinh", "acosh", "atanh", "ceil",
+	};
+	ts_ctx *ctx = *state;
+	char src[2048], call[32];
+	int n = snprintf(src, sizeof(src), "input X: f32[256]\n"
+		"input D: f64[256]\ninput I: i8[256]\n"
+		"output B[i: 256] = isnan(X[i]) || isinf(D[i])\n"
+		"output S[i: 256] = sign(X[i]) + f32(sign(I[i]))\n");
+	ts_dag *dag;
+	ts_cuda_program *p;
+
+	for (size_t k = 0; k < sizeof(fns) / sizeof(*fns); k++)
+		n += snprintf(src + n, sizeof(src) - (size_t)n,
+			"output %s_[i: 256] = %s(X[i]) + f32(%s(D[i]))\n",
+			fns[k], fns[k], fns[k]);
+	assert_non_null(dag = ts_parse_string(ctx, "fns", src));
+	p = ts_cuda_emit(ctx, ts_lower(ctx, dag, NULL), NULL);
+	if (!p)
+		fail_msg("%s", ts_ctx_error(ctx));
+	for (size_t k = 0; k < sizeof(fns) / sizeof(*fns); k++) {
+		snprintf(call, sizeof(call), "(%sf(", fns[k]);
+		if (!strstr(p->source, call))
+			fail_msg("no '%s' in:\n%s", call, p->source);
+		snprintf(call, sizeof(call), "(%s(", fns[k]);
+		if (!strstr(p->source, call))
+			fail_msg("no '%s' in:\n%s", call, p->source);
+	}
+	assert_non_null(strstr(p->source, "(isnan((float)("));
+	assert_non_null(strstr(p->source, "(isinf((double)("));
+	assert_non_null(strstr(p->source, "ts_sign((float)("));
+	assert_non_null(strstr(p->source, "ts_sign((int)("));
+	if (ts_nvrtc_supports(ctx, "sm_80"))
+		compile_all(ctx, p, "functions", 3, false);
+}
+
 /* A kernel "body" made of one serial loop of one iteration around
  * "body", over the buffer "X" (f32[2048]). */
 static ts_func *func_of(ts_ctx *ctx, ts_tensor *x, ts_stmt *body)
@@ -740,6 +782,7 @@ int main(void)
 		TS_TEST(test_cuda_emit_matmul__structure),
 		TS_TEST(test_cuda_emit_kinds__reduction_f16_fast_math),
 		TS_TEST(test_cuda_emit_new_dtypes__types_and_bf16_refused),
+		TS_TEST(test_cuda_emit_math_functions__library_calls),
 		TS_TEST(test_gpu_static_fill__model),
 		TS_TEST(test_gpu_template_tensor_core__absent),
 		TS_TEST(test_gpu_static_fill__tensor_core),

@@ -30,7 +30,7 @@ static const char shim[] =
 	"#include <cmath>\n#include <cstring>\n#include <thread>\n"
 	"#include <vector>\n#include <functional>\n#include <pthread.h>\n"
 	"#include <cstdio>\n#include <cstdlib>\n#include <type_traits>\n"
-	"using std::exp; using std::log;\n"
+	"using std::exp; using std::log; using std::isnan; using std::isinf;\n"
 	"typedef _Float16 __half;\n"
 	"static inline __half __float2half_rn(float f) { return (__half)f; }\n"
 	"static inline float __half2float(__half h) { return (float)h; }\n"
@@ -332,7 +332,8 @@ static void test_cuda_emulate_catalogue__matches_eval(void **state)
 }
 
 /* Declarations the catalogue lacks: f16 inputs with f32 accumulation and
- * an f16 result, a product of reductions, a 3-d max over two axes. */
+ * an f16 result, a product of reductions, a 3-d max over two axes, the
+ * trigonometric and hyperbolic functions in f32 and f64. */
 static const char *const extra[] = {
 	"input A: f16[48, 64]\ninput B: f16[64, 32]\n"
 	"C[i: 48, j: 32] = sum(k: 64) f32(A[i, k]) * f32(B[k, j])\n"
@@ -341,6 +342,12 @@ static const char *const extra[] = {
 	"output M[b: 6] = max(i: 40, j: 9) X[b, i, j] * 2.0 - 1.0\n",
 	"input X: f32[12, 300]\n"
 	"output N[i: 12] = prod(k: 300) (X[i, k] * 0.01 + 1.0)\n",
+	"input X: f32[40, 30]\ninput D: f64[30]\n"
+	"output Y[i: 40, j: 30] = sin(X[i, j]) + cos(X[i, j]) + tan(X[i, j])\n"
+	"  + asin(X[i, j] * 0.9) + acos(X[i, j] * 0.9) + atan(X[i, j])\n"
+	"  + sinh(X[i, j]) + cosh(X[i, j]) + asinh(X[i, j])\n"
+	"  + acosh(abs(X[i, j]) + 1.0) + atanh(X[i, j] * 0.9)\n"
+	"  + f32(sin(D[j]) * cos(D[j]) + atanh(D[j] * 0.5))\n",
 };
 
 /* The extra declarations: static schedules for h100 and a100 and three

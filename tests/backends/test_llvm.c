@@ -192,8 +192,20 @@ static ts_expr *make_op(ts_ctx *ctx, ts_expr *x, ts_expr *y, int op)
 	case TS_OP_NOT:
 		return ts_unary(ctx, op, x->dtype == TS_BOOL ? x
 			: ts_binary(ctx, TS_OP_LT, x, y));
-	case TS_OP_ROUND:
+	case TS_OP_ROUND: case TS_OP_CEIL:
 		return ts_unary(ctx, op, ts_mul(ctx, x, ts_float(ctx, 2.5)));
+	case TS_OP_ASIN: case TS_OP_ACOS: case TS_OP_ATANH:
+		return ts_unary(ctx, op, ts_mul(ctx, x, ts_float(ctx, 0.9)));
+	case TS_OP_ACOSH:
+		return ts_unary(ctx, op, ts_add(ctx, pos, ts_float(ctx, 0.9)));
+	case TS_OP_ISNAN:	/* NaN where x < 0 */
+		return ts_unary(ctx, op, ts_unary(ctx, TS_OP_SQRT, x));
+	case TS_OP_ISINF:	/* inf past x = 0.71 even in f64 */
+		return ts_unary(ctx, op, ts_unary(ctx, TS_OP_EXP,
+			ts_mul(ctx, x, ts_float(ctx, 1000.0))));
+	case TS_OP_SIGN:	/* zeros too */
+		return ts_unary(ctx, op, fl ? ts_unary(ctx, TS_OP_ROUND, x)
+			: x);
 	default:
 		return ts_op_is_unary(op) ? ts_unary(ctx, op, x)
 			: ts_binary(ctx, op, x, y);
@@ -222,13 +234,16 @@ static const ts_op float_ops[] = {
 	TS_OP_MIN, TS_OP_MAX, TS_OP_POW, TS_OP_LT, TS_OP_LE, TS_OP_GT,
 	TS_OP_GE, TS_OP_EQ, TS_OP_NE, TS_OP_NEG, TS_OP_NOT, TS_OP_EXP,
 	TS_OP_LOG, TS_OP_SQRT, TS_OP_RSQRT, TS_OP_TANH, TS_OP_SIGMOID,
-	TS_OP_ERF, TS_OP_ABS, TS_OP_FLOOR, TS_OP_ROUND,
+	TS_OP_ERF, TS_OP_ABS, TS_OP_FLOOR, TS_OP_ROUND, TS_OP_SIN, TS_OP_COS,
+	TS_OP_TAN, TS_OP_ASIN, TS_OP_ACOS, TS_OP_ATAN, TS_OP_SINH, TS_OP_COSH,
+	TS_OP_ASINH, TS_OP_ACOSH, TS_OP_ATANH, TS_OP_CEIL, TS_OP_SIGN,
+	TS_OP_ISNAN, TS_OP_ISINF,
 };
 
 static const ts_op int_ops[] = {
 	TS_OP_ADD, TS_OP_SUB, TS_OP_MUL, TS_OP_FLOORDIV, TS_OP_MOD,
 	TS_OP_MIN, TS_OP_MAX, TS_OP_LT, TS_OP_LE, TS_OP_GT, TS_OP_GE,
-	TS_OP_EQ, TS_OP_NE, TS_OP_NEG, TS_OP_NOT, TS_OP_ABS,
+	TS_OP_EQ, TS_OP_NE, TS_OP_NEG, TS_OP_NOT, TS_OP_ABS, TS_OP_SIGN,
 };
 
 static const ts_op bool_ops[] = {
@@ -972,6 +987,122 @@ static void test_llvm_options__contract_fast_math_vector_width(void **state)
 	check_func(ctx, f, &opt, 0, "fast math");
 }
 
+/* How many units in the last place of dtype "t" (f32 or f64) "got" is
+ * from "want": 0 for equal values and for two NaNs, infinite when only
+ * one is a NaN or an infinity. */
+static double ulps(double got, double want, ts_dtype t)
+{
+	double a = fabs(want), u;
+
+	if (got == want || (isnan(got) && isnan(want)))
+		return 0;
+	if (!isfinite(got) || !isfinite(want))
+		return INFINITY;
+	u = t == TS_F32 ? nextafterf((float)a, INFINITY) - (float)a
+		: nextafter(a, INFINITY) - a;
+	return fabs(got - want) / u;
+}
+
+/* The functions of an ONNX graph not in the polynomials of llvm_math.c. */
+static const ts_op libm_ops[] = {
+	TS_OP_SIN, TS_OP_COS, TS_OP_TAN, TS_OP_ASIN, TS_OP_ACOS, TS_OP_ATAN,
+	TS_OP_SINH, TS_OP_COSH, TS_OP_ASINH, TS_OP_ACOSH, TS_OP_ATANH,
+	TS_OP_CEIL, TS_OP_SIGN, TS_OP_ISNAN, TS_OP_ISINF,
+};
+
+/* Check the output of "f", run on "args", against the interpreter:
+ * within "tol" ulps of dtype "t". */
+static void check_ulps(ts_ctx *ctx, const ts_func *f, ts_array **args,
+	ts_dtype t, double tol, const char *what)
+{
+	ts_array *want = NULL, *got = args[f->ninputs];
+
+	if (ts_eval(ctx, f->dag, args, &want) < 0)
+		fail_msg("%s: eval: %s", what, ts_ctx_error(ctx));
+	for (int64_t i = 0; i < want->size; i++) {
+		double g = ts_array_get(got, i), w = ts_array_get(want, i);
+		if (!(ulps(g, w, t) <= tol))
+			fail_msg("%s: element %lld is %.17g, the interpreter's "
+				"%.17g", what, (long long)i, g, w);
+	}
+}
+
+/* Each of libm_ops on 1024 elements of f32 and of f64, in a vectorized
+ * loop (8 lanes) and a parallel one: within 4 ulps of the interpreter,
+ * which rounds the f64 result once, and exactly for ceil, sign, isnan
+ * and isinf.  A library function runs lane by lane inside the vector
+ * loop (llvm.sin and llvm.cos are expanded so by LLVM), each name
+ * resolved by the JIT. */
+static void test_llvm_math_functions__vectorized_within_ulps(void **state)
+{
+	static const ts_dtype types[] = { TS_F32, TS_F64 };
+	static const enum shape shapes[] = { VECTOR, PARALLEL_VECTOR };
+	int nops = (int)(sizeof(libm_ops) / sizeof(*libm_ops));
+	ts_ctx *ctx = *state;
+	int id = 3000;
+	char what[64];
+
+	for (int c = 0; c < 2 * nops * 2; c++) {
+		ts_op op = libm_ops[c / 2 % nops];
+		ts_dtype t = types[c / (2 * nops)];
+		ts_dag *dag = ew_dag(ctx, id++, t, 1024, make_op, op);
+		ts_func *f = elementwise(ctx, dag, shapes[c % 2], 8);
+		snprintf(what, sizeof(what), "%s %s shape %d", ts_op_name(op),
+			ts_dtype_name(t), c % 2);
+		check_ulps(ctx, f, check_func(ctx, f, NULL, 2, what), t,
+			op >= TS_OP_CEIL ? 0 : 4, what);
+	}
+	/* The vector intrinsic, and a call of the f32 library per lane. */
+	check_ir_has(ctx, elementwise(ctx, ew_dag(ctx, id++, TS_F32, 64,
+		make_op, TS_OP_SIN), VECTOR, 8), "llvm.sin.v8f32", true);
+	check_ir_has(ctx, elementwise(ctx, ew_dag(ctx, id++, TS_F32, 64,
+		make_op, TS_OP_TAN), VECTOR, 8), "call float @tanf(", true);
+}
+
+/* O = "op"(X) for each of libm_ops but the tests, one after another:
+ * acosh(|x| + 1) + atanh(x * 0.9) + ... */
+static ts_expr *make_all(ts_ctx *ctx, ts_expr *x, ts_expr *y, int unused)
+{
+	ts_expr *sum = ts_float(ctx, 0.0);
+
+	for (size_t o = 0; libm_ops[o] != TS_OP_ISNAN; o++)
+		sum = ts_add(ctx, sum, make_op(ctx, x, y, libm_ops[o]));
+	(void)unused;
+	return ts_select(ctx, ts_unary(ctx, TS_OP_ISNAN, sum),
+		ts_float(ctx, -1.0), sum);
+}
+
+/* A shared library of the functions links with -lm and runs each, in
+ * a vectorized loop, within a few ulps of the interpreter. */
+static void test_llvm_aot__math_functions_link_libm(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ew_dag(ctx, 3500, TS_F32, 1000, make_all, 0);
+	ts_func *f = elementwise(ctx, dag, VECTOR, 8);
+	char *dir = temp_dir(), path[512], cmd[600];
+	ts_array **args;
+	void *so;
+	void (*fn)(const float *, const float *, float *);
+
+	f->name = "ew_math";
+	if (ts_build_aot(ctx, f, dir, NULL) < 0)
+		fail_msg("aot: %s", ts_ctx_error(ctx));
+	snprintf(path, sizeof(path), "%s/libew_math.so", dir);
+	so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!so)
+		fail_msg("dlopen: %s", dlerror());
+	*(void **)&fn = dlsym(so, "ew_math");
+	assert_non_null(fn);
+	args = make_args(ctx, f);
+	fn(args[0]->data, args[1]->data, args[2]->data);
+	/* A sum of 13 terms: a few ulps of each, on the largest. */
+	check_ulps(ctx, f, args, TS_F32, 64, "AOT math");
+	dlclose(so);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	free(dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* P[i] = X[i - 2] inside the border, 0 outside: the load of a select's
  * arm runs only where the arm is chosen, by a branch in scalar code and
  * under a mask in vector code, so that X is never read out of bounds
@@ -1039,6 +1170,8 @@ int main(void)
 		TS_TEST(test_llvm_options__contract_fast_math_vector_width),
 		TS_TEST(test_llvm_parallel_nested__matches_eval),
 		TS_TEST(test_llvm_select__guarded_arm_never_reads_outside),
+		TS_TEST(test_llvm_math_functions__vectorized_within_ulps),
+		TS_TEST(test_llvm_aot__math_functions_link_libm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -93,6 +93,14 @@ static const struct twin twins[] = {
 	  "C[k: 4, y: 6, x: 6] = sum(c: 3, r: 3, s: 3) P[c, y + r, x + s] *\n"
 	  "  W[k, c, r, s]\n"
 	  "output Y[k: 4, y: 6, x: 6] = max(C[k, y, x] + B[k], 0.0)\n", 3 },
+	/* A sine of the reduction axis alone is dear: computed once per
+	 * j, not once per output. */
+	{ "sin_weights",
+	  "input W: f32[5, 3]\n"
+	  "output Y[o: 3] = sum(j: 5) sin(f32(j) * 0.5) * W[j, o]\n",
+	  "input W: f32[5, 3]\n"
+	  "S[j: 5] = sin(f32(j) * 0.5)\n"
+	  "output Y[o: 3] = sum(j: 5) S[j] * W[j, o]\n", 2 },
 	/* The same with a cheap activation: the clamped hidden layer is
 	 * still one stage, not recomputed once per output. */
 	{ "mlp_clamp",

@@ -134,6 +134,36 @@ static const struct op_case float_cases[] = {
 	{ TS_OP_ABS, { -2.5, 2.5, 0, -1e-3 }, { 0 }, { 2.5, 2.5, 0, 1e-3 } },
 	{ TS_OP_FLOOR, { 1.5, -1.5, 2, -0.25 }, { 0 }, { 1, -2, 2, -1 } },
 	{ TS_OP_ROUND, { 2.5, 3.5, -2.5, 0.4999 }, { 0 }, { 2, 4, -2, 0 } },
+	{ TS_OP_SIN, { 0, 0.5, -1, 3 }, { 0 },
+		{ 0, 0.479425538604203, -0.8414709848078965,
+		0.1411200080598672 } },
+	{ TS_OP_COS, { 0, 0.5, -1, 3 }, { 0 },
+		{ 1, 0.8775825618903728, 0.5403023058681398,
+		-0.9899924966004454 } },
+	{ TS_OP_TAN, { 0, 0.5, -1, 1 }, { 0 },
+		{ 0, 0.5463024898437905, -1.5574077246549023,
+		1.5574077246549023 } },
+	{ TS_OP_ASIN, { 0, 0.5, -1, 2 }, { 0 }, { 0, M_PI / 6, -M_PI_2, NAN } },
+	{ TS_OP_ACOS, { 1, 0.5, -1, 0 }, { 0 }, { 0, M_PI / 3, M_PI, M_PI_2 } },
+	{ TS_OP_ATAN, { 0, 1, -1, INFINITY }, { 0 },
+		{ 0, M_PI_4, -M_PI_4, M_PI_2 } },
+	{ TS_OP_SINH, { 0, 1, -0.5, 2 }, { 0 },
+		{ 0, 1.1752011936438014, -0.5210953054937474,
+		3.626860407847019 } },
+	{ TS_OP_COSH, { 0, 1, -0.5, 2 }, { 0 },
+		{ 1, 1.5430806348152437, 1.1276259652063807,
+		3.7621956910836314 } },
+	{ TS_OP_ASINH, { 0, 1, -0.5, 2 }, { 0 },
+		{ 0, 0.881373587019543, -0.48121182505960347,
+		1.4436354751788103 } },
+	{ TS_OP_ACOSH, { 1, 2, 10, 0.5 }, { 0 },
+		{ 0, 1.3169578969248166, 2.993222846126381, NAN } },
+	{ TS_OP_ATANH, { 0, 0.5, -0.5, 1 }, { 0 },
+		{ 0, 0.5493061443340548, -0.5493061443340548, INFINITY } },
+	{ TS_OP_CEIL, { 1.5, -1.5, 2, -0.25 }, { 0 }, { 2, -1, 2, 0 } },
+	{ TS_OP_SIGN, { 2.5, -1e-300, 0, NAN }, { 0 }, { 1, -1, 0, NAN } },
+	{ TS_OP_ISNAN, { NAN, 1, INFINITY, -INFINITY }, { 0 }, { 1, 0, 0, 0 } },
+	{ TS_OP_ISINF, { NAN, 1, INFINITY, -INFINITY }, { 0 }, { 0, 0, 1, 1 } },
 };
 
 static void test_eval_float_ops__match_hand_values(void **state)
@@ -146,6 +176,58 @@ static void test_eval_float_ops__match_hand_values(void **state)
 		ts_array *o = eval_op(ctx, (int)r, c->op, TS_F64, NV, c->x,
 			c->y);
 		check_values(o, NV, c->want, 1e-15, ts_op_name(c->op));
+	}
+}
+
+/* The trigonometric and hyperbolic functions of an f32 compute in f64
+ * and round once to f32 (doc/grammar.md, "Arithmetic"); the tests of a
+ * float give bool. */
+static void test_eval_math_f32__rounds_once_to_f32(void **state)
+{
+	static const ts_op ops[] = {
+		TS_OP_SIN, TS_OP_COS, TS_OP_TAN, TS_OP_ASIN, TS_OP_ACOS,
+		TS_OP_ATAN, TS_OP_SINH, TS_OP_COSH, TS_OP_ASINH, TS_OP_ATANH,
+	};
+	static double (*const fns[])(double) = {
+		sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, atanh,
+	};
+	static const double x[NV] = { 0.1, -0.7, 0.3, 0.9 };
+	ts_ctx *ctx = *state;
+
+	for (size_t r = 0; r < sizeof(ops) / sizeof(*ops); r++) {
+		ts_array *o = eval_op(ctx, 100 + (int)r, ops[r], TS_F32, NV, x,
+			NULL);
+		double want[NV];
+		assert_int_equal(o->dtype, TS_F32);
+		for (int k = 0; k < NV; k++)
+			want[k] = (float)fns[r]((float)x[k]);
+		check_values(o, NV, want, 0, ts_op_name(ops[r]));
+	}
+	assert_int_equal(eval_op(ctx, 200, TS_OP_ISNAN, TS_F16, NV, x,
+		NULL)->dtype, TS_BOOL);
+}
+
+/* sign on every numeric dtype: -1, 0 or 1, unsigned values never
+ * negative, and a float zero keeps its sign. */
+static void test_eval_sign__every_dtype(void **state)
+{
+	static const ts_dtype types[] = {
+		TS_I8, TS_U8, TS_I32, TS_I64, TS_F16, TS_F32, TS_F64,
+	};
+	static const double x[NV] = { 100, 0, 3, 1 };
+	static const double want[NV] = { 1, 0, 1, 1 };
+	static const double xs[NV] = { -100, -0.0, -3, 7 };
+	static const double wants[NV] = { -1, -0.0, -1, 1 };
+	ts_ctx *ctx = *state;
+
+	for (size_t r = 0; r < sizeof(types) / sizeof(*types); r++) {
+		bool sg = ts_dtype_is_signed(types[r]);
+		ts_array *o = eval_op(ctx, 300 + (int)r, TS_OP_SIGN, types[r],
+			NV, sg ? xs : x, NULL);
+		check_values(o, NV, sg ? wants : want, 0,
+			ts_dtype_name(types[r]));
+		if (ts_dtype_is_float(types[r]))
+			assert_true(signbit(ts_array_get(o, 1)));
 	}
 }
 
@@ -168,6 +250,7 @@ static const struct op_case int_cases[] = {
 	{ TS_OP_NE, { 1, 2, 3, -1 }, { 2, 2, 2, 0 }, { 1, 0, 1, 1 } },
 	{ TS_OP_NEG, { 1, -2, 0, 3 }, { 0 }, { -1, 2, 0, -3 } },
 	{ TS_OP_ABS, { 1, -2, 0, -3 }, { 0 }, { 1, 2, 0, 3 } },
+	{ TS_OP_SIGN, { 5, -7, 0, -2147483648.0 }, { 0 }, { 1, -1, 0, -1 } },
 };
 
 static void test_eval_int_ops__match_hand_values(void **state)
@@ -1108,6 +1191,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TS_TEST(test_eval_float_ops__match_hand_values),
+		TS_TEST(test_eval_math_f32__rounds_once_to_f32),
+		TS_TEST(test_eval_sign__every_dtype),
 		TS_TEST(test_eval_int_ops__match_hand_values),
 		TS_TEST(test_eval_bool_ops__match_truth_tables),
 		TS_TEST(test_eval_casts__round_to_target_dtype),

@@ -146,6 +146,57 @@ static void test_parse_matmul__body_is_sum_of_product(void **state)
 	assert_ptr_equal(mul->b->args[1]->axis, s->axes[1]);
 }
 
+/* The elementwise functions of an ONNX graph: each its own stage, of the
+ * dtype of its argument but for the tests isnan and isinf (bool); the
+ * printed program names each and parses back. */
+static void test_parse_functions__typed_printed_and_read_back(void **state)
+{
+	static const struct {
+		const char *name;
+		ts_op op;
+	} fns[] = {
+		{ "sin", TS_OP_SIN }, { "cos", TS_OP_COS },
+		{ "tan", TS_OP_TAN }, { "asin", TS_OP_ASIN },
+		{ "acos", TS_OP_ACOS },
+		{ "atan", TS_OP_ATAN }, { "sinh", TS_OP_SINH },
+		{ "cosh", TS_OP_COSH }, { "asinh", TS_OP_ASINH },
+		{ "acosh", TS_OP_ACOSH }, { "atanh", TS_OP_ATANH },
+		{ "ceil", TS_OP_CEIL }, { "sign", TS_OP_SIGN },
+		{ "isnan", TS_OP_ISNAN }, { "isinf", TS_OP_ISINF },
+	};
+	ts_ctx *ctx = *state;
+	char src[2048], want[64];
+	int n = snprintf(src, sizeof(src), "input X: f64[4]\n"
+		"input I: i8[4]\noutput S[i: 4] = sign(I[i])\n"
+		"output T[i: 4] = sin(f32(I[i]))\n");
+	ts_dag *dag;
+	char *text;
+
+	for (size_t k = 0; k < sizeof(fns) / sizeof(*fns); k++)
+		n += snprintf(src + n, sizeof(src) - (size_t)n,
+			"output %s_[i: 4] = %s(X[i])\n", fns[k].name,
+			fns[k].name);
+	if (!(dag = ts_parse_string(ctx, "functions.tsl", src)))
+		fail_msg("%s", ts_ctx_error(ctx));
+	text = dag_text(dag);
+	for (size_t k = 0; k < sizeof(fns) / sizeof(*fns); k++) {
+		bool test = fns[k].op == TS_OP_ISNAN ||
+			fns[k].op == TS_OP_ISINF;
+		ts_stage *st;
+		snprintf(want, sizeof(want), "%s_", fns[k].name);
+		assert_non_null(st = ts_dag_find_stage(dag, want));
+		assert_int_equal(st->out->dtype, test ? TS_BOOL : TS_F64);
+		assert_int_equal(st->body->op, fns[k].op);
+		snprintf(want, sizeof(want), "= %s(", fns[k].name);
+		if (!strstr(text, want))
+			fail_msg("'%s' not printed:\n%s", want, text);
+	}
+	assert_int_equal(ts_dag_find_stage(dag, "S")->out->dtype, TS_I8);
+	assert_int_equal(ts_dag_find_stage(dag, "T")->out->dtype, TS_F32);
+	free(text);
+	assert_round_trip(dag);
+}
+
 static void test_parse_out_of_order__stages_in_dependency_order(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -548,6 +599,17 @@ static const struct invalid_case invalid_cases[] = {
 	{ "integer true division", "input I: i32[4]\n"
 	  "output B[i: 4] = I[i] / I[i]\n", 2, 23,
 	  "'/' needs floating-point operands, got i32" },
+	{ "sine of an integer", "input I: i32[4]\n"
+	  "output B[i: 4] = sin(I[i])\n", 2, 18,
+	  "'sin' needs a floating-point operand, got i32 (cast it first)" },
+	{ "isnan of an integer", "input I: i64[4]\n"
+	  "output B[i: 4] = isnan(I[i])\n", 2, 18,
+	  "'isnan' needs a floating-point operand, got i64" },
+	{ "sign of a bool", "input P: bool[4]\n"
+	  "output B[i: 4] = sign(P[i])\n", 2, 18,
+	  "'sign' needs a numeric operand, got bool" },
+	{ "two arguments to atan", A4 "output B[i: 4] = atan(A[i], 1.0)\n",
+	  2, 18, "'atan' takes 1 argument, 2 given" },
 	{ "typed stage of a bool reduce", "input P: bool[4]\n"
 	  "output B[]: f32 = sum(k: 4) P[k]\n", 2, 19,
 	  "sum: cannot reduce bool values" },
@@ -821,6 +883,7 @@ int main(void)
 		TS_TEST(test_parse_deep__located_error_no_crash),
 		TS_TEST(test_parse_deep__at_the_limit_parses),
 		TS_TEST(test_parse_matmul__body_is_sum_of_product),
+		TS_TEST(test_parse_functions__typed_printed_and_read_back),
 		TS_TEST(test_parse_out_of_order__stages_in_dependency_order),
 		TS_TEST(test_parse_lets__constant_arithmetic),
 		TS_TEST(test_parse_inputs__all_declared_in_order),

@@ -228,6 +228,24 @@ static void test_features_same_program__same_vector(void **state)
 	assert_memory_equal(a, b, sizeof(a));
 }
 
+/* A sine is a special operation, isnan a float comparison, sign an
+ * addition's worth: one each per element of 100. */
+static void test_features_math_functions__by_class(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "fn.tsl", "input X: f32[100]\n"
+		"output Y[i: 100] = select(isnan(X[i]), 0.0,\n"
+		"  sign(sin(X[i])))\n");
+	float f[TS_FEAT_COUNT];
+
+	assert_non_null(dag);
+	features_of(ctx, dag, NULL, f);
+	assert_float_equal(raw(f[TS_FEAT_FLOAT_SPECIAL]), 100, 1e-3);
+	/* isnan and the select */
+	assert_float_equal(raw(f[TS_FEAT_FLOAT_CMP]), 200, 1e-3);
+	assert_float_equal(raw(f[TS_FEAT_FLOAT_ADDSUB]), 100, 1e-3);
+}
+
 static void test_features_no_function__is_an_error(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -247,6 +265,7 @@ int main(void)
 		TS_TEST(test_features_parallel__counts_parallel_extent),
 		TS_TEST(test_features_guarded_tail__counts_guards),
 		TS_TEST(test_features_same_program__same_vector),
+		TS_TEST(test_features_math_functions__by_class),
 		TS_TEST(test_features_no_function__is_an_error),
 	};
 
