@@ -13,3 +13,10 @@ python__call_la_CFLAGS = -std=c11 $(TS_WARN_CFLAGS)
 python__call_la_LDFLAGS = -module -avoid-version -shared
 endif
 endif
+# The package against the build tree (tests/python/run.sh): SKIP without
+# python3, NumPy, or for the PyTorch tests python3-torch.
+EXTRA_DIST += tests/python/run.sh tests/python/test_numpy.py \
+	tests/python/test_torch.py tests/python/test_numpy.sh \
+	tests/python/test_torch.sh bench/bench_python_call.py
+TESTS += tests/python/test_numpy.sh tests/python/test_torch.sh
+AM_TESTS_ENVIRONMENT += PYTHON='$(PYTHON)'; export PYTHON;
