@@ -1406,7 +1406,8 @@ static LLVMValueRef outline_body(emitter *e, const ts_stmt *s, int k,
 	for (int i = 0; i < nb; i++) {
 		add_param_attr(e, fn, i, "noalias", 0);
 		add_param_attr(e, fn, i, "nocapture", 0);
-		add_param_attr(e, fn, i, "align", 64);
+		if (!e->opt->unaligned_args)
+			add_param_attr(e, fn, i, "align", 64);
 	}
 	frame_save(e, &saved);
 	frame_begin(e, fn);
@@ -1678,7 +1679,8 @@ static LLVMValueRef declare_main(emitter *e)
 		const ts_tensor *t = f->args[i];
 		add_param_attr(e, fn, i, "noalias", 0);
 		add_param_attr(e, fn, i, "nocapture", 0);
-		add_param_attr(e, fn, i, "align", 64);
+		if (!e->opt->unaligned_args)
+			add_param_attr(e, fn, i, "align", 64);
 		add_param_attr(e, fn, i, "dereferenceable", (uint64_t)
 			ts_tensor_size(t) * ts_dtype_size(t->dtype));
 		if (!stores_to(f->body, t))

@@ -18,6 +18,7 @@ struct ts_module {
 	void (*packed)(void **args);	/* <sym>_packed */
 	void *address;		/* <sym> */
 	int threads;		/* 0: OpenMP's default */
+	bool unaligned;		/* compiled with unaligned_args */
 	ts_module *next;	/* in the context's list of live modules */
 };
 
@@ -180,6 +181,7 @@ ts_module *ts_module_compile(ts_ctx *ctx, const ts_func *f,
 	mod->ctx = ctx;
 	mod->f = f;
 	mod->threads = opt->threads;
+	mod->unaligned = opt->unaligned_args;
 	if (m)
 		mod->jit = make_jit(ctx, target.tm);	/* takes the machine */
 	else
@@ -249,7 +251,7 @@ static const char *shape_text(ts_dtype t, int ndim, const int64_t *shape)
 
 /* Check "a" against argument "i" of "f". */
 static ts_status check_arg(ts_ctx *ctx, const ts_func *f, int i,
-	const ts_array *a)
+	const ts_array *a, bool unaligned)
 {
 	const ts_tensor *t = f->args[i];
 	bool same = a && a->dtype == t->dtype && a->ndim == t->ndim;
@@ -264,7 +266,7 @@ static ts_status check_arg(ts_ctx *ctx, const ts_func *f, int i,
 			"expected %s, got %s", i, t->name, f->name,
 			shape_text(t->dtype, t->ndim, t->shape),
 			shape_text(a->dtype, a->ndim, a->shape));
-	if ((uintptr_t)a->data % 64)
+	if (!unaligned && (uintptr_t)a->data % 64)
 		return ts_ctx_set_error(ctx, "argument %d ('%s') of '%s': its "
 			"data is not 64-byte aligned", i, t->name, f->name);
 	return TS_OK;
@@ -286,7 +288,7 @@ static void **arg_pointers(ts_module *m, ts_array *const *args)
 	}
 	ptrs = ts_new_array(void *, m->f->nargs + 1);
 	for (int i = 0; i < m->f->nargs; i++) {
-		if (check_arg(m->ctx, m->f, i, args[i]) < 0)
+		if (check_arg(m->ctx, m->f, i, args[i], m->unaligned) < 0)
 			return NULL;
 		ptrs[i] = args[i]->data;
 	}
@@ -303,6 +305,11 @@ static void call(ts_module *m, void **ptrs)
 	m->packed(ptrs);
 	if (m->threads)
 		ts_runtime_set_threads(saved);
+}
+
+void ts_module_call(ts_module *m, void *const *ptrs)
+{
+	call(m, (void **)ptrs);
 }
 
 /* Run "m" once on "args" after checking them. */

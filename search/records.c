@@ -13,7 +13,9 @@
 #include <jansson.h>
 
 #include <tessel/backend.h>
+#include <tessel/lower.h>
 #include <tessel/records.h>
+#include <tessel/search.h>
 #include <tessel/tune.h>
 
 #include "support/support.h"
@@ -478,6 +480,59 @@ bool ts_record_beats_static(ts_ctx *ctx, const ts_dag *dag,
 	if (why)
 		*why = w;
 	return wins;
+}
+
+/* The schedule of "best", a record of "log" for "dag", when it beats
+ * the static baseline "st" with "threads" threads, else "st"; "*why"
+ * says which. */
+static ts_schedule *record_or_static(ts_ctx *ctx, const ts_dag *dag,
+	const char *log, const ts_record *best, ts_schedule *st, int threads,
+	const char **why)
+{
+	ts_schedule *sch = ts_record_schedule(ctx, dag, best);
+	ts_func *frec = sch ? ts_lower(ctx, dag, sch) : NULL;
+	ts_func *fst = frec ? ts_lower(ctx, dag, st) : NULL;
+	const char *verdict = NULL;
+	bool wins;
+
+	if (!frec || !fst) {
+		ts_ctx_set_error(ctx, "%s:%d: the best record does not replay: "
+			"%s", log, best->line, ts_ctx_error(ctx));
+		return NULL;
+	}
+	wins = ts_record_beats_static(ctx, dag, frec, fst, NULL, threads,
+		&verdict);
+	*why = ts_asprintf("schedule of the record at %s:%d (median %.4g ms) "
+		"%s", log, best->line, best->median_s * 1e3, verdict);
+	return wins ? sch : st;
+}
+
+ts_schedule *ts_records_choose(ts_ctx *ctx, const ts_dag *dag,
+	const char *log, int threads, const char **why)
+{
+	const ts_target *host = ts_target_host(ctx);
+	const ts_target *tg = ts_records_target(host, threads);
+	const ts_record *best;
+	ts_record **recs;
+	ts_schedule *st;
+	const char *w = NULL;
+	int n = 0;
+
+	if (!tg || !(recs = ts_records_load(ctx, log, &n)))
+		return NULL;
+	best = ts_records_best(recs, n, ts_dag_hash(dag), ts_target_key(tg));
+	if (!(st = ts_static_baseline(ctx, dag, host, threads)))
+		return NULL;
+	if (!best)
+		w = ts_asprintf("no valid record in %s for workload %s on "
+			"target %s: using the static schedule", log,
+			ts_dag_hash(dag), ts_target_key(tg));
+	else if (!(st = record_or_static(ctx, dag, log, best, st, threads,
+	    &w)))
+		return NULL;
+	if (why)
+		*why = w;
+	return st;
 }
 
 const ts_target *ts_records_target(const ts_target *t, int threads)

@@ -13,7 +13,11 @@
  */
 #include <config.h>
 
+#include <errno.h>
 #include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -90,6 +94,80 @@ ts_tune_options ts_tune_options_default(void)
 	o.measure = ts_measure_options_default();
 	o.evolve = ts_evolve_options_default();
 	return o;
+}
+
+ts_tune_options *ts_tune_options_new(ts_ctx *ctx, const ts_target *target)
+{
+	ts_tune_options *o = ts_new(ts_tune_options);
+
+	if (!o) {
+		ts_ctx_set_error(ctx, "out of memory");
+		return NULL;
+	}
+	*o = ts_tune_options_default();
+	ts_measure_options_target(&o->measure, target);
+	return o;
+}
+
+/* An integer option of the command line: its name, its field and range. */
+struct int_option {
+	const char *name;
+	size_t offset;
+	long long lo, hi;
+};
+
+static const struct int_option int_options[] = {
+	{ "trials", offsetof(ts_tune_options, trials), 1, 1000000 },
+	{ "topk", offsetof(ts_tune_options, topk), 1, 10000 },
+	{ "batch", offsetof(ts_tune_options, batch), 1, 4096 },
+	{ "verify", offsetof(ts_tune_options, verify), 0, 1000 },
+	{ "threads", offsetof(ts_tune_options, threads), 1, 4096 },
+};
+
+/* Set the integer option "op" of "o" to the text "value". */
+static ts_status set_int_option(ts_ctx *ctx, ts_tune_options *o,
+	const struct int_option *op, const char *value)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(value, &end, 0);
+	if (!*value || *end || errno || v < op->lo || v > op->hi)
+		return ts_ctx_set_error(ctx, "tuning option %s: bad value '%s' "
+			"(an integer from %lld to %lld)", op->name, value, op->lo,
+			op->hi);
+	*(int *)((char *)o + op->offset) = (int)v;
+	/* The kernels measured run with the threads they are tuned for. */
+	if (!strcmp(op->name, "threads"))
+		o->measure.threads = (int)v;
+	return TS_OK;
+}
+
+ts_status ts_tune_options_set(ts_ctx *ctx, ts_tune_options *o,
+	const char *name, const char *value)
+{
+	unsigned long long seed;
+	char *end;
+
+	for (size_t i = 0; i < sizeof(int_options) / sizeof(int_options[0]);
+	     i++)
+		if (!strcmp(name, int_options[i].name))
+			return set_int_option(ctx, o, &int_options[i], value);
+	if (!strcmp(name, "log")) {
+		o->log = ts_strdup(value);
+		return TS_OK;
+	}
+	if (strcmp(name, "seed"))
+		return ts_ctx_set_error(ctx, "unknown tuning option '%s' (trials, "
+			"topk, batch, verify, seed, threads, log)", name);
+	errno = 0;
+	seed = strtoull(value, &end, 0);
+	if (!*value || *end || errno || !seed || *value == '-')
+		return ts_ctx_set_error(ctx, "tuning option seed: bad value "
+			"'%s' (a positive integer)", value);
+	o->seed = seed;
+	return TS_OK;
 }
 
 /* Seconds of the monotonic clock. */

@@ -28,6 +28,8 @@ struct ts_ctx {
 	int next_id;
 	void *slots[TS_SLOT_COUNT];
 	struct cleanup *cleanups;
+	void **kept;		/* ts_ctx_keep: memory of the collector */
+	int nkept, kept_cap;
 };
 
 /* Return a new context; its seed is 0 until set. */
@@ -60,6 +62,28 @@ void ts_ctx_free(ts_ctx *ctx)
 	for (c = ctx->cleanups; c; c = c->next)
 		c->fn(c->data);
 	GC_FREE(ctx);
+}
+
+/* Add "p" to the objects "ctx" keeps alive.  The context itself is
+ * uncollectable, so the collector scans the array it points to. */
+ts_status ts_ctx_keep(ts_ctx *ctx, const void *p)
+{
+	void **grown;
+
+	if (!ctx || !p)
+		return TS_ERROR;
+	if (ctx->nkept == ctx->kept_cap) {
+		ctx->kept_cap = ctx->kept_cap ? 2 * ctx->kept_cap : 16;
+		grown = GC_MALLOC(sizeof(*grown) * (size_t)ctx->kept_cap);
+		if (!grown)
+			return ts_ctx_set_error(ctx, "out of memory");
+		if (ctx->nkept)
+			memcpy(grown, ctx->kept, sizeof(*grown) *
+				(size_t)ctx->nkept);
+		ctx->kept = grown;
+	}
+	ctx->kept[ctx->nkept++] = (void *)p;
+	return TS_OK;
 }
 
 const char *ts_ctx_error(ts_ctx *ctx)

@@ -33,19 +33,12 @@ ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule,
 int ts_cmd_analyze(int argc, char **argv);
 int ts_cmd_tune(int argc, char **argv);
 int ts_cmd_measure_worker(int argc, char **argv);
-/* Lower "dag" under the best record of "log" for the host with "threads"
- * cores when it runs faster than the static baseline timed alongside it,
- * else under the static baseline (said on stderr, with why); "*used"
+/* Lower "dag" under the schedule ts_records_choose takes from "log" for
+ * the host with "threads" cores (said on stderr, with why); "*used"
  * (when not NULL) receives the schedule. */
 ts_func *ts_tool_lower_records(ts_ctx *ctx, const ts_dag *dag,
 	const char *log, int threads, const char *verb,
 	const ts_schedule **used);
-/* Whether the record's kernel "rec" of "dag" runs faster than the
- * static baseline's "st" with "threads" threads (0: all), timed here in
- * interleaved rounds; the rest of a line that the caller began on stderr
- * says the times and which one is kept. */
-bool ts_tool_record_wins(ts_ctx *ctx, const ts_dag *dag, const ts_func *rec,
-	const ts_func *st, int threads);
 int ts_cmd_tasks(int argc, char **argv);
 /* Arrays in .npy files (tools/tool_npy.c); messages go to stderr as
  * "tessel VERB: ...".  The inputs of "dag" read from DIR/<name>.npy, each

@@ -49,6 +49,9 @@ typedef struct ts_compile_options {
 				 * own vectorisers; 0: the target's choice */
 	int threads;		/* threads of parallel loops; 0: OpenMP's
 				 * default */
+	bool unaligned_args;	/* the arguments' data may be aligned to no
+				 * more than their element (NumPy's arrays):
+				 * no 64-byte promise to LLVM (false) */
 } ts_compile_options;
 
 ts_compile_options ts_compile_options_default(void);
@@ -71,6 +74,13 @@ __ts_give ts_module *ts_module_compile(__ts_keep ts_ctx *ctx,
  * dtype and shape. */
 ts_status ts_module_run(__ts_keep ts_module *m,
 	__ts_keep ts_array *const *args);
+
+/* Run the module's function on the data pointers "ptrs", one per
+ * argument (inputs, then outputs), with the module's threads and no
+ * check: for bindings that check their arrays themselves, each against
+ * its argument's dtype and shape, and its alignment (64 bytes, or the
+ * element's size when compiled with unaligned_args). */
+void ts_module_call(__ts_keep ts_module *m, __ts_keep void *const *ptrs);
 
 /* Timings of repeated runs, in seconds. */
 typedef struct ts_timing {

@@ -81,6 +81,10 @@ void ts_ctx_warn(__ts_keep ts_ctx *ctx, __ts_keep const char *fmt, ...)
 /* The warnings of "ctx", one a line, or NULL when there is none. */
 __ts_gc __ts_null const char *ts_ctx_warnings(__ts_keep ts_ctx *ctx);
 void ts_ctx_clear_warnings(__ts_keep ts_ctx *ctx);
+/* Keep "p", memory of the collector, alive as long as "ctx" lives: for a
+ * caller that holds it where the collector does not look (an object of
+ * another language's runtime, memory from malloc). */
+ts_status ts_ctx_keep(__ts_keep ts_ctx *ctx, __ts_keep const void *p);
 void ts_ctx_set_seed(__ts_keep ts_ctx *ctx, uint64_t seed);
 uint64_t ts_ctx_get_seed(__ts_keep ts_ctx *ctx);
 /* Next value of the context's random stream (seeded by ts_ctx_set_seed). */

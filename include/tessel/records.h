@@ -119,6 +119,15 @@ bool ts_record_beats_static(__ts_keep ts_ctx *ctx,
 	__ts_keep const ts_dag *dag, __ts_keep const ts_func *rec,
 	__ts_keep const ts_func *st, __ts_keep __ts_null const ts_target *target,
 	int threads, __ts_keep __ts_null const char **why);
+/* The schedule that "tessel run --records LOG" compiles for "dag" on this
+ * machine with "threads" threads (0: all): the best valid record of the
+ * log "log" for the host when it beats the static baseline
+ * (ts_record_beats_static), else the static baseline.  "*why" (may be
+ * NULL) receives a sentence saying which and why.  NULL with a message
+ * when the log cannot be read or its best record does not replay. */
+__ts_gc ts_schedule *ts_records_choose(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag, __ts_keep const char *log, int threads,
+	__ts_keep __ts_null const char **why);
 
 #ifdef __cplusplus
 }

@@ -179,6 +179,19 @@ typedef struct ts_tune_options {
 } ts_tune_options;
 
 ts_tune_options ts_tune_options_default(void);
+/* The defaults in memory of the collector, measuring code compiled for
+ * the CPU "target" (ts_measure_options_target): for bindings that cannot
+ * lay out the struct. */
+__ts_gc ts_tune_options *ts_tune_options_new(__ts_keep ts_ctx *ctx,
+	__ts_keep __ts_null const ts_target *target);
+/* Set the option "name" of "o" to the text "value", with the names,
+ * ranges and meaning of tessel tune's options: trials, topk, batch,
+ * verify, seed, threads (of the kernels and of their measurement) and log
+ * (copied).  TS_ERROR with a message naming the option when the name is
+ * unknown or the value out of range. */
+ts_status ts_tune_options_set(__ts_keep ts_ctx *ctx,
+	__ts_keep ts_tune_options *o, __ts_keep const char *name,
+	__ts_keep const char *value);
 
 /* What the progress callback sees after each batch. */
 typedef struct ts_tune_progress {

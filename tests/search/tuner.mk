@@ -12,3 +12,8 @@ tests_search_test_tuner_LDADD = $(TEST_LIBS)
 
 TESTS += tests/search/test_tune_cli.sh
 EXTRA_DIST += tests/search/test_tune_cli.sh
+# The entry points of bindings (the Python package).
+check_PROGRAMS += tests/search/test_bindings
+TESTS += tests/search/test_bindings
+tests_search_test_bindings_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_search_test_bindings_LDADD = $(TEST_LIBS)
