@@ -118,13 +118,35 @@ static const char *feature_off(const char *features, const char *name)
 	return out;
 }
 
-/* Fill the triple, CPU and features of "out" from "opt" and the host.
+/* "features" and every feature the host lacks turned off ("-name" in
+ * LLVM's list of the host's features): a CPU name such as
+ * sapphirerapids implies extensions its target description does not
+ * list (AVX512-FP16), and JIT code runs here. */
+static const char *host_lacks_off(const char *features)
+{
+	const char *host = take_message(LLVMGetHostCPUFeatures());
+	ts_buf b;
+
+	ts_buf_init(&b);
+	ts_buf_puts(&b, features);
+	for (const char *f = host; *f;) {
+		size_t n = strcspn(f, ",");
+
+		if (*f == '-')
+			ts_buf_printf(&b, "%s%.*s", b.len ? "," : "", (int)n, f);
+		f += n + (f[n] == ',');
+	}
+	return b.s;
+}
+
+/* Fill the triple, CPU and features of "out" from "opt" and the host;
+ * for the JIT ("jit"), code runs here and uses nothing the host lacks.
  * AVX512-FP16 is turned off: f16 arithmetic is computed in f32 (the
  * conversions need only F16C or AVX-512F), and LLVM 16 fails to select
  * instructions for some short f16 vectors with it ("Cannot select
  * extract_vector_elt", an abort, on a 2-lane f16 output vectorised over
  * a 3-row matrix product). */
-static void target_names(const ts_compile_options *opt,
+static void target_names(const ts_compile_options *opt, bool jit,
 	struct ts_llvm_target *out)
 {
 	const char *host = take_message(LLVMGetDefaultTargetTriple());
@@ -142,6 +164,12 @@ static void target_names(const ts_compile_options *opt,
 	out->features = opt->features ? opt->features : host_cpu
 		? take_message(LLVMGetHostCPUFeatures()) : "";
 	out->features = feature_off(out->features, "avx512fp16");
+	if (!strncmp(triple, "x86_64", 6) &&
+	    !strstr(out->features, "-avx512fp16"))
+		out->features = ts_asprintf("%s%s-avx512fp16", out->features,
+			*out->features ? "," : "");
+	if (jit && out->host_arch && !host_cpu)
+		out->features = host_lacks_off(out->features);
 }
 
 /* The text LLVM wrote to stderr while "f" ran on "arg" (GC string). */
@@ -229,7 +257,7 @@ ts_status ts_llvm_target(ts_ctx *ctx, const ts_compile_options *opt,
 
 	ts_llvm_init(ctx);
 	memset(out, 0, sizeof(*out));
-	target_names(opt, out);
+	target_names(opt, jit, out);
 	if (LLVMGetTargetFromTriple(out->triple, &t, &msg)) {
 		ts_ctx_set_error(ctx, "target triple '%s': %s", opt->triple ?
 			opt->triple : out->triple, msg ? msg : "unknown target");
