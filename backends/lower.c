@@ -1011,6 +1011,40 @@ static void open_reads(struct nest *n, int p, ts_vec *items)
 	}
 }
 
+/* The position after which the value of loop "l" of "n" is known: that
+ * of its deepest leaf, leaving out leaves of one iteration (their value
+ * is 0 wherever they are), so that a guard does not sink below loops it
+ * does not depend on, into an unrolled register tile whose every step
+ * would then test it and reload what it guards.  -1 when every leaf has
+ * one iteration. */
+static int known_pos(const struct nest *n, int l, bool *all_spatial)
+{
+	const ts_sched_stage *ss = n->ss;
+	int r = consumer_rel(ss, l);
+	const ts_sched_rel *rel;
+
+	if (r < 0) {
+		if (n->ext[l] == 1 && ss->loops[l].kind != TS_LOOP_BOUND)
+			return -1;
+		if (is_reduce(ss, l))
+			*all_spatial = false;
+		return loop_pos(ss, l);
+	}
+	rel = &ss->rels[r];
+	if (rel->fuse)
+		return known_pos(n, rel->parent, all_spatial);
+	return TS_MAX(known_pos(n, rel->outer, all_spatial),
+		known_pos(n, rel->inner, all_spatial));
+}
+
+/* Where the guard on loop "l" of "n" goes (see known_pos). */
+static int guard_pos(const struct nest *n, int l, bool *all_spatial)
+{
+	int p = known_pos(n, l, all_spatial);
+
+	return p >= 0 ? p : max_leaf_pos(n->ss, l, all_spatial);
+}
+
 /* The guards that become decidable at position "p" of "n", and-ed. */
 static ts_expr *guards_at(struct nest *n, int p)
 {
@@ -1024,7 +1058,7 @@ static ts_expr *guards_at(struct nest *n, int p)
 		if (!split_needs_guard(n, r))
 			continue;
 		sp = true;
-		if (max_leaf_pos(ss, l, &sp) != p ||
+		if (guard_pos(n, l, &sp) != p ||
 		    (n->mode != MODE_MAIN && !sp))
 			continue;
 		interval(n, l, &v, &(int64_t){ 0 });
@@ -1036,7 +1070,7 @@ static ts_expr *guards_at(struct nest *n, int p)
 		if (a < 0 || a >= n->st->ndim || !n->region[a])
 			continue;
 		sp = true;
-		if (max_leaf_pos(ss, l, &sp) != p)
+		if (guard_pos(n, l, &sp) != p)
 			continue;
 		v = axis_value(n, a);
 		cond = and_cond(ctx, cond, inside(ctx, n->st->out, a, v,
