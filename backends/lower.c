@@ -1037,10 +1037,18 @@ static int known_pos(const struct nest *n, int l, bool *all_spatial)
 		known_pos(n, rel->inner, all_spatial));
 }
 
-/* Where the guard on loop "l" of "n" goes (see known_pos). */
+/* Where the guard on loop "l" of "n" goes (see known_pos).  A nest with
+ * loops bound to GPU threads keeps its guards at the deepest leaf: a
+ * guard lifted there would hold the fill of a shared buffer under a
+ * condition on the thread index. */
 static int guard_pos(const struct nest *n, int l, bool *all_spatial)
 {
-	int p = known_pos(n, l, all_spatial);
+	int p = -1;
+
+	for (int k = 0; k < n->ss->nloops; k++)
+		if (n->ss->loops[k].kind == TS_LOOP_BOUND)
+			return max_leaf_pos(n->ss, l, all_spatial);
+	p = known_pos(n, l, all_spatial);
 
 	return p >= 0 ? p : max_leaf_pos(n->ss, l, all_spatial);
 }
