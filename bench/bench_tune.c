@@ -12,8 +12,13 @@
  *   tuned / static                   >= 1.2, or static within 5% of tuned
  *   top-k / tuned (as speed)         >= 0.9, top-k tuning under 15 s
  *
+ * --curve FILE.svg draws the full run's tuning curve of the last seed
+ * with the static, tuned and OpenBLAS times of the interleaved run as
+ * reference lines.
+ *
  *   usage: bench_tune [--size M N K] [--threads T] [--trials N]
  *                     [--topk K] [--seeds S] [--min-time S]
+ *                     [--curve FILE.svg]
  */
 #include <config.h>
 
@@ -24,6 +29,8 @@
 
 #include <cblas.h>
 
+#include <tessel/tune.h>
+
 #include "bench/bench.h"
 #include "bench/tuned.h"
 
@@ -32,6 +39,7 @@ struct tune_opts {
 	int64_t m, n, k;
 	int threads, trials, topk, seeds;
 	double min_time;
+	const char *curve;	/* SVG of the tuning curve, or NULL */
 };
 
 /* One sgemm call on arrays held as ts_array. */
@@ -75,6 +83,31 @@ static bool tune_close(ts_ctx *ctx, ts_array *got, ts_array *want, int64_t k)
 	if (ts_array_compare(ctx, got, want, &err, &rel) < 0)
 		bench_die(ctx, "comparing with cblas");
 	return err <= 1e-3 * sqrt((double)k);
+}
+
+/* Draw the curve of the tuning "full" of "seed" into o->curve, with the
+ * medians "r" (static, tuned, top-k, OpenBLAS) of the interleaved run as
+ * reference lines. */
+static void write_curve(ts_ctx *ctx, const struct tune_opts *o,
+	uint64_t seed, const struct bench_tuning *full,
+	const struct bench_runner *r)
+{
+	ts_tune_curve c = ts_tune_curve_default();
+	char title[128];
+
+	snprintf(title, sizeof(title), "matmul %lldx%lldx%lld, %d thread(s), "
+		"seed %llu", (long long)o->m, (long long)o->n, (long long)o->k,
+		o->threads, (unsigned long long)seed);
+	c.title = title;
+	c.n = full->nhistory;
+	c.best = full->history;
+	c.static_s = r[0].median;
+	c.tuned_s = r[1].median;
+	c.library_s = r[3].median;
+	c.library = "OpenBLAS";
+	if (ts_tune_curve_draw(ctx, o->curve, &c) < 0)
+		bench_die(ctx, "writing the curve");
+	fprintf(stderr, "bench_tune: curve in %s\n", o->curve);
 }
 
 /* Tune and measure with "seed"; print one row per kernel and the target
@@ -137,6 +170,8 @@ static bool tune_case(const struct tune_opts *o, uint64_t seed)
 		r[3].median / r[1].median, r[0].median / r[1].median,
 		100.0 * r[1].median / r[2].median, top.seconds, full.seconds);
 	fflush(stdout);
+	if (o->curve)
+		write_curve(ctx, o, seed, &full, r);
 	for (int i = 0; i < 3; i++)
 		ts_module_free(ms[i]);
 	ts_ctx_free(ctx);
@@ -147,7 +182,8 @@ static bool tune_case(const struct tune_opts *o, uint64_t seed)
 static void tune_usage(void)
 {
 	fprintf(stderr, "usage: bench_tune [--size M N K] [--threads T] "
-		"[--trials N] [--topk K] [--seeds S] [--min-time S]\n");
+		"[--trials N] [--topk K] [--seeds S] [--min-time S]\n"
+		"                  [--curve FILE.svg]\n");
 	exit(2);
 }
 
@@ -171,6 +207,8 @@ static void tune_parse(int argc, char **argv, struct tune_opts *o)
 			o->seeds = atoi(argv[++i]);
 		} else if (!strcmp(a, "--min-time") && left >= 1) {
 			o->min_time = atof(argv[++i]);
+		} else if (!strcmp(a, "--curve") && left >= 1) {
+			o->curve = argv[++i];
 		} else {
 			tune_usage();
 		}
@@ -182,7 +220,7 @@ static void tune_parse(int argc, char **argv, struct tune_opts *o)
 
 int main(int argc, char **argv)
 {
-	struct tune_opts o = { 1024, 1024, 1024, 1, 300, 10, 1, 2.0 };
+	struct tune_opts o = { 1024, 1024, 1024, 1, 300, 10, 1, 2.0, NULL };
 	bool ok = true;
 
 	tune_parse(argc, argv, &o);

@@ -43,6 +43,7 @@ const ts_schedule *bench_tune(ts_ctx *ctx, const ts_dag *dag, int threads,
 		t->seconds = bench_now() - t0;
 		t->measured = ts_tuner_trials(tu);
 		t->best_s = ts_tuner_best_time(tu);
+		t->nhistory = ts_tuner_history(tu, &t->history);
 		best = ts_tuner_best_schedule(tu);
 		if (!best)
 			ts_ctx_set_error(ctx, "%s: no valid candidate in %d "

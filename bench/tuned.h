@@ -27,6 +27,8 @@ struct bench_tuning {
 	double seconds;		/* wall time of the tuning */
 	int measured;		/* measurements made */
 	double best_s;		/* the tuner's own time of its best */
+	int nhistory;		/* best time after each trial (the curve) */
+	const double *history;
 };
 
 /* Tune "dag" for the host with "threads" threads as "t" says and return

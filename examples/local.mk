@@ -3,10 +3,24 @@
 noinst_LTLIBRARIES += examples/libcatalogue.la
 examples_libcatalogue_la_SOURCES = examples/catalogue.c examples/catalogue.h
 
-# A standalone program showing the C API end to end.
-noinst_PROGRAMS += examples/matmul_api
-examples_matmul_api_SOURCES = examples/matmul_api.c
-examples_matmul_api_LDADD = libtessel.la $(GC_LIBS)
+# The C API as a user meets it: programs that include <tessel/tessel.h>
+# only and link what `pkg-config --libs tessel` names.  They are built
+# here against the tree (so the suite runs them), and `make installcheck`
+# builds them again out of the tree against the installed headers,
+# library and tessel.pc (examples/api/installcheck.sh).
+API_EXAMPLES = examples/api/matmul examples/api/dense \
+	examples/api/records examples/api/onnx_model
+noinst_PROGRAMS += $(API_EXAMPLES)
+examples_api_matmul_LDADD = libtessel.la
+examples_api_dense_LDADD = libtessel.la
+examples_api_records_LDADD = libtessel.la
+examples_api_onnx_model_LDADD = libtessel.la
+EXTRA_DIST += examples/api/installcheck.sh
+
+installcheck-local:
+	$(SHELL) $(srcdir)/examples/api/installcheck.sh \
+		'$(DESTDIR)' '$(prefix)' '$(DESTDIR)$(libdir)' \
+		'$(DESTDIR)$(includedir)' '$(DESTDIR)$(bindir)' '$(srcdir)'
 
 EXTRA_DIST += \
 	examples/batch_matmul.tsl \

@@ -164,6 +164,10 @@ ts_task_schedule *ts_task_schedule_run(ts_ctx *ctx, const ts_partition *p,
 			progress(pdata, r->nrounds, t,
 				r->latency[r->nrounds - 1]);
 	}
+	r->static_latency = NAN;
+	for (int t = 0; t < p->ntasks; t++)
+		r->warmup += !r->once[t];
+	r->warmup = TS_MIN(r->warmup, r->nrounds);
 	r->best = ts_new_atomic(double, p->ntasks + 1);
 	r->dead = ts_new_atomic(bool, p->ntasks + 1);
 	for (int t = 0; t < p->ntasks; t++) {
@@ -184,6 +188,7 @@ struct tuner_env {
 	ts_measurer **measurers;
 	double *best;
 	ts_schedule **best_sch;
+	double *static_s;	/* per task: its static time, first round */
 };
 
 /* One round of "trials" measurements of task "task" (a ts_task_tune_fn
@@ -209,6 +214,8 @@ static ts_status tune_round(void *data, int task, int trials, double *best)
 	if (!t)
 		return TS_ERROR;
 	st = ts_tuner_run(t, NULL, NULL);
+	if (st == TS_OK && !isfinite(env->static_s[task]))
+		env->static_s[task] = ts_tuner_static_time(t);
 	if (st == TS_OK && ts_tuner_best_time(t) < env->best[task]) {
 		env->best[task] = ts_tuner_best_time(t);
 		env->best_sch[task] = (ts_schedule *)ts_tuner_best_schedule(t);
@@ -216,6 +223,23 @@ static ts_status tune_round(void *data, int task, int trials, double *best)
 	ts_tuner_free(t);
 	*best = env->best[task];
 	return st;
+}
+
+/* The latency of "p" with every task of "r" that is tuned at its static
+ * time "static_s" (NAN when one has none). */
+static double static_latency(const ts_partition *p, const ts_task_schedule *r,
+	const double *static_s)
+{
+	double l = 0;
+
+	for (int t = 0; t < p->ntasks; t++) {
+		if (r->once[t])
+			continue;
+		if (!isfinite(static_s[t]))
+			return NAN;
+		l += p->tasks[t]->weight * static_s[t];
+	}
+	return l;
 }
 
 ts_schedule **ts_partition_tune(ts_ctx *ctx, const ts_partition *p,
@@ -229,10 +253,13 @@ ts_schedule **ts_partition_tune(ts_ctx *ctx, const ts_partition *p,
 	env.measurers = ts_new_array(ts_measurer *, p->ntasks + 1);
 	env.best = ts_new_atomic(double, p->ntasks + 1);
 	env.best_sch = ts_new_array(ts_schedule *, p->ntasks + 1);
+	env.static_s = ts_new_atomic(double, p->ntasks + 1);
 	for (int t = 0; t < p->ntasks; t++)
-		env.best[t] = INFINITY;
+		env.best[t] = env.static_s[t] = INFINITY;
 	r = ts_task_schedule_run(ctx, p, rounds, env.opt->trials, tune_round,
 		&env, progress, pdata);
+	if (r)
+		r->static_latency = static_latency(p, r, env.static_s);
 	for (int t = 0; t < p->ntasks; t++)
 		if (env.measurers[t])
 			ts_measurer_free(env.measurers[t]);

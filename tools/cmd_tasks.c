@@ -5,6 +5,7 @@
 #include <config.h>
 
 #include <ctype.h>
+#include <math.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -479,6 +480,48 @@ static const ts_partition *print_layouts(ts_ctx *ctx, const ts_partition *p,
 	return lp->partition;
 }
 
+/* Write the estimated latency of the network "dag" after each round of
+ * "r" (rounds of "trials" measurements) next to the log "log": CSV
+ * "round,task,latency_s" and the picture, with the static latency as
+ * reference.  The warm-up rounds, whose sums leave out the tasks not
+ * visited yet, have no point on the curve. */
+static ts_status write_network_curve(ts_ctx *ctx, const ts_dag *dag,
+	const ts_partition *p, const ts_task_schedule *r, int trials,
+	const char *log)
+{
+	ts_tune_curve c = ts_tune_curve_default();
+	char *csv = ts_tool_replace_ext(log, ".csv");
+	char *svg = ts_tool_replace_ext(log, ".svg");
+	double *lat = GC_MALLOC_ATOMIC(sizeof(double) * (size_t)(r->nrounds + 1));
+	char *xlabel = GC_MALLOC_ATOMIC(64);
+	FILE *f = fopen(csv, "w");
+
+	if (!f || !lat || !xlabel)
+		return ts_ctx_set_error(ctx, "tuning curve: cannot write "
+			"'%s': %s", csv, strerror(errno));
+	fprintf(f, "round,task,latency_s\n");
+	for (int k = 0; k < r->nrounds; k++) {
+		fprintf(f, "%d,%s,%.9g\n", k + 1,
+			p->tasks[r->order[k]]->name, r->latency[k]);
+		lat[k] = k + 1 < r->warmup ? INFINITY : r->latency[k];
+	}
+	if (fclose(f) != 0)
+		return ts_ctx_set_error(ctx, "tuning curve: error writing "
+			"'%s'", csv);
+	snprintf(xlabel, 64, "rounds of %d trials (from round %d: every "
+		"task tuned)", trials, r->warmup);
+	c.title = dag->name ? dag->name : "network";
+	c.x_label = xlabel;
+	c.y_label = "estimated network latency (ms)";
+	c.n = r->nrounds;
+	c.best = lat;
+	c.static_s = r->static_latency;
+	if (ts_tune_curve_draw(ctx, svg, &c) < 0)
+		return TS_ERROR;
+	fprintf(stderr, "tessel tune: curve in %s and %s\n", csv, svg);
+	return TS_OK;
+}
+
 int ts_tool_tune_network(ts_ctx *ctx, const ts_dag *dag, ts_target *target,
 	const struct ts_tune_options *opt, bool quiet)
 {
@@ -520,8 +563,16 @@ int ts_tool_tune_network(ts_ctx *ctx, const ts_dag *dag, ts_target *target,
 			r->best[t] * 1e3, r->once[t] ? "  (runs once: not tuned)"
 			: r->dead[t] ? "  (no valid schedule)" : "");
 	}
-	printf("estimated network latency %.4f ms\n",
+	printf("estimated network latency %.4f ms",
 		r->nrounds ? r->latency[r->nrounds - 1] * 1e3 : 0.0);
+	if (isfinite(r->static_latency))
+		printf(" (static schedules %.4f ms)", r->static_latency * 1e3);
+	printf("\n");
+	if (opt->log && write_network_curve(ctx, dag, p, r, to.trials,
+		opt->log) < 0) {
+		ts_tool_report(ctx);
+		return TS_EXIT_FAIL;
+	}
 	return TS_EXIT_OK;
 }
 

@@ -201,30 +201,24 @@ static ts_status measure_naive(ts_ctx *ctx, const ts_dag *dag,
 	return TS_OK;
 }
 
-/* "path" without its extension, followed by "ext" (GC-allocated). */
-static char *replace_ext(const char *path, const char *ext)
-{
-	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
-	size_t n = dot && (!slash || dot > slash) ? (size_t)(dot - path)
-		: strlen(path);
-	char *s = GC_MALLOC_ATOMIC(n + strlen(ext) + 1);
-
-	memcpy(s, path, n);
-	strcpy(s + n, ext);
-	return s;
-}
-
-/* Write the curve of "t" next to the log of "o". */
+/* Write the curve of "t" next to the log of "o", with the naive and
+ * static times of "r" as reference lines. */
 static ts_status write_curve(ts_ctx *ctx, const struct tune_opts *o,
-	const ts_tuner *t, const char *title)
+	const ts_tuner *t, const struct task_result *r)
 {
+	ts_tune_curve c = ts_tune_curve_default();
 	const double *best;
-	int n = ts_tuner_history(t, &best);
-	char *csv = replace_ext(o->log, ".csv"), *svg = replace_ext(o->log,
+	char *csv = ts_tool_replace_ext(o->log, ".csv"), *svg = ts_tool_replace_ext(o->log,
 		".svg");
 
-	if (ts_tune_curve_write_csv(ctx, csv, n, best) < 0 ||
-	    ts_tune_curve_write_svg(ctx, svg, title, n, best) < 0)
+	c.n = ts_tuner_history(t, &best);
+	c.best = best;
+	c.title = r->name;
+	c.naive_s = r->naive_s;
+	c.static_s = r->static_s;
+	c.tuned_s = r->tuned_s;
+	if (ts_tune_curve_write_csv(ctx, csv, c.n, best) < 0 ||
+	    ts_tune_curve_draw(ctx, svg, &c) < 0)
 		return TS_ERROR;
 	fprintf(stderr, "tessel tune: curve in %s and %s\n", csv, svg);
 	return TS_OK;
@@ -277,7 +271,7 @@ static ts_status tune_task(ts_ctx *ctx, const struct tune_opts *o,
 	r->resumed = ts_tuner_resumed(t);
 	for (int c = 0; c < TS_ERR_COUNT; c++)
 		r->errors[c] = ts_tuner_errors(t, c);
-	if (o->log && write_curve(ctx, o, t, r->name) < 0)
+	if (o->log && write_curve(ctx, o, t, r) < 0)
 		return TS_ERROR;
 	return TS_OK;
 }

@@ -73,6 +73,9 @@ struct ts_tune_options;
  * the exit code, or -1 when "dag" is a single subgraph. */
 int ts_tool_tune_network(ts_ctx *ctx, const ts_dag *dag, ts_target *target,
 	const struct ts_tune_options *opt, bool quiet);
+/* "path" without its extension, followed by "ext" (GC-allocated): where
+ * tessel tune writes the curves of the log "path". */
+char *ts_tool_replace_ext(const char *path, const char *ext);
 int ts_cmd_schedule(int argc, char **argv);
 /* The target named "name": "host", a shipped name, or a JSON file. */
 ts_target *ts_tool_target(ts_ctx *ctx, const char *name);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gc.h>
+
 #include "tools/commands.h"
 #include "tools/options.h"
 
@@ -136,4 +138,16 @@ int ts_tool_parse_args(const struct ts_tool_options *t, int argc,
 		return TS_EXIT_USAGE;
 	}
 	return -1;
+}
+
+char *ts_tool_replace_ext(const char *path, const char *ext)
+{
+	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+	size_t n = dot && (!slash || dot > slash) ? (size_t)(dot - path)
+		: strlen(path);
+	char *s = GC_MALLOC_ATOMIC(n + strlen(ext) + 1);
+
+	memcpy(s, path, n);
+	strcpy(s + n, ext);
+	return s;
 }

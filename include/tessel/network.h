@@ -260,6 +260,13 @@ typedef struct ts_task_schedule {
 	bool *dead;		/* per task: no valid schedule */
 	bool *once;		/* per task: runs once (a weight's
 				 * conversion), so it is not tuned */
+	/* The estimated latency with every task at its static schedule,
+	 * as measured in its first round (ts_partition_tune; NAN when a
+	 * task has no such time, and from ts_task_schedule_run alone). */
+	double static_latency;
+	/* Rounds before every task that is tuned has had one: the
+	 * latencies of those rounds leave the others out. */
+	int warmup;
 } ts_task_schedule;
 
 /* Whether every occurrence of task "t" of "p" runs once (the conversion

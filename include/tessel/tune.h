@@ -267,13 +267,43 @@ __ts_gc const ts_template *ts_tuner_template(__ts_keep const ts_tuner *t);
 void ts_tuner_free(__ts_keep __ts_null ts_tuner *t);
 
 /* The tuning curve (best time against trials): CSV with a header
- * "trial,best_s", and an SVG picture with axes, labels and a polyline,
- * entitled "title" (NULL: "tuning curve"). */
+ * "trial,best_s", and an SVG picture entitled "title" (NULL: "tuning
+ * curve"): ts_tune_curve_draw without reference lines. */
 ts_status ts_tune_curve_write_csv(__ts_keep ts_ctx *ctx,
 	__ts_keep const char *path, int n, __ts_keep const double *best);
 ts_status ts_tune_curve_write_svg(__ts_keep ts_ctx *ctx,
 	__ts_keep const char *path, __ts_keep __ts_null const char *title,
 	int n, __ts_keep const double *best);
+
+/* What a tuning curve shows.  Start from ts_tune_curve_default(). */
+typedef struct ts_tune_curve {
+	const char *title;	/* NULL: "tuning curve" */
+	const char *x_label;	/* NULL: "trials" */
+	const char *y_label;	/* NULL: "best time (ms)" */
+	int n;			/* points: trials, or a network's rounds */
+	const double *best;	/* seconds after each (INFINITY: none yet) */
+	/* Reference lines, in seconds (0 or not finite: not drawn). */
+	double naive_s;		/* the naive schedule */
+	double static_s;	/* the static baseline */
+	double library_s;	/* a library's kernel, named by "library" */
+	const char *library;	/* NULL: "library" */
+	/* The result after the tuner timed its best again alongside the
+	 * static baseline (ts_tuner_best_time; 0: the last point): marked
+	 * at the end of the curve, and the gain is taken on it. */
+	double tuned_s;
+} ts_tune_curve;
+
+ts_tune_curve ts_tune_curve_default(void);
+/* Draw "c" as an SVG picture at "path": the best so far as a step (it
+ * holds until the next improvement), on a time axis from 0 so that
+ * heights compare, the reference lines dashed and labelled with their
+ * times (one far above the curve is named at the top edge, off the
+ * scale, rather than squashing it), and the gain as a label: the result
+ * (the verified time, else the last point) against the static time in
+ * percent, against the naive and the library's as ratios, or, without a
+ * static time, against the first valid point. */
+ts_status ts_tune_curve_draw(__ts_keep ts_ctx *ctx, __ts_keep const char *path,
+	__ts_keep const ts_tune_curve *c);
 
 #ifdef __cplusplus
 }

@@ -236,10 +236,20 @@ printf 'output Y[i: 9223372036854775807] = 1.0\n' >"$tmp/huge.tsl"
 expect 2 huge "$tessel" eval "$tmp/huge.tsl"
 contains huge err "huge.tsl:1:10: error: tensor 'Y' is too large: with dimension 0 (extent 9223372036854775807) its size in bytes overflows 64 bits"
 
-# The standalone API example checks one element by hand.
-expect 0 matmul_api "$builddir/examples/matmul_api" 24
-contains matmul_api out "checksum"
-contains matmul_api out "output C[i: 24, j: 24]"
+# The C API examples (make installcheck builds them again against the
+# installed tree): a matmul checked by hand, for this machine and a
+# shipped target; a .tsl string against the interpreter, with the
+# message of a wrong argument.
+expect 0 api_matmul "$builddir/examples/api/matmul" 24 zen3
+contains api_matmul out "output D[i: 24, j: 24] = max(D.sum0[i, j], 0.0)"
+contains api_matmul out "static, this machine: largest relative error"
+contains api_matmul out "static schedule for zen3: "
+expect 2 api_matmul_usage "$builddir/examples/api/matmul" 0
+expect 1 api_matmul_target "$builddir/examples/api/matmul" 8 nosuchcpu
+contains api_matmul_target err "nosuchcpu"
+expect 0 api_dense "$builddir/examples/api/dense" 1
+contains api_dense out "match"
+contains api_dense out "x and W swapped: argument 0 ('x') of 'layer': expected f32[32, 512], got f32[512, 256]"
 
 if [ "$failures" -ne 0 ]; then
 	echo "$failures check(s) failed"

@@ -326,6 +326,39 @@ static void test_build_network_bad_options__name_them(void **state)
 	assert_has(err, "tessel build: bad value '0' for --threads");
 }
 
+/* Check the curve that tessel tune wrote next to the log "log" of a
+ * network: the estimated latency per round as a step against the
+ * latency of the static schedules, the gain written out. */
+static void check_network_curve(const char *log)
+{
+	char *svg = strdup(log), *csv = strdup(log), *text = calloc(1, 1 << 16);
+	FILE *f;
+
+	strcpy(strrchr(svg, '.'), ".svg");
+	strcpy(strrchr(csv, '.'), ".csv");
+	f = fopen(csv, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(text, 1 << 16, f));
+	assert_string_equal(text, "round,task,latency_s\n");
+	fclose(f);
+	f = fopen(svg, "r");
+	assert_non_null(f);
+	fread(text, 1, (1 << 16) - 1, f);
+	fclose(f);
+	assert_has(text, ">estimated network latency (ms)</text>");
+	assert_has(text, ">rounds of 1 trials (from round 11: every task "
+		"tuned)</text>");
+	assert_has(text, "<path class=\"best\" ");
+	assert_has(text, "<line class=\"ref-static\" ");
+	assert_has(text, "<text class=\"ref-static\" ");
+	assert_has(text, "% faster than static</text>");
+	unlink(svg);
+	unlink(csv);
+	free(svg);
+	free(csv);
+	free(text);
+}
+
 static void test_tune_lenet__network_without_flag_then_run(void **state)
 {
 	char *log = ts_test_temp_path("netcli", "tune.jsonl");
@@ -341,8 +374,10 @@ static void test_tune_lenet__network_without_flag_then_run(void **state)
 	assert_has(out, "lenet: 11 subgraphs, 11 tasks; 11 rounds of 1 "
 		"trials shared by expected gain");
 	assert_has(out, "estimated network latency");
+	assert_has(out, "(static schedules ");
 	assert_int_equal(stat(log, &st), 0);
 	assert_true(st.st_size > 0);
+	check_network_curve(log);
 	/* The tuner measured with one thread: its records are for the
 	 * host with one core, and every task had a round. */
 	snprintf(args, sizeof(args), "run '%s' --records '%s' --threads 1 "

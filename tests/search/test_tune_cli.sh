@@ -21,7 +21,17 @@ grep -q "8/8  best [0-9.]* ms" "$tmp/err"
 test "$(wc -l < "$tmp/mm.jsonl")" = 8
 test "$(head -1 "$tmp/mm.csv")" = "trial,best_s"
 test "$(wc -l < "$tmp/mm.csv")" = 9
-grep -q "<polyline" "$tmp/mm.svg"
+# the curve: the best so far as a step ("M", then "H" and "V" only), on
+# a time axis from 0, the naive and static times as labelled reference
+# lines (naive may be off the scale), the tuned time and the gain
+svg=$tmp/mm.svg
+grep -q '<path class="best" fill="none" stroke="#1f77b4" stroke-width="2" d="M[0-9.]* [0-9.]* \(H[0-9.]* V[0-9.]* \)*H[0-9.]*"/>' "$svg"
+if grep -q "<polyline" "$svg"; then echo "the curve is a polyline"; exit 1; fi
+grep -q 'class="ytick" [^>]*>0</text>' "$svg"
+grep -q '<line class="ref-static" ' "$svg"
+grep -q '<text class="ref-static" [^>]*>static [0-9.e-]* ms</text>' "$svg"
+grep -q '<text class="ref-naive" [^>]*>naive [0-9.e-]* ms\( (off the scale)\)*</text>' "$svg"
+grep -q '<text class="gain" [^>]*>tuned [0-9.e-]* ms: [0-9.]*% \(faster\|slower\) than static, [0-9.]*x faster than naive</text>' "$svg"
 
 # resume: the 8 records are reused, 4 new measurements are appended,
 # then the 2 best (and the static choice, unless one of them) are

@@ -741,6 +741,89 @@ static void test_tuner_real__best_schedule_matches_interpreter(void **state)
 	ts_tuner_free(t);
 }
 
+/* Check that "svg" draws the best so far as one step path with "nv"
+ * improvements after its first point: "M" then "H" and "V" pairs, ending
+ * with "H". */
+static void assert_step_path(const char *svg, int nv)
+{
+	const char *p = strstr(svg, "<path class=\"best\"");
+	int h = 0, v = 0;
+
+	assert_non_null(p);
+	p = strstr(p, " d=\"");
+	assert_non_null(p);
+	p += 4;
+	assert_int_equal(*p, 'M');
+	for (; *p != '"'; p++) {
+		h += *p == 'H';
+		v += *p == 'V';
+		assert_true(*p != 'L' && *p != 'C');
+	}
+	assert_int_equal(v, nv);
+	assert_int_equal(h, nv + 1);
+}
+
+/* Read the file "path" into "text" ("size" bytes). */
+static void read_text(const char *path, char *text, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(text, 1, size - 1, f);
+	text[n] = '\0';
+	fclose(f);
+}
+
+static void test_curve__step_on_axis_from_zero_with_references(void **state)
+{
+	ts_ctx *ctx = *state;
+	double best[] = { INFINITY, 2e-3, 1.5e-3, 1.5e-3, 1e-3 };
+	char *svg = ts_test_temp_path("curve", "refs.svg");
+	ts_tune_curve c = ts_tune_curve_default();
+	static char text[16384];
+
+	c.title = "mm";
+	c.n = 5;
+	c.best = best;
+	c.static_s = 1.2e-3;
+	c.naive_s = 50e-3;	/* 25x the curve's top: off the scale */
+	c.tuned_s = 1.05e-3;
+	c.library_s = 0.84e-3;
+	c.library = "OpenBLAS";
+	assert_int_equal(ts_tune_curve_draw(ctx, svg, &c), TS_OK);
+	read_text(svg, text, sizeof(text));
+	assert_step_path(text, 2);
+	/* the time axis starts at 0 and ends on a round number above the
+	 * curve: 0, 0.5, ..., 2.5 ms */
+	assert_non_null(strstr(text, "class=\"ytick\" x=\"64\" y=\"374.0\" "
+		"text-anchor=\"end\" font-size=\"11\">0</text>"));
+	assert_non_null(strstr(text, ">2.5</text>"));
+	{
+		int ticks = 0;
+		for (const char *p = text; (p = strstr(p, "\"ytick\"")); p++)
+			ticks++;
+		assert_int_equal(ticks, 6);
+	}
+	/* the static line at 1.2 of 2.5 ms: y = 56 + 314 * (1 - 0.48) */
+	assert_non_null(strstr(text, "<line class=\"ref-static\" x1=\"70\" "
+		"y1=\"219.3\""));
+	assert_non_null(strstr(text, ">static 1.2 ms</text>"));
+	assert_non_null(strstr(text, "<line class=\"ref-library\""));
+	assert_non_null(strstr(text, ">OpenBLAS 0.84 ms</text>"));
+	/* naive is named, not drawn */
+	assert_null(strstr(text, "<line class=\"ref-naive\""));
+	assert_non_null(strstr(text, ">naive 50 ms (off the scale)</text>"));
+	assert_non_null(strstr(text, "<path class=\"tuned\""));
+	assert_non_null(strstr(text, ">tuned 1.05 ms (timed again)</text>"));
+	assert_non_null(strstr(text, ">search best 1 ms</text>"));
+	assert_non_null(strstr(text, "<text class=\"gain\""));
+	assert_non_null(strstr(text, ">tuned 1.05 ms: 12.5% faster than "
+		"static, 47.6x faster than naive, 0.80x the speed of "
+		"OpenBLAS</text>"));
+	unlink(svg);
+}
+
 static void test_curve__csv_and_svg(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -769,16 +852,13 @@ static void test_curve__csv_and_svg(void **state)
 	fclose(f);
 	assert_non_null(strstr(text, "<svg "));
 	assert_non_null(strstr(text, "C &lt;tiny&gt;"));
-	assert_non_null(strstr(text, "<polyline"));
 	assert_non_null(strstr(text, ">trials</text>"));
-	/* four finite points: the first trial has none */
-	{
-		const char *p = strstr(text, "points=\"") + 8;
-		int commas = 0;
-		for (; *p != '"'; p++)
-			commas += *p == ',';
-		assert_int_equal(commas, 4);
-	}
+	/* a step from trial 2 (the first has no time): two improvements,
+	 * each a horizontal then a vertical segment, held to trial 5 */
+	assert_step_path(text, 2);
+	assert_null(strstr(text, "<polyline"));
+	assert_null(strstr(text, "class=\"ref-"));
+	assert_non_null(strstr(text, "best 1 ms: 50.0% below the first point"));
 	unlink(csv);
 	unlink(svg);
 	assert_int_equal(ts_tune_curve_write_csv(ctx, "/nonexistent/dir/c.csv",
@@ -806,6 +886,7 @@ int main(void)
 		TS_TEST(test_tuner_bad_options__is_an_error),
 		TS_TEST(test_tuner_real__best_schedule_matches_interpreter),
 		TS_TEST(test_curve__csv_and_svg),
+		TS_TEST(test_curve__step_on_axis_from_zero_with_references),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
