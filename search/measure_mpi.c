@@ -10,7 +10,7 @@
  *	rank -> 0	RESULT	"<job> <code> <max abs err> <build s> <n>
  *				 <s1> ... <sn>\n<message>"
  *	rank -> 0	LOST	"<job> <why>": the rank cannot rebuild the DAG
- *	0 -> rank	STOP	""
+ *	0 -> rank	STOP	"", or "abandon" when a rank was lost
  *
  * A rank gets one candidate at a time, and a DAG before its first
  * candidate.  Nothing here blocks without a deadline: a message is found
@@ -25,6 +25,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,8 @@ struct ts_cluster {
 	int workers, lost;
 	int next_dag, next_job;
 	bool finalized;
+	bool abandon;		/* a rank was lost: leave without
+				 * MPI_Finalize */
 	/* Test faults of this rank: after "fault_after" measurements,
 	 * exit (1) or stop answering (2). */
 	int fault_kind, fault_after;
@@ -193,10 +196,13 @@ static double env_seconds(const char *name, double dflt)
 	return s > 0 ? s : dflt;
 }
 
-/* Leave the MPI job (once). */
+/* Leave the MPI job (once).  Once a rank is lost, MPI_Finalize, which
+ * waits for every rank, may wait for ever (Open MPI 4 does when a dead
+ * rank's descendants lived on a moment), so the job is left without it:
+ * Open MPI's launcher with --enable-recovery accepts that. */
 static void finalize(ts_cluster *cl)
 {
-	if (!cl->finalized)
+	if (!cl->finalized && !cl->abandon)
 		MPI_Finalize();
 	cl->finalized = true;
 }
@@ -288,12 +294,23 @@ static ts_cluster *cluster_start(ts_cluster *cl)
 	cl->ranks = ts_new_array(struct rank, cl->size);
 	for (int i = 1; i < cl->size; i++)
 		meet(cl, i, deadline);
-	ts_ctx_on_free(cl->ctx, cluster_cleanup, cl);
 	return cl;
 }
 
-/* Join the MPI job with the target key "key". */
-ts_cluster *ts_cluster_join(ts_ctx *ctx, const char *key, int *rank)
+/* Leave the launcher's core binding: every online CPU. */
+static void unbind(void)
+{
+	cpu_set_t set;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	CPU_ZERO(&set);
+	for (long i = 0; i < n && i < CPU_SETSIZE; i++)
+		CPU_SET((int)i, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Join the MPI job this process runs in. */
+ts_cluster *ts_cluster_join(ts_ctx *ctx, int *rank)
 {
 	ts_cluster *cl;
 	int provided;
@@ -305,9 +322,9 @@ ts_cluster *ts_cluster_join(ts_ctx *ctx, const char *key, int *rank)
 	    MPI_SUCCESS)
 		return ts_ctx_set_error(ctx, "mpi: MPI_Init failed"), NULL;
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	unbind();
 	cl = ts_new(ts_cluster);
 	cl->ctx = ctx;
-	cl->key = ts_strdup(key);
 	MPI_Comm_rank(MPI_COMM_WORLD, &cl->rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &cl->size);
 	*rank = cl->rank;
@@ -317,7 +334,16 @@ ts_cluster *ts_cluster_join(ts_ctx *ctx, const char *key, int *rank)
 		finalize(cl);
 		return NULL;
 	}
-	return cluster_start(cl);
+	if (cl->rank == 0)
+		ts_ctx_on_free(cl->ctx, cluster_cleanup, cl);
+	return cl;
+}
+
+/* Introduce the ranks of "cl" with the key "key". */
+void ts_cluster_meet(ts_cluster *cl, const char *key)
+{
+	cl->key = ts_strdup(key);
+	cluster_start(cl);
 }
 
 int ts_cluster_size(const ts_cluster *cl)
@@ -342,9 +368,11 @@ void ts_cluster_free(ts_cluster *cl)
 		return;
 	/* Lost ranks too: one that was only slow then leaves at once
 	 * rather than at its idle timeout, which MPI_Finalize waits for. */
-	for (int i = 1; cl->rank == 0 && i < cl->size; i++)
+	cl->abandon = cl->lost > 0;
+	for (int i = 1; cl->rank == 0 && cl->ranks && i < cl->size; i++)
 		if (!cl->ranks[i].refused)
-			send_text(i, TAG_STOP, "", ts_measure_now() +
+			send_text(i, TAG_STOP, cl->abandon ? "abandon" : "",
+				ts_measure_now() +
 				(cl->ranks[i].alive ? MESSAGE_S : 0.01),
 				&cl->ranks[i].pending);
 	finalize(cl);
@@ -632,8 +660,10 @@ int ts_cluster_serve(ts_cluster *cl)
 		if (!text)
 			return ts_ctx_set_error(cl->ctx, "mpi: rank %d: rank 0 "
 				"did not answer", cl->rank), 1;
-		return ts_ctx_set_error(cl->ctx, "mpi: rank %d %s", cl->rank,
-			text), 2;
+		/* Not an error exit: Open MPI's launcher would end the job
+		 * of the other ranks. */
+		ts_ctx_warn(cl->ctx, "mpi: rank %d %s", cl->rank, text);
+		return 0;
 	}
 	while ((text = recv_text(0, MPI_ANY_TAG, ts_measure_now() +
 	    cl->idle_s, &st)) && st.MPI_TAG != TAG_STOP) {
@@ -649,6 +679,7 @@ int ts_cluster_serve(ts_cluster *cl)
 	}
 	for (int i = 0; i < dags.n; i++)
 		ts_measurer_free(((struct served *)dags.v[i])->m);
+	cl->abandon = !text || !strcmp(text, "abandon");
 	finalize(cl);
 	if (!text)
 		return ts_ctx_set_error(cl->ctx, "mpi: rank %d: nothing from "
@@ -663,7 +694,7 @@ struct ts_cluster {
 };
 
 /* Without MPI: no job to join, and an error inside one. */
-ts_cluster *ts_cluster_join(ts_ctx *ctx, const char *key, int *rank)
+ts_cluster *ts_cluster_join(ts_ctx *ctx, int *rank)
 {
 	const char *n = getenv("OMPI_COMM_WORLD_SIZE");
 
@@ -676,6 +707,10 @@ ts_cluster *ts_cluster_join(ts_ctx *ctx, const char *key, int *rank)
 			"(install libopenmpi-dev and configure again)", n),
 			NULL;
 	return NULL;
+}
+
+void ts_cluster_meet(ts_cluster *cl, const char *key)
+{
 }
 
 int ts_cluster_serve(ts_cluster *cl)

@@ -411,19 +411,25 @@ static int tune_program(ts_ctx *ctx, const struct tune_opts *o)
  * code. */
 static int join_job(ts_ctx *ctx, struct tune_opts *o)
 {
-	ts_target *target = ts_tool_target(ctx, o->target);
+	ts_target *target;
 	int rank = 0, code;
 
-	if (!target) {
-		ts_tool_report(ctx);
-		return TS_EXIT_USAGE;
-	}
-	o->cluster = ts_cluster_join(ctx, ts_target_key(ts_records_target(
-		target, o->threads)), &rank);
+	/* Join first: a rank leaves mpirun's binding before it describes
+	 * its machine. */
+	o->cluster = ts_cluster_join(ctx, &rank);
 	if (!o->cluster && ts_ctx_error(ctx)) {
 		ts_tool_report(ctx);
 		return TS_EXIT_FAIL;
 	}
+	if (!(target = ts_tool_target(ctx, o->target)) && !o->cluster) {
+		ts_tool_report(ctx);
+		return TS_EXIT_USAGE;
+	}
+	/* A rank that cannot read the target still introduces itself, with
+	 * a key no one has, so that rank 0 does not wait for it. */
+	if (o->cluster)
+		ts_cluster_meet(o->cluster, target ? ts_target_key(
+			ts_records_target(target, o->threads)) : "none");
 	if (rank == 0) {
 		if (o->cluster && !o->quiet)
 			fprintf(stderr, "tessel tune: measuring on %d of %d "
@@ -435,6 +441,7 @@ static int join_job(ts_ctx *ctx, struct tune_opts *o)
 	code = ts_cluster_serve(o->cluster);
 	if (code)
 		ts_tool_report(ctx);
+	ts_tool_warnings(ctx);
 	return code;
 }
 

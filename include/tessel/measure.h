@@ -164,18 +164,24 @@ ts_status ts_measurer_set_fault(__ts_keep ts_measurer *m,
  * until its idle timeout passes (KIND "hang"). */
 typedef struct ts_cluster ts_cluster;
 
-/* Join the MPI job this process was started in, with the target key
- * "key"; "*rank" receives this process's rank.  Return the cluster of a
- * job of two ranks or more, NULL without an error when there is no job
- * (not started by mpirun, or one rank: measure here), or NULL with a
- * message in "ctx" (a job, but Tessel was built without MPI).  Rank 0
- * waits for every other rank to introduce itself and refuses, with a
- * warning in "ctx", those of another key. */
+/* Join the MPI job this process was started in; "*rank" receives this
+ * process's rank.  Return the cluster of a job of two ranks or more,
+ * NULL without an error when there is no job (not started by mpirun, or
+ * one rank: measure here), or NULL with a message in "ctx" (a job, but
+ * Tessel was built without MPI).  A rank leaves the core binding of the
+ * launcher (mpirun binds a rank to a core by default): its kernels get
+ * the threads they get without mpirun, and it describes its machine as
+ * a plain run does, so that its records serve later runs. */
 __ts_give __ts_null ts_cluster *ts_cluster_join(__ts_keep ts_ctx *ctx,
-	__ts_keep const char *key, __ts_keep int *rank);
+	__ts_keep int *rank);
+/* Introduce the ranks of "cl" with the target key "key" (ts_target_key
+ * of the target each would tune for): rank 0 waits for every other rank
+ * and refuses, with a warning in the context, those of another key. */
+void ts_cluster_meet(__ts_keep ts_cluster *cl, __ts_keep const char *key);
 /* On a rank other than 0: measure what rank 0 sends until it says stop,
- * then leave the job.  Returns the exit code: 0, or 2 when rank 0
- * refused this rank (message in the context), 1 when rank 0 was lost. */
+ * then leave the job.  Returns the exit code: 0 (also when rank 0
+ * refused this rank: a warning in the context says why), or 1 when rank
+ * 0 was lost (message in the context). */
 int ts_cluster_serve(__ts_keep ts_cluster *cl);
 /* Ranks of the job, ranks measuring (not refused nor lost), and ranks
  * lost during the run. */
