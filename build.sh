@@ -12,7 +12,8 @@ PACKAGES="build-essential autoconf automake libtool pkg-config \
   libxgboost-dev libopenblas-dev libdnnl-dev python3 \
   clang libclang-rt-14-dev \
   libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata \
-  python3-onnx python3-numpy python3-dev python3-torch"
+  python3-onnx python3-numpy python3-dev python3-torch \
+  libopenmpi-dev openmpi-bin"
 
 cd "$(dirname "$0")"
 

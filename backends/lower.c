@@ -1043,7 +1043,7 @@ static int known_pos(const struct nest *n, int l, bool *all_spatial)
  * condition on the thread index. */
 static int guard_pos(const struct nest *n, int l, bool *all_spatial)
 {
-	int p = -1;
+	int p;
 
 	for (int k = 0; k < n->ss->nloops; k++)
 		if (n->ss->loops[k].kind == TS_LOOP_BOUND)

@@ -51,6 +51,9 @@ struct ts_measurer {
 	int fault;		/* enum ts_fault for every candidate */
 	int count;		/* candidates measured */
 	int started;		/* workers started */
+	struct ts_cluster_dag cdag;	/* what the ranks rebuild, when the
+					 * options name a cluster */
+	ts_measurer *local;	/* measures here when no rank is left */
 };
 
 static const char *const error_names[TS_ERR_COUNT] = {
@@ -121,6 +124,34 @@ void ts_measure_options_target(ts_measure_options *o, const ts_target *t)
 	o->cpu = t && t->kind == TS_TARGET_CPU ? t->cpu.llvm_cpu : NULL;
 	o->features = t && t->kind == TS_TARGET_CPU ? t->cpu.llvm_features :
 		NULL;
+}
+
+/* Return "o" as one line: timeouts, repeat, flush, threads, eval limit,
+ * LLVM cpu and features ("-" for this machine's). */
+char *ts_measure_options_encode(const ts_measure_options *o)
+{
+	return ts_asprintf("%.17g %.17g %.17g %d %d %.17g %s %s",
+		o->build_timeout_s, o->run_timeout_s, o->min_repeat_s,
+		o->flush_cache ? 1 : 0, o->threads, o->eval_limit,
+		o->cpu && *o->cpu ? o->cpu : "-",
+		o->features && *o->features ? o->features : "-");
+}
+
+/* Read the line "s" of ts_measure_options_encode into "o". */
+ts_status ts_measure_options_decode(const char *s, ts_measure_options *o)
+{
+	char cpu[256], feat[4096];
+	int flush;
+
+	*o = ts_measure_options_default();
+	if (sscanf(s, "%lg %lg %lg %d %d %lg %255s %4095s",
+	    &o->build_timeout_s, &o->run_timeout_s, &o->min_repeat_s, &flush,
+	    &o->threads, &o->eval_limit, cpu, feat) != 8)
+		return TS_ERROR;
+	o->flush_cache = flush != 0;
+	o->cpu = strcmp(cpu, "-") ? ts_strdup(cpu) : NULL;
+	o->features = strcmp(feat, "-") ? ts_strdup(feat) : NULL;
+	return TS_OK;
 }
 
 /* Return whether "path" is an executable file. */
@@ -206,6 +237,8 @@ void ts_measurer_free(ts_measurer *m)
 {
 	if (!m)
 		return;
+	ts_measurer_free(m->local);
+	m->local = NULL;
 	worker_stop(m);
 	dir_remove(m);
 }
@@ -252,13 +285,11 @@ static ts_status write_dag(ts_measurer *m)
 	return TS_OK;
 }
 
-/* Check that the DAG printed for the worker reads back as the same DAG
- * with its arguments in the same order. */
-static ts_status check_dag_text(ts_measurer *m)
+/* Check that the DAG printed for the worker, "text", reads back as the
+ * same DAG with its arguments in the same order. */
+static ts_status check_dag_text(ts_measurer *m, const char *text)
 {
 	ts_ctx *scratch = ts_ctx_alloc();
-	char *text = ts_measure_read_text(ts_measure_file(m->dir, "dag.tsl",
-		-1));
 	ts_dag *d = text ? ts_parse_string(scratch, "measured.tsl", text)
 		: NULL;
 	bool same = d && !strcmp(ts_dag_hash(d), m->hash) &&
@@ -318,6 +349,12 @@ static pid_t spawn(ts_measurer *m, int fd, bool reference)
 	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd >= 0)
 		dup2(fd, 2);
+	/* Nothing else of the caller's: a worker holding the caller's
+	 * connections to an MPI launcher would outlive a caller that died
+	 * and hold up the end of the whole job. */
+	if (close_range(3, ~0U, 0) < 0)
+		for (int i = 3; i < 1024; i++)
+			close(i);
 	execv(argv[0], argv);
 	_exit(127);
 }
@@ -471,6 +508,42 @@ static ts_status worker_start(ts_measurer *m)
 		"no answer" : "it exited", file_tail(m, "worker.err"));
 }
 
+/* The DAG of "m" as .tsl text, or NULL. */
+static char *dag_text(ts_measurer *m)
+{
+	char *buf = NULL, *text;
+	size_t n = 0;
+	FILE *fp = open_memstream(&buf, &n);
+
+	if (!fp)
+		return NULL;
+	ts_dag_print(fp, m->dag);
+	if (fclose(fp) != 0) {
+		free(buf);
+		return NULL;
+	}
+	text = ts_strdup(buf);
+	free(buf);
+	return text;
+}
+
+/* Make "m" measure on the ranks of its cluster: what they need to
+ * rebuild the DAG, and no folder nor worker here until no rank is left. */
+static ts_measurer *remote_new(ts_measurer *m)
+{
+	struct ts_cluster_dag *d = &m->cdag;
+
+	d->text = dag_text(m);
+	if (!d->text || check_dag_text(m, d->text) < 0)
+		return NULL;
+	d->id = ts_cluster_dag_id(m->opt.cluster);
+	d->hash = m->hash;
+	d->options = ts_measure_options_encode(&m->opt);
+	d->seed = m->seed;
+	ts_ctx_on_free(m->ctx, measurer_cleanup, m);
+	return m;
+}
+
 /* Prepare measuring candidates of "dag" in "ctx" with "opt" and inputs
  * from "seed": folder, reference outputs, worker.
  * Requires: a DAG that prints and parses back.  Produces: a measurer. */
@@ -496,6 +569,8 @@ ts_measurer *ts_measurer_new(ts_ctx *ctx, const ts_dag *dag,
 			"ignored", getenv("TS_MEASURE_FAULT"));
 	if (m->fault < 0)
 		m->fault = TS_FAULT_NONE;
+	if (m->opt.cluster)
+		return remote_new(m);
 	if (!(m->worker_path = worker_program()))
 		return ts_ctx_set_error(ctx, "measure: no worker program: set "
 			"TS_MEASURE_WORKER to the tessel program"), NULL;
@@ -503,7 +578,8 @@ ts_measurer *ts_measurer_new(ts_ctx *ctx, const ts_dag *dag,
 		return NULL;
 	ts_ctx_on_free(ctx, measurer_cleanup, m);
 	if (write_options(m) < 0 || write_dag(m) < 0 ||
-	    check_dag_text(m) < 0 || write_arrays(m) < 0 ||
+	    check_dag_text(m, ts_measure_read_text(ts_measure_file(m->dir,
+		"dag.tsl", -1))) < 0 || write_arrays(m) < 0 ||
 	    worker_start(m) < 0) {
 		ts_measurer_free(m);
 		return NULL;
@@ -565,8 +641,14 @@ static int cmp_double(const void *a, const void *b)
 /* Read the "result" line "line" into "out". */
 static void parse_result(const char *line, ts_measure_result *out)
 {
+	ts_measure_parse_result(line + 7, out);
+}
+
+/* Read the text "s" of a result after its tag into "out". */
+void ts_measure_parse_result(const char *s, ts_measure_result *out)
+{
 	char *p;
-	long code = strtol(line + 7, &p, 10);
+	long code = strtol(s, &p, 10);
 	double *sorted;
 	int n;
 
@@ -751,6 +833,8 @@ ts_status ts_measure(ts_measurer *m, const ts_schedule *sch,
 
 	if (!m || !out)
 		return TS_ERROR;
+	if (m->opt.cluster)
+		return ts_measure_batch(m, 1, &sch, out);
 	memset(out, 0, sizeof(*out));
 	out->max_abs_err = NAN;
 	m->count++;
@@ -777,10 +861,56 @@ ts_status ts_measure(ts_measurer *m, const ts_schedule *sch,
 	}
 }
 
+/* Measure here what the ranks of "m" could not: "done"[i] false. */
+static ts_status measure_rest(ts_measurer *m, int n,
+	const ts_schedule *const *sch, ts_measure_result *out,
+	const bool *done)
+{
+	ts_measure_options o = m->opt;
+
+	o.cluster = NULL;
+	for (int i = 0; i < n; i++) {
+		if (done[i])
+			continue;
+		if (!m->local && !(m->local = ts_measurer_new(m->ctx, m->dag,
+		    &o, m->seed)))
+			return TS_ERROR;
+		m->local->fault = m->fault;
+		if (ts_measure(m->local, sch[i], &out[i]) < 0)
+			return TS_ERROR;
+	}
+	return TS_OK;
+}
+
+/* Measure the "n" schedules "sch" of "m" on the ranks of its cluster,
+ * spread over them; the ones that do not check are not sent. */
+static ts_status remote_batch(ts_measurer *m, int n,
+	const ts_schedule *const *sch, ts_measure_result *out)
+{
+	char **json = ts_new_array(char *, n + 1);
+	bool *done = ts_new_atomic(bool, n + 1);
+
+	memset(done, 0, sizeof(bool) * (size_t)(n + 1));
+	for (int i = 0; i < n; i++) {
+		memset(&out[i], 0, sizeof(out[i]));
+		out[i].max_abs_err = NAN;
+		m->count++;
+		if (!schedule_ok(m, sch[i], &out[i]))
+			done[i] = true;
+		else
+			json[i] = ts_schedule_to_json(sch[i]);
+	}
+	ts_cluster_measure(m->opt.cluster, m->ctx, &m->cdag, n, json,
+		ts_fault_name(m->fault), out, done);
+	return measure_rest(m, n, sch, out, done);
+}
+
 /* Measure the "n" schedules "sch" with "m" into "out", in order. */
 ts_status ts_measure_batch(ts_measurer *m, int n,
 	const ts_schedule *const *sch, ts_measure_result *out)
 {
+	if (m && m->opt.cluster)
+		return remote_batch(m, n, sch, out);
 	for (int i = 0; i < n; i++)
 		if (ts_measure(m, sch[i], &out[i]) < 0)
 			return TS_ERROR;

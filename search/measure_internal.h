@@ -54,4 +54,31 @@ void ts_measure_dir_remove(const char *dir);
 /* The monotonic clock in seconds. */
 double ts_measure_now(void);
 
+/* What a measuring rank needs to rebuild a measurer (search/measure_mpi.c):
+ * an id unique in the cluster, the DAG's hash and .tsl text, the
+ * options as ts_measure_options_encode writes them, and the seed. */
+struct ts_cluster_dag {
+	int id;
+	const char *hash;
+	const char *text;
+	const char *options;
+	uint64_t seed;
+};
+
+/* "o" as one line of text, and back (ts_measure_options_decode fails on
+ * a malformed line). */
+char *ts_measure_options_encode(const ts_measure_options *o);
+ts_status ts_measure_options_decode(const char *s, ts_measure_options *o);
+/* A fresh id for a DAG of "cl". */
+int ts_cluster_dag_id(ts_cluster *cl);
+/* Measure the "n" schedules "json" of "d" on the ranks of "cl" with
+ * the test fault "fault" into "out"; "done"[i] stays false for those no
+ * rank could measure (all lost), which the caller measures itself. */
+void ts_cluster_measure(ts_cluster *cl, ts_ctx *ctx,
+	const struct ts_cluster_dag *d, int n, char **json, const char *fault,
+	ts_measure_result *out, bool *done);
+/* Fill "out" from the text "s" of a "result" line after its tag:
+ * "<code> <max abs err> <build s> <n> <s1> ... <sn>". */
+void ts_measure_parse_result(const char *s, ts_measure_result *out);
+
 #endif

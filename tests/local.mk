@@ -22,3 +22,4 @@ include $(srcdir)/tests/networks/local.mk
 include $(srcdir)/tests/corpus/local.mk
 include $(srcdir)/tests/fuzz/local.mk
 include $(srcdir)/tests/onnx/local.mk
+include $(srcdir)/tests/mpi/local.mk

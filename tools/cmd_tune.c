@@ -16,6 +16,7 @@
 #include <gc.h>
 
 #include <tessel/measure.h>
+#include <tessel/records.h>
 #include <tessel/tune.h>
 
 #include "tools/commands.h"
@@ -35,6 +36,7 @@ struct tune_opts {
 	uint64_t seed;
 	bool quiet;		/* no progress bar */
 	bool network;		/* tune the tasks of a network together */
+	ts_cluster *cluster;	/* the ranks of an MPI job, or NULL */
 };
 
 /* Take "v" as the trials of "o". */
@@ -240,6 +242,7 @@ static ts_status tune_task(ts_ctx *ctx, const struct tune_opts *o,
 	to.verify = o->verify;
 	to.log = o->log;
 	to.measure.threads = o->threads;
+	to.measure.cluster = o->cluster;
 	ts_measure_options_target(&to.measure, target);
 	r->name = dag->name ? dag->name : o->file;
 	to.measurer = ts_measurer_new(ctx, dag, &to.measure, o->seed);
@@ -378,6 +381,7 @@ static int tune_program(ts_ctx *ctx, const struct tune_opts *o)
 		to.batch = o->batch;
 		to.seed = o->seed;
 		to.threads = to.measure.threads = o->threads;
+		to.measure.cluster = o->cluster;
 		to.log = o->log;
 		code = ts_tool_tune_network(ctx, dag, target, &to, o->quiet);
 		if (code >= 0)
@@ -393,6 +397,46 @@ static int tune_program(ts_ctx *ctx, const struct tune_opts *o)
 	print_summary(1, &r);
 	print_choice(o, &r);
 	return isfinite(r.tuned_s) ? TS_EXIT_OK : TS_EXIT_FAIL;
+}
+
+/* Join the MPI job "o" may run in, with the target key of "o": rank 0
+ * returns -1 and goes on tuning, measuring on the others (o->cluster);
+ * another rank measures until rank 0 is done and returns its exit
+ * code. */
+static int join_job(ts_ctx *ctx, struct tune_opts *o)
+{
+	ts_target *target;
+	int rank = 0, code;
+
+	/* Join first: a rank leaves mpirun's binding before it describes
+	 * its machine. */
+	o->cluster = ts_cluster_join(ctx, &rank);
+	if (!o->cluster && ts_ctx_error(ctx)) {
+		ts_tool_report(ctx);
+		return TS_EXIT_FAIL;
+	}
+	if (!(target = ts_tool_target(ctx, o->target)) && !o->cluster) {
+		ts_tool_report(ctx);
+		return TS_EXIT_USAGE;
+	}
+	/* A rank that cannot read the target still introduces itself, with
+	 * a key no one has, so that rank 0 does not wait for it. */
+	if (o->cluster)
+		ts_cluster_meet(o->cluster, target ? ts_target_key(
+			ts_records_target(target, o->threads)) : "none");
+	if (rank == 0) {
+		if (o->cluster && !o->quiet)
+			fprintf(stderr, "tessel tune: measuring on %d of %d "
+				"ranks\n", ts_cluster_workers(o->cluster),
+				ts_cluster_size(o->cluster));
+		ts_tool_warnings(ctx);
+		return -1;
+	}
+	code = ts_cluster_serve(o->cluster);
+	if (code)
+		ts_tool_report(ctx);
+	ts_tool_warnings(ctx);
+	return code;
 }
 
 /* Run "tessel tune" with the "argc" arguments "argv" (argv[0] is
@@ -411,7 +455,14 @@ int ts_cmd_tune(int argc, char **argv)
 		fprintf(stderr, "tessel tune: out of memory\n");
 		return TS_EXIT_FAIL;
 	}
-	code = tune_program(ctx, &o);
+	code = join_job(ctx, &o);
+	if (code < 0)
+		code = tune_program(ctx, &o);
+	if (o.cluster && ts_cluster_lost(o.cluster))
+		fprintf(stderr, "tessel tune: %d rank%s lost; %d still "
+			"measuring\n", ts_cluster_lost(o.cluster),
+			ts_cluster_lost(o.cluster) == 1 ? "" : "s",
+			ts_cluster_workers(o.cluster));
 	ts_ctx_free(ctx);
 	return code;
 }

@@ -73,6 +73,9 @@ typedef struct ts_measure_options {
 				 * (0: 2e9) */
 	const char *cpu;	/* LLVM cpu and features candidates are */
 	const char *features;	/* compiled for (NULL: this machine's) */
+	/* Measure on the other ranks of this MPI job (ts_cluster_join);
+	 * NULL: on this machine. */
+	struct ts_cluster *cluster;
 } ts_measure_options;
 
 ts_measure_options ts_measure_options_default(void);
@@ -133,6 +136,61 @@ int ts_measurer_workers_started(__ts_keep const ts_measurer *m);
  * Returns TS_ERROR with a message for an unknown fault. */
 ts_status ts_measurer_set_fault(__ts_keep ts_measurer *m,
 	__ts_keep __ts_null const char *fault);
+
+/* Measuring on the ranks of an MPI job (Tessel configured with MPI).
+ *
+ * Under mpirun, rank 0 searches and keeps the records; every other rank
+ * is a measuring machine: it rebuilds each DAG rank 0 sends it (from its
+ * .tsl text, inputs from the same seed, its own reference outputs) and
+ * measures the schedules it is given with a measurer of its own, which
+ * isolates and times out candidates as on one machine.  A measurer made
+ * with ts_measure_options.cluster set sends its candidates to the ranks,
+ * one candidate a rank at a time, a batch spread over all of them.
+ *
+ * Every wait has a deadline, and MPI errors return instead of aborting:
+ * a rank that dies, stops answering within the candidate's deadline or
+ * fails to rebuild a DAG is left out, its candidate goes to another rank,
+ * and when no rank is left rank 0 measures the rest itself.  Open MPI's
+ * launcher ends the whole job when a rank dies unless it runs with
+ * --enable-recovery.  A rank whose target key (ts_target_key of the
+ * target it would tune for) differs from rank 0's is refused: its times
+ * would be another machine's.
+ *
+ * TS_MPI_TIMEOUT (seconds) replaces the deadline of one candidate
+ * (default: build and run timeouts and a margin); TS_MPI_IDLE_TIMEOUT
+ * (default 1800) is how long a measuring rank waits for rank 0 before it
+ * leaves.  For tests, TS_MPI_FAULT="RANK:KIND:K" makes rank RANK, after
+ * K measurements, exit without a word (KIND "exit") or stop answering
+ * until its idle timeout passes (KIND "hang"). */
+typedef struct ts_cluster ts_cluster;
+
+/* Join the MPI job this process was started in; "*rank" receives this
+ * process's rank.  Return the cluster of a job of two ranks or more,
+ * NULL without an error when there is no job (not started by mpirun, or
+ * one rank: measure here), or NULL with a message in "ctx" (a job, but
+ * Tessel was built without MPI).  A rank leaves the core binding of the
+ * launcher (mpirun binds a rank to a core by default): its kernels get
+ * the threads they get without mpirun, and it describes its machine as
+ * a plain run does, so that its records serve later runs. */
+__ts_give __ts_null ts_cluster *ts_cluster_join(__ts_keep ts_ctx *ctx,
+	__ts_keep int *rank);
+/* Introduce the ranks of "cl" with the target key "key" (ts_target_key
+ * of the target each would tune for): rank 0 waits for every other rank
+ * and refuses, with a warning in the context, those of another key. */
+void ts_cluster_meet(__ts_keep ts_cluster *cl, __ts_keep const char *key);
+/* On a rank other than 0: measure what rank 0 sends until it says stop,
+ * then leave the job.  Returns the exit code: 0 (also when rank 0
+ * refused this rank: a warning in the context says why), or 1 when rank
+ * 0 was lost (message in the context). */
+int ts_cluster_serve(__ts_keep ts_cluster *cl);
+/* Ranks of the job, ranks measuring (not refused nor lost), and ranks
+ * lost during the run. */
+int ts_cluster_size(__ts_keep const ts_cluster *cl);
+int ts_cluster_workers(__ts_keep const ts_cluster *cl);
+int ts_cluster_lost(__ts_keep const ts_cluster *cl);
+/* On rank 0: tell every rank to stop and leave the job.  Done by
+ * ts_ctx_free too; calling it twice is harmless. */
+void ts_cluster_free(__ts_take __ts_null ts_cluster *cl);
 
 /* The worker program's entry point, for "tessel measure-worker": serve
  * requests on standard input and output for the files in "dir", or,

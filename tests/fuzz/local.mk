@@ -32,7 +32,7 @@ tests/fuzz/obj/onnx/onnx.pb-c.o: onnx/onnx.pb-c.c
 		$(PROTOBUF_C_CFLAGS) -I$(top_builddir) -c -o $@ onnx/onnx.pb-c.c
 endif
 FUZZ_LIBS = tests/fuzz/libtessel_fuzz.a $(PROTOBUF_C_LIBS) $(ISL_LIBS) $(GC_LIBS) \
-	$(JANSSON_LIBS) $(LLVM_LIBS) $(XGBOOST_LIBS) $(CUDA_LIBS) -lm -ldl \
+	$(JANSSON_LIBS) $(LLVM_LIBS) $(XGBOOST_LIBS) $(CUDA_LIBS) $(MPI_LIBS) -lm -ldl \
 	-lpthread
 
 # OpenMP is left out: the parallel loops of the runtime run serially.
