@@ -79,7 +79,7 @@ for prog in "$models/gemm.onnx" "$tmp/g/gemm.tsl"; do
 done
 
 # Every verb takes the model.
-expect 0 'y f32\[2, 3\]' "$tessel" eval "$models/gemm.onnx"
+expect 0 'y f32\[2, 3\]' "$tessel" eval "$models/gemm.onnx" --out "$tmp/e"
 expect 0 'complex_reduction' "$tessel" analyze "$models/gemm.onnx"
 expect 0 'y' "$tessel" schedule "$models/gemm.onnx"
 expect 0 'tasks' "$tessel" tasks "$models/reshape.onnx"
