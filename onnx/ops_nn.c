@@ -382,6 +382,22 @@ char *ox_conv_sum(struct ox_importer *im, struct ox_node *n,
 	return conv_sum(im, n, &w, &cv, &src, wt, wtpl);
 }
 
+/* The input X and the weights W of a float Conv or ConvTranspose, of
+ * one dtype. */
+static ts_status float_conv_inputs(struct ox_importer *im,
+	const struct ox_node *n, struct ox_value **x, struct ox_value **wt)
+{
+	if (ox_need(im, n, 0, 2) < 0 || ox_need(im, n, 1, 2) < 0)
+		return TS_ERROR;
+	*x = n->in[0];
+	*wt = n->in[1];
+	if (!ts_dtype_is_float((*x)->dtype) || (*wt)->dtype != (*x)->dtype)
+		return ox_fail(im, n, "inputs of types %s and %s are not "
+			"supported", ts_dtype_name((*x)->dtype),
+			ts_dtype_name((*wt)->dtype));
+	return TS_OK;
+}
+
 /* Conv (opsets 1, 11): Y = X * W + B over [N, C, D1, ...] with group,
  * strides, dilations, pads or auto_pad, and kernel_shape (inferred from
  * W).  One stage: the sum over the window, reading a zero-padded stage
@@ -393,14 +409,8 @@ static ts_status lower_conv(struct ox_importer *im, struct ox_node *n)
 	const char *name, *i1 = "i1";
 	char *body;
 
-	if (ox_need(im, n, 0, 2) < 0 || ox_need(im, n, 1, 2) < 0)
+	if (float_conv_inputs(im, n, &x, &wt) < 0)
 		return TS_ERROR;
-	x = n->in[0];
-	wt = n->in[1];
-	if (!ts_dtype_is_float(x->dtype) || wt->dtype != x->dtype)
-		return ox_fail(im, n, "inputs of types %s and %s are not "
-			"supported", ts_dtype_name(x->dtype),
-			ts_dtype_name(wt->dtype));
 	if (!(body = ox_conv_sum(im, n, x, wt, NULL, NULL,
 	    ox_lit(x->dtype, 0), shape)))
 		return TS_ERROR;
@@ -437,14 +447,8 @@ static ts_status lower_conv_transpose(struct ox_importer *im,
 	ts_buf bind, cond;
 	char *body;
 
-	if (ox_need(im, n, 0, 2) < 0 || ox_need(im, n, 1, 2) < 0)
+	if (float_conv_inputs(im, n, &x, &wt) < 0)
 		return TS_ERROR;
-	x = n->in[0];
-	wt = n->in[1];
-	if (!ts_dtype_is_float(x->dtype) || wt->dtype != x->dtype)
-		return ox_fail(im, n, "inputs of types %s and %s are not "
-			"supported", ts_dtype_name(x->dtype),
-			ts_dtype_name(wt->dtype));
 	if (read_conv(im, n, x, wt, true, &cv) < 0)
 		return TS_ERROR;
 	nsp = x->ndim - 2;
