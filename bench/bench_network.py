@@ -1,24 +1,35 @@
 #!/usr/bin/python3
-"""End-to-end inference latency of whole networks: Tessel against PyTorch.
+"""End-to-end inference latency of whole networks: Tessel against PyTorch
+and ONNX Runtime.
 
 For each case, bench/bench_network (built in BUILD) writes the network's
 inputs and its own output as .npy files, then serves timing requests.  This
 script loads the same inputs into PyTorch (functional form of the same
-network, torch.no_grad(), the same number of threads), compares the
-outputs, and interleaves timing rounds of both so that they share the
-machine's load.  It prints one table row per case with the medians of the
-round medians and the ratio PyTorch time / Tessel time (above 1: Tessel is
-faster).
+network, torch.no_grad(), the same number of threads) and compares the
+outputs.  It exports that PyTorch network, with the same weights, with
+torch.onnx.export (opset 13) and runs it in ONNX Runtime (npm's
+onnxruntime-node through bench/ort_time.mjs: graph optimisations on,
+--threads intra-op threads, one inter-op thread), whose output is compared
+too.  It interleaves timing rounds of the three so that they share the
+machine's load, and prints one table row per case with the medians of the
+round medians and the ratios PyTorch time / Tessel time and ORT time /
+Tessel time, with their ranges over the rounds (above 1: Tessel is
+faster), and the largest errors of Tessel's and ORT's outputs relative to
+PyTorch's largest magnitude.
 
 usage: bench_network.py BUILD [--threads N] [--rounds R] [--topk K]
                         [--tune ROUNDS --trials N] [--records LOG]
+                        [--ort DIR]
                         [--cases lenet:1,lenet:64,mlp:64,resnet18:1]
 
 The transformer case is transformer:SEQ (BERT-base layer on SEQ tokens).
 --records LOG applies the best record of each task in LOG (from tessel
-tune --threads N), static where it has none.  With BENCH_CPU_TIME set,
-both sides are timed with their process's CPU clock, which a shared,
-loaded machine disturbs less than the wall clock.
+tune --threads N), static where it has none.  ONNX Runtime is looked for
+in DIR/node_modules/onnxruntime-node, then under $TESSEL_ORT_DIR (`npm
+install --ignore-scripts onnxruntime-node` in such a folder); without it,
+or without Node.js, its columns say so and the rest runs.  With
+BENCH_CPU_TIME set, all three are timed with their process's CPU clock,
+which a shared, loaded machine disturbs less than the wall clock.
 """
 import argparse
 import os
@@ -27,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 
 
 def threads_of_argv(argv):
@@ -51,69 +63,73 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
+import ort_node  # noqa: E402
+
 
 def load(d, name):
     return torch.from_numpy(np.load(os.path.join(d, name + ".npy")))
 
 
+# Each builder reads a case's .npy files from d and returns the network as
+# a function of its input and a dict of its weights, with that input and
+# those weights.
+
+
 def lenet(d):
     w = {k: load(d, k) for k in
          ["W1", "B1", "W2", "B2", "W3", "B3", "W4", "B4"]}
-    x = load(d, "X")
 
-    def f():
+    def f(x, w):
         h = F.max_pool2d(F.relu(F.conv2d(x, w["W1"], w["B1"])), 2)
         h = F.max_pool2d(F.relu(F.conv2d(h, w["W2"], w["B2"])), 2)
         h = F.relu(F.linear(h.flatten(1), w["W3"].flatten(1), w["B3"]))
         return F.softmax(F.linear(h, w["W4"], w["B4"]), dim=1)
-    return f
+    return f, load(d, "X"), w
 
 
 def mlp(d):
     w = {k: load(d, k) for k in ["W1", "B1", "W2", "B2", "W3", "B3"]}
-    x = load(d, "X")
 
-    def f():
+    def f(x, w):
         h = F.relu(F.linear(x, w["W1"], w["B1"]))
         h = F.relu(F.linear(h, w["W2"], w["B2"]))
         return F.linear(h, w["W3"], w["B3"])
-    return f
+    return f, load(d, "X"), w
 
 
 def resnet18(d):
-    x = load(d, "X")
     p = {}
     for fn in os.listdir(d):
         if fn.endswith(".npy") and fn[:-4] not in ("X", "Y"):
             p[fn[:-4]] = load(d, fn[:-4])
 
-    def conv(h, pre, stride, pad):
+    def conv(h, p, pre, stride, pad):
         return F.conv2d(h, p[pre + "_W"], p[pre + "_B"], stride=stride,
                         padding=pad)
 
-    def f():
-        h = F.relu(conv(x, "S", 2, 3))
+    def f(x, p):
+        h = F.relu(conv(x, p, "S", 2, 3))
         h = F.max_pool2d(h, 3, stride=2, padding=1)
         for st in range(4):
             for bl in "ab":
                 pre = "L%d%s" % (st + 1, bl)
                 s = 2 if st > 0 and bl == "a" else 1
-                sc = conv(h, pre + "_D", s, 0) if pre + "_D_W" in p else h
-                y = F.relu(conv(h, pre + "_A", s, 1))
-                h = F.relu(conv(y, pre + "_B", 1, 1) + sc)
+                sc = conv(h, p, pre + "_D", s, 0) if pre + "_D_W" in p \
+                    else h
+                y = F.relu(conv(h, p, pre + "_A", s, 1))
+                h = F.relu(conv(y, p, pre + "_B", 1, 1) + sc)
         h = h.mean(dim=(2, 3))
         return F.linear(h, p["FC_W"], p["FC_B"])
-    return f
+    return f, load(d, "X"), p
 
 
 def transformer(d):
     n = {k: load(d, k) for k in
-         ["X", "Wq", "Bq", "Wk", "Bk", "Wv", "Bv", "Wo", "Bo", "G1", "E1",
+         ["Wq", "Bq", "Wk", "Bk", "Wv", "Bv", "Wo", "Bo", "G1", "E1",
           "W1", "B1", "W2", "B2", "G2", "E2"]}
-    x = n["X"]
     heads = 12
 
-    def f():
+    def f(x, n):
         s, hid = x.shape
         q = F.linear(x, n["Wq"], n["Bq"]).view(s, heads, -1).transpose(0, 1)
         k = F.linear(x, n["Wk"], n["Bk"]).view(s, heads, -1).transpose(0, 1)
@@ -125,15 +141,40 @@ def transformer(d):
         h = F.gelu(F.linear(n1, n["W1"], n["B1"]))
         a2 = F.linear(h, n["W2"], n["B2"]) + n1
         return F.layer_norm(a2, (hid,), n["G2"], n["E2"], 1e-5)
-    return f
+    return f, load(d, "X"), n
 
 
 BUILDERS = {"lenet": lenet, "mlp": mlp, "resnet18": resnet18,
             "transformer": transformer}
 
 
-CLOCK = time.process_time if os.environ.get("BENCH_CPU_TIME") \
-    else time.perf_counter
+class Twin(torch.nn.Module):
+    """The network f of a builder as a module, its weights as buffers, for
+    torch.onnx.export (which stores them as the model's initializers)."""
+
+    def __init__(self, f, weights):
+        super().__init__()
+        self.f = f
+        self.names = list(weights)
+        for k, v in weights.items():
+            self.register_buffer(k, v)
+
+    def forward(self, x):
+        return self.f(x, {k: getattr(self, k) for k in self.names})
+
+
+def export_onnx(f, x, weights, path):
+    """Write the network to path as ONNX (opset 13, input "x")."""
+    with warnings.catch_warnings():
+        # The tracer's warnings about shapes taken as constants: the
+        # model is exported for this input's shape only.
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Twin(f, weights).eval(), x, path, opset_version=13,
+                          input_names=["x"], output_names=["y"])
+
+
+CPU_CLOCK = bool(os.environ.get("BENCH_CPU_TIME"))
+CLOCK = time.process_time if CPU_CLOCK else time.perf_counter
 
 
 def time_torch(f, seconds):
@@ -150,7 +191,21 @@ def time_torch(f, seconds):
     return statistics.median(samples), min(samples)
 
 
-def run_case(build, net, batch, args):
+def time_ort(ort_dir, model, x_npy, args):
+    """ONNX Runtime's median in seconds and its output (flat), or None after
+    telling why on stderr."""
+    try:
+        ms, out = ort_node.time_model(ort_dir, model, x_npy, args.threads,
+                                      args.seconds, cpu=CPU_CLOCK)
+    except RuntimeError as e:
+        print("ONNX Runtime failed: %s" % e, file=sys.stderr)
+        return None
+    return ms / 1e3, out
+
+
+def run_case(build, net, batch, args, ort_dir):
+    """Compile and check the case, then time Tessel, PyTorch and (with
+    ort_dir) ONNX Runtime in interleaved rounds."""
     with tempfile.TemporaryDirectory() as d:
         cmd = [os.path.join(build, "bench", "bench_network"), net,
                str(batch), d, "--threads", str(args.threads)]
@@ -169,28 +224,54 @@ def run_case(build, net, batch, args):
             proc.kill()
             raise RuntimeError("bench_network %s %d failed" % (net, batch))
         out_name, ntasks = ready[1], int(ready[2])
-        f = BUILDERS[net](d)
+        f, x, w = BUILDERS[net](d)
         with torch.no_grad():
-            want = f().numpy()
-            got = np.load(os.path.join(d, out_name + ".npy"))
-            err = float(np.max(np.abs(got - want)))
-            scale = float(np.max(np.abs(want))) or 1.0
-            ts, pt = [], []
+            want = f(x, w).numpy()
+        got = np.load(os.path.join(d, out_name + ".npy"))
+        err = float(np.max(np.abs(got - want)))
+        scale = float(np.max(np.abs(want))) or 1.0
+        model = os.path.join(d, net + ".onnx")
+        if ort_dir:
+            try:
+                export_onnx(f, x, w, model)
+            except Exception as e:  # the exporter raises many kinds
+                print("torch.onnx.export failed: %s" % e, file=sys.stderr)
+                ort_dir = None
+        ts, pt, rt, ort_err = [], [], [], 0.0
+        with torch.no_grad():
             for _ in range(args.rounds):
                 proc.stdin.write("time %g\n" % args.seconds)
                 proc.stdin.flush()
                 ts.append(float(proc.stdout.readline().split()[0]))
-                pt.append(time_torch(f, args.seconds)[0])
+                pt.append(time_torch(lambda: f(x, w), args.seconds)[0])
+                r = time_ort(ort_dir, model, os.path.join(d, "X.npy"),
+                             args) if ort_dir else None
+                if r is None:
+                    ort_dir = None
+                    continue
+                rt.append(r[0])
+                if r[1].size != want.size:
+                    ort_err = float("inf")
+                else:
+                    ort_err = max(ort_err, float(np.max(np.abs(
+                        r[1] - want.ravel()))) / scale)
         proc.stdin.write("quit\n")
         proc.stdin.flush()
         proc.wait()
     t, p = statistics.median(ts), statistics.median(pt)
     ratios = [a / b for a, b in zip(pt, ts)]
-    return {"net": net, "batch": batch, "tessel_ms": t * 1e3,
-            "torch_ms": p * 1e3, "ratio": p / t,
-            "ratio_lo": min(ratios), "ratio_hi": max(ratios),
-            "rel_err": err / scale, "tasks": ntasks,
-            "compile_s": compile_s, "arena_mib": float(ready[3])}
+    res = {"net": net, "batch": batch, "tessel_ms": t * 1e3,
+           "torch_ms": p * 1e3, "ratio": p / t,
+           "ratio_lo": min(ratios), "ratio_hi": max(ratios),
+           "rel_err": err / scale, "tasks": ntasks,
+           "compile_s": compile_s, "arena_mib": float(ready[3]),
+           "ort_ms": None}
+    if rt and len(rt) == len(ts):
+        ratios = [a / b for a, b in zip(rt, ts)]
+        res.update(ort_ms=statistics.median(rt) * 1e3,
+                   ort_ratio=statistics.median(rt) / t,
+                   ort_lo=min(ratios), ort_hi=max(ratios), ort_err=ort_err)
+    return res
 
 
 def main():
@@ -206,9 +287,13 @@ def main():
                     help="measurements per tuning round")
     ap.add_argument("--records", default=None,
                     help="records log: the best record of each task")
+    ap.add_argument("--ort", default=None, metavar="DIR",
+                    help="folder where npm installed onnxruntime-node "
+                    "(default: $%s)" % ort_node.ENV_DIR)
     ap.add_argument("--cases", default="lenet:1,lenet:64,mlp:64,resnet18:1")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
+    ort_dir, no_ort = ort_node.find(args.ort)
     mode = "static"
     if args.topk > 1:
         mode = "top-%d measured" % args.topk
@@ -216,23 +301,34 @@ def main():
         mode = "tuned, %d rounds of %d trials" % (args.tune, args.trials)
     if args.records:
         mode += ", records of %s" % args.records
-    print("# threads %d, %d interleaved rounds, torch %s, %s, %s clock"
-          % (args.threads, args.rounds, torch.__version__, mode,
-             "CPU" if os.environ.get("BENCH_CPU_TIME") else "wall"))
+    print("# threads %d, %d interleaved rounds, torch %s, %s, %s, %s clock"
+          % (args.threads, args.rounds, torch.__version__,
+             "onnxruntime-node %s in %s" % (ort_node.version(ort_dir),
+                                            ort_dir) if ort_dir else no_ort,
+             mode, "CPU" if CPU_CLOCK else "wall"))
     print("| network | batch | tasks | arena MiB | Tessel ms | PyTorch ms "
-          "| PyTorch/Tessel (range) | max rel. error | compile s |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| PyTorch/Tessel (range) | ORT ms | ORT/Tessel (range) "
+          "| max rel. error | ORT rel. error | compile s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     ok = True
     for case in args.cases.split(","):
         net, batch = case.split(":")
-        r = run_case(args.build, net, int(batch), args)
+        r = run_case(args.build, net, int(batch), args, ort_dir)
         ok &= r["rel_err"] < 1e-3
+        if r["ort_ms"] is not None:
+            ok &= r["ort_err"] < 1e-3
+            ort = "%.3f | %.3f (%.3f-%.3f)" % (r["ort_ms"], r["ort_ratio"],
+                                              r["ort_lo"], r["ort_hi"])
+            ort_err = "%.1e" % r["ort_err"]
+        else:
+            ort = "%s | -" % (no_ort or "ORT failed")
+            ort_err = "-"
         print("| %s | %d | %d | %.2f | %.3f | %.3f | %.3f (%.3f-%.3f) "
-              "| %.1e | %.1f |" % (r["net"], r["batch"], r["tasks"],
-                                  r["arena_mib"], r["tessel_ms"],
-                                  r["torch_ms"], r["ratio"], r["ratio_lo"],
-                                  r["ratio_hi"], r["rel_err"],
-                                  r["compile_s"]), flush=True)
+              "| %s | %.1e | %s | %.1f |" % (
+                  r["net"], r["batch"], r["tasks"], r["arena_mib"],
+                  r["tessel_ms"], r["torch_ms"], r["ratio"], r["ratio_lo"],
+                  r["ratio_hi"], ort, r["rel_err"], ort_err,
+                  r["compile_s"]), flush=True)
     return 0 if ok else 1
 
 

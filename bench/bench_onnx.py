@@ -16,8 +16,10 @@ thread count, in alternating rounds so that both share the machine's load:
   - ONNX Runtime on the same .onnx file (npm's onnxruntime-node, graph
     optimisations on, N intra-op threads; bench/ort_time.mjs), when Node.js
     and the package are found: `npm install --ignore-scripts
-    onnxruntime-node` in the folder given by --ort (its install script
-    fetches GPU binaries, which fails offline and is not needed).
+    onnxruntime-node` in the folder given by --ort or $TESSEL_ORT_DIR
+    (the package's install script fetches GPU binaries, which fails
+    offline and is not needed); bench/ort_node.py finds it and runs
+    ort_time.mjs.
 
 It prints one row per model and thread count: medians of the round
 medians in ms, and the ratios PyTorch / Tessel (above 1: Tessel faster).
@@ -51,6 +53,8 @@ if threads_of_argv(sys.argv) == "1":
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torchvision  # noqa: E402
+
+import ort_node  # noqa: E402
 
 MODELS = {
     "resnet18": lambda: (torchvision.models.resnet18(), (1, 3, 224, 224)),
@@ -119,23 +123,6 @@ def check(build, model, x, path, work):
     return ok, err, scale
 
 
-def ort_time(ort, path, x_npy, threads, min_time=1.0):
-    """Median ms and first output of ONNX Runtime, or None without it."""
-    if not ort:
-        return None
-    env = dict(os.environ, NODE_PATH=os.path.join(ort, "node_modules"))
-    r = subprocess.run(["node", os.path.join(os.path.dirname(__file__),
-                                             "ort_time.mjs"),
-                        path, x_npy, str(threads), str(min_time)],
-                       capture_output=True, text=True, env=env)
-    if r.returncode != 0:
-        return None
-    j = json.loads(r.stdout)
-    import base64
-    out = np.frombuffer(base64.b64decode(j["output"]), dtype=np.float32)
-    return j["median_ms"], out
-
-
 def tune(build, path, threads, work):
     log = os.path.join(work, os.path.basename(path) + ".t%d.json" % threads)
     if not os.path.exists(log):
@@ -153,18 +140,17 @@ def main():
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--tune", action="store_true")
     ap.add_argument("--work", default=None)
-    ap.add_argument("--ort", default=os.environ.get("TESSEL_ORT_DIR"),
-                    help="folder where onnxruntime-node is installed")
+    ap.add_argument("--ort", default=None,
+                    help="folder where npm installed onnxruntime-node "
+                    "(default: $%s)" % ort_node.ENV_DIR)
     a = ap.parse_args()
     work = a.work or tempfile.mkdtemp(prefix="tessel-onnx-")
     os.makedirs(work, exist_ok=True)
-    have_ort = bool(a.ort and os.path.isdir(os.path.join(
-        a.ort, "node_modules", "onnxruntime-node")) and
-        subprocess.run(["node", "--version"], capture_output=True).returncode
-        == 0)
-    if not have_ort:
-        print("ONNX Runtime: no Node.js or no onnxruntime-node in --ort "
-              "(%s): its column is left empty" % a.ort)
+    ort_dir, no_ort = ort_node.find(a.ort)
+    if not ort_dir:
+        print("ONNX Runtime: %s (--ort %s, $%s %s): its column is left "
+              "empty" % (no_ort, a.ort, ort_node.ENV_DIR,
+                         os.environ.get(ort_node.ENV_DIR)))
     print("| model | threads | check (max abs err) | Tessel static ms | "
           "tuned ms | eager ms | optimize_for_inference ms | ORT ms | "
           "eager / static | ofi / static | ORT / static | ofi / tuned |")
@@ -183,8 +169,13 @@ def main():
             st, tu, ea, of, rt = [], [], [], [], []
             for _ in range(a.rounds):
                 st.append(tessel_run(a.build, path, threads, [])[0])
-                r = ort_time(a.ort if have_ort else None, path, x_npy,
-                             threads)
+                r = None
+                if ort_dir:
+                    try:
+                        r = ort_node.time_model(ort_dir, path, x_npy,
+                                                threads)
+                    except RuntimeError as e:
+                        print("ONNX Runtime failed: %s" % e, file=sys.stderr)
                 if r:
                     rt.append(r[0])
                     with torch.no_grad():
