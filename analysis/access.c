@@ -2,6 +2,7 @@
  * contiguous axis, injectivity, coverage and distinct elements. */
 #include <config.h>
 
+#include "dsl/ir.h"
 #include "analysis/internal.h"
 
 /* Return the relation x -> y of "m" with y equal to x on every axis but

@@ -4,6 +4,7 @@
  * NULL: the caller over-approximates. */
 #include <config.h>
 
+#include "dsl/ir.h"
 #include "analysis/internal.h"
 
 /* Return the constant "v" as a function on the instances of "m". */

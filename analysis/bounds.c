@@ -2,6 +2,7 @@
  * the instances where its guards hold. */
 #include <config.h>
 
+#include "dsl/ir.h"
 #include "analysis/internal.h"
 
 /* Append the "n" coordinates of "pt" to "b", as "name = v" pairs named

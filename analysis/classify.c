@@ -4,6 +4,7 @@
  * inlinable stages. */
 #include <config.h>
 
+#include "dsl/ir.h"
 #include "analysis/internal.h"
 
 /* Append the formatted reason "fmt" to "si", unless it is already there

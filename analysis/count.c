@@ -2,6 +2,7 @@
  * read and written, arithmetic intensity. */
 #include <config.h>
 
+#include "dsl/ir.h"
 #include "analysis/internal.h"
 
 /* Return the number of points of the bounded set "set": exact when it is a

@@ -2,6 +2,7 @@
  * meta-templates. */
 #include <config.h>
 
+#include "dsl/ir.h"
 #include "analysis/facts.h"
 
 /* Whether "e" holds a reduction, counting "e" itself unless "top". */

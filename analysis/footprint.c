@@ -6,6 +6,7 @@
  * form, and a dimension that does not fit it is marked whole. */
 #include <config.h>
 
+#include "dsl/ir.h"
 #include "analysis/internal.h"
 
 /* The box hull of one tensor dimension for one tile size. */

@@ -1,6 +1,7 @@
 /* The entry points of the analysis: one stage, or a whole DAG. */
 #include <config.h>
 
+#include "dsl/ir.h"
 #include "analysis/internal.h"
 
 static const char *class_names[TS_CLASS_COUNT] = {

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 
+#include "dsl/ir.h"
 #include "analysis/internal.h"
 
 /* State of the walk that collects the accesses of a stage body. */

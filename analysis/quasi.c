@@ -7,6 +7,7 @@
  * with no isl (footprint.c checks the terms against isl once). */
 #include <config.h>
 
+#include "dsl/ir.h"
 #include "analysis/internal.h"
 
 /* Floor of "a" / "d" for d > 0. */

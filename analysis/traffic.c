@@ -2,6 +2,7 @@
  * closed form) and bounds inference for fused producers. */
 #include <config.h>
 
+#include "dsl/ir.h"
 #include "analysis/internal.h"
 
 /* Return the traffic model of "s": the footprints of its inputs and of

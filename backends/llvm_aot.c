@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dsl/ir.h"
 #include "backends/llvm_internal.h"
 
 extern char **environ;

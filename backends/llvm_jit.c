@@ -9,6 +9,7 @@
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
 
+#include "dsl/ir.h"
 #include "backends/llvm_internal.h"
 
 struct ts_module {

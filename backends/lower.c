@@ -14,6 +14,7 @@
 
 #include <tessel/analysis.h>
 
+#include "dsl/ir.h"
 #include "backends/lower_internal.h"
 
 #define MAX_AXES TS_MAX_AXES

@@ -2,6 +2,7 @@
  * and bounds. */
 #include <config.h>
 
+#include "dsl/ir.h"
 #include "backends/lower_internal.h"
 
 ts_expr *ts_lower_int(ts_ctx *ctx, int64_t v)

@@ -178,14 +178,16 @@ ts_array **bench_args(ts_ctx *ctx, const ts_dag *dag, uint64_t seed)
 ts_array **bench_args_fresh_outputs(ts_ctx *ctx, const ts_dag *dag,
 	ts_array *const *args)
 {
-	int n = dag->ninputs + dag->noutputs;
+	int n = ts_dag_ninputs(dag) + ts_dag_noutputs(dag);
 	ts_array **out = GC_MALLOC(sizeof(*out) * (size_t)(n + 1));
 
 	if (!out)
 		return NULL;
 	for (int i = 0; i < n; i++) {
-		out[i] = i < dag->ninputs ? args[i] : ts_array_for_tensor(ctx,
-			dag->outputs[i - dag->ninputs]);
+		out[i] = i < ts_dag_ninputs(dag)
+			? args[i]
+			: ts_array_for_tensor(ctx,
+				  ts_dag_output(dag, i - ts_dag_ninputs(dag)));
 		if (!out[i])
 			return NULL;
 	}
@@ -238,8 +240,8 @@ double bench_dag_flops(ts_ctx *ctx, const ts_dag *dag)
 {
 	double flops = 0;
 
-	for (int i = 0; i < dag->nstages; i++) {
-		ts_stage_info *si = ts_analyze_stage(ctx, dag->stages[i]);
+	for (int i = 0; i < ts_dag_nstages(dag); i++) {
+		ts_stage_info *si = ts_analyze_stage(ctx, ts_dag_stage(dag, i));
 		if (!si) {
 			ts_ctx_clear_error(ctx);
 			continue;

@@ -78,9 +78,9 @@ static ts_expr *conv_window(ts_ctx *ctx, ts_axis *a, int64_t stride,
 /* Declare the zero padding P of "x" by "pad" in "ctx". */
 static ts_tensor *conv_pad(ts_ctx *ctx, ts_tensor *x, int64_t pad)
 {
-	int64_t h = x->shape[2];
+	int64_t h = ts_tensor_dim(x, 2);
 	ts_axis *n = ts_axis_new(ctx, "n", 1);
-	ts_axis *c = ts_axis_new(ctx, "c", x->shape[1]);
+	ts_axis *c = ts_axis_new(ctx, "c", ts_tensor_dim(x, 1));
 	ts_axis *y = ts_axis_new(ctx, "h", h + 2 * pad);
 	ts_axis *v = ts_axis_new(ctx, "w", h + 2 * pad);
 	ts_expr *iy = ts_sub(ctx, ts_var(ctx, y), ts_int(ctx, pad));
@@ -123,7 +123,8 @@ static ts_dag *conv_declare(ts_ctx *ctx, const struct conv_layer *l,
 
 	if (!x || !w)
 		return NULL;
-	w->weight = true;
+	if (ts_tensor_set_weight(ctx, w, true) < 0)
+		return NULL;
 	if (!(p = conv_pad(ctx, x, l->pad)))
 		return NULL;
 	body = ts_mul(ctx, ts_at(ctx, p, 4, ts_var(ctx, n), ts_var(ctx, rc),
@@ -372,7 +373,7 @@ static struct conv_net conv_network(ts_ctx *ctx, const ts_dag *dag,
 			c.task = p->subgraphs[g].task;
 	c.in[0] = args[0];
 	c.in[1] = args[1];
-	c.out[0] = ts_array_for_tensor(ctx, dag->outputs[0]);
+	c.out[0] = ts_array_for_tensor(ctx, ts_dag_output(dag, 0));
 	conv_net_run(&c);
 	if (ts_array_compare(ctx, c.out[0], ref, &e, &rel) < 0)
 		bench_die(ctx, "comparing the network with oneDNN");
@@ -431,7 +432,7 @@ static bool conv_case(const struct conv_layer *l, int threads,
 	double err = 0, rel = 0, flops = 2.0 * l->k * l->c * l->r * l->r *
 		oh * oh;
 
-	if (!args || !(ref = ts_array_for_tensor(ctx, dag->outputs[0])))
+	if (!args || !(ref = ts_array_for_tensor(ctx, ts_dag_output(dag, 0))))
 		bench_die(ctx, l->name);
 	dnnl_setup(&d, l, threads, args[0], args[1], ref, o->hwio);
 	bench_kernel_run(&tp);

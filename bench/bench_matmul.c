@@ -102,7 +102,7 @@ static bool mm_case(const struct mm_shape *s, int threads,
 	m = bench_compile_static(ctx, dag, threads, &res);
 	t_static = bench_now() - t0;
 	if (!m || !(args = bench_args(ctx, dag, 7)) ||
-	    !(ref = ts_array_for_tensor(ctx, dag->outputs[0])))
+		!(ref = ts_array_for_tensor(ctx, ts_dag_output(dag, 0))))
 		bench_die(ctx, "static schedule");
 	openblas_set_num_threads(threads);
 	tp = (struct bench_kernel){ m, args };

@@ -50,7 +50,7 @@ static ts_dag *build(ts_ctx *ctx, const char *name, int batch)
  * two or more dimensions, 0.1 for biases and gains stay near 1. */
 static void scale_weights(const ts_dag *dag, ts_array **in)
 {
-	for (int i = 1; i < dag->ninputs; i++) {
+	for (int i = 1; i < ts_dag_ninputs(dag); i++) {
 		ts_array *a = in[i];
 		double s = 0.1;
 		if (a->ndim >= 2)
@@ -58,7 +58,8 @@ static void scale_weights(const ts_dag *dag, ts_array **in)
 		for (int64_t k = 0; k < a->size; k++)
 			ts_array_set(a, k, ts_array_get(a, k) * s);
 		/* Layer norm gains: around one. */
-		if (a->ndim == 1 && dag->inputs[i]->name[0] == 'G')
+		if (a->ndim == 1 &&
+			ts_tensor_name(ts_dag_input(dag, i))[0] == 'G')
 			for (int64_t k = 0; k < a->size; k++)
 				ts_array_set(a, k, 1.0 + ts_array_get(a, k));
 	}
@@ -259,14 +260,17 @@ int main(int argc, char **argv)
 		in = ts_dag_random_inputs(ctx, dag, 1);
 	if (in) {
 		scale_weights(dag, in);
-		for (int i = 0; i < dag->ninputs; i++)
-			if (write_npy(ctx, argv[3], dag->inputs[i]->name, in[i]))
+		for (int i = 0; i < ts_dag_ninputs(dag); i++)
+			if (write_npy(ctx, argv[3],
+				    ts_tensor_name(ts_dag_input(dag, i)),
+				    in[i]))
 				in = NULL;
 	}
 	if (in)
 		net = compile(ctx, dag, tg, &o, rounds, trials, records);
 	if (!net || ts_network_run(net, in, out) != TS_OK ||
-	    write_npy(ctx, argv[3], dag->outputs[0]->name, out[0])) {
+		write_npy(ctx, argv[3], ts_tensor_name(ts_dag_output(dag, 0)),
+			out[0])) {
 		fprintf(stderr, "bench_network: %s\n", ts_ctx_error(ctx));
 		return 1;
 	}
@@ -275,7 +279,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, " %s", ts_schedule_hash(
 			ts_network_task_schedule(net, t)));
 	fprintf(stderr, "\n");
-	printf("ready %s %d %.6g\n", dag->outputs[0]->name,
+	printf("ready %s %d %.6g\n", ts_tensor_name(ts_dag_output(dag, 0)),
 		ts_network_partition(net)->ntasks,
 		ts_network_memory(net)->arena_bytes / 1048576.0);
 	fflush(stdout);

@@ -112,7 +112,7 @@ static double ops_bytes(const ts_dag *dag, ts_array *const *args)
 {
 	double b = 0;
 
-	for (int i = 0; i < dag->ninputs + dag->noutputs; i++)
+	for (int i = 0; i < ts_dag_ninputs(dag) + ts_dag_noutputs(dag); i++)
 		b += (double)args[i]->size * (double)ts_dtype_size(
 			args[i]->dtype);
 	return b;
@@ -122,9 +122,9 @@ static double ops_bytes(const ts_dag *dag, ts_array *const *args)
 static bool ops_same(const ts_dag *dag, ts_array *const *got,
 	ts_array *const *want)
 {
-	for (int i = 0; i < dag->noutputs; i++)
-		if (!ts_array_close(got[dag->ninputs + i],
-		    want[dag->ninputs + i], NULL))
+	for (int i = 0; i < ts_dag_noutputs(dag); i++)
+		if (!ts_array_close(got[ts_dag_ninputs(dag) + i],
+			    want[ts_dag_ninputs(dag) + i], NULL))
 			return false;
 	return true;
 }
@@ -133,10 +133,10 @@ static bool ops_same(const ts_dag *dag, ts_array *const *got,
 static bool ops_same_as_eval(ts_ctx *ctx, const ts_dag *dag,
 	ts_array *const *args)
 {
-	ts_array **want = GC_MALLOC(sizeof(*want) * (size_t)(dag->noutputs +
-		dag->ninputs + 1));
+	ts_array **want = GC_MALLOC(sizeof(*want) *
+		(size_t)(ts_dag_noutputs(dag) + ts_dag_ninputs(dag) + 1));
 
-	if (!want || ts_eval(ctx, dag, args, want + dag->ninputs) < 0)
+	if (!want || ts_eval(ctx, dag, args, want + ts_dag_ninputs(dag)) < 0)
 		bench_die(ctx, "interpreter");
 	return ops_same(dag, args, want);
 }

@@ -86,9 +86,9 @@ static void styles_time(struct bench_kernel *k, double *t,
 static bool styles_same(const ts_dag *dag, ts_array *const *got,
 	ts_array *const *want)
 {
-	for (int i = 0; i < dag->noutputs; i++)
-		if (!ts_array_close(got[dag->ninputs + i],
-		    want[dag->ninputs + i], NULL))
+	for (int i = 0; i < ts_dag_noutputs(dag); i++)
+		if (!ts_array_close(got[ts_dag_ninputs(dag) + i],
+			    want[ts_dag_ninputs(dag) + i], NULL))
 			return false;
 	return true;
 }

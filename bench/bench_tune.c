@@ -130,7 +130,7 @@ static bool tune_case(const struct tune_opts *o, uint64_t seed)
 
 	ts_ctx_set_seed(ctx, seed);
 	if (!dag || !(args = bench_args(ctx, dag, 7)) ||
-	    !(ref = ts_array_for_tensor(ctx, dag->outputs[0])))
+		!(ref = ts_array_for_tensor(ctx, ts_dag_output(dag, 0))))
 		bench_die(ctx, "declaring the matmul");
 	ms[0] = bench_compile_static(ctx, dag, o->threads, NULL);
 	ms[1] = ms[0] ? bench_compile_tuned(ctx, dag, o->threads, &full,

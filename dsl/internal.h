@@ -12,6 +12,8 @@
 
 #include <tessel/dsl.h>
 
+#include "dsl/ir.h"
+
 #include "support/support.h"
 
 /* A new tensor "name" of dtype "t" and shape "shape" ("ndim" dimensions)

@@ -2,6 +2,8 @@
 # and .npy files, the reference interpreter.
 libtessel_la_SOURCES += \
 	dsl/internal.h \
+	dsl/ir.h \
+	dsl/access.c \
 	dsl/dtype.c \
 	dsl/expr.c \
 	dsl/tensor.c \

@@ -61,7 +61,7 @@ static ts_dag *finish(ts_ctx *ctx, const char *name, ts_tensor *out)
 		return NULL;
 	dag = ts_dag_new(ctx, 0, NULL, 1, &out);
 	if (dag)
-		dag->name = name;
+		ts_dag_set_name(dag, name);
 	return dag;
 }
 
@@ -377,7 +377,7 @@ static ts_dag *build_gemv(ts_ctx *ctx, int sc)
  * "ctx". */
 static ts_tensor *softmax(ts_ctx *ctx, const char *prefix, ts_tensor *x)
 {
-	int64_t rows = x->shape[0], cols = x->shape[1];
+	int64_t rows = ts_tensor_dim(x, 0), cols = ts_tensor_dim(x, 1);
 	char mname[32], ename[32], yname[32];
 	ts_axis *i, *k, *j;
 	ts_tensor *m, *e;
@@ -451,10 +451,10 @@ static ts_tensor *max_pool(ts_ctx *ctx, const char *name, ts_tensor *x)
 {
 	ts_axis *n, *c, *y, *w, *r, *s;
 
-	n = ax(ctx, "n", x->shape[0]);
-	c = ax(ctx, "c", x->shape[1]);
-	y = ax(ctx, "h", x->shape[2] / 2);
-	w = ax(ctx, "w", x->shape[3] / 2);
+	n = ax(ctx, "n", ts_tensor_dim(x, 0));
+	c = ax(ctx, "c", ts_tensor_dim(x, 1));
+	y = ax(ctx, "h", ts_tensor_dim(x, 2) / 2);
+	w = ax(ctx, "w", ts_tensor_dim(x, 3) / 2);
 	r = rx(ctx, "r", 2);
 	s = rx(ctx, "s", 2);
 	return COMPUTE(name, RMAX(ts_at(ctx, x, 4, V(n), V(c),
@@ -509,9 +509,9 @@ static ts_tensor *matmul(ts_ctx *ctx, const char *name, ts_tensor *a,
 {
 	ts_axis *i, *j, *k;
 
-	i = ax(ctx, "i", a->shape[0]);
-	j = ax(ctx, "j", b->shape[1]);
-	k = rx(ctx, "k", a->shape[1]);
+	i = ax(ctx, "i", ts_tensor_dim(a, 0));
+	j = ax(ctx, "j", ts_tensor_dim(b, 1));
+	k = rx(ctx, "k", ts_tensor_dim(a, 1));
 	return COMPUTE(name, SUM(ts_mul(ctx, ts_at(ctx, a, 2, V(i), V(k)),
 		ts_at(ctx, b, 2, V(k), V(j))), k), i, j);
 }
@@ -619,12 +619,12 @@ static int64_t conv_out(const struct conv *cv, int64_t h, int64_t r)
 static ts_tensor *pad_nchw(ts_ctx *ctx, const char *name, ts_tensor *x,
 	int64_t pad)
 {
-	int64_t h = x->shape[2], w = x->shape[3];
+	int64_t h = ts_tensor_dim(x, 2), w = ts_tensor_dim(x, 3);
 	ts_axis *n, *c, *y, *v;
 	ts_expr *load;
 
-	n = ax(ctx, "n", x->shape[0]);
-	c = ax(ctx, "c", x->shape[1]);
+	n = ax(ctx, "n", ts_tensor_dim(x, 0));
+	c = ax(ctx, "c", ts_tensor_dim(x, 1));
 	y = ax(ctx, "h", h + 2 * pad);
 	v = ax(ctx, "w", w + 2 * pad);
 	load = ts_at(ctx, x, 4, V(n), V(c), window(ctx, y, 1, NULL, 1, pad),
@@ -840,9 +840,9 @@ static ts_tensor *dense(ts_ctx *ctx, const char *name, ts_tensor *x,
 {
 	ts_axis *i, *o, *k;
 
-	i = ax(ctx, "i", x->shape[0]);
-	o = ax(ctx, "o", w->shape[0]);
-	k = rx(ctx, "k", x->shape[1]);
+	i = ax(ctx, "i", ts_tensor_dim(x, 0));
+	o = ax(ctx, "o", ts_tensor_dim(w, 0));
+	k = rx(ctx, "k", ts_tensor_dim(x, 1));
 	return COMPUTE(name, SUM(ts_mul(ctx, ts_at(ctx, x, 2, V(i), V(k)),
 		ts_at(ctx, w, 2, V(o), V(k))), k), i, o);
 }
@@ -857,8 +857,8 @@ static ts_tensor *bias_act(ts_ctx *ctx, const char *name, ts_tensor *d,
 
 	if (!d)
 		return NULL;
-	i = ax(ctx, "i", d->shape[0]);
-	o = ax(ctx, "o", d->shape[1]);
+	i = ax(ctx, "i", ts_tensor_dim(d, 0));
+	o = ax(ctx, "o", ts_tensor_dim(d, 1));
 	e = ts_add(ctx, ts_at(ctx, d, 2, V(i), V(o)), ts_at(ctx, b, 1, V(o)));
 	if (relu)
 		e = ts_max(ctx, e, F(0.0));
@@ -883,12 +883,12 @@ static ts_dag *build_dense_bias_relu(ts_ctx *ctx, int sc)
 		bias_act(ctx, "Y", dense(ctx, "D", x, w), b, true));
 }
 
-/* Mark the input "t" (may be NULL) as a weight: its contents stay the
+/* Mark the input "t" (may be NULL) of "ctx" as a weight: its contents stay the
  * same from one run to the next. */
-static ts_tensor *weight(ts_tensor *t)
+static ts_tensor *weight(ts_ctx *ctx, ts_tensor *t)
 {
-	if (t)
-		t->weight = true;
+	if (t && ts_tensor_set_weight(ctx, t, true) < 0)
+		return NULL;
 	return t;
 }
 
@@ -903,12 +903,12 @@ static ts_dag *build_mlp(ts_ctx *ctx, int sc)
 	if (!size_ok(ctx, "mlp", sc))
 		return NULL;
 	x = input(ctx, "X", TS_F32, 2, (int64_t)1, d0);
-	w1 = weight(input(ctx, "W1", TS_F32, 2, d1, d0));
-	b1 = weight(input(ctx, "B1", TS_F32, 1, d1));
-	w2 = weight(input(ctx, "W2", TS_F32, 2, d2, d1));
-	b2 = weight(input(ctx, "B2", TS_F32, 1, d2));
-	w3 = weight(input(ctx, "W3", TS_F32, 2, d3, d2));
-	b3 = weight(input(ctx, "B3", TS_F32, 1, d3));
+	w1 = weight(ctx, input(ctx, "W1", TS_F32, 2, d1, d0));
+	b1 = weight(ctx, input(ctx, "B1", TS_F32, 1, d1));
+	w2 = weight(ctx, input(ctx, "W2", TS_F32, 2, d2, d1));
+	b2 = weight(ctx, input(ctx, "B2", TS_F32, 1, d2));
+	w3 = weight(ctx, input(ctx, "W3", TS_F32, 2, d3, d2));
+	b3 = weight(ctx, input(ctx, "B3", TS_F32, 1, d3));
 	if (!x || !w1 || !b1 || !w2 || !b2 || !w3 || !b3)
 		return NULL;
 	h = bias_act(ctx, "H1", dense(ctx, "D1", x, w1), b1, true);
@@ -925,10 +925,10 @@ static ts_tensor *bias_relu_nchw(ts_ctx *ctx, const char *name, ts_tensor *x,
 
 	if (!x)
 		return NULL;
-	n = ax(ctx, "n", x->shape[0]);
-	k = ax(ctx, "k", x->shape[1]);
-	y = ax(ctx, "h", x->shape[2]);
-	v = ax(ctx, "w", x->shape[3]);
+	n = ax(ctx, "n", ts_tensor_dim(x, 0));
+	k = ax(ctx, "k", ts_tensor_dim(x, 1));
+	y = ax(ctx, "h", ts_tensor_dim(x, 2));
+	v = ax(ctx, "w", ts_tensor_dim(x, 3));
 	return COMPUTE(name, ts_max(ctx, ts_add(ctx, ts_at(ctx, x, 4, V(n),
 		V(k), V(y), V(v)), ts_at(ctx, b, 1, V(k))), F(0.0)),
 		n, k, y, v);
@@ -944,11 +944,11 @@ static ts_tensor *dense_nchw(ts_ctx *ctx, const char *name, ts_tensor *x,
 
 	if (!x)
 		return NULL;
-	n = ax(ctx, "n", x->shape[0]);
-	o = ax(ctx, "o", w->shape[0]);
-	c = rx(ctx, "c", x->shape[1]);
-	y = rx(ctx, "h", x->shape[2]);
-	v = rx(ctx, "w", x->shape[3]);
+	n = ax(ctx, "n", ts_tensor_dim(x, 0));
+	o = ax(ctx, "o", ts_tensor_dim(w, 0));
+	c = rx(ctx, "c", ts_tensor_dim(x, 1));
+	y = rx(ctx, "h", ts_tensor_dim(x, 2));
+	v = rx(ctx, "w", ts_tensor_dim(x, 3));
 	return COMPUTE(name, SUM(ts_mul(ctx,
 		ts_at(ctx, x, 4, V(n), V(c), V(y), V(v)),
 		ts_at(ctx, w, 4, V(o), V(c), V(y), V(v))), c, y, v), n, o);
@@ -970,16 +970,17 @@ static ts_dag *build_lenet(ts_ctx *ctx, int sc)
 	if (!size_ok(ctx, "lenet", sc))
 		return NULL;
 	x = input(ctx, "X", TS_F32, 4, (int64_t)1, (int64_t)1, hw, hw);
-	w1 = weight(input(ctx, "W1", TS_F32, 4, c1, (int64_t)1, (int64_t)5,
-		(int64_t)5));
-	b1 = weight(input(ctx, "B1", TS_F32, 1, c1));
-	w2 = weight(input(ctx, "W2", TS_F32, 4, c2, c1, (int64_t)5,
-		(int64_t)5));
-	b2 = weight(input(ctx, "B2", TS_F32, 1, c2));
-	w3 = weight(input(ctx, "W3", TS_F32, 4, f1, c2, h2, h2));
-	b3 = weight(input(ctx, "B3", TS_F32, 1, f1));
-	w4 = weight(input(ctx, "W4", TS_F32, 2, (int64_t)10, f1));
-	b4 = weight(input(ctx, "B4", TS_F32, 1, (int64_t)10));
+	w1 = weight(ctx,
+		input(ctx, "W1", TS_F32, 4, c1, (int64_t)1, (int64_t)5,
+			(int64_t)5));
+	b1 = weight(ctx, input(ctx, "B1", TS_F32, 1, c1));
+	w2 = weight(ctx,
+		input(ctx, "W2", TS_F32, 4, c2, c1, (int64_t)5, (int64_t)5));
+	b2 = weight(ctx, input(ctx, "B2", TS_F32, 1, c2));
+	w3 = weight(ctx, input(ctx, "W3", TS_F32, 4, f1, c2, h2, h2));
+	b3 = weight(ctx, input(ctx, "B3", TS_F32, 1, f1));
+	w4 = weight(ctx, input(ctx, "W4", TS_F32, 2, (int64_t)10, f1));
+	b4 = weight(ctx, input(ctx, "B4", TS_F32, 1, (int64_t)10));
 	if (!x || !w1 || !b1 || !w2 || !b2 || !w3 || !b3 || !w4 || !b4)
 		return NULL;
 	t = bias_relu_nchw(ctx, "R1", conv_nchw(ctx, "C1", &cv1, x, w1), b1);

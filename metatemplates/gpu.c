@@ -23,6 +23,7 @@
 #include <tessel/gpu.h>
 #include <tessel/metatemplate.h>
 
+#include "dsl/ir.h"
 #include "support/support.h"
 #include "analysis/facts.h"
 #include "metatemplates/rules.h"

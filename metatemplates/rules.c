@@ -18,6 +18,7 @@
  */
 #include <config.h>
 
+#include "dsl/ir.h"
 #include "support/support.h"
 #include "analysis/facts.h"
 #include "metatemplates/rules.h"

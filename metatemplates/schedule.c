@@ -9,6 +9,7 @@
 #include <tessel/analysis.h>
 #include <tessel/schedule.h>
 
+#include "dsl/ir.h"
 #include "support/support.h"
 #include "analysis/facts.h"
 #include "metatemplates/schedule_ops.h"

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "dsl/ir.h"
 #include "metatemplates/schedule_ops.h"
 
 static const char *tail_names[TS_TAIL_COUNT] = {

@@ -19,6 +19,7 @@
 #include <tessel/lower.h>
 #include <tessel/network.h>
 
+#include "dsl/ir.h"
 #include "support/support.h"
 
 /* Where an argument of a subgraph comes from. */

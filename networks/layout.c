@@ -18,6 +18,7 @@
 #include <tessel/network.h>
 #include <tessel/search.h>
 
+#include "dsl/ir.h"
 #include "analysis/facts.h"
 
 #include "support/support.h"

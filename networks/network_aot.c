@@ -13,6 +13,7 @@
 
 #include <tessel/network.h>
 
+#include "dsl/ir.h"
 #include "support/support.h"
 
 extern char **environ;

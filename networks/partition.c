@@ -18,6 +18,7 @@
 #include <tessel/records.h>
 #include <tessel/search.h>
 
+#include "dsl/ir.h"
 #include "support/support.h"
 #include "networks/network_internal.h"
 

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "dsl/ir.h"
 #include "onnx/internal.h"
 
 /* Nodes whose outputs are at most FOLD_LIMIT elements, and whose known

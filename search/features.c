@@ -18,6 +18,7 @@
 
 #include <tessel/tune.h>
 
+#include "dsl/ir.h"
 #include "support/support.h"
 
 #define MAX_DEPTH 24

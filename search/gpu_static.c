@@ -10,6 +10,7 @@
 
 #include <tessel/search.h>
 
+#include "dsl/ir.h"
 #include "support/support.h"
 
 /* Seconds a kernel launch costs at least. */

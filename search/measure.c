@@ -33,6 +33,7 @@
 #include <tessel/lower.h>
 #include <tessel/measure.h>
 
+#include "dsl/ir.h"
 #include "support/support.h"
 #include "search/measure_internal.h"
 

@@ -32,6 +32,7 @@
 #include <tessel/measure.h>
 #include <tessel/schedule.h>
 
+#include "dsl/ir.h"
 #include "support/support.h"
 #include "search/measure_internal.h"
 

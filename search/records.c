@@ -18,6 +18,7 @@
 #include <tessel/search.h>
 #include <tessel/tune.h>
 
+#include "dsl/ir.h"
 #include "support/support.h"
 
 

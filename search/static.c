@@ -16,6 +16,7 @@
 
 #include <tessel/search.h>
 
+#include "dsl/ir.h"
 #include "support/support.h"
 #include "search/model.h"
 

@@ -26,6 +26,7 @@
 #include <tessel/search.h>
 #include <tessel/tune.h>
 
+#include "dsl/ir.h"
 #include "support/support.h"
 
 #define ELITE 16

@@ -15,6 +15,9 @@
 
 #include <tessel/tessel.h>
 
+/* The tests read the IR's fields, which the public headers hide. */
+#include "dsl/ir.h"
+
 /* Fixture: "*state" is a fresh ts_ctx with seed 1. */
 static inline int ts_test_setup(void **state)
 {

@@ -31,11 +31,13 @@ static void print_strides(FILE *out, const ts_stage *s,
 	const ts_access_info *ai)
 {
 	fprintf(out, "strides");
-	for (int a = 0; a < s->ndim + s->nraxes; a++) {
+	for (int a = 0; a < ts_stage_ndim(s) + ts_stage_nraxes(s); a++) {
 		if (ai->stride[a] == TS_STRIDE_UNKNOWN)
-			fprintf(out, " %s=?", ts_stage_axis(s, a)->name);
+			fprintf(out, " %s=?",
+				ts_axis_name(ts_stage_axis(s, a)));
 		else
-			fprintf(out, " %s=%lld", ts_stage_axis(s, a)->name,
+			fprintf(out, " %s=%lld",
+				ts_axis_name(ts_stage_axis(s, a)),
 				(long long)ai->stride[a]);
 		if (ai->stride[a] != TS_STRIDE_UNKNOWN && ai->block[a] > 0)
 			fprintf(out, " (within %lld)", (long long)ai->block[a]);
@@ -49,10 +51,10 @@ static void print_access(FILE *out, const ts_stage *s,
 	bool any = false;
 
 	fprintf(out, "  %s %s:", ai->write ? "write" : "read ", ai->text);
-	for (int a = 0; a < s->ndim; a++)
+	for (int a = 0; a < ts_stage_ndim(s); a++)
 		if (ai->reuse[a]) {
 			fprintf(out, "%s%s", any ? ", " : " reuse along ",
-				s->axes[a]->name);
+				ts_axis_name(ts_stage_axis(s, a)));
 			any = true;
 		}
 	fprintf(out, "%s%s%s ", any ? ";" : "", ai->affine ? "" :
@@ -60,7 +62,7 @@ static void print_access(FILE *out, const ts_stage *s,
 	print_strides(out, s, ai);
 	if (ai->contiguous_axis >= 0)
 		fprintf(out, "; contiguous %s",
-			ts_stage_axis(s, ai->contiguous_axis)->name);
+			ts_axis_name(ts_stage_axis(s, ai->contiguous_axis)));
 	fprintf(out, "; %s%lld distinct\n", ai->distinct_exact ? "" : "<= ",
 		(long long)ai->distinct);
 }
@@ -86,14 +88,15 @@ static void print_stage(FILE *out, const ts_dag_info *di,
 {
 	const ts_stage *s = si->stage;
 
-	fprintf(out, "stage %s: %s\n", s->name, ts_class_name(si->klass));
+	fprintf(out, "stage %s: %s\n", ts_stage_name(s),
+		ts_class_name(si->klass));
 	fprintf(out, "  domain %s\n", si->domain);
 	for (int i = 0; i < si->naccesses; i++)
 		print_access(out, s, &si->accesses[i]);
 	print_counts(out, si);
 	for (int k = 0; k < si->nconsumers; k++)
 		fprintf(out, "  consumer %s%s\n",
-			di->dag->stages[si->consumers[k]]->name,
+			ts_stage_name(ts_dag_stage(di->dag, si->consumers[k])),
 			si->fusable[k] ? " (fusable)" : "");
 	for (int r = 0; r < si->nreasons; r++)
 		fprintf(out, "  - %s\n", si->reasons[r]);
@@ -105,10 +108,10 @@ static json_t *axes_json(const ts_stage *s, const bool *flags)
 {
 	json_t *arr = json_array();
 
-	for (int a = 0; a < s->ndim; a++)
+	for (int a = 0; a < ts_stage_ndim(s); a++)
 		if (flags[a])
 			json_array_append_new(arr,
-				json_string(s->axes[a]->name));
+				json_string(ts_axis_name(ts_stage_axis(s, a))));
 	return arr;
 }
 
@@ -118,10 +121,11 @@ static json_t *strides_json(const ts_stage *s, const ts_access_info *ai)
 {
 	json_t *obj = json_object();
 
-	for (int a = 0; a < s->ndim + s->nraxes; a++)
-		json_object_set_new(obj, ts_stage_axis(s, a)->name,
-			ai->stride[a] == TS_STRIDE_UNKNOWN ? json_null()
-			: json_integer(ai->stride[a]));
+	for (int a = 0; a < ts_stage_ndim(s) + ts_stage_nraxes(s); a++)
+		json_object_set_new(obj, ts_axis_name(ts_stage_axis(s, a)),
+			ai->stride[a] == TS_STRIDE_UNKNOWN
+				? json_null()
+				: json_integer(ai->stride[a]));
 	return obj;
 }
 
@@ -130,7 +134,8 @@ static json_t *access_json(const ts_stage *s, const ts_access_info *ai)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "tensor", json_string(ai->tensor->name));
+	json_object_set_new(o, "tensor",
+		json_string(ts_tensor_name(ai->tensor)));
 	json_object_set_new(o, "kind", json_string(ai->write ? "write"
 		: "read"));
 	json_object_set_new(o, "text", json_string(ai->text));
@@ -141,9 +146,11 @@ static json_t *access_json(const ts_stage *s, const ts_access_info *ai)
 		json_boolean(ai->in_reduction));
 	json_object_set_new(o, "reuse_axes", axes_json(s, ai->reuse));
 	json_object_set_new(o, "strides", strides_json(s, ai));
-	json_object_set_new(o, "contiguous_axis", ai->contiguous_axis < 0
-		? json_null() : json_string(ts_stage_axis(s,
-		ai->contiguous_axis)->name));
+	json_object_set_new(o, "contiguous_axis",
+		ai->contiguous_axis < 0
+			? json_null()
+			: json_string(ts_axis_name(
+				  ts_stage_axis(s, ai->contiguous_axis))));
 	json_object_set_new(o, "distinct", json_integer(ai->distinct));
 	json_object_set_new(o, "distinct_exact",
 		json_boolean(ai->distinct_exact));
@@ -166,9 +173,11 @@ static json_t *consumers_json(const ts_dag_info *di, const ts_stage_info *si)
 	json_t *arr = json_array();
 
 	for (int k = 0; k < si->nconsumers; k++)
-		json_array_append_new(arr, json_pack("{ss sb}", "name",
-			di->dag->stages[si->consumers[k]]->name, "fusable",
-			si->fusable[k]));
+		json_array_append_new(arr,
+			json_pack("{ss sb}", "name",
+				ts_stage_name(ts_dag_stage(di->dag,
+					si->consumers[k])),
+				"fusable", si->fusable[k]));
 	return arr;
 }
 
@@ -182,7 +191,7 @@ static json_t *stage_json(const ts_dag_info *di, const ts_stage_info *si)
 			&si->accesses[i]));
 	for (int r = 0; r < si->nreasons; r++)
 		json_array_append_new(rs, json_string(si->reasons[r]));
-	json_object_set_new(o, "name", json_string(si->stage->name));
+	json_object_set_new(o, "name", json_string(ts_stage_name(si->stage)));
 	json_object_set_new(o, "class", json_string(ts_class_name(si->klass)));
 	json_object_set_new(o, "domain", json_string(si->domain));
 	json_object_set_new(o, "accesses", acc);

@@ -137,9 +137,10 @@ static ts_array **get_inputs(ts_ctx *ctx, const ts_dag *dag,
 		ts_tool_report(ctx);
 		return NULL;
 	}
-	for (int i = 0; i < dag->ninputs; i++)
-		if (ts_tool_write_array(ctx, o->out, dag->inputs[i]->name,
-		    in[i], "eval") < 0)
+	for (int i = 0; i < ts_dag_ninputs(dag); i++)
+		if (ts_tool_write_array(ctx, o->out,
+			    ts_tensor_name(ts_dag_input(dag, i)), in[i],
+			    "eval") < 0)
 			return NULL;
 	return in;
 }
@@ -155,7 +156,7 @@ static void print_summary(const ts_tensor *t, const ts_array *a)
 		if (fabs(v) > max_abs || isnan(v))
 			max_abs = fabs(v);
 	}
-	printf("%s ", t->name);
+	printf("%s ", ts_tensor_name(t));
 	ts_tool_print_type(stdout, a);
 	printf(" sum=%.9g max_abs=%.9g\n", sum, max_abs);
 }
@@ -178,17 +179,18 @@ static int eval_run(ts_ctx *ctx, const struct eval_opts *o)
 	in = get_inputs(ctx, dag, o);
 	if (!in)
 		return o->inputs ? TS_EXIT_USAGE : TS_EXIT_FAIL;
-	out = GC_MALLOC(sizeof(*out) * (dag->noutputs + 1));
+	out = GC_MALLOC(sizeof(*out) * (ts_dag_noutputs(dag) + 1));
 	if (!out || ts_eval(ctx, dag, in, out) < 0) {
 		ts_tool_report(ctx);
 		code = TS_EXIT_FAIL;
 	}
-	for (int i = 0; code == TS_EXIT_OK && i < dag->noutputs; i++) {
-		if (ts_tool_write_array(ctx, o->out, dag->outputs[i]->name,
-		    out[i], "eval") < 0)
+	for (int i = 0; code == TS_EXIT_OK && i < ts_dag_noutputs(dag); i++) {
+		if (ts_tool_write_array(ctx, o->out,
+			    ts_tensor_name(ts_dag_output(dag, i)), out[i],
+			    "eval") < 0)
 			code = TS_EXIT_FAIL;
 		else
-			print_summary(dag->outputs[i], out[i]);
+			print_summary(ts_dag_output(dag, i), out[i]);
 	}
 	return code;
 }

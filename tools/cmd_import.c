@@ -103,8 +103,9 @@ int ts_cmd_import(int argc, char **argv)
 		bytes += ts_onnx_weight(m, i)->size *
 			(int64_t)ts_dtype_size(ts_onnx_weight(m, i)->dtype);
 	printf("%s/%s.tsl: %d stages, %d inputs, %d weights (%.1f MB) in "
-		"%s/<name>.npy\n", o.out, o.name, dag->nstages,
-		ts_onnx_ninputs(m), ts_onnx_nweights(m), bytes / 1e6, o.out);
+	       "%s/<name>.npy\n",
+		o.out, o.name, ts_dag_nstages(dag), ts_onnx_ninputs(m),
+		ts_onnx_nweights(m), bytes / 1e6, o.out);
 	ts_ctx_free(ctx);
 	return TS_EXIT_OK;
 }

@@ -204,8 +204,8 @@ static double dag_flops(ts_ctx *ctx, const ts_dag *dag)
 {
 	double flops = 0;
 
-	for (int i = 0; i < dag->nstages; i++) {
-		ts_stage_info *si = ts_analyze_stage(ctx, dag->stages[i]);
+	for (int i = 0; i < ts_dag_nstages(dag); i++) {
+		ts_stage_info *si = ts_analyze_stage(ctx, ts_dag_stage(dag, i));
 		if (!si) {
 			ts_ctx_clear_error(ctx);
 			return 0;
@@ -231,16 +231,17 @@ struct run_result {
 static ts_status check_outputs(ts_ctx *ctx, const ts_dag *dag,
 	ts_array **args, struct run_result *r)
 {
-	ts_array **want = GC_MALLOC(sizeof(*want) * (dag->noutputs + 1));
+	ts_array **want = GC_MALLOC(sizeof(*want) * (ts_dag_noutputs(dag) + 1));
 
 	if (!want || ts_eval(ctx, dag, args, want) < 0)
 		return TS_ERROR;
 	r->checked = true;
 	r->passed = true;
 	r->max_abs_err = 0;
-	for (int i = 0; i < dag->noutputs; i++) {
+	for (int i = 0; i < ts_dag_noutputs(dag); i++) {
 		double err = 0;
-		if (!ts_array_close(args[dag->ninputs + i], want[i], &err))
+		if (!ts_array_close(args[ts_dag_ninputs(dag) + i], want[i],
+			    &err))
 			r->passed = false;
 		r->max_abs_err = fmax(r->max_abs_err, err);
 	}
@@ -269,9 +270,10 @@ static ts_array **run_inputs(ts_ctx *ctx, const struct run_opts *o,
 static ts_status write_outputs(ts_ctx *ctx, const struct run_opts *o,
 	const ts_dag *dag, ts_array *const *out)
 {
-	for (int i = 0; o->out && i < dag->noutputs; i++)
-		if (ts_tool_write_array(ctx, o->out, dag->outputs[i]->name,
-		    out[i], "run") < 0)
+	for (int i = 0; o->out && i < ts_dag_noutputs(dag); i++)
+		if (ts_tool_write_array(ctx, o->out,
+			    ts_tensor_name(ts_dag_output(dag, i)), out[i],
+			    "run") < 0)
 			return TS_ERROR;
 	return TS_OK;
 }
@@ -279,14 +281,16 @@ static ts_status write_outputs(ts_ctx *ctx, const struct run_opts *o,
 /* The arguments of "dag": the inputs "in", then fresh outputs. */
 static ts_array **make_args(ts_ctx *ctx, const ts_dag *dag, ts_array **in)
 {
-	int n = dag->ninputs + dag->noutputs;
+	int n = ts_dag_ninputs(dag) + ts_dag_noutputs(dag);
 	ts_array **args = in ? GC_MALLOC(sizeof(*args) * (n + 1)) : NULL;
 
 	if (!args)
 		return NULL;
 	for (int i = 0; i < n; i++) {
-		args[i] = i < dag->ninputs ? in[i] : ts_array_for_tensor(ctx,
-			dag->outputs[i - dag->ninputs]);
+		args[i] = i < ts_dag_ninputs(dag)
+			? in[i]
+			: ts_array_for_tensor(ctx,
+				  ts_dag_output(dag, i - ts_dag_ninputs(dag)));
 		if (!args[i])
 			return NULL;
 	}
@@ -365,12 +369,14 @@ static int run_network(ts_ctx *ctx, const struct run_opts *o,
 {
 	struct ts_tool_network_opts no = { "run", o->records, o->threads, 0,
 		o->schedule && !strcmp(o->schedule, "naive") };
-	struct run_result r = { .kernel = dag->name ? dag->name : "network",
-		.subgraphs = p->nsubgraphs, .tasks = p->ntasks };
+	struct run_result r = {.kernel = ts_dag_name(dag) ? ts_dag_name(dag)
+							  : "network",
+		.subgraphs = p->nsubgraphs,
+		.tasks = p->ntasks};
 	int code = TS_EXIT_OK;
 	ts_network *net = ts_tool_network_compile(ctx, p, host, &no, &code);
 	ts_array **in = net ? run_inputs(ctx, o, dag, &code) : NULL;
-	ts_array **out = GC_MALLOC(sizeof(*out) * (dag->noutputs + 1));
+	ts_array **out = GC_MALLOC(sizeof(*out) * (ts_dag_noutputs(dag) + 1));
 
 	if (!net)
 		return code;
@@ -502,11 +508,11 @@ static int run_program(ts_ctx *ctx, const struct run_opts *o)
 	opt = ts_compile_options_for(cpu);
 	opt.threads = o->threads;
 	if (!(m = ts_module_compile(ctx, f, &opt)) ||
-	    !(args = make_args(ctx, dag, in)) ||
-	    ((o->check || o->out) && ts_module_run(m, args) < 0) ||
-	    write_outputs(ctx, o, dag, args + dag->ninputs) < 0 ||
-	    (o->check && check_outputs(ctx, dag, args, &r) < 0) ||
-	    ts_module_time(m, args, o->min_time, &r.timing) < 0) {
+		!(args = make_args(ctx, dag, in)) ||
+		((o->check || o->out) && ts_module_run(m, args) < 0) ||
+		write_outputs(ctx, o, dag, args + ts_dag_ninputs(dag)) < 0 ||
+		(o->check && check_outputs(ctx, dag, args, &r) < 0) ||
+		ts_module_time(m, args, o->min_time, &r.timing) < 0) {
 		ts_tool_report(ctx);
 		ts_module_free(m);
 		return TS_EXIT_FAIL;

@@ -160,11 +160,11 @@ static ts_array **load_inputs(ts_ctx *ctx, const ts_dag *dag,
 {
 	ts_array **in = ts_tool_random_inputs(ctx, dag, o->seed);
 
-	for (int i = 0; in && o->weights && i < dag->ninputs; i++) {
+	for (int i = 0; in && o->weights && i < ts_dag_ninputs(dag); i++) {
 		char path[4096];
 		FILE *f;
 		snprintf(path, sizeof(path), "%s/%s.npy", o->weights,
-			dag->inputs[i]->name);
+			ts_tensor_name(ts_dag_input(dag, i)));
 		f = fopen(path, "rb");
 		if (!f)
 			continue;
@@ -179,8 +179,8 @@ static ts_array **load_inputs(ts_ctx *ctx, const ts_dag *dag,
 int ts_tool_network_check(ts_ctx *ctx, const ts_dag *dag, ts_array **in,
 	ts_array **got, double *max_err, bool quiet)
 {
-	ts_array **want = GC_MALLOC(sizeof(*want) * ((size_t)dag->noutputs +
-		1));
+	ts_array **want = GC_MALLOC(
+		sizeof(*want) * ((size_t)ts_dag_noutputs(dag) + 1));
 	int rc = TS_EXIT_OK;
 
 	if (max_err)
@@ -189,13 +189,13 @@ int ts_tool_network_check(ts_ctx *ctx, const ts_dag *dag, ts_array **in,
 		ts_tool_report(ctx);
 		return TS_EXIT_FAIL;
 	}
-	for (int o = 0; o < dag->noutputs; o++) {
+	for (int o = 0; o < ts_dag_noutputs(dag); o++) {
 		double err = 0;
 		bool ok = ts_array_close(got[o], want[o], &err);
 		if (!quiet)
 			printf("check %s: %s (max abs error %.3g)\n",
-				dag->outputs[o]->name, ok ? "ok" : "MISMATCH",
-				err);
+				ts_tensor_name(ts_dag_output(dag, o)),
+				ok ? "ok" : "MISMATCH", err);
 		if (max_err && err > *max_err)
 			*max_err = err;
 		if (!ok)
@@ -423,7 +423,7 @@ static int run_network(ts_ctx *ctx, const ts_dag *dag, const ts_target *host,
 		net = sch ? ts_network_build(ctx, p, sch, &no) : NULL;
 	}
 	in = net ? load_inputs(ctx, dag, o) : NULL;
-	out = GC_MALLOC(sizeof(*out) * ((size_t)dag->noutputs + 1));
+	out = GC_MALLOC(sizeof(*out) * ((size_t)ts_dag_noutputs(dag) + 1));
 	if (!in || ts_network_run(net, in, out) < 0) {
 		ts_tool_report(ctx);
 		ts_network_free(net);
@@ -510,7 +510,7 @@ static ts_status write_network_curve(ts_ctx *ctx, const ts_dag *dag,
 			"'%s'", csv);
 	snprintf(xlabel, 64, "rounds of %d trials (from round %d: every "
 		"task tuned)", trials, r->warmup);
-	c.title = dag->name ? dag->name : "network";
+	c.title = ts_dag_name(dag) ? ts_dag_name(dag) : "network";
 	c.x_label = xlabel;
 	c.y_label = "estimated network latency (ms)";
 	c.n = r->nrounds;
@@ -547,8 +547,9 @@ int ts_tool_tune_network(ts_ctx *ctx, const ts_dag *dag, ts_target *target,
 	if (rounds < p->ntasks)
 		rounds = p->ntasks;
 	printf("%s: %d subgraphs, %d tasks; %d rounds of %d trials shared by "
-		"expected gain\n", dag->name ? dag->name : "network",
-		p->nsubgraphs, p->ntasks, rounds, to.trials);
+	       "expected gain\n",
+		ts_dag_name(dag) ? ts_dag_name(dag) : "network", p->nsubgraphs,
+		p->ntasks, rounds, to.trials);
 	tuned = ts_partition_tune(ctx, p, target, rounds, &to,
 		quiet ? NULL : tune_progress, NULL, &r);
 	if (!quiet)

@@ -198,8 +198,9 @@ static ts_status measure_naive(ts_ctx *ctx, const ts_dag *dag,
 		*out = r.median_s;
 	else
 		fprintf(stderr, "tessel tune: naive schedule of '%s': %s%s%s\n",
-			dag->name ? dag->name : "dag", ts_error_code_name(r.error),
-			r.message ? ": " : "", r.message ? r.message : "");
+			ts_dag_name(dag) ? ts_dag_name(dag) : "dag",
+			ts_error_code_name(r.error), r.message ? ": " : "",
+			r.message ? r.message : "");
 	return TS_OK;
 }
 
@@ -244,7 +245,7 @@ static ts_status tune_task(ts_ctx *ctx, const struct tune_opts *o,
 	to.measure.threads = o->threads;
 	to.measure.cluster = o->cluster;
 	ts_measure_options_target(&to.measure, target);
-	r->name = dag->name ? dag->name : o->file;
+	r->name = ts_dag_name(dag) ? ts_dag_name(dag) : o->file;
 	to.measurer = ts_measurer_new(ctx, dag, &to.measure, o->seed);
 	if (!to.measurer)
 		return TS_ERROR;

@@ -64,7 +64,8 @@ int ts_tool_cuda_schedule(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
 		return TS_EXIT_FAIL;
 	}
 	printf("%s on %s (%s): %d configurations rated in %.1f ms, "
-		"estimated %.4g ms\n", dag->name ? dag->name : "dag", tg->name,
+	       "estimated %.4g ms\n",
+		ts_dag_name(dag) ? ts_dag_name(dag) : "dag", tg->name,
 		tg->gpu.arch, r->rated, r->elapsed_ms, r->best_cost * 1e3);
 	ts_gpu_template_print(stdout, r->tp);
 	printf("configuration: %s\n", ts_config_to_json(r->best));
@@ -146,22 +147,24 @@ int ts_tool_cuda_run(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
 		return TS_EXIT_FAIL;
 	}
 	/* On the stack, where the collector sees them. */
-	ts_array *want[dag->noutputs + 1], *args[p->func->nargs + 1];
+	ts_array *want[ts_dag_noutputs(dag) + 1], *args[p->func->nargs + 1];
 
 	for (int a = 0; a < p->func->nargs; a++)
-		args[a] = a < dag->ninputs ? in[a] :
-			ts_array_for_tensor(ctx, p->func->args[a]);
+		args[a] = a < ts_dag_ninputs(dag)
+			? in[a]
+			: ts_array_for_tensor(ctx, p->func->args[a]);
 	if (ts_eval(ctx, dag, in, want) < 0 ||
 	    ts_cuda_program_run(ctx, p, args) < 0 ||
 	    ts_cuda_program_time(ctx, p, args, runs, &ms) < 0) {
 		ts_tool_report(ctx);
 		return TS_EXIT_FAIL;
 	}
-	for (int o = 0; o < dag->noutputs; o++) {
+	for (int o = 0; o < ts_dag_noutputs(dag); o++) {
 		double err = 0;
-		bool close = ts_array_close(args[dag->ninputs + o], want[o],
-			&err);
-		printf("check %s: %s (max error %g)\n", dag->outputs[o]->name,
+		bool close = ts_array_close(args[ts_dag_ninputs(dag) + o],
+			want[o], &err);
+		printf("check %s: %s (max error %g)\n",
+			ts_tensor_name(ts_dag_output(dag, o)),
 			close ? "ok" : "WRONG", err);
 		ok &= close;
 	}

@@ -42,10 +42,10 @@ void ts_tool_print_type(FILE *out, const ts_array *a)
 /* Whether the array "a" has the dtype and shape of tensor "t". */
 static bool array_fits(const ts_array *a, const ts_tensor *t)
 {
-	if (a->dtype != t->dtype || a->ndim != t->ndim)
+	if (a->dtype != ts_tensor_dtype(t) || a->ndim != ts_tensor_ndim(t))
 		return false;
-	for (int d = 0; d < t->ndim; d++)
-		if (a->shape[d] != t->shape[d])
+	for (int d = 0; d < ts_tensor_ndim(t); d++)
+		if (a->shape[d] != ts_tensor_dim(t, d))
 			return false;
 	return true;
 }
@@ -55,20 +55,22 @@ static bool array_fits(const ts_array *a, const ts_tensor *t)
 static ts_array *read_input(ts_ctx *ctx, const char *dir, const ts_tensor *t,
 	const char *verb)
 {
-	char *path = npy_path(dir, t->name);
+	char *path = npy_path(dir, ts_tensor_name(t));
 	ts_array *a = path ? ts_npy_read(ctx, path) : NULL;
 
 	if (!a) {
-		fprintf(stderr, "tessel %s: input '%s': %s\n", verb, t->name,
+		fprintf(stderr, "tessel %s: input '%s': %s\n", verb,
+			ts_tensor_name(t),
 			path && ts_ctx_error(ctx) ? ts_ctx_error(ctx)
-			: "out of memory");
+						  : "out of memory");
 		ts_ctx_clear_error(ctx);
 	} else if (!array_fits(a, t)) {
 		fprintf(stderr, "tessel %s: input '%s': %s holds ", verb,
-			t->name, path);
+			ts_tensor_name(t), path);
 		print_type(stderr, a->dtype, a->ndim, a->shape);
 		fprintf(stderr, " but the program declares ");
-		print_type(stderr, t->dtype, t->ndim, t->shape);
+		print_type(stderr, ts_tensor_dtype(t), ts_tensor_ndim(t),
+			ts_tensor_shape(t));
 		fputc('\n', stderr);
 		a = NULL;
 	}
@@ -80,13 +82,15 @@ ts_array **ts_tool_read_inputs(ts_ctx *ctx, const ts_dag *dag,
 	const char *dir, const char *verb)
 {
 	/* Scanned by the collector: it holds GC arrays. */
-	ts_array **in = GC_MALLOC(sizeof(*in) * (dag->ninputs + 1));
+	ts_array **in = GC_MALLOC(sizeof(*in) * (ts_dag_ninputs(dag) + 1));
 
 	if (!in)
 		return NULL;
-	for (int i = 0; i < dag->ninputs; i++) {
-		const ts_array *w = ts_tool_weight(dag, dag->inputs[i]->name);
-		char *path = npy_path(dir, dag->inputs[i]->name);
+	for (int i = 0; i < ts_dag_ninputs(dag); i++) {
+		const ts_array *w = ts_tool_weight(dag,
+			ts_tensor_name(ts_dag_input(dag, i)));
+		char *path = npy_path(dir,
+			ts_tensor_name(ts_dag_input(dag, i)));
 
 		/* A model's weight not in the folder comes from the model. */
 		if (w && path && access(path, R_OK)) {
@@ -95,7 +99,7 @@ ts_array **ts_tool_read_inputs(ts_ctx *ctx, const ts_dag *dag,
 			continue;
 		}
 		free(path);
-		if (!(in[i] = read_input(ctx, dir, dag->inputs[i], verb)))
+		if (!(in[i] = read_input(ctx, dir, ts_dag_input(dag, i), verb)))
 			return NULL;
 	}
 	return in;

@@ -35,14 +35,15 @@ static ts_array *own_array(const ts_tensor *t, void **mem)
 
 	if (!a)
 		return NULL;
-	a->dtype = t->dtype;
-	a->ndim = t->ndim;
+	a->dtype = ts_tensor_dtype(t);
+	a->ndim = ts_tensor_ndim(t);
 	a->size = 1;
-	for (int d = 0; d < t->ndim; d++) {
-		a->shape[d] = t->shape[d];
-		a->size *= t->shape[d];
+	for (int d = 0; d < ts_tensor_ndim(t); d++) {
+		a->shape[d] = ts_tensor_dim(t, d);
+		a->size *= ts_tensor_dim(t, d);
 	}
-	bytes = ((size_t)a->size * ts_dtype_size(t->dtype) + 63) / 64 * 64;
+	bytes = ((size_t)a->size * ts_dtype_size(ts_tensor_dtype(t)) + 63) /
+		64 * 64;
 	*mem = a->data = aligned_alloc(64, bytes);
 	if (!a->data) {
 		free(a);
@@ -127,8 +128,8 @@ int main(int argc, char **argv)
 	if (dag) {
 		/* Inputs in order of declaration, then the output. */
 		for (int i = 0; i < 3; i++)
-			args[i] = own_array(dag->inputs[i], &mem[i]);
-		args[3] = own_array(dag->outputs[0], &mem[3]);
+			args[i] = own_array(ts_dag_input(dag, i), &mem[i]);
+		args[3] = own_array(ts_dag_output(dag, 0), &mem[3]);
 		if (args[0] && args[1] && args[2] && args[3]) {
 			fill(args[0], 1.0f);
 			fill(args[1], 0.05f);

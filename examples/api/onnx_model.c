@@ -26,13 +26,14 @@ static ts_array *own_array(const ts_tensor *t, void **mem)
 
 	if (!a)
 		return NULL;
-	a->dtype = t->dtype;
-	a->ndim = t->ndim;
+	a->dtype = ts_tensor_dtype(t);
+	a->ndim = ts_tensor_ndim(t);
 	a->size = 1;
-	for (int d = 0; d < t->ndim; d++)
-		a->size *= a->shape[d] = t->shape[d];
-	*mem = a->data = aligned_alloc(64, ((size_t)a->size *
-		ts_dtype_size(t->dtype) + 63) / 64 * 64);
+	for (int d = 0; d < ts_tensor_ndim(t); d++)
+		a->size *= a->shape[d] = ts_tensor_dim(t, d);
+	*mem = a->data = aligned_alloc(64,
+		((size_t)a->size * ts_dtype_size(ts_tensor_dtype(t)) + 63) /
+			64 * 64);
 	if (!a->data) {
 		free(a);
 		return NULL;
@@ -46,9 +47,9 @@ static ts_array *own_array(const ts_tensor *t, void **mem)
 static bool make_inputs(const ts_onnx_model *m, const ts_dag *dag,
 	ts_array **in, void **mem)
 {
-	for (int i = 0; i < dag->ninputs; i++) {
-		const ts_tensor *t = dag->inputs[i];
-		const ts_array *w = ts_onnx_find_weight(m, t->name);
+	for (int i = 0; i < ts_dag_ninputs(dag); i++) {
+		const ts_tensor *t = ts_dag_input(dag, i);
+		const ts_array *w = ts_onnx_find_weight(m, ts_tensor_name(t));
 		if (w) {
 			/* Inputs are only read: the cast is safe. */
 			in[i] = (ts_array *)w;
@@ -58,8 +59,9 @@ static bool make_inputs(const ts_onnx_model *m, const ts_dag *dag,
 			return false;
 		for (int64_t e = 0; e < in[i]->size; e++)
 			ts_array_set(in[i], e, (double)(e % 17 - 8) / 8);
-		printf("input '%s': %s, %lld values\n", t->name,
-			ts_dtype_name(t->dtype), (long long)in[i]->size);
+		printf("input '%s': %s, %lld values\n", ts_tensor_name(t),
+			ts_dtype_name(ts_tensor_dtype(t)),
+			(long long)in[i]->size);
 	}
 	return true;
 }
@@ -70,16 +72,17 @@ static bool make_inputs(const ts_onnx_model *m, const ts_dag *dag,
 static bool run_compare(ts_ctx *ctx, const ts_onnx_model *m,
 	const ts_dag *dag, ts_network *net, ts_array **in, void **mem)
 {
-	ts_array **out = calloc((size_t)dag->noutputs, sizeof(*out));
-	ts_array **want = calloc((size_t)dag->noutputs, sizeof(*want));
+	ts_array **out = calloc((size_t)ts_dag_noutputs(dag), sizeof(*out));
+	ts_array **want = calloc((size_t)ts_dag_noutputs(dag), sizeof(*want));
 	bool ok = out && want;
 
-	for (int o = 0; ok && o < dag->noutputs; o++)
-		ok = (out[o] = own_array(dag->outputs[o], &mem[o])) != NULL;
+	for (int o = 0; ok && o < ts_dag_noutputs(dag); o++)
+		ok = (out[o] = own_array(ts_dag_output(dag, o), &mem[o])) !=
+			NULL;
 	/* Outputs given: the network writes into them. */
 	ok = ok && ts_network_run(net, in, out) == TS_OK &&
 		ts_eval(ctx, dag, in, want) == TS_OK;
-	for (int o = 0; ok && o < dag->noutputs; o++) {
+	for (int o = 0; ok && o < ts_dag_noutputs(dag); o++) {
 		double err;
 		ok = ts_array_close(out[o], want[o], &err);
 		printf("output '%s': %lld values, first %.6g; largest "
@@ -88,7 +91,7 @@ static bool run_compare(ts_ctx *ctx, const ts_onnx_model *m,
 			(long long)out[o]->size, ts_array_get(out[o], 0), err,
 			ok ? "match" : "MISMATCH");
 	}
-	for (int o = 0; out && o < dag->noutputs; o++)
+	for (int o = 0; out && o < ts_dag_noutputs(dag); o++)
 		free(out[o]);
 	free(out);
 	free(want);
@@ -111,21 +114,23 @@ static int run_model(ts_ctx *ctx, const char *path, int n,
 	if (!dag)
 		return 2;
 	printf("%s: %d inputs, %d weights, %d outputs, %d stages\n", path,
-		ts_onnx_ninputs(m), ts_onnx_nweights(m), dag->noutputs,
-		dag->nstages);
+		ts_onnx_ninputs(m), ts_onnx_nweights(m), ts_dag_noutputs(dag),
+		ts_dag_nstages(dag));
 	/* Partition into tasks, schedule each statically, compile. */
 	net = ts_network_compile(ctx, dag, ts_target_host(ctx), NULL);
 	if (!net)
 		return 1;
-	in = calloc((size_t)dag->ninputs, sizeof(*in));
-	mem = calloc((size_t)(dag->ninputs + dag->noutputs), sizeof(*mem));
+	in = calloc((size_t)ts_dag_ninputs(dag), sizeof(*in));
+	mem = calloc((size_t)(ts_dag_ninputs(dag) + ts_dag_noutputs(dag)),
+		sizeof(*mem));
 	ok = in && mem && make_inputs(m, dag, in, mem) &&
-		run_compare(ctx, m, dag, net, in, mem + dag->ninputs);
+		run_compare(ctx, m, dag, net, in, mem + ts_dag_ninputs(dag));
 	ts_network_free(net);
-	for (int i = 0; in && mem && i < dag->ninputs; i++)
+	for (int i = 0; in && mem && i < ts_dag_ninputs(dag); i++)
 		if (mem[i])
 			free(in[i]);
-	for (int i = 0; mem && i < dag->ninputs + dag->noutputs; i++)
+	for (int i = 0; mem && i < ts_dag_ninputs(dag) + ts_dag_noutputs(dag);
+		i++)
 		free(mem[i]);
 	free(in);
 	free(mem);

@@ -115,7 +115,7 @@ static ts_func *lower_with_records(ts_ctx *ctx, const ts_dag *dag,
 static bool run_checked(ts_ctx *ctx, const ts_dag *dag, const ts_func *f)
 {
 	ts_compile_options opt = ts_compile_options_default();
-	int64_t n = dag->inputs[0]->shape[0];
+	int64_t n = ts_tensor_dim(ts_dag_input(dag, 0), 0);
 	size_t bytes = (size_t)(n * n) * sizeof(float);
 	float *mem[3] = { aligned_alloc(64, bytes), aligned_alloc(64, bytes),
 		aligned_alloc(64, bytes) };

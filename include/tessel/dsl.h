@@ -103,29 +103,32 @@ bool ts_dtype_is_int(ts_dtype t);	/* integer types, bool excluded */
 bool ts_dtype_is_signed(ts_dtype t);
 
 /* Index variables.  A spatial axis names one output dimension of a stage;
- * a reduction axis is bound by a reducer.  Both range over [0, extent). */
-struct ts_axis {
-	const char *name;
-	int64_t extent;
-	bool reduce;		/* bound by a reducer, not an output dimension */
-	int id;			/* unique in the context */
-};
-
+ * a reduction axis is bound by a reducer.  Both range over [0, extent).
+ *
+ * Axes, expressions, tensors, stages and DAGs are opaque: they are built
+ * by the constructors below and read through their accessors, so that a
+ * program compiled against this header keeps working when the library
+ * changes how it stores them. */
 __ts_gc ts_axis *ts_axis_new(__ts_keep ts_ctx *ctx, __ts_keep const char *name,
 	int64_t extent);
 __ts_gc ts_axis *ts_reduce_axis(__ts_keep ts_ctx *ctx,
 	__ts_keep const char *name, int64_t extent);
+__ts_keep const char *ts_axis_name(__ts_keep const ts_axis *a);
+int64_t ts_axis_extent(__ts_keep const ts_axis *a);
+/* Whether "a" is bound by a reducer rather than naming an output
+ * dimension. */
+bool ts_axis_is_reduce(__ts_keep const ts_axis *a);
 
 typedef enum ts_expr_kind {
-	TS_EXPR_INT,		/* integer constant: ival */
-	TS_EXPR_FLOAT,		/* floating constant: fval */
-	TS_EXPR_VAR,		/* index variable: axis */
-	TS_EXPR_LOAD,		/* tensor[args[0], ..., args[nargs-1]] */
-	TS_EXPR_UNARY,		/* op(a) */
-	TS_EXPR_BINARY,		/* a op b */
-	TS_EXPR_SELECT,		/* a ? b : c */
-	TS_EXPR_CAST,		/* dtype(a) */
-	TS_EXPR_REDUCE,		/* reducer over raxes of a */
+	TS_EXPR_INT,		/* integer constant */
+	TS_EXPR_FLOAT,		/* floating constant */
+	TS_EXPR_VAR,		/* index variable */
+	TS_EXPR_LOAD,		/* tensor[arg 0, ..., arg nargs-1] */
+	TS_EXPR_UNARY,		/* op(operand 0) */
+	TS_EXPR_BINARY,		/* operand 0 op operand 1 */
+	TS_EXPR_SELECT,		/* operand 0 ? operand 1 : operand 2 */
+	TS_EXPR_CAST,		/* dtype(operand 0) */
+	TS_EXPR_REDUCE,		/* reducer over its axes of operand 0 */
 	TS_EXPR_KIND_COUNT
 } ts_expr_kind;
 
@@ -187,23 +190,32 @@ typedef enum ts_reducer {
 	TS_RED_COUNT
 } ts_reducer;
 
-/* An expression node.  Nodes are immutable once built. */
-struct ts_expr {
-	ts_expr_kind kind;
-	ts_dtype dtype;		/* result type */
-	bool literal;		/* untyped literal: takes the type of its peer */
-	ts_op op;		/* UNARY, BINARY */
-	ts_reducer reducer;	/* REDUCE */
-	int64_t ival;		/* INT */
-	double fval;		/* FLOAT */
-	ts_axis *axis;		/* VAR */
-	ts_tensor *tensor;	/* LOAD */
-	int nargs;		/* LOAD: number of indices */
-	ts_expr **args;		/* LOAD: indices */
-	ts_expr *a, *b, *c;	/* operands; SELECT: a ? b : c; REDUCE: body in a */
-	int nraxes;		/* REDUCE: number of bound axes */
-	ts_axis **raxes;	/* REDUCE: bound axes, outermost first */
-};
+
+/* What an expression node is.  Which accessor applies depends on its
+ * kind: ts_expr_op (UNARY, BINARY), ts_expr_reducer and the bound axes
+ * (REDUCE), ts_expr_int_value (INT), ts_expr_float_value (FLOAT),
+ * ts_expr_axis (VAR), ts_expr_tensor and its indices (LOAD); the others
+ * return 0 or NULL.  Nodes are immutable once built. */
+ts_expr_kind ts_expr_get_kind(__ts_keep const ts_expr *e);
+/* The result type of "e". */
+ts_dtype ts_expr_dtype(__ts_keep const ts_expr *e);
+/* Whether "e" is an untyped literal, which takes the type of its peer. */
+bool ts_expr_is_literal(__ts_keep const ts_expr *e);
+ts_op ts_expr_op(__ts_keep const ts_expr *e);
+ts_reducer ts_expr_reducer(__ts_keep const ts_expr *e);
+int64_t ts_expr_int_value(__ts_keep const ts_expr *e);
+double ts_expr_float_value(__ts_keep const ts_expr *e);
+__ts_gc __ts_null ts_axis *ts_expr_axis(__ts_keep const ts_expr *e);
+__ts_gc __ts_null ts_tensor *ts_expr_tensor(__ts_keep const ts_expr *e);
+/* The number of indices of a LOAD, and index "i" of it. */
+int ts_expr_nargs(__ts_keep const ts_expr *e);
+__ts_gc __ts_null ts_expr *ts_expr_arg(__ts_keep const ts_expr *e, int i);
+/* Operand "i" of "e": 0 and 1 of a BINARY (a op b), 0 of a UNARY, a
+ * CAST or a REDUCE (its body), 0 to 2 of a SELECT (cond ? a : b). */
+__ts_gc __ts_null ts_expr *ts_expr_operand(__ts_keep const ts_expr *e, int i);
+/* The number of axes a REDUCE binds, and axis "i" (outermost first). */
+int ts_expr_nraxes(__ts_keep const ts_expr *e);
+__ts_gc __ts_null ts_axis *ts_expr_raxis(__ts_keep const ts_expr *e, int i);
 
 /* Constants.  ts_int and ts_float are untyped literals that take the type
  * of the operand they meet (defaulting to i32 and f32); ts_const is typed. */
@@ -285,21 +297,9 @@ bool ts_op_is_comparison(ts_op op);
  * beside an addition. */
 bool ts_op_is_special(ts_op op);
 
+
 /* Tensors.  A placeholder has no stage; a computed tensor is the output of
  * exactly one stage. */
-struct ts_tensor {
-	const char *name;
-	ts_dtype dtype;
-	int ndim;
-	int64_t shape[TS_MAX_DIMS];
-	ts_stage *stage;	/* producing stage, NULL for a placeholder */
-	int id;			/* unique in the context, in creation order */
-	/* A placeholder whose contents stay the same from one run to the
-	 * next (a layer's weights): a network may keep it in a layout of
-	 * its own choosing, converted once rather than at every run. */
-	bool weight;
-};
-
 __ts_gc ts_tensor *ts_placeholder(__ts_keep ts_ctx *ctx,
 	__ts_keep const char *name, ts_dtype t, int ndim,
 	__ts_keep const int64_t *shape);
@@ -313,41 +313,63 @@ __ts_gc ts_tensor *ts_compute_typed(__ts_keep ts_ctx *ctx,
 	__ts_keep ts_axis *const *axes, __ts_keep ts_expr *body);
 int64_t ts_tensor_size(__ts_keep const ts_tensor *t);	/* number of elements */
 
-/* A compute stage. */
-struct ts_stage {
-	const char *name;	/* the name of its output */
-	ts_tensor *out;
-	int ndim;		/* spatial axes, one per output dimension */
-	ts_axis **axes;
-	ts_expr *body;
-	int nraxes;		/* every reduction axis bound in body, in order */
-	ts_axis **raxes;
-	int ninputs;		/* distinct tensors read, in first-use order */
-	ts_tensor **inputs;
-	int line;		/* source line in a .tsl file, 0 if none */
-};
 
-/* A DAG: the stages reachable from its outputs, in topological order. */
-struct ts_dag {
-	ts_ctx *ctx;
-	int ninputs;		/* placeholders, the kernel's input arguments */
-	ts_tensor **inputs;
-	int noutputs;
-	ts_tensor **outputs;
-	int nstages;		/* topological order: producers first */
-	ts_stage **stages;
-	/* consumers[s] lists the indices of stages that read stage s. */
-	int *nconsumers;
-	int **consumers;
-	const char *name;	/* file or user name, for messages */
-};
 
+/* A DAG: the stages reachable from its outputs, in topological order
+ * (producers first), its placeholders in argument order and its
+ * outputs. */
 /* Build the DAG that computes "outputs".  "inputs" lists the placeholders
  * in argument order; when "ninputs" is 0 they are collected in order of
  * creation.  Every placeholder reached must be listed. */
 __ts_gc ts_dag *ts_dag_new(__ts_keep ts_ctx *ctx, int ninputs,
 	__ts_keep ts_tensor *const *inputs, int noutputs,
 	__ts_keep ts_tensor *const *outputs);
+int ts_dag_ninputs(__ts_keep const ts_dag *dag);
+__ts_gc __ts_null ts_tensor *ts_dag_input(__ts_keep const ts_dag *dag, int i);
+int ts_dag_noutputs(__ts_keep const ts_dag *dag);
+__ts_gc __ts_null ts_tensor *ts_dag_output(__ts_keep const ts_dag *dag,
+	int i);
+int ts_dag_nstages(__ts_keep const ts_dag *dag);
+__ts_gc __ts_null ts_stage *ts_dag_stage(__ts_keep const ts_dag *dag, int i);
+/* The number of stages that read stage "s" (an index into the
+ * topological order), and the index of the "k"th of them. */
+int ts_dag_nconsumers(__ts_keep const ts_dag *dag, int s);
+int ts_dag_consumer(__ts_keep const ts_dag *dag, int s, int k);
+/* The name of "dag" (its file or the user's name) for messages, or
+ * NULL. */
+__ts_keep __ts_null const char *ts_dag_name(__ts_keep const ts_dag *dag);
+/* Name "dag" "name" (copied) in messages. */
+void ts_dag_set_name(__ts_keep ts_dag *dag, __ts_keep const char *name);
+__ts_keep const char *ts_tensor_name(__ts_keep const ts_tensor *t);
+ts_dtype ts_tensor_dtype(__ts_keep const ts_tensor *t);
+int ts_tensor_ndim(__ts_keep const ts_tensor *t);
+/* The extent of dimension "i" of "t" (-1 outside [0, ndim)). */
+int64_t ts_tensor_dim(__ts_keep const ts_tensor *t, int i);
+/* The ndim extents of "t", outermost first, valid as long as "t". */
+__ts_keep const int64_t *ts_tensor_shape(__ts_keep const ts_tensor *t);
+/* The stage computing "t", NULL for a placeholder. */
+__ts_gc __ts_null ts_stage *ts_tensor_stage(__ts_keep const ts_tensor *t);
+/* Whether the placeholder "t" holds weights: contents that stay the same
+ * from one run to the next, which a network may keep in a layout of its
+ * own choosing, converted once rather than at every run. */
+bool ts_tensor_is_weight(__ts_keep const ts_tensor *t);
+/* Declare the placeholder "t" as weights; TS_ERROR when "t" is computed. */
+ts_status ts_tensor_set_weight(__ts_keep ts_ctx *ctx, __ts_keep ts_tensor *t,
+	bool weight);
+
+/* Compute stages: a stage has a spatial axis per dimension of its output,
+ * reduction axes bound in its body, and the distinct tensors it reads. */
+__ts_keep const char *ts_stage_name(__ts_keep const ts_stage *s);
+__ts_gc ts_tensor *ts_stage_output(__ts_keep const ts_stage *s);
+__ts_gc ts_expr *ts_stage_body(__ts_keep const ts_stage *s);
+int ts_stage_ndim(__ts_keep const ts_stage *s);	/* spatial axes */
+int ts_stage_nraxes(__ts_keep const ts_stage *s);	/* reduction axes */
+/* The tensors "s" reads, in order of first use. */
+int ts_stage_ninputs(__ts_keep const ts_stage *s);
+__ts_gc __ts_null ts_tensor *ts_stage_input(__ts_keep const ts_stage *s,
+	int i);
+/* The line of the .tsl source that declared "s", 0 if none. */
+int ts_stage_line(__ts_keep const ts_stage *s);
 /* Index of "s" in the topological order of "dag", or -1. */
 /* The axis of "s" at position "pos", spatial axes first, then reduction
  * axes (0 <= pos < s->ndim + s->nraxes). */

@@ -138,13 +138,14 @@ dtype and shape, as declared."""
 
 def _spec(t):
     """The TensorSpec of the ts_tensor "t"."""
-    t = t.contents
-    dt = _DTYPES[t.dtype]
+    name, dtype = _text(lib.ts_tensor_name(t)), lib.ts_tensor_dtype(t)
+    dt = _DTYPES[dtype]
     if dt is None:
         raise Error("tensor '%s' is %s, which NumPy has no dtype for"
-                    % (_text(t.name), _text(lib.ts_dtype_name(t.dtype))))
-    return TensorSpec(_text(t.name), np.dtype(dt),
-                      tuple(t.shape[k] for k in range(t.ndim)))
+                    % (name, _text(lib.ts_dtype_name(dtype))))
+    return TensorSpec(name, np.dtype(dt),
+                      tuple(lib.ts_tensor_dim(t, k)
+                            for k in range(lib.ts_tensor_ndim(t))))
 
 
 def _describe(spec):
@@ -247,19 +248,20 @@ class Program:
         self._ctx = ctx
         self._dag = dag
         self._model = model
-        self.name = name or _text(dag.contents.name) or "program"
-        d = dag.contents
-        self._args = [_spec(d.inputs[i]) for i in range(d.ninputs)]
+        self.name = name or _text(lib.ts_dag_name(dag)) or "program"
+        nin = lib.ts_dag_ninputs(dag)
+        self._args = [_spec(lib.ts_dag_input(dag, i)) for i in range(nin)]
         self._weights = {}
-        for i in range(d.ninputs):
-            t = d.inputs[i].contents
-            if model and t.weight:
-                w = lib.ts_onnx_find_weight(model, t.name)
+        for i in range(nin):
+            t = lib.ts_dag_input(dag, i)
+            if model and lib.ts_tensor_is_weight(t):
+                w = lib.ts_onnx_find_weight(model, lib.ts_tensor_name(t))
                 if w:
                     self._weights[i] = ctx.keep(w)
         self.inputs = [s for i, s in enumerate(self._args)
                        if i not in self._weights]
-        self.outputs = [_spec(d.outputs[i]) for i in range(d.noutputs)]
+        self.outputs = [_spec(lib.ts_dag_output(dag, i))
+                        for i in range(lib.ts_dag_noutputs(dag))]
         self._default = None
 
     @property

@@ -4,14 +4,15 @@ The library is loaded by its soname, libtessel.so.0, as the dynamic
 linker finds it (the installed one), or from the path in the environment
 variable TESSEL_LIBRARY (the build tree's .libs/libtessel.so.0, for the
 tests).  Structures are mirrored only where the API hands them out by
-pointer and documents their fields (ts_array, ts_tensor, the head of
-ts_dag, ts_compile_options, ts_onnx_options, ts_tune_progress).
+pointer and documents their fields (ts_array, ts_compile_options,
+ts_onnx_options, ts_tune_progress); DAGs and tensors are opaque handles
+read through their accessors.
 """
 
 import ctypes
 import os
 from ctypes import (POINTER, Structure, c_bool, c_char_p, c_double, c_int,
-                    c_int64, c_size_t, c_uint64, c_void_p)
+                    c_int64, c_uint64, c_void_p)
 
 SONAME = "libtessel.so.0"
 MAX_DIMS = 8
@@ -22,22 +23,6 @@ class Array(Structure):
     _fields_ = [("dtype", c_int), ("ndim", c_int),
                 ("shape", c_int64 * MAX_DIMS), ("size", c_int64),
                 ("data", c_void_p)]
-
-
-class Tensor(Structure):
-    """struct ts_tensor (include/tessel/dsl.h)."""
-    _fields_ = [("name", c_char_p), ("dtype", c_int), ("ndim", c_int),
-                ("shape", c_int64 * MAX_DIMS), ("stage", c_void_p),
-                ("id", c_int), ("weight", c_bool)]
-
-
-class Dag(Structure):
-    """The head of struct ts_dag (include/tessel/dsl.h)."""
-    _fields_ = [("ctx", c_void_p), ("ninputs", c_int),
-                ("inputs", POINTER(POINTER(Tensor))), ("noutputs", c_int),
-                ("outputs", POINTER(POINTER(Tensor))), ("nstages", c_int),
-                ("stages", c_void_p), ("nconsumers", c_void_p),
-                ("consumers", c_void_p), ("name", c_char_p)]
 
 
 class CompileOptions(Structure):
@@ -87,8 +72,18 @@ _SIGNATURES = {
     "ts_ctx_keep": (c_int, [P, P]),
     "ts_ctx_set_seed": (None, [P, c_uint64]),
     "ts_dtype_name": (S, [c_int]),
-    "ts_parse_string": (POINTER(Dag), [P, S, S]),
-    "ts_parse_file": (POINTER(Dag), [P, S]),
+    "ts_parse_string": (P, [P, S, S]),
+    "ts_parse_file": (P, [P, S]),
+    "ts_dag_name": (S, [P]),
+    "ts_dag_ninputs": (c_int, [P]),
+    "ts_dag_input": (P, [P, c_int]),
+    "ts_dag_noutputs": (c_int, [P]),
+    "ts_dag_output": (P, [P, c_int]),
+    "ts_tensor_name": (S, [P]),
+    "ts_tensor_dtype": (c_int, [P]),
+    "ts_tensor_ndim": (c_int, [P]),
+    "ts_tensor_dim": (c_int64, [P, c_int]),
+    "ts_tensor_is_weight": (c_bool, [P]),
     "ts_dag_hash": (S, [P]),
     "ts_dag_random_inputs": (POINTER(POINTER(Array)), [P, P, c_uint64]),
     "ts_dag_check_memory": (c_int, [P, P]),
@@ -96,7 +91,7 @@ _SIGNATURES = {
     "ts_eval": (c_int, [P, P, P, P]),
     "ts_onnx_available": (c_bool, []),
     "ts_onnx_import": (P, [P, S, POINTER(OnnxOptions)]),
-    "ts_onnx_dag": (POINTER(Dag), [P]),
+    "ts_onnx_dag": (P, [P]),
     "ts_onnx_source": (S, [P]),
     "ts_onnx_find_weight": (POINTER(Array), [P, S]),
     "ts_onnx_inputs": (POINTER(POINTER(Array)), [P, P, c_uint64]),

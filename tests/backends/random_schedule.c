@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dsl/ir.h"
 #include "tests/backends/random_schedule.h"
 
 #define NAME_MAX_LEN 256

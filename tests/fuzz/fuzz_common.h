@@ -14,6 +14,8 @@
 
 #include <tessel/tessel.h>
 
+#include "dsl/ir.h"
+
 /* Return "data" ("size" bytes) as a NUL-terminated copy (malloc'd). */
 static inline char *fuzz_string(const uint8_t *data, size_t size)
 {

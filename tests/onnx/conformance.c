@@ -28,6 +28,8 @@
 
 #include <tessel/tessel.h>
 
+#include "dsl/ir.h"
+
 enum verdict { PASS, UNSUPPORTED, WRONG, ERROR };
 static const char *const verdict_names[] = {
 	"passed", "unsupported", "wrong", "error",
