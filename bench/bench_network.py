@@ -1,21 +1,25 @@
 #!/usr/bin/python3
 """End-to-end inference latency of whole networks: Tessel against PyTorch
-and ONNX Runtime.
+(eager and torch.jit.optimize_for_inference) and ONNX Runtime.
 
 For each case, bench/bench_network (built in BUILD) writes the network's
 inputs and its own output as .npy files, then serves timing requests.  This
 script loads the same inputs into PyTorch (functional form of the same
 network, torch.no_grad(), the same number of threads) and compares the
-outputs.  It exports that PyTorch network, with the same weights, with
+outputs.  With the same weights held by a module as buffers, it traces
+that network in eval mode and runs torch.jit.optimize_for_inference on
+the trace (bench/torch_ofi.py, as bench/bench_onnx.py does: the trace is
+frozen, then rewritten for inference), makes the first calls that
+compile it, and compares its output too.  It exports the module with
 torch.onnx.export (opset 13) and runs it in ONNX Runtime (npm's
 onnxruntime-node through bench/ort_time.mjs: graph optimisations on,
 --threads intra-op threads, one inter-op thread), whose output is compared
-too.  It interleaves timing rounds of the three so that they share the
+too.  It interleaves timing rounds of the four so that they share the
 machine's load, and prints one table row per case with the medians of the
-round medians and the ratios PyTorch time / Tessel time and ORT time /
-Tessel time, with their ranges over the rounds (above 1: Tessel is
-faster), and the largest errors of Tessel's and ORT's outputs relative to
-PyTorch's largest magnitude.
+round medians and the ratios PyTorch eager time / Tessel time, ofi time /
+Tessel time and ORT time / Tessel time, with their ranges over the rounds
+(above 1: Tessel is faster), and the largest errors of Tessel's, ofi's
+and ORT's outputs relative to eager PyTorch's largest magnitude.
 
 usage: bench_network.py BUILD [--threads N] [--rounds R] [--topk K]
                         [--tune ROUNDS --trials N] [--records LOG]
@@ -27,9 +31,11 @@ The transformer case is transformer:SEQ (BERT-base layer on SEQ tokens).
 tune --threads N), static where it has none.  ONNX Runtime is looked for
 in DIR/node_modules/onnxruntime-node, then under $TESSEL_ORT_DIR (`npm
 install --ignore-scripts onnxruntime-node` in such a folder); without it,
-or without Node.js, its columns say so and the rest runs.  With
-BENCH_CPU_TIME set, all three are timed with their process's CPU clock,
-which a shared, loaded machine disturbs less than the wall clock.
+or without Node.js, its columns say so and the rest runs; so do the ofi
+columns ("ofi failed", the reason on stderr) where tracing or
+optimize_for_inference fails.  With BENCH_CPU_TIME set, all four are
+timed with their process's CPU clock, which a shared, loaded machine
+disturbs less than the wall clock.
 """
 import argparse
 import os
@@ -64,6 +70,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import ort_node  # noqa: E402
+import torch_ofi  # noqa: E402
 
 
 def load(d, name):
@@ -150,7 +157,8 @@ BUILDERS = {"lenet": lenet, "mlp": mlp, "resnet18": resnet18,
 
 class Twin(torch.nn.Module):
     """The network f of a builder as a module, its weights as buffers, for
-    torch.onnx.export (which stores them as the model's initializers)."""
+    torch.onnx.export (which stores them as the model's initializers) and
+    torch.jit.trace (freezing the trace makes them constants)."""
 
     def __init__(self, f, weights):
         super().__init__()
@@ -203,8 +211,28 @@ def time_ort(ort_dir, model, x_npy, args):
     return ms / 1e3, out
 
 
+def optimize(f, x, weights, want, scale):
+    """torch.jit.optimize_for_inference of the network, compiled by its
+    first calls (bench/torch_ofi.py), and the largest error of their
+    outputs against want relative to scale; or (None, None) after telling
+    why on stderr."""
+    try:
+        ofi, outs = torch_ofi.optimize(Twin(f, weights), x)
+    except Exception as e:  # the tracer and the optimiser raise many kinds
+        print("optimize_for_inference failed: %s" % e, file=sys.stderr)
+        return None, None
+    err = 0.0
+    for y in outs:
+        y = y.detach().numpy()
+        if y.shape != want.shape:
+            return ofi, float("inf")
+        err = max(err, float(np.max(np.abs(y - want))) / scale)
+    return ofi, err
+
+
 def run_case(build, net, batch, args, ort_dir):
-    """Compile and check the case, then time Tessel, PyTorch and (with
+    """Compile and check the case, then time Tessel, PyTorch eager,
+    PyTorch's optimize_for_inference (where it succeeds) and (with
     ort_dir) ONNX Runtime in interleaved rounds."""
     with tempfile.TemporaryDirectory() as d:
         cmd = [os.path.join(build, "bench", "bench_network"), net,
@@ -230,6 +258,7 @@ def run_case(build, net, batch, args, ort_dir):
         got = np.load(os.path.join(d, out_name + ".npy"))
         err = float(np.max(np.abs(got - want)))
         scale = float(np.max(np.abs(want))) or 1.0
+        ofi, ofi_err = optimize(f, x, w, want, scale)
         model = os.path.join(d, net + ".onnx")
         if ort_dir:
             try:
@@ -237,13 +266,21 @@ def run_case(build, net, batch, args, ort_dir):
             except Exception as e:  # the exporter raises many kinds
                 print("torch.onnx.export failed: %s" % e, file=sys.stderr)
                 ort_dir = None
-        ts, pt, rt, ort_err = [], [], [], 0.0
+        ts, pt, ot, rt, ort_err = [], [], [], [], 0.0
         with torch.no_grad():
             for _ in range(args.rounds):
                 proc.stdin.write("time %g\n" % args.seconds)
                 proc.stdin.flush()
                 ts.append(float(proc.stdout.readline().split()[0]))
                 pt.append(time_torch(lambda: f(x, w), args.seconds)[0])
+                if ofi is not None:
+                    try:
+                        ot.append(time_torch(lambda: ofi(x),
+                                             args.seconds)[0])
+                    except Exception as e:
+                        print("optimize_for_inference failed: %s" % e,
+                              file=sys.stderr)
+                        ofi = None
                 r = time_ort(ort_dir, model, os.path.join(d, "X.npy"),
                              args) if ort_dir else None
                 if r is None:
@@ -265,7 +302,12 @@ def run_case(build, net, batch, args, ort_dir):
            "ratio_lo": min(ratios), "ratio_hi": max(ratios),
            "rel_err": err / scale, "tasks": ntasks,
            "compile_s": compile_s, "arena_mib": float(ready[3]),
-           "ort_ms": None}
+           "ofi_ms": None, "ort_ms": None}
+    if ot and len(ot) == len(ts):
+        ratios = [a / b for a, b in zip(ot, ts)]
+        res.update(ofi_ms=statistics.median(ot) * 1e3,
+                   ofi_ratio=statistics.median(ot) / t,
+                   ofi_lo=min(ratios), ofi_hi=max(ratios), ofi_err=ofi_err)
     if rt and len(rt) == len(ts):
         ratios = [a / b for a, b in zip(rt, ts)]
         res.update(ort_ms=statistics.median(rt) * 1e3,
@@ -307,14 +349,22 @@ def main():
                                             ort_dir) if ort_dir else no_ort,
              mode, "CPU" if CPU_CLOCK else "wall"))
     print("| network | batch | tasks | arena MiB | Tessel ms | PyTorch ms "
-          "| PyTorch/Tessel (range) | ORT ms | ORT/Tessel (range) "
-          "| max rel. error | ORT rel. error | compile s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| PyTorch/Tessel (range) | ofi ms | ofi/Tessel (range) "
+          "| ORT ms | ORT/Tessel (range) | max rel. error "
+          "| ofi rel. error | ORT rel. error | compile s |")
+    print("|---" * 15 + "|")
     ok = True
     for case in args.cases.split(","):
         net, batch = case.split(":")
         r = run_case(args.build, net, int(batch), args, ort_dir)
         ok &= r["rel_err"] < 1e-3
+        if r["ofi_ms"] is not None:
+            ok &= r["ofi_err"] < 1e-3
+            ofi = "%.3f | %.3f (%.3f-%.3f)" % (r["ofi_ms"], r["ofi_ratio"],
+                                              r["ofi_lo"], r["ofi_hi"])
+            ofi_err = "%.1e" % r["ofi_err"]
+        else:
+            ofi, ofi_err = "ofi failed | -", "-"
         if r["ort_ms"] is not None:
             ok &= r["ort_err"] < 1e-3
             ort = "%.3f | %.3f (%.3f-%.3f)" % (r["ort_ms"], r["ort_ratio"],
@@ -324,10 +374,10 @@ def main():
             ort = "%s | -" % (no_ort or "ORT failed")
             ort_err = "-"
         print("| %s | %d | %d | %.2f | %.3f | %.3f | %.3f (%.3f-%.3f) "
-              "| %s | %.1e | %s | %.1f |" % (
+              "| %s | %s | %.1e | %s | %s | %.1f |" % (
                   r["net"], r["batch"], r["tasks"], r["arena_mib"],
                   r["tessel_ms"], r["torch_ms"], r["ratio"], r["ratio_lo"],
-                  r["ratio_hi"], ort, r["rel_err"], ort_err,
+                  r["ratio_hi"], ofi, ort, r["rel_err"], ofi_err, ort_err,
                   r["compile_s"]), flush=True)
     return 0 if ok else 1
 

@@ -12,7 +12,9 @@ thread count, in alternating rounds so that both share the machine's load:
   - Tessel tuned (with --tune): after `tessel tune MODEL.onnx` with its
     default budget, `tessel run --records LOG`;
   - PyTorch eager, and `torch.jit.optimize_for_inference` of the traced
-    module (torch.no_grad(), torch.set_num_threads(N));
+    module (torch.no_grad(), torch.set_num_threads(N); bench/torch_ofi.py,
+    which makes the first calls, those that compile it, and whose output
+    is compared with eager's);
   - ONNX Runtime on the same .onnx file (npm's onnxruntime-node, graph
     optimisations on, N intra-op threads; bench/ort_time.mjs), when Node.js
     and the package are found: `npm install --ignore-scripts
@@ -55,6 +57,7 @@ import torch  # noqa: E402
 import torchvision  # noqa: E402
 
 import ort_node  # noqa: E402
+import torch_ofi  # noqa: E402
 
 MODELS = {
     "resnet18": lambda: (torchvision.models.resnet18(), (1, 3, 224, 224)),
@@ -160,9 +163,14 @@ def main():
         ok, err, scale = check(a.build, model, x, path, work)
         x_npy = os.path.join(work, name + ".x.npy")
         np.save(x_npy, x.numpy())
+        ofi, outs = torch_ofi.optimize(model, x)
         with torch.no_grad():
-            ofi = torch.jit.optimize_for_inference(
-                torch.jit.trace(model, x).eval())
+            want = model(x).numpy()
+        tol = 1e-3 * max(float(np.max(np.abs(want))), 1.0)
+        if any(y.shape != want.shape or float(np.max(np.abs(
+                y.numpy() - want))) > tol for y in outs):
+            print("optimize_for_inference's output differs from PyTorch's "
+                  "on", name)
         for threads in [int(t) for t in a.threads.split(",")]:
             torch.set_num_threads(threads)
             log = tune(a.build, path, threads, work) if a.tune else None
