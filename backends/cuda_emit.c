@@ -11,6 +11,7 @@
 
 #include <tessel/cuda.h>
 
+#include "backends/ir.h"
 #include "backends/lower_internal.h"
 #include "dsl/internal.h"
 

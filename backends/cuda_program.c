@@ -9,6 +9,7 @@
 #include <tessel/cuda.h>
 
 #include "dsl/ir.h"
+#include "backends/ir.h"
 #include "support/support.h"
 
 ts_status ts_cuda_program_compile(ts_ctx *ctx, ts_cuda_program *p,

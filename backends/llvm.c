@@ -9,6 +9,7 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "backends/ir.h"
 #include "backends/llvm_internal.h"
 
 /* Return the default options: O3, sums' updates contracted, fast math off,

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "dsl/ir.h"
+#include "backends/ir.h"
 #include "backends/llvm_internal.h"
 
 extern char **environ;

@@ -26,6 +26,7 @@
 #include <llvm-c/Analysis.h>
 
 #include "dsl/ir.h"
+#include "backends/ir.h"
 #include "backends/llvm_internal.h"
 
 /* Vectorized loops wider than this run as scalar loops instead. */

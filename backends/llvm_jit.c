@@ -10,6 +10,7 @@
 #include <llvm-c/Orc.h>
 
 #include "dsl/ir.h"
+#include "backends/ir.h"
 #include "backends/llvm_internal.h"
 
 struct ts_module {

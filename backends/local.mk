@@ -2,6 +2,8 @@
 # plus schedule to it.
 libtessel_la_SOURCES += \
 	backends/loop.c \
+	backends/loop_access.c \
+	backends/ir.h \
 	backends/lower_internal.h \
 	backends/lower_expr.c \
 	backends/lower.c \

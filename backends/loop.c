@@ -6,6 +6,7 @@
 
 #include <tessel/loop.h>
 
+#include "backends/ir.h"
 #include "backends/lower_internal.h"
 #include "dsl/internal.h"
 

@@ -15,6 +15,8 @@
 #include <tessel/analysis.h>
 
 #include "dsl/ir.h"
+#include "metatemplates/ir.h"
+#include "backends/ir.h"
 #include "backends/lower_internal.h"
 
 #define MAX_AXES TS_MAX_AXES

@@ -28,6 +28,7 @@
 #include <tessel/lower.h>
 
 #include "dsl/ir.h"
+#include "backends/ir.h"
 #include "support/support.h"
 
 /* The largest tile promoted, in elements: what registers (or at worst L1)

@@ -136,8 +136,9 @@ static int sample(ts_ctx *ctx, ts_static_result *r, int want,
 		add_point(ctx, r->tp, c, true, p, &n);
 	}
 	for (int tries = 0; n < want && tries < 20 * want; tries++)
-		add_point(ctx, r->tp, ts_space_sample(r->tp->space, ctx),
-			false, p, &n);
+		add_point(ctx, r->tp,
+			ts_space_sample(ts_template_space(r->tp), ctx), false,
+			p, &n);
 	return n;
 }
 

@@ -33,17 +33,18 @@ struct probe_opts {
 /* Print the model's estimate of every stage of "est" for "tp". */
 static void probe_estimate(const ts_template *tp, const ts_estimate *est)
 {
-	for (int i = 0; i < ts_dag_nstages(tp->dag); i++) {
+	for (int i = 0; i < ts_dag_nstages(ts_template_dag(tp)); i++) {
 		const ts_estimate *e = &est[i];
 		if (e->total <= 0)
 			continue;
-		printf("  stage %-6s %-9s total %.3f ms: compute %.3f, L1 "
-		       "%.3f, "
-		       "L2 %.3f, L3 %.3f, DRAM %.3f, overhead %.3f ms; "
+		printf("  stage %-6s %-9s total %.3f ms: compute %.3f, "
+		       "L1 %.3f, L2 %.3f, L3 %.3f, DRAM %.3f, overhead %.3f "
+		       "ms; "
 		       "efficiency %.2f, %d threads\n",
-			ts_stage_name(ts_dag_stage(tp->dag, i)),
-			ts_rule_name(tp->plans[i].rule), e->total * 1e3,
-			e->compute * 1e3, e->memory[0] * 1e3,
+			ts_stage_name(ts_dag_stage(ts_template_dag(tp), i)),
+			ts_rule_name(
+				ts_stage_plan_rule(ts_template_plan(tp, i))),
+			e->total * 1e3, e->compute * 1e3, e->memory[0] * 1e3,
 			e->memory[1] * 1e3, e->memory[2] * 1e3,
 			e->memory[3] * 1e3, e->overhead * 1e3, e->efficiency,
 			e->threads);
@@ -54,24 +55,8 @@ static void probe_estimate(const ts_template *tp, const ts_estimate *est)
  * vector and register tile. */
 static void probe_nests(const ts_template *tp, const ts_config *cfg)
 {
-	for (int i = 0; i < ts_dag_nstages(tp->dag); i++) {
-		ts_nest n;
-		if (!ts_template_nest(tp, cfg, i, &n))
-			continue;
-		printf("  nest %s:", ts_stage_name(ts_dag_stage(tp->dag, i)));
-		for (int l = 0; l < n.nloops; l++)
-			printf(" %s%d:%lld(%s)",
-				n.loops[l].axis < ts_stage_ndim(
-							  ts_dag_stage(tp->dag,
-								  i))
-					? "s"
-					: "r",
-				n.loops[l].axis, (long long)n.loops[l].trip,
-				ts_loop_kind_name(n.loops[l].kind));
-		printf("\n    vector width %lld, unrolled %lld, padded/useful "
-			"%.3f\n", (long long)n.vec_width, (long long)n.unrolled,
-			(double)n.padded / (double)n.useful);
-	}
+	for (int i = 0; i < ts_dag_nstages(ts_template_dag(tp)); i++)
+		ts_template_print_nest(stdout, tp, cfg, i);
 }
 
 /* Write the assembly of "f" compiled for "o" to o->asm_path. */
@@ -131,7 +116,8 @@ static int probe_run(ts_ctx *ctx, const struct probe_opts *o)
 	if (!e && !file)
 		fprintf(stderr, "bench_probe: no operator '%s'\n", o->name);
 	if (r && o->config)
-		cfg = ts_config_from_json(ctx, r->tp->space, o->config);
+		cfg = ts_config_from_json(ctx, ts_template_space(r->tp),
+			o->config);
 	if (!cfg)
 		bench_die(ctx, o->name);
 	est = GC_MALLOC_ATOMIC(sizeof(*est) * (size_t)ts_dag_nstages(dag));

@@ -24,6 +24,7 @@
 #include <tessel/metatemplate.h>
 
 #include "dsl/ir.h"
+#include "metatemplates/ir.h"
 #include "support/support.h"
 #include "analysis/facts.h"
 #include "metatemplates/rules.h"

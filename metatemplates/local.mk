@@ -2,6 +2,7 @@
 include $(srcdir)/metatemplates/space.mk
 # Schedules as data: steps, validation, printing and JSON.
 libtessel_la_SOURCES += \
+	metatemplates/ir.h \
 	metatemplates/schedule_ops.h \
 	metatemplates/schedule.c \
 	metatemplates/schedule_json.c

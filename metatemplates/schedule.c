@@ -10,6 +10,7 @@
 #include <tessel/schedule.h>
 
 #include "dsl/ir.h"
+#include "metatemplates/ir.h"
 #include "support/support.h"
 #include "analysis/facts.h"
 #include "metatemplates/schedule_ops.h"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "dsl/ir.h"
+#include "metatemplates/ir.h"
 #include "metatemplates/schedule_ops.h"
 
 static const char *tail_names[TS_TAIL_COUNT] = {

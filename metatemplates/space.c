@@ -9,6 +9,7 @@
 
 #include <tessel/space.h>
 
+#include "metatemplates/ir.h"
 #include "support/support.h"
 
 ts_space *ts_space_new(ts_ctx *ctx, const char *name)

@@ -20,6 +20,7 @@
 #include <tessel/metatemplate.h>
 
 #include "dsl/ir.h"
+#include "metatemplates/ir.h"
 #include "support/support.h"
 #include "analysis/facts.h"
 #include "metatemplates/rules.h"
@@ -890,4 +891,63 @@ void ts_template_print(FILE *out, const ts_template *tp)
 		fprintf(out, "\n");
 	}
 	ts_space_print(out, tp->space);
+}
+
+bool ts_template_print_nest(FILE *out, const ts_template *tp,
+	const ts_config *cfg, int stage)
+{
+	const ts_stage *s;
+	ts_nest n;
+
+	if (stage < 0 || stage >= tp->dag->nstages ||
+	    !ts_template_nest(tp, cfg, stage, &n))
+		return false;
+	s = tp->dag->stages[stage];
+	fprintf(out, "  nest %s:", s->name);
+	for (int l = 0; l < n.nloops; l++)
+		fprintf(out, " %s%d:%lld(%s)",
+			n.loops[l].axis < s->ndim ? "s" : "r", n.loops[l].axis,
+			(long long)n.loops[l].trip,
+			ts_loop_kind_name(n.loops[l].kind));
+	fprintf(out, "\n    vector width %lld, unrolled %lld, padded/useful "
+		"%.3f\n", (long long)n.vec_width, (long long)n.unrolled,
+		n.useful > 0 ? (double)n.padded / (double)n.useful : 1.0);
+	return true;
+}
+
+const ts_dag *ts_template_dag(const ts_template *tp)
+{
+	return tp->dag;
+}
+
+const ts_target *ts_template_target(const ts_template *tp)
+{
+	return tp->target;
+}
+
+ts_space *ts_template_space(const ts_template *tp)
+{
+	return tp->space;
+}
+
+const ts_stage_plan *ts_template_plan(const ts_template *tp, int stage)
+{
+	if (stage < 0 || stage >= tp->dag->nstages)
+		return NULL;
+	return &tp->plans[stage];
+}
+
+ts_rule ts_stage_plan_rule(const ts_stage_plan *p)
+{
+	return p->rule;
+}
+
+const char *ts_stage_plan_decided_by(const ts_stage_plan *p)
+{
+	return p->decided_by;
+}
+
+ts_class ts_stage_plan_class(const ts_stage_plan *p)
+{
+	return p->klass;
 }

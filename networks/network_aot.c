@@ -14,6 +14,7 @@
 #include <tessel/network.h>
 
 #include "dsl/ir.h"
+#include "backends/ir.h"
 #include "support/support.h"
 
 extern char **environ;

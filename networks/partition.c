@@ -19,6 +19,8 @@
 #include <tessel/search.h>
 
 #include "dsl/ir.h"
+#include "metatemplates/ir.h"
+#include "backends/ir.h"
 #include "support/support.h"
 #include "networks/network_internal.h"
 

@@ -20,6 +20,7 @@
 
 #include <tessel/tune.h>
 
+#include "metatemplates/ir.h"
 #include "support/support.h"
 
 /* A set of configurations by hash, open addressing. */

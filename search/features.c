@@ -19,6 +19,7 @@
 #include <tessel/tune.h>
 
 #include "dsl/ir.h"
+#include "backends/ir.h"
 #include "support/support.h"
 
 #define MAX_DEPTH 24

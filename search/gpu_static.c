@@ -11,6 +11,7 @@
 #include <tessel/search.h>
 
 #include "dsl/ir.h"
+#include "metatemplates/ir.h"
 #include "support/support.h"
 
 /* Seconds a kernel launch costs at least. */

@@ -34,6 +34,7 @@
 #include <tessel/measure.h>
 
 #include "dsl/ir.h"
+#include "metatemplates/ir.h"
 #include "support/support.h"
 #include "search/measure_internal.h"
 

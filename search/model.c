@@ -9,6 +9,7 @@
 #include <tessel/search.h>
 
 #include "dsl/ir.h"
+#include "metatemplates/ir.h"
 #include "support/support.h"
 #include "analysis/facts.h"
 #include "search/model.h"

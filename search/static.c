@@ -17,6 +17,7 @@
 #include <tessel/search.h>
 
 #include "dsl/ir.h"
+#include "metatemplates/ir.h"
 #include "support/support.h"
 #include "search/model.h"
 

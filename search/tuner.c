@@ -27,6 +27,7 @@
 #include <tessel/tune.h>
 
 #include "dsl/ir.h"
+#include "metatemplates/ir.h"
 #include "support/support.h"
 
 #define ELITE 16

@@ -16,7 +16,9 @@
 #include <tessel/tessel.h>
 
 /* The tests read the IR's fields, which the public headers hide. */
+#include "backends/ir.h"
 #include "dsl/ir.h"
+#include "metatemplates/ir.h"
 
 /* Fixture: "*state" is a fresh ts_ctx with seed 1. */
 static inline int ts_test_setup(void **state)

@@ -519,7 +519,7 @@ static int run_program(ts_ctx *ctx, const struct run_opts *o)
 	}
 	r.flops = dag_flops(ctx, dag);
 	ts_module_free(m);
-	r.kernel = f->name;
+	r.kernel = ts_func_name(f);
 	print_result(o, &r);
 	return r.checked && !r.passed ? TS_EXIT_FAIL : TS_EXIT_OK;
 }

@@ -109,8 +109,8 @@ static void print_text(const struct schedule_opts *o, const ts_dag *dag,
 
 	printf("# %s on %s: %d configurations rated in %.1f ms, "
 	       "estimated %.4g ms\n",
-		ts_dag_name(dag), tp->target->name, r->rated, r->elapsed_ms,
-		r->best_cost * 1e3);
+		ts_dag_name(dag), ts_template_target(tp)->name, r->rated,
+		r->elapsed_ms, r->best_cost * 1e3);
 	ts_template_print(stdout, tp);
 	printf("\nknobs: %s\n\nschedule:\n", ts_config_to_json(r->best));
 	ts_schedule_print(stdout, sch);
@@ -134,19 +134,20 @@ static void print_json(const ts_dag *dag, const ts_static_result *r,
 
 	json_object_set_new(o, "dag", json_string(ts_dag_name(dag)));
 	json_object_set_new(o, "workload", json_string(ts_dag_hash(dag)));
-	json_object_set_new(o, "target", json_string(r->tp->target->name));
+	json_object_set_new(o, "target",
+		json_string(ts_template_target(r->tp)->name));
 	json_object_set_new(o, "elapsed_ms", json_real(r->elapsed_ms));
 	json_object_set_new(o, "rated", json_integer(r->rated));
 	json_object_set_new(o, "estimate_s", json_real(r->best_cost));
 	for (int s = 0; s < ts_dag_nstages(dag); s++) {
-		const ts_stage_plan *p = &r->tp->plans[s];
+		const ts_stage_plan *p = ts_template_plan(r->tp, s);
 		json_t *st = json_object();
 		json_object_set_new(st, "name",
 			json_string(ts_stage_name(ts_dag_stage(dag, s))));
 		json_object_set_new(st, "class",
-			json_string(ts_class_name(p->klass)));
+			json_string(ts_class_name(ts_stage_plan_class(p))));
 		json_object_set_new(st, "rule",
-			json_string(ts_rule_name(p->rule)));
+			json_string(ts_rule_name(ts_stage_plan_rule(p))));
 		json_array_append_new(stages, st);
 	}
 	json_object_set_new(o, "stages", stages);

@@ -147,12 +147,13 @@ int ts_tool_cuda_run(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
 		return TS_EXIT_FAIL;
 	}
 	/* On the stack, where the collector sees them. */
-	ts_array *want[ts_dag_noutputs(dag) + 1], *args[p->func->nargs + 1];
+	ts_array *want[ts_dag_noutputs(dag) + 1],
+		*args[ts_func_nargs(p->func) + 1];
 
-	for (int a = 0; a < p->func->nargs; a++)
+	for (int a = 0; a < ts_func_nargs(p->func); a++)
 		args[a] = a < ts_dag_ninputs(dag)
 			? in[a]
-			: ts_array_for_tensor(ctx, p->func->args[a]);
+			: ts_array_for_tensor(ctx, ts_func_arg(p->func, a));
 	if (ts_eval(ctx, dag, in, want) < 0 ||
 	    ts_cuda_program_run(ctx, p, args) < 0 ||
 	    ts_cuda_program_time(ctx, p, args, runs, &ms) < 0) {

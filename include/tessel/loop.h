@@ -22,51 +22,51 @@ extern "C" {
 #endif
 
 typedef enum ts_stmt_kind {
-	TS_STMT_FOR,		/* for var in [0, var->extent): body */
-	TS_STMT_BLOCK,		/* stmts[0..nstmts) in order */
+	TS_STMT_FOR,		/* for var in [0, extent of var): body */
+	TS_STMT_BLOCK,		/* its statements in order */
 	TS_STMT_IF,		/* if (cond) body else orelse */
-	TS_STMT_STORE,		/* buffer[idx...] = value */
+	TS_STMT_STORE,		/* buffer[index...] = value */
 	TS_STMT_ALLOC,		/* buffer exists during body */
 	TS_STMT_SYNC,		/* GPU: barrier among the threads of a block */
 	TS_STMT_KIND_COUNT
 } ts_stmt_kind;
 
+/* A statement of the loop IR.  Statements and functions are opaque:
+ * built by the constructors below and by lowering, read through the
+ * accessors. */
 typedef struct ts_stmt ts_stmt;
-
-struct ts_stmt {
-	ts_stmt_kind kind;
-	/* FOR */
-	ts_axis *var;		/* loop variable; var->extent is the trip count */
-	ts_loop_kind loop;	/* how the loop runs */
-	ts_bind bind;		/* for TS_LOOP_BOUND */
-	/* BLOCK */
-	int nstmts;
-	ts_stmt **stmts;
-	/* IF */
-	ts_expr *cond;		/* bool */
-	ts_stmt *orelse;	/* may be NULL */
-	/* FOR, IF, ALLOC */
-	ts_stmt *body;
-	/* STORE, ALLOC */
-	ts_tensor *buffer;	/* the buffer written or allocated */
-	ts_scope scope;		/* ALLOC: where it lives */
-	/* STORE */
-	int nidx;
-	ts_expr **idx;		/* one index per dimension of buffer */
-	ts_expr *value;		/* of buffer->dtype */
-	const char *comment;	/* printed after the statement, may be NULL */
-};
 
 /* A lowered program: one function whose arguments are the DAG's inputs
  * followed by its outputs, each a dense C-order array. */
-typedef struct ts_func {
-	const char *name;
-	int nargs;
-	ts_tensor **args;	/* inputs, then outputs */
-	int ninputs;
-	ts_stmt *body;
-	const ts_dag *dag;	/* what it computes */
-} ts_func;
+typedef struct ts_func ts_func;
+
+/* The symbol-safe name of "f", its arguments (inputs, then outputs),
+ * how many of them are inputs, its body and the DAG it computes. */
+__ts_keep const char *ts_func_name(__ts_keep const ts_func *f);
+int ts_func_nargs(__ts_keep const ts_func *f);
+__ts_gc __ts_null ts_tensor *ts_func_arg(__ts_keep const ts_func *f, int i);
+int ts_func_ninputs(__ts_keep const ts_func *f);
+__ts_gc ts_stmt *ts_func_body(__ts_keep const ts_func *f);
+__ts_gc const ts_dag *ts_func_dag(__ts_keep const ts_func *f);
+
+/* What "s" is, and its parts; an accessor that does not apply to the
+ * kind of "s" returns NULL, 0 or -1.  FOR: its variable, loop kind and
+ * body; BLOCK: its statements; IF: its condition, body and else branch
+ * (may be NULL); STORE: its buffer, indices and value; ALLOC: its buffer,
+ * scope and body. */
+ts_stmt_kind ts_stmt_get_kind(__ts_keep const ts_stmt *s);
+__ts_gc __ts_null ts_axis *ts_stmt_var(__ts_keep const ts_stmt *s);
+ts_loop_kind ts_stmt_loop_kind(__ts_keep const ts_stmt *s);
+__ts_gc __ts_null ts_stmt *ts_stmt_body(__ts_keep const ts_stmt *s);
+int ts_stmt_nstmts(__ts_keep const ts_stmt *s);
+__ts_gc __ts_null ts_stmt *ts_stmt_child(__ts_keep const ts_stmt *s, int i);
+__ts_gc __ts_null ts_expr *ts_stmt_cond(__ts_keep const ts_stmt *s);
+__ts_gc __ts_null ts_stmt *ts_stmt_orelse(__ts_keep const ts_stmt *s);
+__ts_gc __ts_null ts_tensor *ts_stmt_buffer(__ts_keep const ts_stmt *s);
+ts_scope ts_stmt_scope(__ts_keep const ts_stmt *s);
+int ts_stmt_nidx(__ts_keep const ts_stmt *s);
+__ts_gc __ts_null ts_expr *ts_stmt_index(__ts_keep const ts_stmt *s, int i);
+__ts_gc __ts_null ts_expr *ts_stmt_value(__ts_keep const ts_stmt *s);
 
 /* Statement constructors ("orelse" NULL: an if without else). */
 __ts_gc ts_stmt *ts_stmt_for(__ts_keep ts_axis *var, ts_loop_kind loop,

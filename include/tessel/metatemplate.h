@@ -49,65 +49,10 @@ typedef enum ts_rule {
 } ts_rule;
 
 /* The plan of one stage: its rule and the knobs that fill it. */
-typedef struct ts_stage_plan {
-	int stage;		/* index in the DAG */
-	ts_rule rule;
-	const char *decided_by;	/* the rule of the table that decided */
-	ts_class klass;
-	const char *structure;	/* "SSRSRS", "SSRRS", "SS" */
-	int nlevels;		/* strlen(structure) */
-	int nspatial, nreduce;
-	int nslevels, nrlevels;	/* S and R letters */
-	int split[TS_MAX_AXES];	/* split knob per axis (spatial, reduce) */
-	int knob_vec;		/* choice: a spatial axis name or "none" */
-	int vec_default;	/* the contiguous axis, or -1 */
-	int knob_par;		/* int: outer loops fused and parallel */
-	int knob_unroll;	/* bool: unroll the register tile */
-	int knob_cache_write;	/* bool, or -1 */
-	int knob_rfvec;		/* bool: vectorize the reduction through
-				 * rfactor ("SSSRR"), or -1 */
-	int knob_fuse;		/* bool: fuse into consumer, or -1 */
-	int fuse_consumer;	/* stage index of that consumer, or -1 */
-	int fused_into;		/* FUSED candidates: the anchor, or -1 */
-	int knob_at;		/* LOCATION: choice, or -1 */
-	int at_consumer;	/* LOCATION: the consumer stage */
-	int npack;		/* inputs that may be packed */
-	int pack_input[TS_MAX_DIMS];	/* index in stage->inputs */
-	int knob_pack[TS_MAX_DIMS];	/* choice: none, outer, inner */
-} ts_stage_plan;
+typedef struct ts_stage_plan ts_stage_plan;
 
 /* A meta-template instantiated on a DAG and a target. */
-typedef struct ts_template {
-	ts_ctx *ctx;
-	const ts_dag *dag;
-	const ts_dag_info *info;
-	const ts_target *target;
-	ts_space *space;
-	ts_stage_plan *plans;	/* one per stage */
-} ts_template;
-
-/* One loop of a stage under a configuration: what the model rates. */
-typedef struct ts_nest_loop {
-	int axis;		/* stage axis (spatial, then reduction) */
-	int level;		/* tiling level */
-	int64_t trip;		/* iterations */
-	ts_loop_kind kind;
-} ts_nest_loop;
-
-typedef struct ts_nest {
-	int stage;
-	int nloops;
-	ts_nest_loop loops[TS_MAX_NEST];
-	int npar;		/* outer loops run in parallel */
-	int vec_axis;		/* -1: none */
-	int64_t vec_width;	/* lanes of the vector loop */
-	int64_t unrolled;	/* iterations of the unrolled register tile */
-	int64_t padded;		/* iterations including guarded tails */
-	int64_t useful;		/* iterations of the stage */
-	bool cache_write;
-	bool fused;		/* computed in its consumer's tile */
-	int npacked;
-} ts_nest;
+typedef struct ts_template ts_template;
 
 /* Build the knob space of "dag" for "target" (rules in the order written
  * in metatemplates/template.c).
@@ -119,10 +64,27 @@ __ts_gc ts_template *ts_template_new(__ts_keep ts_ctx *ctx,
  * refused (a template bug: every config of the space must apply). */
 __ts_gc ts_schedule *ts_template_apply(__ts_keep const ts_template *tp,
 	__ts_keep const ts_config *cfg);
-/* The loop nest of stage "stage" under "cfg" (false for stages that have
- * no nest of their own: inlined). */
-bool ts_template_nest(__ts_keep const ts_template *tp,
-	__ts_keep const ts_config *cfg, int stage, __ts_keep ts_nest *nest);
+/* Print the loop nest of stage "stage" under "cfg", the nest the model
+ * rates: each loop as s|r, axis, trip count and kind, then the vector
+ * width, the unrolled iterations and the share of guarded tails.  False
+ * (nothing printed) for a stage without a nest of its own (inlined). */
+bool ts_template_print_nest(__ts_keep FILE *out,
+	__ts_keep const ts_template *tp, __ts_keep const ts_config *cfg,
+	int stage);
+/* What the template was made for, its knob space, and the plan of stage
+ * "stage" (NULL outside the DAG). */
+__ts_gc const ts_dag *ts_template_dag(__ts_keep const ts_template *tp);
+__ts_gc const ts_target *ts_template_target(
+	__ts_keep const ts_template *tp);
+__ts_gc ts_space *ts_template_space(__ts_keep const ts_template *tp);
+__ts_gc __ts_null const ts_stage_plan *ts_template_plan(
+	__ts_keep const ts_template *tp, int stage);
+/* The rule of plan "p", the entry of the rule table that decided it (a
+ * static string), and the class of its stage. */
+ts_rule ts_stage_plan_rule(__ts_keep const ts_stage_plan *p);
+__ts_keep const char *ts_stage_plan_decided_by(
+	__ts_keep const ts_stage_plan *p);
+ts_class ts_stage_plan_class(__ts_keep const ts_stage_plan *p);
 /* The layout of the packed copy of input "in" of stage plan "p" under
  * "cfg" as a permutation into "perm" (buffer dimension j holds tensor
  * dimension perm[j]); its length, 0 for the tensor's own layout. */

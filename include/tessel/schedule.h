@@ -100,41 +100,15 @@ typedef enum ts_tail {
  *	PARALLEL, VECTORIZE, UNROLL	loop
  *	BIND		loop, bind
  */
-typedef struct ts_step {
-	ts_step_kind kind;
-	const char *stage;
-	const char *loop;
-	const char *loop2;
-	int64_t factor;
-	ts_tail tail;
-	int nloops;
-	const char **loops;
-	const char *target;
-	int nperm;
-	int perm[TS_MAX_DIMS];
-	ts_bind bind;
-} ts_step;
+typedef struct ts_step ts_step;
 
 /* How the loops of a stage came to be: a split of "parent" into "outer"
  * and "inner", or a fusion of "outer" and "inner" into "parent".  The
  * numbers index ts_sched_stage.loops. */
-typedef struct ts_sched_rel {
-	bool fuse;
-	int parent, outer, inner;
-	int64_t factor;		/* split */
-	ts_tail tail;		/* split */
-} ts_sched_rel;
+typedef struct ts_sched_rel ts_sched_rel;
 
 /* A loop of a stage, live or replaced by a split or a fusion. */
-typedef struct ts_sched_loop {
-	const char *name;
-	int64_t extent;		/* trip count over the whole stage */
-	bool reduce;		/* derived from reduction axes */
-	int axis;		/* < 0 unless an original axis: index in
-				 * spatial axes, then reduction axes */
-	ts_loop_kind kind;	/* annotation */
-	ts_bind bind;
-} ts_sched_loop;
+typedef struct ts_sched_loop ts_sched_loop;
 
 typedef enum ts_attach {
 	TS_ATTACH_ROOT,
@@ -143,39 +117,12 @@ typedef enum ts_attach {
 } ts_attach;
 
 /* A cache_read: "tensor" copied at loop "loop" (a name). */
-typedef struct ts_sched_read {
-	const ts_tensor *tensor;
-	const char *loop;
-	int nperm;
-	int perm[TS_MAX_DIMS];
-} ts_sched_read;
+typedef struct ts_sched_read ts_sched_read;
 
 /* The state of one stage after the steps applied so far. */
-typedef struct ts_sched_stage {
-	const ts_stage *stage;
-	bool nested_reduce;	/* reductions inside the body: not loops */
-	int nloops;		/* every loop ever made */
-	ts_sched_loop *loops;
-	int norder;		/* live loops, outermost first */
-	int *order;		/* indices into loops */
-	int nrels;
-	ts_sched_rel *rels;
-	ts_attach attach;
-	int attach_stage;	/* TS_ATTACH_AT: index of the consumer */
-	const char *attach_loop;	/* TS_ATTACH_AT: its loop's name */
-	const char *cache_write;	/* loop name, or NULL */
-	const char *rfactor;	/* loop name, or NULL */
-	int nreads;
-	ts_sched_read *reads;
-} ts_sched_stage;
+typedef struct ts_sched_stage ts_sched_stage;
 
-typedef struct ts_schedule {
-	ts_ctx *ctx;
-	const ts_dag *dag;
-	int nsteps;
-	ts_step *steps;		/* in the order applied */
-	ts_sched_stage *stages;	/* one per dag->stages[i] */
-} ts_schedule;
+typedef struct ts_schedule ts_schedule;
 
 /* An empty schedule of "dag": the naive schedule. */
 __ts_gc ts_schedule *ts_schedule_new(__ts_keep ts_ctx *ctx,

@@ -30,36 +30,11 @@ typedef enum ts_knob_kind {
  * f[1] * ... * f[nparts-1] <= extent and f[0] = ceil(extent / that
  * product): the outermost level covers the rest, with a tail when the
  * inner product does not divide the extent. */
-typedef struct ts_knob {
-	const char *name;
-	ts_knob_kind kind;
-	int offset;		/* index of its first value in a config */
-	/* SPLIT */
-	int64_t extent;
-	int nparts;
-	bool divisors_only;	/* inner factors must divide the extent */
-	int64_t max_inner;	/* largest allowed innermost factor (0: any) */
-	int ncands;		/* candidate inner factors */
-	int64_t *cands;
-	/* CHOICE */
-	int nchoices;
-	const char **choices;
-	/* INT */
-	int64_t lo, hi;
-} ts_knob;
+typedef struct ts_knob ts_knob;
 
-typedef struct ts_space {
-	ts_ctx *ctx;
-	const char *name;	/* e.g. the stage and template it came from */
-	int nknobs;
-	ts_knob **knobs;
-	int nvalues;		/* length of a config */
-} ts_space;
+typedef struct ts_space ts_space;
 
-typedef struct ts_config {
-	const ts_space *space;
-	int64_t *v;		/* nvalues entries */
-} ts_config;
+typedef struct ts_config ts_config;
 
 /* An empty space called "name" (NULL: "space"). */
 __ts_gc ts_space *ts_space_new(__ts_keep ts_ctx *ctx,

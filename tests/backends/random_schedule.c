@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dsl/ir.h"
+#include "metatemplates/ir.h"
 #include "tests/backends/random_schedule.h"
 
 #define NAME_MAX_LEN 256

@@ -1,8 +1,8 @@
-/* The accessors of the IR's opaque handles: each reads what the
- * declaration says, indices out of range give NULL or -1, the accessors
- * of one expression kind give nothing for another, and weights can be
- * declared only on placeholders.  Every check reads through the public
- * header's functions alone. */
+/* The accessors of the IR's opaque handles (DAGs, loop IR, templates):
+ * each reads what the declaration says, indices out of range give NULL
+ * or -1, the accessors of one kind of node give nothing for another, and
+ * weights can be declared only on placeholders.  Every check reads
+ * through the public headers' functions alone. */
 #include <config.h>
 
 #include "tests/common.h"
@@ -167,6 +167,104 @@ static void test_set_weight__placeholders_only(void **state)
 	assert_false(ts_tensor_is_weight(ts_dag_output(dag, 0)));
 }
 
+/* The first statement of kind "k" in "s", depth first, or NULL. */
+static ts_stmt *find_stmt(ts_stmt *s, ts_stmt_kind k)
+{
+	ts_stmt *kids[3], *r;
+	int n = 0;
+
+	if (!s)
+		return NULL;
+	if (ts_stmt_get_kind(s) == k)
+		return s;
+	for (int i = 0; i < ts_stmt_nstmts(s); i++)
+		if ((r = find_stmt(ts_stmt_child(s, i), k)))
+			return r;
+	kids[n++] = ts_stmt_body(s);
+	kids[n++] = ts_stmt_orelse(s);
+	for (int i = 0; i < n; i++)
+		if ((r = find_stmt(kids[i], k)))
+			return r;
+	return NULL;
+}
+
+static void test_func__naive_lowering_read_back(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "access", src);
+	ts_func *f = ts_lower(ctx, dag, NULL);
+	ts_stmt *loop, *store, *block;
+
+	assert_non_null(f);
+	assert_ptr_equal(ts_func_dag(f), dag);
+	assert_string_equal(ts_func_name(f), "access");
+	assert_int_equal(ts_func_nargs(f), 3);
+	assert_int_equal(ts_func_ninputs(f), 2);
+	assert_string_equal(ts_tensor_name(ts_func_arg(f, 2)), "D");
+	assert_null(ts_func_arg(f, 3));
+
+	loop = find_stmt(ts_func_body(f), TS_STMT_FOR);
+	assert_non_null(loop);
+	assert_int_equal(ts_axis_extent(ts_stmt_var(loop)), 2);
+	assert_int_equal(ts_stmt_loop_kind(loop), TS_LOOP_SERIAL);
+	assert_non_null(ts_stmt_body(loop));
+	assert_null(ts_stmt_buffer(loop));
+	assert_null(ts_stmt_value(loop));
+	assert_int_equal(ts_stmt_nidx(loop), 0);
+
+	store = find_stmt(ts_func_body(f), TS_STMT_STORE);
+	assert_non_null(store);
+	assert_int_equal(ts_stmt_nidx(store), ts_tensor_ndim(
+		ts_stmt_buffer(store)));
+	assert_non_null(ts_stmt_index(store, 0));
+	assert_null(ts_stmt_index(store, ts_stmt_nidx(store)));
+	assert_non_null(ts_stmt_value(store));
+	assert_null(ts_stmt_var(store));
+	assert_null(ts_stmt_body(store));
+
+	block = find_stmt(ts_func_body(f), TS_STMT_BLOCK);
+	if (block) {
+		assert_non_null(ts_stmt_child(block, 0));
+		assert_null(ts_stmt_child(block, ts_stmt_nstmts(block)));
+		assert_null(ts_stmt_cond(block));
+	}
+}
+
+static void test_template__plans_and_nests(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, NULL, src);
+	ts_target *tg = ts_target_lookup(ctx, "zen3");
+	ts_template *tp = ts_template_new(ctx, dag, ts_analyze_dag(ctx, dag),
+		tg);
+	ts_config *cfg;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	assert_non_null(tp);
+	assert_ptr_equal(ts_template_dag(tp), dag);
+	assert_ptr_equal(ts_template_target(tp), tg);
+	assert_non_null(ts_template_space(tp));
+	assert_null(ts_template_plan(tp, 3));
+	assert_null(ts_template_plan(tp, -1));
+	/* C is the reduction; its plan says so and names its rule. */
+	assert_int_equal(ts_stage_plan_class(ts_template_plan(tp, 0)),
+		TS_CLASS_COMPLEX_REDUCTION);
+	assert_int_equal(ts_stage_plan_rule(ts_template_plan(tp, 0)),
+		TS_RULE_TILE);
+	assert_non_null(ts_stage_plan_decided_by(ts_template_plan(tp, 0)));
+
+	cfg = ts_template_default(tp);
+	mem = open_memstream(&text, &len);
+	assert_true(ts_template_print_nest(mem, tp, cfg, 0));
+	assert_false(ts_template_print_nest(mem, tp, cfg, 3));
+	fclose(mem);
+	assert_non_null(strstr(text, "  nest C: s0:"));
+	assert_non_null(strstr(text, "vector width "));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +273,8 @@ int main(void)
 		TS_TEST(test_expr__each_kind_answers_its_own_accessors),
 		TS_TEST(test_literals__untyped_until_they_meet_a_peer),
 		TS_TEST(test_set_weight__placeholders_only),
+		TS_TEST(test_func__naive_lowering_read_back),
+		TS_TEST(test_template__plans_and_nests),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
