@@ -195,6 +195,8 @@ struct ts_nest {
 	int64_t useful;		/* iterations of the stage */
 	bool cache_write;
 	bool fused;		/* computed in its consumer's tile */
+	int tail_loop;		/* the axis whose tail runs as a loop of its
+				 * own after the whole tiles, or -1 */
 	int npacked;
 };
 

@@ -112,12 +112,14 @@ static bool reassociable(const ts_stage *s)
 }
 
 /* Whether the vector loop of "n" runs past the end of its (spatial) axis,
- * so that it tests a guard in every iteration. */
+ * so that it tests a guard in every iteration (a tail that runs as a
+ * loop of its own leaves the whole tiles unguarded). */
 static bool vector_overshoots(const ts_nest *n, const ts_stage *s)
 {
 	int64_t prod = 1;
 
-	if (n->vec_axis < 0 || n->vec_axis >= s->ndim || n->vec_width <= 1)
+	if (n->vec_axis < 0 || n->vec_axis >= s->ndim || n->vec_width <= 1 ||
+	    n->vec_axis == n->tail_loop)
 		return false;
 	for (int k = 0; k < n->nloops; k++)
 		if (n->loops[k].axis == n->vec_axis)
@@ -187,7 +189,7 @@ static void run_vector(const ts_stage_info *si, const ts_nest *n,
 	 * in its body, and LLVM leaves it scalar (measured: an elementwise
 	 * stage over rows of 1000 split 16 x 64 ran 2.1x slower than the
 	 * same loop unsplit, which LLVM vectorized). */
-	if (lp->axis < s->ndim) {
+	if (lp->axis < s->ndim && lp->axis != n->tail_loop) {
 		int64_t prod = 1;
 		for (int k = 0; k < n->nloops; k++)
 			if (n->loops[k].axis == lp->axis)

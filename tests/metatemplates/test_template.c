@@ -173,6 +173,15 @@ static void test_template_rules__follow_the_classes(void **state)
  * fused into one), the same annotations in the same order, the same
  * trips (but for the outermost part of a split, whose trip the schedule
  * rounds to the extent). */
+/* The axis whose split the schedule "ss" partitions, or -1. */
+static int partitioned_axis(const ts_sched_stage *ss)
+{
+	for (int r = 0; r < ss->nrels; r++)
+		if (!ss->rels[r].fuse && ss->rels[r].tail == TS_TAIL_PARTITION)
+			return ss->loops[ss->rels[r].parent].axis;
+	return -1;
+}
+
 static void check_nest_is_scheduled(const char *name, const ts_template *tp,
 	const ts_config *c, const ts_schedule *sch, int y)
 {
@@ -213,6 +222,10 @@ static void check_nest_is_scheduled(const char *name, const ts_template *tp,
 	if (q != n.nloops)
 		fail_msg("%s: stage %d: nest has %d loops, schedule %d", name,
 			y, n.nloops, q);
+	if (partitioned_axis(ss) != n.tail_loop)
+		fail_msg("%s: stage %d: the nest's tail loop is axis %d, the "
+			"schedule's %d under %s", name, y, n.tail_loop,
+			partitioned_axis(ss), ts_config_to_json(c));
 }
 
 /* The model rates what the template schedules, for every catalogue
@@ -383,6 +396,102 @@ static void test_template_fuse__through_inlined_stages(void **state)
 	assert_true(fused > 0);
 }
 
+/* The number of if statements in "s". */
+static int count_ifs(const ts_stmt *s)
+{
+	int n;
+
+	if (!s)
+		return 0;
+	n = s->kind == TS_STMT_IF;
+	for (int i = 0; s->kind == TS_STMT_BLOCK && i < s->nstmts; i++)
+		n += count_ifs(s->stmts[i]);
+	return n + count_ifs(s->body) + (s->kind == TS_STMT_IF ?
+		count_ifs(s->orelse) : 0);
+}
+
+/* The template of the declaration "src" for 1-thread "target". */
+static ts_template *template_src(ts_ctx *ctx, const char *src,
+	const char *target, ts_dag **dag)
+{
+	const ts_target *tg = ts_target_for_threads(ts_target_lookup(ctx,
+		target), 1);
+
+	*dag = ts_parse_string(ctx, "tail.tsl", src);
+	assert_non_null(*dag);
+	assert_non_null(tg);
+	return ts_template_new(ctx, *dag, ts_analyze_dag(ctx, *dag), tg);
+}
+
+/* Whether stage 0 of "tp" under "json" runs its tail as a loop of its
+ * own; the kernel must match the interpreter either way, and with a
+ * tail loop the lowered code tests no guard at all. */
+static bool tail_loop(ts_ctx *ctx, ts_template *tp, const ts_dag *dag,
+	const char *json)
+{
+	ts_config *c = ts_config_from_json(ctx, tp->space, json);
+	ts_array **in = ts_dag_random_inputs(ctx, dag, 3);
+	ts_array **want = ts_new_array(ts_array *, dag->noutputs);
+	ts_schedule *sch;
+	ts_nest n;
+
+	if (!c)
+		fail_msg("%s: %s", json, ts_ctx_error(ctx));
+	sch = ts_template_apply(tp, c);
+	assert_non_null(sch);
+	assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+	check_schedule(ctx, "tail", dag, sch, in, want, c);
+	check_nest_is_scheduled("tail", tp, c, sch, 0);
+	assert_true(ts_template_nest(tp, c, 0, &n));
+	if (n.tail_loop >= 0)
+		assert_int_equal(count_ifs(ts_lower(ctx, dag, sch)->body), 0);
+	return n.tail_loop >= 0;
+}
+
+/* A tiling that overshoots its innermost axis runs the whole tiles
+ * unguarded and the tail as a loop of its own where that tail is one
+ * loop: a row sum of exp over 1000 columns in vectors of 64 (tail 40,
+ * at most an eighth of the row), a 1x1 convolution over rows of 56 in
+ * vectors of 16 (tail 8, a power of two).  The tail stays guarded where
+ * it would be split again (tiles of 2 x 16), where it would be a vector
+ * of 24 (lanes built one by one), and where the outer loop is fused
+ * into the parallel loop. */
+static void test_template_tail__a_loop_where_it_is_one(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *sum, *conv;
+	ts_template *ts = template_src(ctx, "input X: f32[4, 1000]\n"
+		"input M: f32[4]\n"
+		"output E[i: 4] = sum(k: 1000) exp(X[i, k] - M[i])\n",
+		"zen4", &sum);
+	ts_template *tc = template_src(ctx, "input X: f32[1, 64, 4, 56]\n"
+		"input W: f32[32, 64]\n"
+		"output Y[n: 1, k: 32, h: 4, w: 56] = sum(rc: 64) "
+		"X[n, rc, h, w] * W[k, rc]\n", "zen4", &conv);
+	const char *fs = "{\"E.i\":[4,1,1],\"E.k\":%s,\"E.vec\":\"i\","
+		"\"E.par\":0,\"E.unroll\":false,\"E.cache_write\":false,"
+		"\"E.rfvec\":true}";
+	const char *fc = "{\"Y.n\":[1,1,1,1],\"Y.k\":[1,4,1,8],"
+		"\"Y.h\":[2,2,1,1],\"Y.w\":%s,\"Y.rc\":[1,64],"
+		"\"Y.vec\":\"w\",\"Y.par\":%d,\"Y.unroll\":true,"
+		"\"Y.cache_write\":true,\"Y.pack.X\":\"none\","
+		"\"Y.pack.W\":\"none\"}";
+	char b[512];
+
+	snprintf(b, sizeof(b), fs, "[16,64]");
+	assert_true(tail_loop(ctx, ts, sum, b));
+	snprintf(b, sizeof(b), fs, "[125,8]");
+	assert_false(tail_loop(ctx, ts, sum, b));	/* no tail */
+	snprintf(b, sizeof(b), fc, "[4,1,1,16]", 0);
+	assert_true(tail_loop(ctx, tc, conv, b));
+	snprintf(b, sizeof(b), fc, "[2,2,1,16]", 0);
+	assert_false(tail_loop(ctx, tc, conv, b));
+	snprintf(b, sizeof(b), fc, "[2,1,1,32]", 0);
+	assert_false(tail_loop(ctx, tc, conv, b));
+	snprintf(b, sizeof(b), fc, "[4,1,1,16]", 4);
+	assert_false(tail_loop(ctx, tc, conv, b));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +503,7 @@ int main(void)
 		TS_TEST(test_template_nest__is_the_scheduled_nest),
 		TS_TEST(test_template_rfvec__where_vectors_fill),
 		TS_TEST(test_template_fuse__through_inlined_stages),
+		TS_TEST(test_template_tail__a_loop_where_it_is_one),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

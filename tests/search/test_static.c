@@ -326,8 +326,9 @@ static void test_static_model__prices_short_and_gathered_vectors(
 
 /* A stride-2 convolution on rows of 111 (as SqueezeNet's first layer):
  * vectors along the rows gather, and 16-lane vectors overshoot 111, so
- * that every vector of the row tests its guard lane by lane.  On each
- * target the static choice neither gathers under such a guard, nor runs
+ * that every vector of the row tests its guard lane by lane unless the
+ * tail runs as a loop of its own.  On each target the static choice
+ * neither gathers under such a guard, nor runs
  * below half the throughput of the same layer on rows of 112 (which
  * leave no tail), as estimated. */
 static void test_static_model__no_guarded_gathers(void **state)
@@ -356,7 +357,7 @@ static void test_static_model__no_guarded_gathers(void **state)
 			assert_non_null(r = ts_static_fill(ctx, dag, tg, 1));
 			assert_true(ts_template_nest(r->tp, r->best, 0, &n));
 			if (!e && n.vec_axis == 3 && n.vec_width > 1 &&
-			    111 % n.vec_width)
+			    111 % n.vec_width && n.tail_loop != 3)
 				fail_msg("%s: gathers along the rows under a "
 					"guard: %s", targets[t],
 					ts_config_to_json(r->best));
