@@ -18,7 +18,7 @@
 struct build_opts {
 	const char *file;	/* the .tsl program */
 	const char *out;	/* the output folder */
-	const char *schedule;	/* "naive" or a JSON file */
+	const char *schedule;	/* "static", "naive" or a JSON file */
 	const char *records;	/* a records log, or NULL */
 	const char *triple;	/* NULL: this machine */
 	const char *cpu;

@@ -19,7 +19,7 @@
 /* The command line of one run. */
 struct run_opts {
 	const char *file;	/* the .tsl program */
-	const char *schedule;	/* "naive" or a JSON file */
+	const char *schedule;	/* "static", "naive" or a JSON file */
 	const char *records;	/* a records log, or NULL */
 	int threads;		/* 0: OpenMP's default */
 	bool check;		/* compare with the interpreter */
@@ -107,7 +107,7 @@ static bool set_out(void *o, const char *v)
 /* The options of tessel run; add a row to add one. */
 static const struct ts_tool_option run_options[] = {
 	{ "--schedule", true, set_schedule,
-	  "naive (default; static for a network) or a JSON file" },
+	  "static (default), naive, or a schedule in a JSON file" },
 	{ "--records", true, set_records,
 	  "the best record of this log (else the static schedule);\n"
 	  "                     of each task of a network" },
@@ -175,18 +175,18 @@ static char *read_text(ts_ctx *ctx, const char *path)
 	return s;
 }
 
-/* Lower "dag" under "schedule" ("naive", NULL, "static" or a JSON file)
- * in "ctx"; "static" is the baseline the tuner measures, for the host
- * run with "threads" threads. */
+/* Lower "dag" under "schedule" ("naive", "static" or NULL, or a JSON
+ * file) in "ctx"; "static" is the baseline the tuner measures, for the
+ * host run with "threads" threads. */
 ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule,
 	const ts_target *target, int threads, const ts_schedule **used)
 {
 	ts_schedule *sch;
 	char *text;
 
-	if (!schedule || !strcmp(schedule, "naive")) {
+	if (schedule && !strcmp(schedule, "naive")) {
 		sch = ts_schedule_naive(ctx, dag);
-	} else if (!strcmp(schedule, "static")) {
+	} else if (!schedule || !strcmp(schedule, "static")) {
 		const ts_target *tg = target ? target : ts_target_host(ctx);
 		sch = tg ? ts_static_baseline(ctx, dag, tg, threads) : NULL;
 	} else {
