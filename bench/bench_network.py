@@ -316,6 +316,17 @@ def run_case(build, net, batch, args, ort_dir):
     return res
 
 
+def other_cells(r, key, failed):
+    """The time, ratio and error cells of the library "key" ("ofi",
+    "ort") in the result "r" of a case, with "failed" where it did not
+    run, and whether its output matched."""
+    if r[key + "_ms"] is None:
+        return "%s | -" % failed, "-", True
+    cells = "%.3f | %.3f (%.3f-%.3f)" % (r[key + "_ms"], r[key + "_ratio"],
+                                        r[key + "_lo"], r[key + "_hi"])
+    return cells, "%.1e" % r[key + "_err"], r[key + "_err"] < 1e-3
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
@@ -358,21 +369,10 @@ def main():
         net, batch = case.split(":")
         r = run_case(args.build, net, int(batch), args, ort_dir)
         ok &= r["rel_err"] < 1e-3
-        if r["ofi_ms"] is not None:
-            ok &= r["ofi_err"] < 1e-3
-            ofi = "%.3f | %.3f (%.3f-%.3f)" % (r["ofi_ms"], r["ofi_ratio"],
-                                              r["ofi_lo"], r["ofi_hi"])
-            ofi_err = "%.1e" % r["ofi_err"]
-        else:
-            ofi, ofi_err = "ofi failed | -", "-"
-        if r["ort_ms"] is not None:
-            ok &= r["ort_err"] < 1e-3
-            ort = "%.3f | %.3f (%.3f-%.3f)" % (r["ort_ms"], r["ort_ratio"],
-                                              r["ort_lo"], r["ort_hi"])
-            ort_err = "%.1e" % r["ort_err"]
-        else:
-            ort = "%s | -" % (no_ort or "ORT failed")
-            ort_err = "-"
+        ofi, ofi_err, good = other_cells(r, "ofi", "ofi failed")
+        ok &= good
+        ort, ort_err, good = other_cells(r, "ort", no_ort or "ORT failed")
+        ok &= good
         print("| %s | %d | %d | %.2f | %.3f | %.3f | %.3f (%.3f-%.3f) "
               "| %s | %s | %.1e | %s | %s | %.1f |" % (
                   r["net"], r["batch"], r["tasks"], r["arena_mib"],
