@@ -1,0 +1,430 @@
+#!/usr/bin/python3
+"""Models and modules exported from PyTorch, through `tessel run`.
+
+Each case is a module in eval mode (random weights, seed 0) and its
+inputs (batch 1, small images where the model allows).  For each opset
+asked, it is exported with torch.onnx.export, run by `tessel run MODEL.onnx
+--inputs DIR --out DIR` (the importer, then the compiled static schedule)
+on the same inputs as PyTorch, and the outputs are compared: within rtol
+1e-3 plus atol 1e-4 times the output's largest magnitude (at least 1),
+integers exactly.  With --dynamic the batch is exported as a symbolic
+dimension, fixed by `--shape batch=1`.
+
+One row per case and opset: imported, matched, the max abs and rel
+errors, seconds.  Exit 0 when every case matches, 1 otherwise, 77 when
+torch cannot be imported (or tessel cannot read ONNX files).
+
+usage: torch_models.py [--build DIR] [--cases a,b|quick|all]
+                       [--opsets 11,13,17] [--dynamic] [--work DIR] [-v]
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+try:
+    import numpy as np
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+except ImportError as e:
+    print("SKIP: %s" % e)
+    sys.exit(77)
+try:
+    import torchvision
+except ImportError:
+    torchvision = None
+
+warnings.filterwarnings("ignore")
+
+
+def image(c=3, h=64, w=None):
+    return (torch.randn(1, c, h, w or h),)
+
+
+# Small modules: one or a few torch functions each.
+
+class Interp(nn.Module):
+    def __init__(self, mode, align=None, scale=None, size=None):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.kw = dict(mode=mode, scale_factor=scale, size=size)
+        if align is not None:
+            self.kw["align_corners"] = align
+
+    def forward(self, x):
+        return F.interpolate(self.conv(x), **self.kw)
+
+
+class Seq(nn.Module):
+    """Layers applied one after the other, any callables."""
+    def __init__(self, *fs):
+        super().__init__()
+        self.mods = nn.ModuleList(f for f in fs if isinstance(f, nn.Module))
+        self.fs = fs
+
+    def forward(self, x):
+        for f in self.fs:
+            x = f(x)
+        return x
+
+
+class Rnn(nn.Module):
+    def __init__(self, cls, **kw):
+        super().__init__()
+        self.rnn = cls(8, 12, **kw)
+
+    def forward(self, x):
+        return self.rnn(x)[0]
+
+
+class Mha(nn.Module):
+    def __init__(self, mask):
+        super().__init__()
+        self.att = nn.MultiheadAttention(16, 4, batch_first=True)
+        self.mask = mask
+
+    def forward(self, x):
+        m = None
+        if self.mask:
+            n = x.shape[1]
+            m = torch.triu(torch.ones(n, n, dtype=torch.bool), 1)
+        return self.att(x, x, x, attn_mask=m, need_weights=False)[0]
+
+
+class Lambda(nn.Module):
+    """A function of the inputs, after a linear layer on the first so
+    that the model has weights."""
+    def __init__(self, f, width=None):
+        super().__init__()
+        self.f = f
+        self.lin = nn.Linear(width, width) if width else None
+
+    def forward(self, *xs):
+        if self.lin is not None:
+            xs = (self.lin(xs[0]),) + xs[1:]
+        return self.f(*xs)
+
+
+def topk(x):
+    v, i = torch.topk(x, 3, dim=-1)
+    return v, i
+
+
+def masked(x):
+    return x.masked_fill(x > 0.5, float("-inf")).softmax(-1)
+
+
+def chunks(x):
+    a, b = x.chunk(2, dim=1)
+    c, d, e = x.split([1, 2, 3], dim=-1)
+    return a * b.sigmoid(), torch.cat([e, c, d], -1)
+
+
+def vision(name, size=64, **kw):
+    def make():
+        torch.manual_seed(0)
+        return getattr(torchvision.models, name)(weights=None, **kw)
+    return make
+
+
+def segm(name, size=64, **kw):
+    def make():
+        torch.manual_seed(0)
+        m = getattr(torchvision.models.segmentation, name)(
+            weights=None, weights_backbone=None, **kw)
+        return Seq(m, lambda d: d["out"])
+    return make
+
+
+def vit():
+    from torchvision.models.vision_transformer import VisionTransformer
+    torch.manual_seed(0)
+    return VisionTransformer(image_size=64, patch_size=16, num_layers=2,
+                             num_heads=4, hidden_dim=64, mlp_dim=128,
+                             num_classes=10)
+
+
+# name -> (make the module, make its inputs, in the quick set)
+CASES = {
+    "interp_nearest": (lambda: Interp("nearest", scale=2), image, True),
+    "interp_bilinear": (lambda: Interp("bilinear", False, scale=2), image,
+                        True),
+    "interp_bilinear_ac": (lambda: Interp("bilinear", True, size=(13, 21)),
+                           image, True),
+    "interp_bicubic": (lambda: Interp("bicubic", False, scale=1.5), image,
+                       False),
+    "groupnorm": (lambda: Seq(nn.Conv2d(3, 8, 3), nn.GroupNorm(4, 8)),
+                  image, True),
+    "layernorm": (lambda: Seq(nn.Linear(16, 16), nn.LayerNorm(16)),
+                  lambda: (torch.randn(1, 5, 16),), True),
+    "instancenorm": (lambda: Seq(nn.Conv2d(3, 8, 3),
+                                 nn.InstanceNorm2d(8, affine=True)),
+                     image, True),
+    "pixelshuffle": (lambda: Seq(nn.Conv2d(3, 16, 3), nn.PixelShuffle(2),
+                                 nn.PixelUnshuffle(4)), image, True),
+    "convtranspose": (lambda: Seq(nn.ConvTranspose2d(3, 6, 4, stride=2,
+                                                     padding=1),
+                                  nn.ConvTranspose2d(6, 4, 3, stride=2,
+                                                     padding=1,
+                                                     output_padding=1,
+                                                     groups=2)),
+                      lambda: image(h=16), True),
+    "conv1d": (lambda: Seq(nn.Conv1d(4, 8, 5, padding=2, dilation=1),
+                           nn.Conv1d(8, 8, 3, stride=2, groups=4),
+                           nn.MaxPool1d(2), nn.AvgPool1d(2)),
+               lambda: (torch.randn(1, 4, 50),), True),
+    "conv3d": (lambda: Seq(nn.Conv3d(2, 4, 3, padding=1),
+                           nn.MaxPool3d(2), nn.AdaptiveAvgPool3d(1)),
+               lambda: (torch.randn(1, 2, 8, 8, 8),), True),
+    "maxpool_ceil": (lambda: Seq(nn.Conv2d(3, 4, 3),
+                                 nn.MaxPool2d(3, 2, ceil_mode=True),
+                                 nn.AvgPool2d(3, 2, ceil_mode=True,
+                                              count_include_pad=False)),
+                     lambda: image(h=20), True),
+    "adaptive_pool": (lambda: Seq(nn.Conv2d(3, 4, 3),
+                                  nn.AdaptiveAvgPool2d((4, 4))),
+                      lambda: image(h=18), True),
+    "adaptive_pool_uneven": (lambda: Seq(nn.Conv2d(3, 4, 3),
+                                         nn.AdaptiveAvgPool2d((5, 3))),
+                             lambda: image(h=17), False),
+    "adaptive_maxpool": (lambda: Seq(nn.Conv2d(3, 4, 3),
+                                     nn.AdaptiveMaxPool2d((4, 4))),
+                         lambda: image(h=18), False),
+    "lstm": (lambda: Rnn(nn.LSTM, num_layers=2, batch_first=True),
+             lambda: (torch.randn(1, 7, 8),), True),
+    "lstm_bidir": (lambda: Rnn(nn.LSTM, bidirectional=True),
+                   lambda: (torch.randn(7, 1, 8),), False),
+    "gru": (lambda: Rnn(nn.GRU, batch_first=True),
+            lambda: (torch.randn(1, 7, 8),), True),
+    "gru_bidir": (lambda: Rnn(nn.GRU, num_layers=2, bidirectional=True),
+                  lambda: (torch.randn(7, 1, 8),), False),
+    "rnn_tanh": (lambda: Rnn(nn.RNN), lambda: (torch.randn(7, 1, 8),),
+                 False),
+    "mha": (lambda: Mha(False), lambda: (torch.randn(1, 6, 16),), True),
+    "mha_causal": (lambda: Mha(True), lambda: (torch.randn(1, 6, 16),),
+                   False),
+    "cumsum": (lambda: Lambda(lambda x: torch.cumsum(x, 1), 8),
+               lambda: (torch.randn(1, 5, 8),), True),
+    "topk": (lambda: Lambda(topk, 8), lambda: (torch.randn(1, 5, 8),),
+             True),
+    "masked_fill": (lambda: Lambda(masked, 8),
+                    lambda: (torch.randn(1, 5, 8),), True),
+    "einsum": (lambda: Lambda(lambda a, b: torch.einsum("bij,bjk->bik",
+                                                        a, b), 8),
+               lambda: (torch.randn(1, 5, 8), torch.randn(1, 8, 3)), True),
+    "einsum_attn": (lambda: Lambda(lambda q, k: torch.einsum(
+                        "bhqd,bhkd->bhqk", q, k), 8),
+                    lambda: (torch.randn(1, 2, 5, 8),
+                             torch.randn(1, 2, 7, 8)), False),
+    "chunk_split": (lambda: Lambda(chunks, 6),
+                    lambda: (torch.randn(1, 4, 6),), True),
+    "matmul_bcast": (lambda: Lambda(torch.matmul, 8),
+                     lambda: (torch.randn(1, 3, 5, 8),
+                              torch.randn(2, 1, 8, 4)), True),
+    "matmul_vec": (lambda: Lambda(lambda a, b: (a @ b, b.transpose(-1, -2)
+                                                @ a.transpose(-1, -2)), 8),
+                   lambda: (torch.randn(1, 8), torch.randn(3, 8, 2)),
+                   False),
+    "activations": (lambda: Seq(nn.Linear(16, 16), nn.Hardswish(),
+                                nn.Linear(16, 16), nn.Hardsigmoid(),
+                                nn.Linear(16, 16), nn.SiLU(),
+                                nn.Linear(16, 16), nn.Mish(),
+                                nn.Linear(16, 16), nn.GELU("tanh"),
+                                nn.Linear(16, 16), nn.GELU(),
+                                nn.Linear(16, 16), nn.ELU(), nn.SELU(),
+                                nn.Softplus(), nn.LeakyReLU(0.1),
+                                nn.PReLU(), nn.ReLU6(), nn.Tanh(),
+                                nn.LogSoftmax(-1)),
+                    lambda: (torch.randn(1, 4, 16) * 3,), True),
+    "embedding": (lambda: Seq(nn.Embedding(20, 8), nn.Linear(8, 4)),
+                  lambda: (torch.tensor([[1, 5, 19, 0, 7]]),), True),
+    "transformer_dec": (lambda: nn.TransformerDecoderLayer(
+                            32, 4, 64, batch_first=True, norm_first=True),
+                        lambda: (torch.randn(1, 5, 32),
+                                 torch.randn(1, 7, 32)), False),
+}
+
+if torchvision is not None:
+    CASES.update({
+        "resnet50": (vision("resnet50"), image, False),
+        "densenet121": (vision("densenet121"), image, False),
+        "googlenet": (vision("googlenet", aux_logits=False,
+                             init_weights=True), image, False),
+        "inception_v3": (vision("inception_v3", aux_logits=False,
+                                init_weights=True),
+                         lambda: image(h=299), False),
+        "shufflenet_v2_x1_0": (vision("shufflenet_v2_x1_0"), image, False),
+        "mnasnet0_5": (vision("mnasnet0_5"), image, False),
+        "mobilenet_v3_small": (vision("mobilenet_v3_small"), image, True),
+        "efficientnet_b0": (vision("efficientnet_b0"), image, False),
+        "regnet_y_400mf": (vision("regnet_y_400mf"), image, False),
+        "vgg11": (vision("vgg11"), image, False),
+        "alexnet": (vision("alexnet"), lambda: image(h=96), False),
+        "convnext_tiny": (vision("convnext_tiny"), image, False),
+        "vit_small": (vit, image, False),
+        "swin_t": (vision("swin_t"), lambda: image(h=224), False),
+        "fcn_resnet50": (segm("fcn_resnet50", aux_loss=False), image,
+                         False),
+        "deeplabv3_mobilenet_v3_large": (
+            segm("deeplabv3_mobilenet_v3_large", aux_loss=False), image,
+            False),
+        "lraspp_mobilenet_v3_large": (segm("lraspp_mobilenet_v3_large"),
+                                      image, False),
+    })
+
+TORCH_MODELS = ["resnet50", "densenet121", "googlenet", "inception_v3",
+                "shufflenet_v2_x1_0", "mnasnet0_5", "mobilenet_v3_small",
+                "efficientnet_b0", "regnet_y_400mf", "vgg11", "alexnet",
+                "convnext_tiny", "vit_small", "swin_t", "fcn_resnet50",
+                "deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large"]
+
+
+def export(name, opset, dynamic, work):
+    """The module's inputs, its outputs by PyTorch (a list of arrays),
+    their names, the path of its ONNX file and the --shape arguments; or
+    None and the exporter's message."""
+    make, make_inputs, _ = CASES[name]
+    torch.manual_seed(0)
+    model = make().eval()
+    torch.manual_seed(1)
+    xs = make_inputs()
+    with torch.no_grad():
+        ys = model(*xs)
+    ys = list(ys) if isinstance(ys, (tuple, list)) else [ys]
+    ins = ["x%d" % i for i in range(len(xs))]
+    outs = ["y%d" % i for i in range(len(ys))]
+    # A symbolic first dimension: "batch" where it is 1 (--shape batch=1
+    # fixes it), else one of the input's own (--shape NAME=DIMS).
+    axes, shapes = None, []
+    if dynamic:
+        axes = {}
+        for k, x in zip(ins, xs):
+            axes[k] = {0: "batch" if x.shape[0] == 1 else k + "_0"}
+            if x.shape[0] != 1:
+                shapes.append("%s=%s" % (k, "x".join(map(str, x.shape))))
+        if any(x.shape[0] == 1 for x in xs):
+            shapes.append("batch=1")
+        axes.update({k: {0: k + "_0"} for k in outs})
+    path = os.path.join(work, "%s.op%d.onnx" % (name, opset))
+    # Not under no_grad: PyTorch's fast path of attention there has no
+    # ONNX export.
+    try:
+        torch.onnx.export(model, xs, path, opset_version=opset,
+                          input_names=ins, output_names=outs,
+                          dynamic_axes=axes)
+    except Exception as e:  # the exporter's refusal: not Tessel's
+        return None, "export: %s" % str(e).splitlines()[0][:200]
+    return (xs, [y.numpy() for y in ys], ins, outs, path, shapes), None
+
+
+def compare(got, want):
+    """(ok, max abs error, max rel error) of one output."""
+    if got.shape != want.shape:
+        return False, float("inf"), float("inf")
+    if want.dtype.kind in "iub":
+        bad = int(np.sum(got != want))
+        return bad == 0, float(bad), float(bad)
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    fin = np.isfinite(w)
+    if not np.array_equal(fin, np.isfinite(g)) or \
+            not np.array_equal(g[~fin], w[~fin]):
+        return False, float("inf"), float("inf")
+    if not fin.any():
+        return True, 0.0, 0.0
+    err = np.abs(g[fin] - w[fin])
+    scale = max(float(np.max(np.abs(w[fin]))), 1.0)
+    ok = bool(np.all(err <= 1e-3 * np.abs(w[fin]) + 1e-4 * scale))
+    return ok, float(err.max()), float(err.max() / scale)
+
+
+def run_case(tessel, name, opset, dynamic, work, verbose):
+    """One row: (imported, matched, abs err, rel err, seconds, note)."""
+    t0 = time.time()
+    case, why = export(name, opset, dynamic, work)
+    if case is None:
+        return "-", "-", None, None, time.time() - t0, why
+    xs, want, ins, outs, path, shapes = case
+    d = tempfile.mkdtemp(dir=work)
+    for k, x in zip(ins, xs):
+        np.save(os.path.join(d, k + ".npy"), x.numpy())
+    cmd = [tessel, "run", path, "--inputs", d, "--out",
+           os.path.join(d, "out"), "--min-time", "0", "--threads", "1"]
+    for sh in shapes:
+        cmd += ["--shape", sh]
+    t1 = time.time()
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    secs = time.time() - t1
+    if verbose:
+        print(" ".join(cmd), file=sys.stderr)
+    if r.returncode != 0:
+        msg = (r.stderr.strip() or r.stdout.strip()).splitlines()
+        msg = msg[-1] if msg else "exit %d" % r.returncode
+        imported = "no" if r.returncode == 2 else "yes"
+        return imported, "no", None, None, secs, msg[:300]
+    ok, ea, er = True, 0.0, 0.0
+    for k, w in zip(outs, want):
+        try:
+            got = np.load(os.path.join(d, "out", k + ".npy"))
+        except OSError:
+            return "yes", "no", None, None, secs, "no output " + k
+        o, a, e = compare(got, w)
+        ok, ea, er = ok and o, max(ea, a), max(er, e)
+    if not verbose:
+        shutil.rmtree(d, ignore_errors=True)
+    return "yes", "yes" if ok else "NO", ea, er, secs, ""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.environ.get("TS_BUILDDIR", "."))
+    ap.add_argument("--cases", default="quick")
+    ap.add_argument("--opsets", default="13")
+    ap.add_argument("--dynamic", action="store_true")
+    ap.add_argument("--work", default=None)
+    ap.add_argument("-v", "--verbose", action="store_true")
+    a = ap.parse_args()
+    tessel = os.path.join(a.build, "tools", "tessel")
+    if a.cases == "quick":
+        names = [k for k, v in CASES.items() if v[2]]
+    elif a.cases == "all":
+        names = list(CASES)
+    elif a.cases == "models":
+        names = [k for k in TORCH_MODELS if k in CASES]
+    elif a.cases == "modules":
+        names = [k for k in CASES if k not in TORCH_MODELS]
+    else:
+        names = a.cases.split(",")
+    for n in names:
+        if n not in CASES:
+            sys.exit("unknown case %s (torchvision missing?)" % n)
+    work = a.work or tempfile.mkdtemp(prefix="tessel-torch-")
+    os.makedirs(work, exist_ok=True)
+    torch.set_num_threads(1)
+    fails = 0
+    print("| case | opset | imported | matched | max abs err | max rel err "
+          "| s | note |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name in names:
+        for opset in [int(o) for o in a.opsets.split(",")]:
+            imp, ok, ea, er, secs, note = run_case(
+                tessel, name, opset, a.dynamic, work, a.verbose)
+            if ok != "yes" and not note.startswith("export:"):
+                fails += 1
+            print("| %s | %d | %s | %s | %s | %s | %.1f | %s |" % (
+                name, opset, imp, ok,
+                "-" if ea is None else "%.1e" % ea,
+                "-" if er is None else "%.1e" % er, secs,
+                note.replace("|", "/")))
+            sys.stdout.flush()
+    if not a.work:
+        shutil.rmtree(work, ignore_errors=True)
+    sys.exit(1 if fails else 0)
+
+
+if __name__ == "__main__":
+    main()
