@@ -789,11 +789,14 @@ static void commit(struct ox_importer *im, struct ox_node *n)
 			n->out[k]->declared = true;
 }
 
+static const struct ox_op ops_control[];
+
 static const struct ox_op *find_op(struct ox_importer *im, const char *name)
 {
 	static const struct ox_op *const tables[] = {
 		ox_ops_elementwise, ox_ops_linalg, ox_ops_shape,
 		ox_ops_reduce, ox_ops_nn, ox_ops_quant, ox_ops_misc,
+		ops_control,
 	};
 
 	if (!im->ops.cap)
@@ -865,12 +868,96 @@ static ts_status lower_node(struct ox_importer *im, const Onnx__NodeProto *p,
 	for (int k = 0; k < n->nout; k++)
 		if (ox_wants(n, k) && !n->out[k])
 			return ox_fail(im, n, "output %d is not supported", k);
+	/* If reads values of its branch besides its inputs. */
+	for (int i = 0; i < n->reads.n; i++)
+		nonconst |= !((struct ox_value *)n->reads.v[i])->konst;
 	if (foldable(n, nonconst))
 		return fold(im, n);
 	if (n->stmts.n)
 		commit(im, n);
 	return TS_OK;
 }
+
+/* Control flow. */
+
+/* Message "msg" less the file name it starts with. */
+static const char *without_file(const struct ox_importer *im,
+	const char *msg)
+{
+	size_t len = strlen(im->file);
+
+	if (!strncmp(msg, im->file, len) && !strncmp(msg + len, ": ", 2))
+		return msg + len + 2;
+	return msg;
+}
+
+/* If (opsets 1, 11, 13, 16) whose condition is known at import: the
+ * nodes of the branch it takes are lowered as if they stood in the
+ * graph (they read the values around the If by name), and the If's
+ * outputs are copies of the branch's.  PyTorch writes such an If for
+ * squeeze() of a dimension whose size it does not know at export (a
+ * symbolic batch, LocalResponseNorm), where the shapes, fixed here, make
+ * the condition a constant.  A choice made at run time is refused. */
+static ts_status lower_if(struct ox_importer *im, struct ox_node *n)
+{
+	const Onnx__AttributeProto *a;
+	const Onnx__GraphProto *g;
+	const struct ox_value *c;
+	const char *branch;
+
+	if (ox_need(im, n, 0, 1) < 0)
+		return TS_ERROR;
+	c = n->in[0];
+	if (!c->konst || c->konst->size != 1)
+		return ox_fail(im, n, "the condition (input 0, '%s') must be a "
+			"single value known at import: only a branch chosen at "
+			"import is supported, not a choice at run time", c->onnx);
+	branch = ts_array_get(c->konst, 0) != 0 ? "then_branch" :
+		"else_branch";
+	a = ox_attr(n, branch);
+	if (!a || attr_check(im, n, a,
+	    ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH, "a GRAPH") < 0 ||
+	    !a->g)
+		return a ? TS_ERROR : ox_fail(im, n, "no %s", branch);
+	g = a->g;
+	if ((int)g->n_output != n->nout)
+		return ox_fail(im, n, "its %s has %zu outputs for %d", branch,
+			g->n_output, n->nout);
+	for (size_t i = 0; i < g->n_initializer; i++) {
+		const Onnx__TensorProto *t = g->initializer[i];
+		ts_array *arr;
+
+		if (!t->name || !*t->name || table_get(&im->values, t->name))
+			return ox_fail(im, n, "its %s has an initializer "
+				"without a name or with one already in use",
+				branch);
+		if (!(arr = ox_tensor_array(im, n, t)))
+			return TS_ERROR;
+		value_const(im, t->name, arr);
+	}
+	for (size_t i = 0; i < g->n_node; i++)
+		if (lower_node(im, g->node[i], (int)i) < 0)
+			return ox_fail(im, n, "in its %s: %s", branch,
+				without_file(im, ts_ctx_error(im->ctx)));
+	for (int k = 0; k < n->nout; k++) {
+		const char *onnx = g->output[k]->name ? g->output[k]->name : "";
+		struct ox_value *v = table_get(&im->values, onnx);
+		const char *name;
+
+		if (!v)
+			return ox_fail(im, n, "its %s's output '%s' is computed "
+				"by no node", branch, onnx);
+		name = ox_output(im, n, k, v->dtype, v->ndim, v->shape);
+		ox_stage(im, n, name, v->ndim, v->shape, NULL,
+			ox_load_same(im, n, v));
+	}
+	return TS_OK;
+}
+
+static const struct ox_op ops_control[] = {
+	{ "If", lower_if },
+	{ NULL, NULL },
+};
 
 /* Shapes of the graph's inputs. */
 

@@ -26,14 +26,15 @@ DTYPES = {np.float32: TensorProto.FLOAT, np.float64: TensorProto.DOUBLE,
 
 
 def write(root, name, node, inputs, outputs, opset=13, inits=None):
-    """A one-node model over "inputs" (name -> array), expecting
-    "outputs" (name -> array); "inits" are initializers."""
+    """A one-node model (or one of the nodes of a list) over "inputs"
+    (name -> array), expecting "outputs" (name -> array); "inits" are
+    initializers."""
     def info(k, a):
         return helper.make_tensor_value_info(k, DTYPES[a.dtype.type],
                                              a.shape)
     inits = inits or {}
     graph = helper.make_graph(
-        [node], name, [info(k, a) for k, a in inputs.items()],
+        node if isinstance(node, list) else [node], name, [info(k, a) for k, a in inputs.items()],
         [info(k, a) for k, a in outputs.items()],
         [numpy_helper.from_array(a, k) for k, a in inits.items()])
     model = helper.make_model(
@@ -450,6 +451,35 @@ def grid_sample_cases(root):
               {"y": grid_sample(x, grid, mode, pad, align)}, opset=16)
 
 
+def if_cases(root):
+    # If on whether dimension 1 is 1, as PyTorch exports squeeze(1) of a
+    # dimension it does not know: the shapes fix the condition at import.
+    # The branch reads x from around it and has an initializer of its
+    # own; the branch not taken (squeezing a dimension of 2) is never
+    # lowered.
+    one = np.array(1, np.int64)
+    for d in (1, 2):
+        x = f32(rng.standard_normal([3, d, 4]))
+        then = helper.make_graph(
+            [helper.make_node("Squeeze", ["x", "axes"], ["sq"])],
+            "then", [], [helper.make_tensor_value_info(
+                "sq", TensorProto.FLOAT, None)],
+            [numpy_helper.from_array(np.array([1], np.int64), "axes")])
+        other = helper.make_graph(
+            [helper.make_node("Identity", ["x"], ["same"])],
+            "else", [], [helper.make_tensor_value_info(
+                "same", TensorProto.FLOAT, None)])
+        write(root, "misc_if_known_condition_%d" % d, [
+            helper.make_node("Shape", ["x"], ["s"]),
+            helper.make_node("Gather", ["s", "one"], ["d"], axis=0),
+            helper.make_node("Equal", ["d", "one"], ["c"]),
+            helper.make_node("If", ["c"], ["y"], then_branch=then,
+                             else_branch=other),
+            helper.make_node("Neg", ["y"], ["z"])],
+            {"x": x}, {"z": -x.reshape(3, 4) if d == 1 else -x},
+            inits={"one": one})
+
+
 def main(root):
     loss_cases(root)
     scatter_cases(root)
@@ -457,6 +487,7 @@ def main(root):
     small_cases(root)
     recurrent_cases(root)
     grid_sample_cases(root)
+    if_cases(root)
 
 
 if __name__ == "__main__":

@@ -246,6 +246,46 @@ static void test_onnx__outputs__checked(void **state)
 	assert_int_equal(ts_onnx_dag(m)->noutputs, 3);
 }
 
+/* y = If(c): Relu(x) then, an unsupported op else; the condition "c" is
+ * "cmp" of x and x (run time) or of Size(x) and Size(x) (known). */
+static struct mb *if_model(const char *cmp, bool known)
+{
+	struct mb *b = mb_new(13), *then = mb_new(13), *other = mb_new(13);
+	static const int64_t xd[2] = { 2, 3 };
+	Onnx__NodeProto *n;
+
+	mb_input(b, "x", 2, xd, NULL);
+	mb_node(b, "Size", "size", L("x"), L("s"));
+	mb_node(b, cmp, "cmp", known ? L("s", "s") : L("x", "x"), L("c"));
+	n = mb_node(b, "If", "choose", L("c"), L("y"));
+	mb_node(then, "Relu", "r", L("x"), L("t"));
+	mb_output(then, "t");
+	mb_node(other, "Frobnicate", "f", L("x"), L("e"));
+	mb_output(other, "e");
+	mb_attr_graph(n, "then_branch", then);
+	mb_attr_graph(n, "else_branch", other);
+	mb_output(b, "y");
+	return b;
+}
+
+/* If: a condition computed at run time is refused; a known one lowers
+ * the branch it takes (only that one), whose errors name the If and the
+ * node inside. */
+static void test_onnx__if__needs_a_known_condition(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_onnx_model *m;
+
+	expect_error(ctx, if_model("Greater", false), L("m.onnx: node 2 "
+		"'choose' (If): the condition (input 0, 'c') must be a single "
+		"value known at import"));
+	assert_non_null(m = import(ctx, if_model("Equal", true), NULL));
+	assert_non_null(strstr(ts_onnx_source(m), "output y[i0: 2, i1: 3]"));
+	expect_error(ctx, if_model("Less", true), L("m.onnx: node 2 'choose' "
+		"(If): in its else_branch: node 0 'f' (Frobnicate): the "
+		"operator Frobnicate is not supported"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +315,9 @@ int main(void)
 			ts_test_setup, ts_test_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_onnx__outputs__checked,
+			ts_test_setup, ts_test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_onnx__if__needs_a_known_condition,
 			ts_test_setup, ts_test_teardown),
 	};
 
