@@ -613,7 +613,11 @@ ts_status ox_broadcast(struct ox_importer *im, const struct ox_node *n,
 	int64_t *out)
 {
 	int r = TS_MAX(nda, ndb);
+	int64_t res[TS_MAX_DIMS];
 
+	/* Into "res" first: "out" may be "a" (Where, Sum and the like fold
+	 * their inputs' shapes one by one), whose first dimensions are still
+	 * to be read when the rank grows. */
 	for (int i = 0; i < r; i++) {
 		int64_t x = i - (r - nda) >= 0 ? a[i - (r - nda)] : 1;
 		int64_t y = i - (r - ndb) >= 0 ? b[i - (r - ndb)] : 1;
@@ -622,8 +626,9 @@ ts_status ox_broadcast(struct ox_importer *im, const struct ox_node *n,
 			return ox_fail(im, n, "shapes do not broadcast: "
 				"dimension %d is %lld and %lld", i,
 				(long long)x, (long long)y);
-		out[i] = x == 1 ? y : x;
+		res[i] = x == 1 ? y : x;
 	}
+	memcpy(out, res, sizeof(int64_t) * (size_t)r);
 	*nd = r;
 	return TS_OK;
 }

@@ -451,6 +451,28 @@ def grid_sample_cases(root):
               {"y": grid_sample(x, grid, mode, pad, align)}, opset=16)
 
 
+def broadcast_cases(root):
+    # Where and the variadic operators with the rank growing from one
+    # input to the next (a causal mask [t, t] selecting among scores
+    # [b, h, t, t], as PyTorch exports masked_fill).
+    c = rng.standard_normal([3, 4]) > 0
+    y = f32(rng.standard_normal([2, 2, 3, 4]))
+    write(root, "misc_where_rank_grows", helper.make_node(
+        "Where", ["c", "x", "y"], ["z"]),
+        {"c": c, "x": f32(-np.inf * np.ones([])), "y": y},
+        {"z": np.where(c, f32(-np.inf), y)})
+    a, b, d = (f32(rng.standard_normal(sh)) for sh in ([4], [2, 1, 4],
+                                                       [3, 1]))
+    for op, f in (("Max", np.maximum), ("Sum", np.add),
+                  ("Mean", lambda p, q: p + q)):
+        want = f(f(a, b), d)
+        if op == "Mean":
+            want = want / 3
+        write(root, "misc_%s_rank_grows" % op.lower(), helper.make_node(
+            op, ["a", "b", "d"], ["z"]), {"a": a, "b": b, "d": d},
+            {"z": f32(want)})
+
+
 def if_cases(root):
     # If on whether dimension 1 is 1, as PyTorch exports squeeze(1) of a
     # dimension it does not know: the shapes fix the condition at import.
@@ -488,6 +510,7 @@ def main(root):
     recurrent_cases(root)
     grid_sample_cases(root)
     if_cases(root)
+    broadcast_cases(root)
 
 
 if __name__ == "__main__":

@@ -363,7 +363,55 @@ class RnnState(nn.Module):
         return y, h2, c2, g, a, b
 
 
+class TinyGpt(nn.Module):
+    """Token and position embeddings, causal self-attention from a
+    mask buffer cut to the length, a GELU MLP, tied output weights."""
+    def __init__(self, vocab=50, d=32, heads=4, ctx=16):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.pos = nn.Embedding(ctx, d)
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(),
+                                 nn.Linear(4 * d, d))
+        self.heads = heads
+        self.register_buffer("mask", torch.tril(torch.ones(ctx, ctx)))
+
+    def forward(self, ids):
+        b, t = ids.shape
+        pos = torch.arange(t, dtype=torch.long).unsqueeze(0)
+        x = self.tok(ids) + self.pos(pos)
+        q, k, v = self.qkv(self.ln1(x)).split(x.shape[-1], dim=2)
+        q, k, v = (z.view(b, t, self.heads, -1).transpose(1, 2)
+                   for z in (q, k, v))
+        a = (q @ k.transpose(-2, -1)) * (1.0 / (q.shape[-1] ** 0.5))
+        a = a.masked_fill(self.mask[:t, :t] == 0, float("-inf"))
+        y = (a.softmax(-1) @ v).transpose(1, 2).reshape(b, t, -1)
+        x = x + self.proj(y)
+        x = x + self.mlp(self.ln2(x))
+        return x @ self.tok.weight.t()
+
+
+def quantized():
+    """A conv net quantized by PyTorch (static, qnnpack), which exports
+    as QuantizeLinear/DequantizeLinear around float operators."""
+    import torch.ao.quantization as tq
+    m = Seq(tq.QuantStub(), nn.Conv2d(3, 8, 3), nn.ReLU(),
+            nn.Conv2d(8, 8, 3, groups=2), nn.Flatten(), nn.Linear(8 * 4 * 4, 10),
+            tq.DeQuantStub())
+    torch.backends.quantized.engine = "qnnpack"
+    m.eval().qconfig = tq.get_default_qconfig("qnnpack")
+    tq.prepare(m, inplace=True)
+    for _ in range(4):
+        m(torch.randn(1, 3, 8, 8))
+    return tq.convert(m)
+
+
 CASES.update({
+    "tiny_gpt": (TinyGpt, lambda: (torch.tensor([[3, 1, 4, 1, 5, 9, 2]]),),
+                 True),
+    "quantized": (quantized, lambda: image(h=8), False),
     "gathers": (lambda: Lambda(gathers, 5),
                 lambda: (torch.randn(1, 4, 5),), False),
     "reductions": (lambda: Lambda(reductions, 6),
@@ -478,7 +526,9 @@ def calibrate(model, xs):
 # Cases whose export before an opset is not what PyTorch computes (its
 # own warning says so): bilinear interpolation becomes Upsample, whose
 # coordinates are not align_corners=False's until Resize of opset 11.
-EXPORT_DIFFERS = {"interp_bilinear": 11, "upsample3d": 11}
+EXPORT_DIFFERS = {"interp_bilinear": 11, "upsample3d": 11,
+                  "fcn_resnet50": 11, "deeplabv3_mobilenet_v3_large": 11,
+                  "lraspp_mobilenet_v3_large": 11}
 
 # Options of torch.onnx.export beyond the defaults (--no-folding,
 # --initializers-as-inputs).
