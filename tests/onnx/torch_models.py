@@ -393,15 +393,27 @@ class TinyGpt(nn.Module):
         return x @ self.tok.weight.t()
 
 
+class QuantNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        import torch.ao.quantization as tq
+        self.q, self.dq = tq.QuantStub(), tq.DeQuantStub()
+        self.c1 = nn.Conv2d(3, 8, 3)
+        self.c2 = nn.Conv2d(8, 8, 3, groups=2)
+        self.fc = nn.Linear(8 * 4 * 4, 10)
+
+    def forward(self, x):
+        x = self.c2(F.relu(self.c1(self.q(x))))
+        return self.dq(self.fc(x.flatten(1)))
+
+
 def quantized():
     """A conv net quantized by PyTorch (static, qnnpack), which exports
     as QuantizeLinear/DequantizeLinear around float operators."""
     import torch.ao.quantization as tq
-    m = Seq(tq.QuantStub(), nn.Conv2d(3, 8, 3), nn.ReLU(),
-            nn.Conv2d(8, 8, 3, groups=2), nn.Flatten(), nn.Linear(8 * 4 * 4, 10),
-            tq.DeQuantStub())
     torch.backends.quantized.engine = "qnnpack"
-    m.eval().qconfig = tq.get_default_qconfig("qnnpack")
+    m = QuantNet().eval()
+    m.qconfig = tq.get_default_qconfig("qnnpack")
     tq.prepare(m, inplace=True)
     for _ in range(4):
         m(torch.randn(1, 3, 8, 8))
