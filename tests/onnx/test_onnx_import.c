@@ -246,6 +246,22 @@ static void test_onnx__outputs__checked(void **state)
 	assert_int_equal(ts_onnx_dag(m)->noutputs, 3);
 }
 
+/* NonZero on a value computed at run time: refused with the reason,
+ * as PyTorch exports x[mask] and torch.nonzero (detection models). */
+static void test_onnx__nonzero_at_run_time__says_why(void **state)
+{
+	ts_ctx *ctx = *state;
+	struct mb *b = mb_new(13);
+	static const int64_t xd[1] = { 4 };
+
+	mb_input(b, "x", 1, xd, NULL);
+	mb_node(b, "NonZero", "nz", L("x"), L("y"));
+	mb_output(b, "y");
+	expect_error(ctx, b, L("m.onnx: node 0 'nz' (NonZero): the input "
+		"(input 0, 'x') must be known at import, not computed at run "
+		"time: the output's shape depends on its values"));
+}
+
 /* y = If(c): Relu(x) then, an unsupported op else; the condition "c" is
  * "cmp" of x and x (run time) or of Size(x) and Size(x) (known). */
 static struct mb *if_model(const char *cmp, bool known)
@@ -315,6 +331,9 @@ int main(void)
 			ts_test_setup, ts_test_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_onnx__outputs__checked,
+			ts_test_setup, ts_test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_onnx__nonzero_at_run_time__says_why,
 			ts_test_setup, ts_test_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_onnx__if__needs_a_known_condition,
