@@ -420,7 +420,53 @@ def quantized():
     return tq.convert(m)
 
 
+def einsums(a, b):
+    return (torch.einsum("...ij,...jk->...ik", a, b),
+            torch.einsum("bii->bi", a[..., :4]),
+            torch.einsum("bij->bji", a), torch.einsum("bij,bij->b", a, a))
+
+
+def int_ops(x):
+    i = x.argmax(-1)
+    return (i * 3 + 1) // 2, i % 3, \
+        torch.div(i - 5, 2, rounding_mode="trunc"), (i > 2) & (i < 6), \
+        i.to(torch.float32) / 7
+
+
+def softmaxes(x):
+    return x.softmax(1), x.log_softmax(1), F.softmax(x, 2).sum(3)
+
+
 CASES.update({
+    "einsum_forms": (lambda: Lambda(einsums, 4),
+                     lambda: (torch.randn(2, 4, 4), torch.randn(2, 4, 3)),
+                     False),
+    "int_ops": (lambda: Lambda(int_ops, 9), lambda: (torch.randn(1, 4, 9),),
+                False),
+    "softmax_axes": (lambda: Lambda(softmaxes, 5),
+                     lambda: (torch.randn(1, 3, 4, 5),), False),
+    "float64": (lambda: Seq(nn.Linear(6, 8), nn.Tanh(), nn.LayerNorm(8),
+                            nn.Linear(8, 3)).double(),
+                lambda: (torch.randn(1, 6, dtype=torch.float64),), False),
+    "pools_more": (lambda: Seq(nn.Conv2d(3, 4, 3),
+                               nn.MaxPool2d(3, 1, padding=1, dilation=2),
+                               nn.LPPool2d(2, 2), nn.AvgPool2d(3, 1, 1)),
+                   lambda: image(h=14), False),
+    "interp_more": (lambda: Seq(nn.Conv2d(3, 4, 1),
+                                nn.Upsample(scale_factor=1.5),
+                                nn.Upsample(size=(7, 11), mode="bilinear"),
+                                nn.Upsample(scale_factor=(0.5, 2),
+                                            mode="nearest")),
+                    lambda: image(h=9), False),
+    "convtranspose_more": (lambda: Seq(nn.ConvTranspose2d(
+                               3, 4, 3, stride=(2, 1), padding=(0, 1),
+                               dilation=2),
+                               nn.ConvTranspose2d(4, 2, (1, 3), stride=3)),
+                           lambda: image(h=7), False),
+    "conv_transpose3d": (lambda: Seq(nn.ConvTranspose3d(2, 3, 3, stride=2,
+                                                        padding=1,
+                                                        output_padding=1)),
+                         lambda: (torch.randn(1, 2, 3, 4, 5),), False),
     "tiny_gpt": (TinyGpt, lambda: (torch.tensor([[3, 1, 4, 1, 5, 9, 2]]),),
                  True),
     "quantized": (quantized, lambda: image(h=8), False),
@@ -537,9 +583,10 @@ def calibrate(model, xs):
 
 # Cases whose export before an opset is not what PyTorch computes (its
 # own warning says so): bilinear interpolation becomes Upsample, whose
-# coordinates are not align_corners=False's until Resize of opset 11.
+# coordinates are not align_corners=False's until Resize of opset 11,
+# and a downscale an Upsample with a scale below 1, which ONNX forbids.
 EXPORT_DIFFERS = {"interp_bilinear": 11, "upsample3d": 11,
-                  "fcn_resnet50": 11, "deeplabv3_mobilenet_v3_large": 11,
+                  "interp_more": 11, "fcn_resnet50": 11, "deeplabv3_mobilenet_v3_large": 11,
                   "lraspp_mobilenet_v3_large": 11}
 
 # Options of torch.onnx.export beyond the defaults (--no-folding,
