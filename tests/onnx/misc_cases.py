@@ -34,7 +34,8 @@ def write(root, name, node, inputs, outputs, opset=13, inits=None):
                                              a.shape)
     inits = inits or {}
     graph = helper.make_graph(
-        node if isinstance(node, list) else [node], name, [info(k, a) for k, a in inputs.items()],
+        node if isinstance(node, list) else [node], name,
+        [info(k, a) for k, a in inputs.items()],
         [info(k, a) for k, a in outputs.items()],
         [numpy_helper.from_array(a, k) for k, a in inits.items()])
     model = helper.make_model(

@@ -586,7 +586,8 @@ def calibrate(model, xs):
 # coordinates are not align_corners=False's until Resize of opset 11,
 # and a downscale an Upsample with a scale below 1, which ONNX forbids.
 EXPORT_DIFFERS = {"interp_bilinear": 11, "upsample3d": 11,
-                  "interp_more": 11, "fcn_resnet50": 11, "deeplabv3_mobilenet_v3_large": 11,
+                  "interp_more": 11, "fcn_resnet50": 11,
+                  "deeplabv3_mobilenet_v3_large": 11,
                   "lraspp_mobilenet_v3_large": 11}
 
 # Options of torch.onnx.export beyond the defaults (--no-folding,
