@@ -19,7 +19,7 @@ torch cannot be imported (or tessel cannot read ONNX files).
 
 usage: torch_models.py [--build DIR] [--cases a,b|quick|all]
                        [--opsets 11,13,17] [--dynamic batch|all]
-                       [--no-folding] [--initializers-as-inputs]
+                       [--no-folding] [--initializers-as-inputs] [--batch N]
                        [--work DIR] [-v]
 """
 import argparse
@@ -570,7 +570,8 @@ def calibrate(model, xs):
     and says nothing of what came before."""
     bns = [m for m in model.modules()
            if isinstance(m, nn.modules.batchnorm._BatchNorm)]
-    if not bns or xs[0].shape[0] != 1 or not xs[0].is_floating_point():
+    if not bns or xs[0].shape[0] != BATCH or \
+            not xs[0].is_floating_point():
         return
     for m in bns:
         m.reset_running_stats()
@@ -593,6 +594,19 @@ EXPORT_DIFFERS = {"interp_bilinear": 11, "upsample3d": 11,
 # Options of torch.onnx.export beyond the defaults (--no-folding,
 # --initializers-as-inputs).
 EXPORT_OPTIONS = {}
+# The batch of the inputs whose batch is 1 (--batch).
+BATCH = 1
+
+
+def widen(x):
+    """Input "x" with the batch of --batch where its batch is 1: more
+    random rows, or for integers the same row again."""
+    if BATCH == 1 or x.dim() == 0 or x.shape[0] != 1:
+        return x
+    if x.is_floating_point():
+        return torch.cat([x, torch.randn(BATCH - 1, *x.shape[1:],
+                                         dtype=x.dtype)])
+    return x.repeat(BATCH, *[1] * (x.dim() - 1))
 
 
 def export(name, opset, dynamic, work):
@@ -603,7 +617,7 @@ def export(name, opset, dynamic, work):
     torch.manual_seed(0)
     model = make().eval()
     torch.manual_seed(1)
-    xs = make_inputs()
+    xs = tuple(widen(x) for x in make_inputs())
     calibrate(model, xs)
     # Not under no_grad: PyTorch's fast paths there (attention, a padding
     # mask as a nested tensor) compute what the exported graph does not.
@@ -611,19 +625,19 @@ def export(name, opset, dynamic, work):
     ys = list(ys) if isinstance(ys, (tuple, list)) else [ys]
     ins = ["x%d" % i for i in range(len(xs))]
     outs = ["y%d" % i for i in range(len(ys))]
-    # "batch": a symbolic first dimension, named "batch" where it is 1
-    # (--shape batch=1 fixes it), else after the input (--shape
+    # "batch": a symbolic first dimension, named "batch" where it is the
+    # batch (--shape batch=N fixes it), else after the input (--shape
     # NAME=DIMS).  "all": every dimension symbolic, each input's shape
     # given whole.
     axes, shapes = None, []
     if dynamic == "batch":
         axes = {}
         for k, x in zip(ins, xs):
-            axes[k] = {0: "batch" if x.shape[0] == 1 else k + "_0"}
-            if x.shape[0] != 1:
+            axes[k] = {0: "batch" if x.shape[0] == BATCH else k + "_0"}
+            if x.shape[0] != BATCH:
                 shapes.append("%s=%s" % (k, "x".join(map(str, x.shape))))
-        if any(x.shape[0] == 1 for x in xs):
-            shapes.append("batch=1")
+        if any(x.shape[0] == BATCH for x in xs):
+            shapes.append("batch=%d" % BATCH)
     elif dynamic == "all":
         axes = {k: {d: "%s_%d" % (k, d) for d in range(x.dim())}
                 for k, x in zip(ins, xs)}
@@ -715,9 +729,13 @@ def main():
                     help="export with do_constant_folding=False")
     ap.add_argument("--initializers-as-inputs", action="store_true",
                     help="export with keep_initializers_as_inputs=True")
+    ap.add_argument("--batch", type=int, default=1,
+                    help="the batch of the inputs (where it is 1)")
     ap.add_argument("--work", default=None)
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
+    global BATCH
+    BATCH = a.batch
     if a.no_folding:
         EXPORT_OPTIONS["do_constant_folding"] = False
     if a.initializers_as_inputs:
