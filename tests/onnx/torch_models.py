@@ -130,14 +130,24 @@ def chunks(x):
     return a * b.sigmoid(), torch.cat([e, c, d], -1)
 
 
-def vision(name, size=64, **kw):
+def redraw_zeros(m):
+    """Weights that a model initialises to zero (ViT's head) drawn at
+    random: a zero layer would hide everything before it."""
+    for p in m.parameters():
+        if p.dim() > 1 and not p.detach().any():
+            nn.init.normal_(p.data, std=p.shape[-1] ** -0.5)
+    return m
+
+
+def vision(name, **kw):
     def make():
         torch.manual_seed(0)
-        return getattr(torchvision.models, name)(weights=None, **kw)
+        return redraw_zeros(getattr(torchvision.models, name)(
+            weights=None, **kw))
     return make
 
 
-def segm(name, size=64, **kw):
+def segm(name, **kw):
     def make():
         torch.manual_seed(0)
         m = getattr(torchvision.models.segmentation, name)(
@@ -152,9 +162,7 @@ def vit():
     m = VisionTransformer(image_size=64, patch_size=16, num_layers=2,
                           num_heads=4, hidden_dim=64, mlp_dim=128,
                           num_classes=10)
-    # Its head starts at zero, which would hide everything before it.
-    nn.init.normal_(m.heads.head.weight)
-    return m
+    return redraw_zeros(m)
 
 
 # name -> (make the module, make its inputs)
@@ -532,6 +540,13 @@ if torchvision is not None:
         "alexnet": (vision("alexnet"), lambda: image(h=224)),
         "convnext_tiny": (vision("convnext_tiny"), image),
         "vit_small": (vit, image),
+        "vit_b_16": (vision("vit_b_16"), lambda: image(h=224)),
+        "resnet50_224": (vision("resnet50"), lambda: image(h=224)),
+        "efficientnet_b0_224": (vision("efficientnet_b0"),
+                                lambda: image(h=224)),
+        "convnext_tiny_224": (vision("convnext_tiny"), lambda: image(h=224)),
+        "mobilenet_v3_large_224": (vision("mobilenet_v3_large"),
+                                   lambda: image(h=224)),
         "swin_t": (vision("swin_t"), lambda: image(h=224)),
         "fcn_resnet50": (segm("fcn_resnet50", aux_loss=False), image),
         "deeplabv3_mobilenet_v3_large": (
@@ -543,7 +558,9 @@ if torchvision is not None:
 TORCH_MODELS = ["resnet50", "densenet121", "googlenet", "inception_v3",
                 "shufflenet_v2_x1_0", "mnasnet0_5", "mobilenet_v3_small",
                 "efficientnet_b0", "regnet_y_400mf", "vgg11", "alexnet",
-                "convnext_tiny", "vit_small", "swin_t", "fcn_resnet50",
+                "convnext_tiny", "vit_small", "vit_b_16", "resnet50_224",
+                "efficientnet_b0_224", "convnext_tiny_224",
+                "mobilenet_v3_large_224", "swin_t", "fcn_resnet50",
                 "deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large"]
 
 
