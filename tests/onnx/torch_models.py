@@ -439,7 +439,34 @@ def softmaxes(x):
     return x.softmax(1), x.log_softmax(1), F.softmax(x, 2).sum(3)
 
 
+class Seq2Seq(nn.Module):
+    """nn.Transformer with its square causal mask for the target."""
+    def __init__(self):
+        super().__init__()
+        self.t = nn.Transformer(16, 2, 1, 1, 32, batch_first=True)
+
+    def forward(self, src, tgt):
+        n = tgt.shape[1]
+        mask = self.t.generate_square_subsequent_mask(n)
+        return self.t(src, tgt, tgt_mask=mask)
+
+
+def misc_fns(a, b):
+    return (torch.cdist(a, b), F.cosine_similarity(a[:, :3], b, dim=-1),
+            F.pairwise_distance(a[0], a[1]), torch.outer(a[0, 0], b[0, 1]),
+            torch.clamp_min(a, 0.1).log2())
+
+
 CASES.update({
+    "seq2seq": (Seq2Seq, lambda: (torch.randn(1, 6, 16),
+                                  torch.randn(1, 5, 16))),
+    "misc_fns": (lambda: Lambda(misc_fns),
+                 lambda: (torch.randn(2, 5, 4), torch.randn(2, 3, 4))),
+    "weight_norm": (lambda: Seq(nn.utils.weight_norm(nn.Conv2d(3, 4, 3)),
+                                nn.utils.weight_norm(nn.Linear(6, 5))),
+                    lambda: image(h=8)),
+    "embedding_bag": (lambda: nn.EmbeddingBag(10, 4, mode="mean"),
+                      lambda: (torch.tensor([[1, 2, 4], [4, 3, 9]]),)),
     "einsum_forms": (lambda: Lambda(einsums, 4),
                      lambda: (torch.randn(2, 4, 4), torch.randn(2, 4, 3))),
     "int_ops": (lambda: Lambda(int_ops, 9), lambda: (torch.randn(1, 4, 9),)),
@@ -540,6 +567,8 @@ if torchvision is not None:
         "alexnet": (vision("alexnet"), lambda: image(h=224)),
         "convnext_tiny": (vision("convnext_tiny"), image),
         "vit_small": (vit, image),
+        "r3d_18": (lambda: redraw_zeros(torchvision.models.video.r3d_18(
+            weights=None)), lambda: (torch.randn(1, 3, 4, 32, 32),)),
         "vit_b_16": (vision("vit_b_16"), lambda: image(h=224)),
         "resnet50_224": (vision("resnet50"), lambda: image(h=224)),
         "efficientnet_b0_224": (vision("efficientnet_b0"),
@@ -558,7 +587,8 @@ if torchvision is not None:
 TORCH_MODELS = ["resnet50", "densenet121", "googlenet", "inception_v3",
                 "shufflenet_v2_x1_0", "mnasnet0_5", "mobilenet_v3_small",
                 "efficientnet_b0", "regnet_y_400mf", "vgg11", "alexnet",
-                "convnext_tiny", "vit_small", "vit_b_16", "resnet50_224",
+                "convnext_tiny", "vit_small", "r3d_18", "vit_b_16",
+                "resnet50_224",
                 "efficientnet_b0_224", "convnext_tiny_224",
                 "mobilenet_v3_large_224", "swin_t", "fcn_resnet50",
                 "deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large"]
