@@ -832,6 +832,45 @@ static bool old_op(const char *op)
 	return false;
 }
 
+/* Why the operators that exported models bring and the tables lack are
+ * refused (those whose name starts with "name" when it ends with '*'),
+ * or NULL. */
+static const char *refusal_reason(const char *op)
+{
+	static const char *const reasons[][2] = {
+		{ "Loop", "loops over a subgraph are not unrolled at import" },
+		{ "Scan", "loops over a subgraph are not unrolled at import" },
+		{ "NonMaxSuppression", "the number of boxes it keeps, its "
+			"output's shape, depends on values computed at run "
+			"time" },
+		{ "Unique", "its output's shape depends on the values of its "
+			"input" },
+		{ "Random*", "random numbers are not a function of the "
+			"program's inputs" },
+		{ "Bernoulli", "random numbers are not a function of the "
+			"program's inputs" },
+		{ "Multinomial", "random numbers are not a function of the "
+			"program's inputs" },
+		{ "Sequence*", "sequences of tensors are not values of a "
+			"program" },
+		{ "SplitToSequence", "sequences of tensors are not values of a "
+			"program" },
+		{ "ConcatFromSequence", "sequences of tensors are not values of "
+			"a program" },
+		{ "Optional*", "optional values are not values of a program" },
+	};
+
+	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
+		size_t len = strlen(reasons[i][0]);
+
+		if (reasons[i][0][len - 1] == '*' ?
+		    !strncmp(op, reasons[i][0], len - 1) :
+		    !strcmp(op, reasons[i][0]))
+			return reasons[i][1];
+	}
+	return NULL;
+}
+
 static ts_status lower_node(struct ox_importer *im, const Onnx__NodeProto *p,
 	int index)
 {
@@ -845,9 +884,13 @@ static ts_status lower_node(struct ox_importer *im, const Onnx__NodeProto *p,
 	if (p->domain && *p->domain && strcmp(p->domain, "ai.onnx"))
 		return ox_fail(im, n, "the domain '%s' is not supported (only "
 			"ONNX's default domain is)", p->domain);
-	if (!(op = find_op(im, n->op)))
-		return ox_fail(im, n, "the operator %s is not supported",
-			*n->op ? n->op : "(no op_type)");
+	if (!(op = find_op(im, n->op))) {
+		const char *why = refusal_reason(n->op);
+
+		return ox_fail(im, n, "the operator %s is not supported%s%s",
+			*n->op ? n->op : "(no op_type)", why ? ": " : "",
+			why ? why : "");
+	}
 	if (im->opset < 6 && !old_op(n->op))
 		return ox_fail(im, n, "%s is supported from opset 6 (the model "
 			"imports opset %d)", n->op, im->opset);

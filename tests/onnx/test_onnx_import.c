@@ -185,6 +185,14 @@ static void test_onnx__unsupported_op_and_opset(void **state)
 	mb_output(b, "y");
 	expect_error(ctx, b, L("node 0 'f' (Frobnicate): the operator "
 		"Frobnicate is not supported"));
+	/* Those exported models bring say why. */
+	b->graph.node[0]->op_type = "Loop";
+	expect_error(ctx, b, L("node 0 'f' (Loop): the operator Loop is not "
+		"supported: loops over a subgraph are not unrolled at import"));
+	b->graph.node[0]->op_type = "SequenceConstruct";
+	expect_error(ctx, b, L("(SequenceConstruct): the operator "
+		"SequenceConstruct is not supported: sequences of tensors are "
+		"not values of a program"));
 	/* Before opset 6, only operators whose meaning has not changed. */
 	mb_input(old, "x", 1, xd, NULL);
 	mb_node(old, "Relu", "r", L("x"), L("h"));
