@@ -22,6 +22,9 @@
 #define FOLD_LIMIT (1 << 16)
 #define FOLD_INPUTS (1 << 22)
 
+/* Ifs within the branches of Ifs, at most (each level is a C call). */
+#define IF_DEPTH 32
+
 /* A string-keyed table (open addressing). */
 struct table {
 	const char **keys;
@@ -79,6 +82,7 @@ struct ox_importer {
 	ts_vec out_names;	/* their program names */
 	ts_onnx_options opt;
 	ts_buf header;
+	int depth;		/* of the If whose branch is being lowered */
 };
 
 struct ts_onnx_model {
@@ -794,7 +798,13 @@ static void commit(struct ox_importer *im, struct ox_node *n)
 			n->out[k]->declared = true;
 }
 
-static const struct ox_op ops_control[];
+/* Control flow, lowered here with the nodes of its branches. */
+static ts_status lower_if(struct ox_importer *im, struct ox_node *n);
+
+static const struct ox_op ops_control[] = {
+	{ "If", lower_if },
+	{ NULL, NULL },
+};
 
 static const struct ox_op *find_op(struct ox_importer *im, const char *name)
 {
@@ -983,10 +993,14 @@ static ts_status lower_if(struct ox_importer *im, struct ox_node *n)
 			return TS_ERROR;
 		value_const(im, t->name, arr);
 	}
+	if (im->depth == IF_DEPTH)
+		return ox_fail(im, n, "Ifs nested more than %d deep", IF_DEPTH);
+	im->depth++;
 	for (size_t i = 0; i < g->n_node; i++)
 		if (lower_node(im, g->node[i], (int)i) < 0)
 			return ox_fail(im, n, "in its %s: %s", branch,
 				without_file(im, ts_ctx_error(im->ctx)));
+	im->depth--;
 	for (int k = 0; k < n->nout; k++) {
 		const char *onnx = g->output[k]->name ? g->output[k]->name : "";
 		struct ox_value *v = table_get(&im->values, onnx);
@@ -1001,11 +1015,6 @@ static ts_status lower_if(struct ox_importer *im, struct ox_node *n)
 	}
 	return TS_OK;
 }
-
-static const struct ox_op ops_control[] = {
-	{ "If", lower_if },
-	{ NULL, NULL },
-};
 
 /* Shapes of the graph's inputs. */
 

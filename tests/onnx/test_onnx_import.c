@@ -310,6 +310,49 @@ static void test_onnx__if__needs_a_known_condition(void **state)
 		"operator Frobnicate is not supported"));
 }
 
+/* An If in the then branch of an If, "depth" times, on the same known
+ * condition; the innermost branch is Relu(x), every else branch Neg(x)
+ * (not the then branch again: the packed size would double with each
+ * level). */
+static struct mb *nested_ifs(int depth)
+{
+	struct mb *b = mb_new(13), *g = b, *other = mb_new(13);
+	static const int64_t xd[1] = { 3 };
+
+	mb_node(other, "Neg", "neg", L("x"), L("e"));
+	mb_output(other, "e");
+	mb_input(b, "x", 1, xd, NULL);
+	mb_node(b, "Size", "size", L("x"), L("s"));
+	mb_node(b, "Equal", "eq", L("s", "s"), L("c"));
+	for (int k = 0; k < depth; k++) {
+		struct mb *then = mb_new(13);
+		char *out = calloc(16, 1);
+		Onnx__NodeProto *n;
+
+		snprintf(out, 16, "y%d", k);
+		n = mb_node(g, "If", out, L("c"), ((const char *[]){ out,
+			NULL }));
+		mb_attr_graph(n, "then_branch", then);
+		mb_attr_graph(n, "else_branch", other);
+		mb_output(g, out);
+		g = then;
+	}
+	mb_node(g, "Relu", "r", L("x"), L("t"));
+	mb_output(g, "t");
+	return b;
+}
+
+/* Nested Ifs lower to the innermost branch, up to a depth that keeps a
+ * crafted model from exhausting the stack. */
+static void test_onnx__nested_ifs__are_bounded(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	assert_non_null(import(ctx, nested_ifs(8), NULL));
+	expect_error(ctx, nested_ifs(40), L("(If): in its then_branch: ",
+		"Ifs nested more than 32 deep"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +388,9 @@ int main(void)
 			ts_test_setup, ts_test_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_onnx__if__needs_a_known_condition,
+			ts_test_setup, ts_test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_onnx__nested_ifs__are_bounded,
 			ts_test_setup, ts_test_teardown),
 	};
 
