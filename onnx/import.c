@@ -23,6 +23,9 @@
 #define FOLD_LIMIT (1 << 16)
 #define FOLD_INPUTS (1 << 22)
 
+/* Ifs within the branches of Ifs, at most (each level is a C call). */
+#define IF_DEPTH 32
+
 /* A string-keyed table (open addressing). */
 struct table {
 	const char **keys;
@@ -80,6 +83,7 @@ struct ox_importer {
 	ts_vec out_names;	/* their program names */
 	ts_onnx_options opt;
 	ts_buf header;
+	int depth;		/* of the If whose branch is being lowered */
 };
 
 struct ts_onnx_model {
@@ -614,7 +618,11 @@ ts_status ox_broadcast(struct ox_importer *im, const struct ox_node *n,
 	int64_t *out)
 {
 	int r = TS_MAX(nda, ndb);
+	int64_t res[TS_MAX_DIMS];
 
+	/* Into "res" first: "out" may be "a" (Where, Sum and the like fold
+	 * their inputs' shapes one by one), whose first dimensions are still
+	 * to be read when the rank grows. */
 	for (int i = 0; i < r; i++) {
 		int64_t x = i - (r - nda) >= 0 ? a[i - (r - nda)] : 1;
 		int64_t y = i - (r - ndb) >= 0 ? b[i - (r - ndb)] : 1;
@@ -623,8 +631,9 @@ ts_status ox_broadcast(struct ox_importer *im, const struct ox_node *n,
 			return ox_fail(im, n, "shapes do not broadcast: "
 				"dimension %d is %lld and %lld", i,
 				(long long)x, (long long)y);
-		out[i] = x == 1 ? y : x;
+		res[i] = x == 1 ? y : x;
 	}
+	memcpy(out, res, sizeof(int64_t) * (size_t)r);
 	*nd = r;
 	return TS_OK;
 }
@@ -790,11 +799,20 @@ static void commit(struct ox_importer *im, struct ox_node *n)
 			n->out[k]->declared = true;
 }
 
+/* Control flow, lowered here with the nodes of its branches. */
+static ts_status lower_if(struct ox_importer *im, struct ox_node *n);
+
+static const struct ox_op ops_control[] = {
+	{ "If", lower_if },
+	{ NULL, NULL },
+};
+
 static const struct ox_op *find_op(struct ox_importer *im, const char *name)
 {
 	static const struct ox_op *const tables[] = {
 		ox_ops_elementwise, ox_ops_linalg, ox_ops_shape,
 		ox_ops_reduce, ox_ops_nn, ox_ops_quant, ox_ops_misc,
+		ops_control,
 	};
 
 	if (!im->ops.cap)
@@ -825,6 +843,45 @@ static bool old_op(const char *op)
 	return false;
 }
 
+/* Why the operators that exported models bring and the tables lack are
+ * refused (those whose name starts with "name" when it ends with '*'),
+ * or NULL. */
+static const char *refusal_reason(const char *op)
+{
+	static const char *const reasons[][2] = {
+		{ "Loop", "loops over a subgraph are not unrolled at import" },
+		{ "Scan", "loops over a subgraph are not unrolled at import" },
+		{ "NonMaxSuppression", "the number of boxes it keeps, its "
+			"output's shape, depends on values computed at run "
+			"time" },
+		{ "Unique", "its output's shape depends on the values of its "
+			"input" },
+		{ "Random*", "random numbers are not a function of the "
+			"program's inputs" },
+		{ "Bernoulli", "random numbers are not a function of the "
+			"program's inputs" },
+		{ "Multinomial", "random numbers are not a function of the "
+			"program's inputs" },
+		{ "Sequence*", "sequences of tensors are not values of a "
+			"program" },
+		{ "SplitToSequence", "sequences of tensors are not values of a "
+			"program" },
+		{ "ConcatFromSequence", "sequences of tensors are not values of "
+			"a program" },
+		{ "Optional*", "optional values are not values of a program" },
+	};
+
+	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
+		size_t len = strlen(reasons[i][0]);
+
+		if (reasons[i][0][len - 1] == '*' ?
+		    !strncmp(op, reasons[i][0], len - 1) :
+		    !strcmp(op, reasons[i][0]))
+			return reasons[i][1];
+	}
+	return NULL;
+}
+
 static ts_status lower_node(struct ox_importer *im, const Onnx__NodeProto *p,
 	int index)
 {
@@ -838,9 +895,13 @@ static ts_status lower_node(struct ox_importer *im, const Onnx__NodeProto *p,
 	if (p->domain && *p->domain && strcmp(p->domain, "ai.onnx"))
 		return ox_fail(im, n, "the domain '%s' is not supported (only "
 			"ONNX's default domain is)", p->domain);
-	if (!(op = find_op(im, n->op)))
-		return ox_fail(im, n, "the operator %s is not supported",
-			*n->op ? n->op : "(no op_type)");
+	if (!(op = find_op(im, n->op))) {
+		const char *why = refusal_reason(n->op);
+
+		return ox_fail(im, n, "the operator %s is not supported%s%s",
+			*n->op ? n->op : "(no op_type)", why ? ": " : "",
+			why ? why : "");
+	}
 	if (im->opset < 6 && !old_op(n->op))
 		return ox_fail(im, n, "%s is supported from opset 6 (the model "
 			"imports opset %d)", n->op, im->opset);
@@ -866,10 +927,93 @@ static ts_status lower_node(struct ox_importer *im, const Onnx__NodeProto *p,
 	for (int k = 0; k < n->nout; k++)
 		if (ox_wants(n, k) && !n->out[k])
 			return ox_fail(im, n, "output %d is not supported", k);
+	/* If reads values of its branch besides its inputs. */
+	for (int i = 0; i < n->reads.n; i++)
+		nonconst |= !((struct ox_value *)n->reads.v[i])->konst;
 	if (foldable(n, nonconst))
 		return fold(im, n);
 	if (n->stmts.n)
 		commit(im, n);
+	return TS_OK;
+}
+
+/* Control flow. */
+
+/* Message "msg" less the file name it starts with. */
+static const char *without_file(const struct ox_importer *im,
+	const char *msg)
+{
+	size_t len = strlen(im->file);
+
+	if (!strncmp(msg, im->file, len) && !strncmp(msg + len, ": ", 2))
+		return msg + len + 2;
+	return msg;
+}
+
+/* If (opsets 1, 11, 13, 16) whose condition is known at import: the
+ * nodes of the branch it takes are lowered as if they stood in the
+ * graph (they read the values around the If by name), and the If's
+ * outputs are copies of the branch's.  PyTorch writes such an If for
+ * squeeze() of a dimension whose size it does not know at export (a
+ * symbolic batch, LocalResponseNorm), where the shapes, fixed here, make
+ * the condition a constant.  A choice made at run time is refused. */
+static ts_status lower_if(struct ox_importer *im, struct ox_node *n)
+{
+	const Onnx__AttributeProto *a;
+	const Onnx__GraphProto *g;
+	const struct ox_value *c;
+	const char *branch;
+
+	if (ox_need(im, n, 0, 1) < 0)
+		return TS_ERROR;
+	c = n->in[0];
+	if (!c->konst || c->konst->size != 1)
+		return ox_fail(im, n, "the condition (input 0, '%s') must be a "
+			"single value known at import: only a branch chosen at "
+			"import is supported, not a choice at run time", c->onnx);
+	branch = ts_array_get(c->konst, 0) != 0 ? "then_branch" :
+		"else_branch";
+	a = ox_attr(n, branch);
+	if (!a || attr_check(im, n, a,
+	    ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH, "a GRAPH") < 0 ||
+	    !a->g)
+		return a ? TS_ERROR : ox_fail(im, n, "no %s", branch);
+	g = a->g;
+	if ((int)g->n_output != n->nout)
+		return ox_fail(im, n, "its %s has %zu outputs for %d", branch,
+			g->n_output, n->nout);
+	for (size_t i = 0; i < g->n_initializer; i++) {
+		const Onnx__TensorProto *t = g->initializer[i];
+		ts_array *arr;
+
+		if (!t->name || !*t->name || table_get(&im->values, t->name))
+			return ox_fail(im, n, "its %s has an initializer "
+				"without a name or with one already in use",
+				branch);
+		if (!(arr = ox_tensor_array(im, n, t)))
+			return TS_ERROR;
+		value_const(im, t->name, arr);
+	}
+	if (im->depth == IF_DEPTH)
+		return ox_fail(im, n, "Ifs nested more than %d deep", IF_DEPTH);
+	im->depth++;
+	for (size_t i = 0; i < g->n_node; i++)
+		if (lower_node(im, g->node[i], (int)i) < 0)
+			return ox_fail(im, n, "in its %s: %s", branch,
+				without_file(im, ts_ctx_error(im->ctx)));
+	im->depth--;
+	for (int k = 0; k < n->nout; k++) {
+		const char *onnx = g->output[k]->name ? g->output[k]->name : "";
+		struct ox_value *v = table_get(&im->values, onnx);
+		const char *name;
+
+		if (!v)
+			return ox_fail(im, n, "its %s's output '%s' is computed "
+				"by no node", branch, onnx);
+		name = ox_output(im, n, k, v->dtype, v->ndim, v->shape);
+		ox_stage(im, n, name, v->ndim, v->shape, NULL,
+			ox_load_same(im, n, v));
+	}
 	return TS_OK;
 }
 

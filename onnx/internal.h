@@ -175,8 +175,8 @@ const char *ox_raxis(struct ox_node *n);
 
 /* Shapes. */
 int64_t ox_numel(int ndim, const int64_t *shape);
-/* Numpy broadcasting of "a" and "b" into "out"; error when they do not
- * broadcast. */
+/* Numpy broadcasting of "a" and "b" into "out" (which may be "a" or
+ * "b"); error when they do not broadcast. */
 ts_status ox_broadcast(struct ox_importer *im, const struct ox_node *n,
 	int nda, const int64_t *a, int ndb, const int64_t *b, int *nd,
 	int64_t *out);

@@ -760,7 +760,8 @@ static ts_status lower_max_unpool(struct ox_importer *im, struct ox_node *n)
 	return TS_OK;
 }
 
-/* Input "k", which must be known at import. */
+/* Input "k", which must be known at import because the output's shape
+ * depends on its values (a program's shapes are fixed). */
 static ts_status need_known(struct ox_importer *im, const struct ox_node *n,
 	int k, const char *what)
 {
@@ -769,7 +770,9 @@ static ts_status need_known(struct ox_importer *im, const struct ox_node *n,
 	if (n->in[k]->konst)
 		return TS_OK;
 	return ox_fail(im, n, "%s (input %d, '%s') must be known at import, "
-		"not computed at run time", what, k, n->in[k]->onnx);
+		"not computed at run time: the output's shape depends on its "
+		"values, and shapes are fixed at import", what, k,
+		n->in[k]->onnx);
 }
 
 /* Compress (opsets 9, 11): the slices along "axis" (of the flattened

@@ -1,6 +1,6 @@
-/* Shapes and constants: Constant, ConstantOfShape, Shape, Size, Reshape,
- * Flatten, Squeeze, Unsqueeze, Transpose.  Whatever only moves elements
- * is a stage that reads its input at computed indices. */
+/* Shapes and constants: Constant, ConstantOfShape, ConstantFill, Shape,
+ * Size, Reshape, Flatten, Squeeze, Unsqueeze, Transpose.  Whatever only
+ * moves elements is a stage that reads its input at computed indices. */
 #include <config.h>
 
 #include <math.h>
@@ -381,6 +381,52 @@ static ts_status lower_constant_of_shape(struct ox_importer *im,
 		t = arr->dtype;
 		v = ts_array_get(arr, 0);
 	}
+	for (int i = 0; i < nd; i++)
+		if (shape[i] < 0)
+			return ox_fail(im, n, "negative extent %lld",
+				(long long)shape[i]);
+	name = ox_output(im, n, 0, t, nd, shape);
+	ox_stage(im, n, name, nd, shape, NULL, ox_tlit(t, v));
+	return TS_OK;
+}
+
+/* ConstantFill, an experimental operator of ONNX's first releases that
+ * PyTorch still writes at opsets 7 and 8 (the zero initial states of its
+ * recurrent layers, before ConstantOfShape): "value" of type "dtype" in
+ * the shape that the input holds (input_as_shape=1), the input's own
+ * shape, or the attribute "shape" without an input; then "extra_shape". */
+static ts_status lower_constant_fill(struct ox_importer *im,
+	struct ox_node *n)
+{
+	int64_t shape[TS_MAX_DIMS], extra[TS_MAX_DIMS], as_shape, elem;
+	int nd = 0, ne = 0;
+	const char *name;
+	double v;
+	ts_dtype t;
+
+	if (ox_attr_int(im, n, "input_as_shape", 0, &as_shape) < 0 ||
+	    ox_attr_int(im, n, "dtype", ONNX_FLOAT, &elem) < 0 ||
+	    ox_attr_float(im, n, "value", 0, &v) < 0 ||
+	    ox_attr_ints(im, n, "extra_shape", extra, TS_MAX_DIMS, &ne) < 0 ||
+	    ox_dtype(im, n, (int)elem, &t) < 0)
+		return TS_ERROR;
+	if (ox_has(n, 0) && as_shape) {
+		if (ox_const_ints(im, n, 0, "the shape", shape, TS_MAX_DIMS,
+		    &nd) < 0)
+			return TS_ERROR;
+	} else if (ox_has(n, 0)) {
+		nd = n->in[0]->ndim;
+		memcpy(shape, n->in[0]->shape, sizeof(int64_t) * (size_t)nd);
+	} else if (ox_attr_ints(im, n, "shape", shape, TS_MAX_DIMS, &nd) < 0) {
+		return TS_ERROR;
+	}
+	nd = TS_MAX(nd, 0);
+	ne = TS_MAX(ne, 0);
+	if (nd + ne > TS_MAX_DIMS)
+		return ox_fail(im, n, "%d dimensions, more than %d", nd + ne,
+			TS_MAX_DIMS);
+	memcpy(shape + nd, extra, sizeof(int64_t) * (size_t)ne);
+	nd += ne;
 	for (int i = 0; i < nd; i++)
 		if (shape[i] < 0)
 			return ox_fail(im, n, "negative extent %lld",
@@ -1660,6 +1706,7 @@ const struct ox_op ox_ops_shape[] = {
 	{ "Size", lower_size },
 	{ "Constant", lower_constant },
 	{ "ConstantOfShape", lower_constant_of_shape },
+	{ "ConstantFill", lower_constant_fill },
 	{ "Range", lower_range },
 	{ "Concat", lower_concat },
 	{ "Split", lower_split },

@@ -161,6 +161,17 @@ static inline void mb_attr_float(Onnx__NodeProto *n, const char *name,
 	a->f = v;
 }
 
+/* A GRAPH attribute (If's branches): the graph of "sub", a model built
+ * with mb_new whose nodes and outputs are the branch's. */
+static inline void mb_attr_graph(Onnx__NodeProto *n, const char *name,
+	struct mb *sub)
+{
+	Onnx__AttributeProto *a = mb_attr(n, name,
+		ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);
+
+	a->g = &sub->graph;
+}
+
 /* The model's bytes. */
 static inline uint8_t *mb_pack(struct mb *b, size_t *len)
 {

@@ -115,3 +115,14 @@ case('test_forms_resize_opset10', 10, 'Resize', [('x', img)],
      [('y', img.repeat(3, axis=2)[:, :, :, [0, 0, 1, 1, 2, 2, 3, 3]])],
      dict(mode='nearest'),
      inits={'scales': np.array([1, 1, 3, 2], np.float32)})
+
+# ConstantFill (experimental, PyTorch's export of zero states at opsets 7
+# and 8): the shape held by an input, or an input's own shape with
+# extra_shape and another dtype.
+case('test_forms_constantfill_as_shape_opset7', 7, 'ConstantFill', [],
+     [('y', np.full((2, 3), 0.5, np.float32))],
+     dict(input_as_shape=1, value=0.5),
+     inits={'s': np.array([2, 3], np.int64)})
+case('test_forms_constantfill_like_opset8', 8, 'ConstantFill', [('x', x)],
+     [('y', np.full((3, 4, 5, 2), 3, np.int64))],
+     dict(dtype=TensorProto.INT64, value=3.0, extra_shape=[2]))

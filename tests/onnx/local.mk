@@ -32,3 +32,7 @@ EXTRA_DIST += tests/onnx/cases.sh tests/onnx/forms.py \
 # tessel import and every verb on .onnx files, bad files included.
 TESTS += tests/onnx/test_cli.sh
 EXTRA_DIST += tests/onnx/test_cli.sh
+# Modules and a network exported from PyTorch, run and compared with it
+# (SKIP without python3-torch).
+TESTS += tests/onnx/torch_models.sh
+EXTRA_DIST += tests/onnx/torch_models.sh tests/onnx/torch_models.py

@@ -26,14 +26,16 @@ DTYPES = {np.float32: TensorProto.FLOAT, np.float64: TensorProto.DOUBLE,
 
 
 def write(root, name, node, inputs, outputs, opset=13, inits=None):
-    """A one-node model over "inputs" (name -> array), expecting
-    "outputs" (name -> array); "inits" are initializers."""
+    """A one-node model (or one of the nodes of a list) over "inputs"
+    (name -> array), expecting "outputs" (name -> array); "inits" are
+    initializers."""
     def info(k, a):
         return helper.make_tensor_value_info(k, DTYPES[a.dtype.type],
                                              a.shape)
     inits = inits or {}
     graph = helper.make_graph(
-        [node], name, [info(k, a) for k, a in inputs.items()],
+        node if isinstance(node, list) else [node], name,
+        [info(k, a) for k, a in inputs.items()],
         [info(k, a) for k, a in outputs.items()],
         [numpy_helper.from_array(a, k) for k, a in inits.items()])
     model = helper.make_model(
@@ -450,6 +452,57 @@ def grid_sample_cases(root):
               {"y": grid_sample(x, grid, mode, pad, align)}, opset=16)
 
 
+def broadcast_cases(root):
+    # Where and the variadic operators with the rank growing from one
+    # input to the next (a causal mask [t, t] selecting among scores
+    # [b, h, t, t], as PyTorch exports masked_fill).
+    c = rng.standard_normal([3, 4]) > 0
+    y = f32(rng.standard_normal([2, 2, 3, 4]))
+    write(root, "misc_where_rank_grows", helper.make_node(
+        "Where", ["c", "x", "y"], ["z"]),
+        {"c": c, "x": f32(-np.inf * np.ones([])), "y": y},
+        {"z": np.where(c, f32(-np.inf), y)})
+    a, b, d = (f32(rng.standard_normal(sh)) for sh in ([4], [2, 1, 4],
+                                                       [3, 1]))
+    for op, f in (("Max", np.maximum), ("Sum", np.add),
+                  ("Mean", lambda p, q: p + q)):
+        want = f(f(a, b), d)
+        if op == "Mean":
+            want = want / 3
+        write(root, "misc_%s_rank_grows" % op.lower(), helper.make_node(
+            op, ["a", "b", "d"], ["z"]), {"a": a, "b": b, "d": d},
+            {"z": f32(want)})
+
+
+def if_cases(root):
+    # If on whether dimension 1 is 1, as PyTorch exports squeeze(1) of a
+    # dimension it does not know: the shapes fix the condition at import.
+    # The branch reads x from around it and has an initializer of its
+    # own; the branch not taken (squeezing a dimension of 2) is never
+    # lowered.
+    one = np.array(1, np.int64)
+    for d in (1, 2):
+        x = f32(rng.standard_normal([3, d, 4]))
+        then = helper.make_graph(
+            [helper.make_node("Squeeze", ["x", "axes"], ["sq"])],
+            "then", [], [helper.make_tensor_value_info(
+                "sq", TensorProto.FLOAT, None)],
+            [numpy_helper.from_array(np.array([1], np.int64), "axes")])
+        other = helper.make_graph(
+            [helper.make_node("Identity", ["x"], ["same"])],
+            "else", [], [helper.make_tensor_value_info(
+                "same", TensorProto.FLOAT, None)])
+        write(root, "misc_if_known_condition_%d" % d, [
+            helper.make_node("Shape", ["x"], ["s"]),
+            helper.make_node("Gather", ["s", "one"], ["d"], axis=0),
+            helper.make_node("Equal", ["d", "one"], ["c"]),
+            helper.make_node("If", ["c"], ["y"], then_branch=then,
+                             else_branch=other),
+            helper.make_node("Neg", ["y"], ["z"])],
+            {"x": x}, {"z": -x.reshape(3, 4) if d == 1 else -x},
+            inits={"one": one})
+
+
 def main(root):
     loss_cases(root)
     scatter_cases(root)
@@ -457,6 +510,8 @@ def main(root):
     small_cases(root)
     recurrent_cases(root)
     grid_sample_cases(root)
+    if_cases(root)
+    broadcast_cases(root)
 
 
 if __name__ == "__main__":

@@ -185,6 +185,14 @@ static void test_onnx__unsupported_op_and_opset(void **state)
 	mb_output(b, "y");
 	expect_error(ctx, b, L("node 0 'f' (Frobnicate): the operator "
 		"Frobnicate is not supported"));
+	/* Those exported models bring say why. */
+	b->graph.node[0]->op_type = "Loop";
+	expect_error(ctx, b, L("node 0 'f' (Loop): the operator Loop is not "
+		"supported: loops over a subgraph are not unrolled at import"));
+	b->graph.node[0]->op_type = "SequenceConstruct";
+	expect_error(ctx, b, L("(SequenceConstruct): the operator "
+		"SequenceConstruct is not supported: sequences of tensors are "
+		"not values of a program"));
 	/* Before opset 6, only operators whose meaning has not changed. */
 	mb_input(old, "x", 1, xd, NULL);
 	mb_node(old, "Relu", "r", L("x"), L("h"));
@@ -246,6 +254,105 @@ static void test_onnx__outputs__checked(void **state)
 	assert_int_equal(ts_onnx_dag(m)->noutputs, 3);
 }
 
+/* NonZero on a value computed at run time: refused with the reason,
+ * as PyTorch exports x[mask] and torch.nonzero (detection models). */
+static void test_onnx__nonzero_at_run_time__says_why(void **state)
+{
+	ts_ctx *ctx = *state;
+	struct mb *b = mb_new(13);
+	static const int64_t xd[1] = { 4 };
+
+	mb_input(b, "x", 1, xd, NULL);
+	mb_node(b, "NonZero", "nz", L("x"), L("y"));
+	mb_output(b, "y");
+	expect_error(ctx, b, L("m.onnx: node 0 'nz' (NonZero): the input "
+		"(input 0, 'x') must be known at import, not computed at run "
+		"time: the output's shape depends on its values"));
+}
+
+/* y = If(c): Relu(x) then, an unsupported op else; the condition "c" is
+ * "cmp" of x and x (run time) or of Size(x) and Size(x) (known). */
+static struct mb *if_model(const char *cmp, bool known)
+{
+	struct mb *b = mb_new(13), *then = mb_new(13), *other = mb_new(13);
+	static const int64_t xd[2] = { 2, 3 };
+	Onnx__NodeProto *n;
+
+	mb_input(b, "x", 2, xd, NULL);
+	mb_node(b, "Size", "size", L("x"), L("s"));
+	mb_node(b, cmp, "cmp", known ? L("s", "s") : L("x", "x"), L("c"));
+	n = mb_node(b, "If", "choose", L("c"), L("y"));
+	mb_node(then, "Relu", "r", L("x"), L("t"));
+	mb_output(then, "t");
+	mb_node(other, "Frobnicate", "f", L("x"), L("e"));
+	mb_output(other, "e");
+	mb_attr_graph(n, "then_branch", then);
+	mb_attr_graph(n, "else_branch", other);
+	mb_output(b, "y");
+	return b;
+}
+
+/* If: a condition computed at run time is refused; a known one lowers
+ * the branch it takes (only that one), whose errors name the If and the
+ * node inside. */
+static void test_onnx__if__needs_a_known_condition(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_onnx_model *m;
+
+	expect_error(ctx, if_model("Greater", false), L("m.onnx: node 2 "
+		"'choose' (If): the condition (input 0, 'c') must be a single "
+		"value known at import"));
+	assert_non_null(m = import(ctx, if_model("Equal", true), NULL));
+	assert_non_null(strstr(ts_onnx_source(m), "output y[i0: 2, i1: 3]"));
+	expect_error(ctx, if_model("Less", true), L("m.onnx: node 2 'choose' "
+		"(If): in its else_branch: node 0 'f' (Frobnicate): the "
+		"operator Frobnicate is not supported"));
+}
+
+/* An If in the then branch of an If, "depth" times, on the same known
+ * condition; the innermost branch is Relu(x), every else branch Neg(x)
+ * (not the then branch again: the packed size would double with each
+ * level). */
+static struct mb *nested_ifs(int depth)
+{
+	struct mb *b = mb_new(13), *g = b, *other = mb_new(13);
+	static const int64_t xd[1] = { 3 };
+
+	mb_node(other, "Neg", "neg", L("x"), L("e"));
+	mb_output(other, "e");
+	mb_input(b, "x", 1, xd, NULL);
+	mb_node(b, "Size", "size", L("x"), L("s"));
+	mb_node(b, "Equal", "eq", L("s", "s"), L("c"));
+	for (int k = 0; k < depth; k++) {
+		struct mb *then = mb_new(13);
+		char *out = calloc(16, 1);
+		Onnx__NodeProto *n;
+
+		snprintf(out, 16, "y%d", k);
+		n = mb_node(g, "If", out, L("c"), ((const char *[]){ out,
+			NULL }));
+		mb_attr_graph(n, "then_branch", then);
+		mb_attr_graph(n, "else_branch", other);
+		mb_output(g, out);
+		g = then;
+	}
+	mb_node(g, "Relu", "r", L("x"), L("t"));
+	mb_output(g, "t");
+	return b;
+}
+
+/* Nested Ifs lower to the innermost branch, up to a depth that keeps a
+ * crafted model from exhausting the stack. */
+static void test_onnx__nested_ifs__are_bounded(void **state)
+{
+	ts_ctx *ctx = *state;
+
+	assert_non_null(import(ctx, nested_ifs(8), NULL));
+	expect_error(ctx, nested_ifs(40), L("(If): in its then_branch: ",
+		"Ifs nested more than 32 deep"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +382,15 @@ int main(void)
 			ts_test_setup, ts_test_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_onnx__outputs__checked,
+			ts_test_setup, ts_test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_onnx__nonzero_at_run_time__says_why,
+			ts_test_setup, ts_test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_onnx__if__needs_a_known_condition,
+			ts_test_setup, ts_test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_onnx__nested_ifs__are_bounded,
 			ts_test_setup, ts_test_teardown),
 	};
 
