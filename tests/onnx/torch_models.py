@@ -3,21 +3,25 @@
 
 Each case is a module in eval mode (random weights, seed 0, batch norms
 given the statistics of a random batch) and its inputs (batch 1, small
-images where the model allows).  For each opset
-asked, it is exported with torch.onnx.export, run by `tessel run MODEL.onnx
---inputs DIR --out DIR` (the importer, then the compiled static schedule)
-on the same inputs as PyTorch, and the outputs are compared: within rtol
-1e-3 plus atol 1e-4 times the output's largest magnitude, integers
-exactly; the relative error reported is the largest error over that
-magnitude.  With --dynamic batch the batch is exported as a symbolic
-dimension, fixed by `--shape batch=1`; with --dynamic all, every
-dimension, fixed by `--shape NAME=DIMS`.
+images where the model allows).  For each opset asked, it is exported
+with torch.onnx.export, run by `tessel run MODEL.onnx --inputs DIR --out
+DIR` (the importer, then the compiled static schedule, one thread) on the
+same inputs as PyTorch, and the outputs are compared: within rtol 1e-3
+plus atol 1e-4 times the output's largest magnitude, integers exactly;
+the relative error reported is the largest error over that magnitude.
+With --dynamic batch the batch is exported as a symbolic dimension, fixed
+by `--shape batch=N`; with --dynamic all, every dimension, fixed by
+`--shape NAME=DIMS`.  --cases takes names, "models" (torchvision's),
+"modules" (the others), "all", or "quick": the runs of QUICK, each with
+its own opset and symbolic dimensions (what `make check` runs).
 
-One row per case and opset: imported, matched, the max abs and rel
-errors, seconds.  Exit 0 when every case matches, 1 otherwise, 77 when
-torch cannot be imported (or tessel cannot read ONNX files).
+One row per run: imported, matched, the max abs and rel errors, the
+seconds of `tessel run` (import, compilation, one run).  A refusal by the
+exporter, or a difference that is the exporter's (EXPORT_DIFFERS), is
+reported but not counted.  Exit 0 when every other run matches, 1
+otherwise, 77 when torch cannot be imported.
 
-usage: torch_models.py [--build DIR] [--cases a,b|quick|all]
+usage: torch_models.py [--build DIR] [--cases a,b|quick|models|modules|all]
                        [--opsets 11,13,17] [--dynamic batch|all]
                        [--no-folding] [--initializers-as-inputs] [--batch N]
                        [--work DIR] [-v]
