@@ -66,6 +66,10 @@ const ts_onnx_model *ts_tool_model(const ts_dag *dag);
 ts_array **ts_tool_random_inputs(ts_ctx *ctx, const ts_dag *dag,
 	uint64_t seed);
 const ts_array *ts_tool_weight(const ts_dag *dag, const char *name);
+/* The name in the ONNX model of "dag" of its graph input called "name"
+ * in the program ("input" for "input_1", which the program renames),
+ * or NULL when "dag" is no model's or "name" no graph input of it. */
+const char *ts_tool_onnx_input_name(const ts_dag *dag, const char *name);
 int ts_cmd_import(int argc, char **argv);
 struct ts_tune_options;
 /* Tune "dag" as a network when it has several subgraphs (tools/cmd_tasks.c):

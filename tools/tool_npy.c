@@ -53,9 +53,9 @@ static bool array_fits(const ts_array *a, const ts_tensor *t)
 /* Read input "t" from "dir"/<name>.npy in "ctx"; on failure print why as
  * "tessel "verb": ..." and return NULL. */
 static ts_array *read_input(ts_ctx *ctx, const char *dir, const ts_tensor *t,
-	const char *verb)
+	const char *file, const char *verb)
 {
-	char *path = npy_path(dir, ts_tensor_name(t));
+	char *path = npy_path(dir, file);
 	ts_array *a = path ? ts_npy_read(ctx, path) : NULL;
 
 	if (!a) {
@@ -76,6 +76,27 @@ static ts_array *read_input(ts_ctx *ctx, const char *dir, const ts_tensor *t,
 	}
 	free(path);
 	return a;
+}
+
+/* The file name (without .npy) input "i" of "dag" is read from in
+ * "dir": its name in the program, or its name in the ONNX model when
+ * only that file exists (PyTorch calls an input "input", which the
+ * program renames). */
+static const char *input_file(const ts_dag *dag, const char *dir, int i)
+{
+	const char *name = ts_tensor_name(ts_dag_input(dag, i));
+	const char *onnx = ts_tool_onnx_input_name(dag, name);
+	char *mine, *theirs;
+	bool use;
+
+	if (!onnx || !strcmp(onnx, name) || strchr(onnx, '/'))
+		return name;
+	mine = npy_path(dir, name);
+	theirs = npy_path(dir, onnx);
+	use = mine && theirs && access(mine, R_OK) && !access(theirs, R_OK);
+	free(mine);
+	free(theirs);
+	return use ? onnx : name;
 }
 
 ts_array **ts_tool_read_inputs(ts_ctx *ctx, const ts_dag *dag,
@@ -99,7 +120,8 @@ ts_array **ts_tool_read_inputs(ts_ctx *ctx, const ts_dag *dag,
 			continue;
 		}
 		free(path);
-		if (!(in[i] = read_input(ctx, dir, ts_dag_input(dag, i), verb)))
+		if (!(in[i] = read_input(ctx, dir, ts_dag_input(dag, i),
+		    input_file(dag, dir, i), verb)))
 			return NULL;
 	}
 	return in;

@@ -70,3 +70,13 @@ const ts_array *ts_tool_weight(const ts_dag *dag, const char *name)
 {
 	return ts_tool_model(dag) ? ts_onnx_find_weight(model, name) : NULL;
 }
+
+const char *ts_tool_onnx_input_name(const ts_dag *dag, const char *name)
+{
+	if (!ts_tool_model(dag))
+		return NULL;
+	for (int k = 0; k < ts_onnx_ninputs(model); k++)
+		if (!strcmp(ts_onnx_input_name(model, k, false), name))
+			return ts_onnx_input_name(model, k, true);
+	return NULL;
+}

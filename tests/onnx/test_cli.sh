@@ -78,6 +78,24 @@ for prog in "$models/gemm.onnx" "$tmp/g/gemm.tsl"; do
 	[ "$got" = " 10 12 14 10 12 14 " ] || fail "$prog: y is '$got'"
 done
 
+# An input called "input" in the model, as PyTorch calls it, is
+# "input_1" in the program; --inputs reads input.npy when only that file
+# is there (and input_1.npy before it when both are).
+rm -rf "$tmp/named" && mkdir -p "$tmp/named"
+{
+	printf '\223NUMPY\001\000\166\000'
+	printf "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"
+	printf '%*s\n' 58 ''
+	for i in 1 2 3; do printf '\000\000\200\077\000\000\200\277'; done
+} >"$tmp/named/input.npy"
+expect 0 'check: pass' "$tessel" run "$models/input_named_input.onnx" \
+	--check --inputs "$tmp/named" --out "$tmp/named_out"
+got=$(od -An -f -j 128 "$tmp/named_out/output_1.npy" | tr -s ' \n' ' ')
+[ "$got" = " 1 0 1 0 1 0 " ] || fail "input named input: output is '$got'"
+rm -f "$tmp/named/input.npy"
+expect 2 "input 'input_1'" "$tessel" run "$models/input_named_input.onnx" \
+	--inputs "$tmp/named"
+
 # Every verb takes the model.
 expect 0 'y f32\[2, 3\]' "$tessel" eval "$models/gemm.onnx" --out "$tmp/e"
 expect 0 'complex_reduction' "$tessel" analyze "$models/gemm.onnx"
