@@ -305,6 +305,22 @@ static ts_status lower_size(struct ox_importer *im, struct ox_node *n)
 	return TS_OK;
 }
 
+/* The output of "n": "nd" dimensions "shape" (none negative) filled with
+ * the value "v" of type "t". */
+static ts_status fill(struct ox_importer *im, struct ox_node *n, ts_dtype t,
+	int nd, const int64_t *shape, double v)
+{
+	const char *name;
+
+	for (int i = 0; i < nd; i++)
+		if (shape[i] < 0)
+			return ox_fail(im, n, "negative extent %lld",
+				(long long)shape[i]);
+	name = ox_output(im, n, 0, t, nd, shape);
+	ox_stage(im, n, name, nd, shape, NULL, ox_tlit(t, v));
+	return TS_OK;
+}
+
 /* Constant: value (a tensor), or value_float(s) and value_int(s). */
 static ts_status lower_constant(struct ox_importer *im, struct ox_node *n)
 {
@@ -362,7 +378,6 @@ static ts_status lower_constant_of_shape(struct ox_importer *im,
 	const Onnx__AttributeProto *a = ox_attr(n, "value");
 	ts_dtype t = TS_F32;
 	double v = 0;
-	const char *name;
 	int nd;
 
 	if (ox_const_ints(im, n, 0, "the shape", shape, TS_MAX_DIMS, &nd) < 0)
@@ -381,13 +396,7 @@ static ts_status lower_constant_of_shape(struct ox_importer *im,
 		t = arr->dtype;
 		v = ts_array_get(arr, 0);
 	}
-	for (int i = 0; i < nd; i++)
-		if (shape[i] < 0)
-			return ox_fail(im, n, "negative extent %lld",
-				(long long)shape[i]);
-	name = ox_output(im, n, 0, t, nd, shape);
-	ox_stage(im, n, name, nd, shape, NULL, ox_tlit(t, v));
-	return TS_OK;
+	return fill(im, n, t, nd, shape, v);
 }
 
 /* ConstantFill, an experimental operator of ONNX's first releases that
@@ -400,7 +409,6 @@ static ts_status lower_constant_fill(struct ox_importer *im,
 {
 	int64_t shape[TS_MAX_DIMS], extra[TS_MAX_DIMS], as_shape, elem;
 	int nd = 0, ne = 0;
-	const char *name;
 	double v;
 	ts_dtype t;
 
@@ -427,13 +435,7 @@ static ts_status lower_constant_fill(struct ox_importer *im,
 			TS_MAX_DIMS);
 	memcpy(shape + nd, extra, sizeof(int64_t) * (size_t)ne);
 	nd += ne;
-	for (int i = 0; i < nd; i++)
-		if (shape[i] < 0)
-			return ox_fail(im, n, "negative extent %lld",
-				(long long)shape[i]);
-	name = ox_output(im, n, 0, t, nd, shape);
-	ox_stage(im, n, name, nd, shape, NULL, ox_tlit(t, v));
-	return TS_OK;
+	return fill(im, n, t, nd, shape, v);
 }
 
 /* Range(start, limit, delta), known at import. */
