@@ -285,18 +285,32 @@ static double vector_efficiency(const ts_stage_info *si, const ts_nest *n,
 	return eff;
 }
 
-/* Whether input "t" of plan "p" is packed under "cfg" into a layout
- * whose last dimension is the one the vector axis walks. */
+/* Whether the tensor of access "ac" of plan "p" is packed under "cfg"
+ * into a layout whose last dimension is the one the vector axis "v"
+ * walks, one element a lane: a copy that moves the dimension last but
+ * is indexed by 2 * h + r along it still gathers every other element
+ * (measured: a stride-2 3x3 convolution vectorised along its output rows
+ * over such a copy, built lane by lane, 2x slower than along channels). */
 static bool packed_contiguous(const ts_template *tp, const ts_config *cfg,
-	const ts_stage_plan *p, const ts_tensor *t)
+	const ts_stage_plan *p, const ts_access_info *ac, int v)
 {
 	const ts_stage *s = tp->dag->stages[p->stage];
-	int perm[TS_MAX_DIMS];
+	const ts_tensor *t = ac->tensor;
+	int perm[TS_MAX_DIMS], n;
+	int64_t inner = 1, st;
 
-	for (int k = 0; k < p->npack; k++)
-		if (s->inputs[p->pack_input[k]] == t &&
-		    ts_template_pack_where(tp, p, cfg, k) != 0)
-			return ts_template_pack_layout(tp, p, cfg, t, perm) > 0;
+	for (int k = 0; k < p->npack; k++) {
+		if (s->inputs[p->pack_input[k]] != t ||
+		    ts_template_pack_where(tp, p, cfg, k) == 0)
+			continue;
+		n = ts_template_pack_layout(tp, p, cfg, t, perm);
+		if (n <= 0 || v < 0)
+			return false;
+		for (int d = perm[n - 1] + 1; d < t->ndim; d++)
+			inner *= t->shape[d];
+		st = ac->stride[v];
+		return st != TS_STRIDE_UNKNOWN && (st == inner || st == -inner);
+	}
 	return false;
 }
 
@@ -400,8 +414,6 @@ static double tile_load_cycles(const ts_template *tp, const ts_config *cfg,
 		double vecs = 1;
 		if (ac->write)
 			continue;
-		if (packed_contiguous(tp, cfg, p, ac->tensor))
-			vecs = 1;
 		for (int l = 0; l < n->nloops; l++) {
 			const ts_nest_loop *lp = &n->loops[l];
 			if (lp->kind == TS_LOOP_UNROLLED &&
@@ -418,12 +430,12 @@ static double tile_load_cycles(const ts_template *tp, const ts_config *cfg,
 		if (n->vec_axis >= 0 && access_stride(ac, s, n->vec_axis)) {
 			bool contiguous =
 				access_stride(ac, s, n->vec_axis) == 1 ||
-				packed_contiguous(tp, cfg, p, ac->tensor);
+				packed_contiguous(tp, cfg, p, ac, n->vec_axis);
 			vecs *= contiguous ? (double)((n->vec_width + lanes -
 				1) / lanes) : (double)n->vec_width *
 				(masked ? 4 : 1);
-			if (contiguous && !packed_contiguous(tp, cfg, p,
-			    ac->tensor))
+			if (contiguous && !packed_contiguous(tp, cfg, p, ac,
+			    n->vec_axis))
 				vecs *= split_cost(ac, s, n, lanes);
 		}
 		/* An operand read in place that moves half a page at every
@@ -596,26 +608,114 @@ static bool page_step(const ts_stage_info *si, const ts_nest *n,
 	return false;
 }
 
-/* Bytes one iteration of loop "pos" touches (a tile of "size"), counting
- * a strided tile
- * whose rows fall on the same cache sets as taking "conflict" times its
- * size, "page" times when its rows are a page or more apart; a packed
- * copy ("prow" elements a row, 0: not packed) has rows of its own. */
+/* The factor by which the cache lines a tile of "fp" (its box "ext",
+ * rows of "row" elements of "elem" bytes) occupies exceed its bytes: a
+ * tile whose rows are a quarter of a line or shorter holds a whole line
+ * for each (a column of a transpose: one element of each of 1024 lines,
+ * 64 KiB of cache for 4 KiB of data; measured: a transpose walking the
+ * columns of its output, rated as fitting L1, 7 to 10 ms where a tiled
+ * one takes 1.7 ms).  Longer rows are left as they are: the model's
+ * other constants were measured with their slack (counting the lines of
+ * a convolution's rows of 9 to 16 elements made packed copies, which
+ * have none, look better than they run: 20 to 50% slower layers of
+ * ResNet-18).  Not for whole rows, contiguous, or a packed copy ("packed"),
+ * whose rows are its own.  Into "*brought", the factor on the bytes an
+ * iteration of a loop over "axis" (of "step" elements of it) brings
+ * when the tile fits: 1 where the loop moves the tile along its rows by
+ * less than a line, or not at all, since consecutive iterations share
+ * the lines. */
+static double line_waste(const ts_footprint *fp, const int64_t *ext,
+	int64_t row, size_t elem, bool packed, int line, int axis,
+	int64_t step, double *brought)
+{
+	const ts_box_dim *last;
+	int64_t bytes, lines, move;
+	bool rows_move = false;
+	double w;
+
+	*brought = 1;
+	if (packed || fp->ndim < 1 || line <= 0 || axis < 0)
+		return 1;
+	last = &fp->dim[fp->ndim - 1];
+	if (last->whole || last->block > 0 || last->nterms > 0)
+		return 1;
+	bytes = ext[fp->ndim - 1] * (int64_t)elem;
+	if (bytes <= 0 || 4 * bytes > line ||
+	    (ext[fp->ndim - 1] >= row && fp->ndim > 1))
+		return 1;
+	lines = (bytes + line - 1) / line;
+	w = (double)(lines * line) / (double)bytes;
+	for (int d = 0; d < fp->ndim - 1; d++)
+		rows_move |= fp->dim[d].whole || fp->dim[d].block > 0 ||
+			fp->dim[d].nterms > 0 ||
+			fp->dim[d].origin_coef[axis] != 0;
+	move = last->origin_coef[axis] * step * (int64_t)elem;
+	if (rows_move || (move < 0 ? -move : move) >= line)
+		*brought = w;
+	return w;
+}
+
+/* The factor by which "rows" rows of "lines" cache lines each, "stride"
+ * bytes apart, crowd cache "c" (of "line"-byte lines): rows whose stride
+ * is a multiple of the cache's way size over a power of two fall on few
+ * of its sets, "positions" of them, and once more rows share a set than
+ * it has ways, they evict each other while the other sets stay empty.
+ * The factor is then the cache over the sets they use, so that the tile
+ * no longer fits (measured: a transpose whose 1024 rows of output 4 KiB
+ * apart map to 32 of the 2048 sets of an 8-way 1 MiB L2, 7 to 10 ms;
+ * tiled by 8 rows, 1.1 ms).  "c" NULL: no cache, factor 1. */
+static double set_crowding(const ts_target_cache *c, int line,
+	int64_t stride, int64_t rows, int64_t lines)
+{
+	int64_t ways, sets, way, g, a, b, positions;
+
+	if (!c || c->size <= 0 || line <= 0 || stride <= 0 ||
+	    stride % line != 0)
+		return 1;
+	ways = c->ways > 0 ? c->ways : 8;
+	sets = c->size / (ways * line);
+	way = sets * line;
+	if (sets <= 1)
+		return 1;
+	for (a = way, b = stride; b; ) {	/* g = gcd(way, stride) */
+		int64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	g = a;
+	positions = way / g;
+	/* Rows at the same position share their sets; while they are no
+	 * more than the ways, the sets hold them all. */
+	if ((rows + positions - 1) / positions <= ways || lines * line > g)
+		return 1;
+	return (double)sets / (double)(positions * lines);
+}
+
+/* Bytes of cache one iteration of loop "pos" (a tile of "size") holds,
+ * counting whole lines (line_waste), a strided tile whose rows crowd a
+ * few sets of cache "cache" (set_crowding, at least "conflict" times for
+ * rows a multiple of 2 KiB apart) as larger, and "page" times when its
+ * rows are a page or more
+ * apart; a packed copy ("prow" elements a row, 0: not packed) has rows
+ * of its own.  Into "*brought", the bytes one iteration brings into the
+ * cache when the tile fits (line_waste). */
 static double level_bytes(const ts_traffic *tr, int pos,
-	const int64_t *size, double conflict, double page, const int64_t *prow,
-	const bool *paged, int scope)
+	const int64_t *size, const ts_target_cache *cache, double conflict,
+	double page, const int64_t *prow, const bool *paged, int scope,
+	int line, int axis, double *brought)
 {
 	const ts_stage *st = tr->stage;
 	int64_t lo[TS_MAX_DIMS], ext[TS_MAX_DIMS];
 	int64_t origin[TS_MAX_AXES];
 	double bytes = 0;
 
+	*brought = 0;
 	memset(origin, 0, sizeof(origin));
 	for (int f = 0; f < tr->nfootprints; f++) {
 		const ts_footprint *fp = tr->footprints[f];
 		const ts_tensor *t = fp->tensor;
 		int64_t row = t->ndim ? t->shape[t->ndim - 1] : 1;
-		double b;
+		double b, w, in, crowd = 1;
 		/* The accumulator tile stays in registers inside its
 		 * reduction loops. */
 		if (pos >= scope && t == st->out && st->nraxes > 0)
@@ -623,6 +723,8 @@ static double level_bytes(const ts_traffic *tr, int pos,
 		ts_footprint_eval(fp, origin, size, lo, ext);
 		b = footprint_volume(fp, ext, size, tr->naxes) *
 			tr->elem_size[f];
+		w = line_waste(fp, ext, row, tr->elem_size[f], prow[f] > 0,
+			line, axis, axis >= 0 ? size[axis] : 0, &in);
 		/* An operand that moves half a page or more at every step
 		 * of the innermost loop is out of the prefetchers' reach
 		 * (the stride prefetcher follows up to 2 KiB, the streamer
@@ -637,10 +739,21 @@ static double level_bytes(const ts_traffic *tr, int pos,
 		if (paged[f] && row * (int64_t)tr->elem_size[f] >= 2048)
 			b *= page;
 		else if (t->ndim >= 2 && (prow[f] > 0 ||
-		    ext[t->ndim - 1] < row) && ext[t->ndim - 2] > 1 &&
-		    (row * (int64_t)tr->elem_size[f]) % 2048 == 0)
-			b *= conflict;
-		bytes += b;
+		    ext[t->ndim - 1] < row) && ext[t->ndim - 2] > 1) {
+			int64_t stride = row * (int64_t)tr->elem_size[f];
+			crowd = set_crowding(cache, line, stride,
+				ext[t->ndim - 2], (ext[t->ndim - 1] *
+				(int64_t)tr->elem_size[f] + line - 1) / line);
+			/* Rows 2 KiB apart or a multiple of it also meet
+			 * in the L1 of the prefetchers' and the TLB's
+			 * reach before the sets fill (measured: a packed
+			 * panel of 2 KiB rows, 1.8x slower than one of 512
+			 * bytes). */
+			if (stride % 2048 == 0 && crowd < conflict)
+				crowd = conflict;
+		}
+		bytes += b * w * crowd;
+		*brought += b * in;
 	}
 	return bytes;
 }
@@ -823,9 +936,11 @@ static void memory_times(const ts_model *m, const ts_config *cfg,
 	const ts_stage_info *si = tp->info->stages[n->stage];
 	double f = ts_target_frequency_ghz(tp->target) * 1e9;
 	double cap[3], bw[4], whole;
+	int line = cpu->line_bytes;
+	const ts_target_cache *level[3] = { &cpu->l1d, &cpu->l2, &cpu->l3 };
 	bool paged[64];
 	int64_t prow[64], full[TS_MAX_AXES], size[TS_MAX_AXES];
-	double iters = 1, memo[TS_MAX_NEST];
+	double iters = 1, memo[TS_MAX_NEST], brought[TS_MAX_NEST];
 	int scope;
 
 	cap[0] = (double)ts_target_cache_per_core(&cpu->l1d) * fill_fraction[0];
@@ -863,7 +978,7 @@ static void memory_times(const ts_model *m, const ts_config *cfg,
 			traffic = whole;
 		} else {
 			for (int k = 0; k < n->nloops; k++) {
-				double b;
+				double b, in;
 				iters *= (double)n->loops[k].trip;
 				size[n->loops[k].axis] /= n->loops[k].trip;
 				/* A loop of one iteration leaves the tile as
@@ -872,21 +987,30 @@ static void memory_times(const ts_model *m, const ts_config *cfg,
 					continue;
 				if (c > 0 && memo[k] >= 0) {
 					b = memo[k];
+					in = brought[k];
 				} else {
-					b = level_bytes(tr, k, size, c == 0 ?
-						4.0 : 1.5, c == 0 ? 16.0 : 1.5,
-						prow, paged, scope);
-					if (c > 0)
+					b = level_bytes(tr, k, size, level[c],
+						c == 0 ? 4.0 : 1.5,
+						c == 0 ? 16.0 : 1.5,
+						prow, paged, scope, line,
+						n->loops[k].axis, &in);
+					if (c > 0) {
 						memo[k] = b;
+						brought[k] = in;
+					}
 				}
 				if (b <= cap[c]) {
-					traffic = b * iters;
+					traffic = in * iters;
 					break;
 				}
 			}
-			if (traffic < 0)
-				traffic = level_bytes(tr, n->nloops - 1, size,
-					1, 1, prow, paged, scope) * iters;
+			if (traffic < 0) {
+				double in;
+				level_bytes(tr, n->nloops - 1, size, NULL, 1, 1,
+					prow, paged, scope, line,
+					n->loops[n->nloops - 1].axis, &in);
+				traffic = in * iters;
+			}
 		}
 		t[c + 1] += traffic / bw[c + 1];
 	}

@@ -414,6 +414,8 @@ static void print_cache(FILE *out, const char *key, const ts_target_cache *c)
 		fprintf(out, "  %-22s %s shared by %d cores (%s per core)",
 			key, size_string(c->size), c->shared_by,
 			size_string(ts_target_cache_per_core(c)));
+	if (c->ways > 0)
+		fprintf(out, ", %d-way", c->ways);
 	if (c->bytes_per_cycle > 0)
 		fprintf(out, ", reads %.3g B/cycle", c->bytes_per_cycle);
 	if (c->latency_cycles > 0)

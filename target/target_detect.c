@@ -101,7 +101,7 @@ static int64_t parse_size(const char *s)
 /* Store the data or unified cache of "level" with "size" bytes shared by
  * "shared_by" cores into "c"; levels other than 1 to 3 are ignored. */
 static void store_cache(ts_target_cpu *c, int level, int64_t size,
-	int shared_by)
+	int shared_by, int ways)
 {
 	ts_target_cache *k = level == 1 ? &c->l1d : level == 2 ? &c->l2 :
 		level == 3 ? &c->l3 : NULL;
@@ -110,6 +110,7 @@ static void store_cache(ts_target_cpu *c, int level, int64_t size,
 		return;
 	k->size = size;
 	k->shared_by = TS_MAX(1, shared_by);
+	k->ways = ways > 0 ? ways : 0;
 }
 
 /* Read the data and unified caches under the sysfs folder "dir" into
@@ -120,7 +121,7 @@ int ts_target_sysfs_caches(ts_target_cpu *c, const char *dir)
 	int n = 0;
 
 	for (int i = 0; i < 16; i++) {
-		int level, shared;
+		int level, shared, ways;
 		int64_t size;
 		if (!read_line(ts_asprintf("%s/index%d/type", dir, i), buf,
 			       sizeof(buf)))
@@ -140,7 +141,9 @@ int ts_target_sysfs_caches(ts_target_cpu *c, const char *dir)
 			      buf, sizeof(buf)))
 			shared = count_cpu_list(buf) /
 				TS_MAX(1, c->threads_per_core);
-		store_cache(c, level, size, shared);
+		ways = read_line(ts_asprintf("%s/index%d/ways_of_associativity",
+			dir, i), buf, sizeof(buf)) ? atoi(buf) : 0;
+		store_cache(c, level, size, shared, ways);
 		n += level >= 1 && level <= 3 && size > 0;
 		if (level == 1 && read_line(ts_asprintf(
 			"%s/index%d/coherency_line_size", dir, i), buf,
@@ -283,7 +286,10 @@ static bool cpuid_caches(const struct cpuid_facts *f, ts_target_cpu *c)
 		size = (int64_t)(((r[1] >> 22) & 0x3ff) + 1) *
 			(((r[1] >> 12) & 0x3ff) + 1) * ((r[1] & 0xfff) + 1) *
 			((int64_t)r[2] + 1);
-		store_cache(c, (int)level, size, (int)(sharing / TS_MAX(1, smt)));
+		/* A fully associative cache reports its ways like the
+		 * others (EBX[31:22] + 1). */
+		store_cache(c, (int)level, size, (int)(sharing / TS_MAX(1, smt)),
+			(int)((r[1] >> 22) & 0x3ff) + 1);
 		if (level == 1)
 			c->line_bytes = (r[1] & 0xfff) + 1;
 	}
@@ -374,9 +380,9 @@ static void fill_missing(ts_target_cpu *c)
 	if (!c->line_bytes)
 		c->line_bytes = 64;
 	if (!c->l1d.size)
-		store_cache(c, 1, 32 << 10, 1);
+		store_cache(c, 1, 32 << 10, 1, 0);
 	if (!c->l2.size || c->l2.size <= c->l1d.size)
-		store_cache(c, 2, TS_MAX(c->l1d.size * 2, 256 << 10), 1);
+		store_cache(c, 2, TS_MAX(c->l1d.size * 2, 256 << 10), 1, 0);
 	if (c->l3.size && c->l3.size <= c->l2.size)
 		c->l3.size = 0;
 }

@@ -20,7 +20,8 @@ enum field_type {
 	F_KIB,		/* int64_t bytes, written in KiB */
 	F_MIB,		/* int64_t bytes, written in MiB */
 	F_REAL,		/* double */
-	F_CACHE,	/* ts_target_cache: {"kib": n, "shared_by": m} */
+	F_CACHE,	/* ts_target_cache: {"kib": n, "shared_by": m,
+			 * "ways": w (optional), ...} */
 };
 
 /* One JSON field: its key, the kind of target it belongs to, its type,
@@ -139,13 +140,19 @@ static ts_status read_cache(ts_ctx *ctx, const char *where, const char *key,
 			*real = json_number_value(x);
 			continue;
 		}
-		if (!kib && strcmp(k, "shared_by") != 0)
+		if (!kib && strcmp(k, "shared_by") != 0 &&
+		    strcmp(k, "ways") != 0)
 			return ts_ctx_set_error(ctx, "%s: unknown field '%s'",
 				where, sub);
 		if (read_int(ctx, where, sub, x, &n) < 0)
 			return TS_ERROR;
+		if (n > 4096 && !kib)
+			return ts_ctx_set_error(ctx, "%s: field '%s' is out "
+				"of range: %lld", where, sub, (long long)n);
 		if (kib)
 			c->size = n * 1024;
+		else if (!strcmp(k, "ways"))
+			c->ways = (int)n;
 		else
 			c->shared_by = (int)n;
 	}
@@ -364,6 +371,8 @@ static void put_value(ts_buf *b, const struct field *f, const ts_target *t)
 	case F_CACHE:
 		ts_buf_printf(b, "{ \"kib\": %lld, \"shared_by\": %d",
 			(long long)(c->size >> 10), c->shared_by);
+		if (c->ways > 0)
+			ts_buf_printf(b, ", \"ways\": %d", c->ways);
 		if (c->bytes_per_cycle > 0) {
 			ts_buf_puts(b, ", \"bytes_per_cycle\": ");
 			put_real(b, c->bytes_per_cycle);

@@ -38,6 +38,7 @@ typedef struct ts_target_cache {
 				 * core cycle (0: unknown) */
 	double latency_cycles;	/* of a dependent load hitting it (0:
 				 * unknown) */
+	int ways;		/* associativity (0: unknown, taken as 8) */
 } ts_target_cache;
 
 /* The fields of a CPU target. */

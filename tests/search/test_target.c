@@ -104,6 +104,9 @@ static void test_target_lookup__cpu_figures(void **state)
 	assert_int_equal(zen3->cpu.l1d.size, 32 << 10);
 	assert_int_equal(zen3->cpu.l2.size, 512 << 10);
 	assert_int_equal(zen3->cpu.l3.size, 32 << 20);
+	assert_int_equal(zen3->cpu.l1d.ways, 8);
+	assert_int_equal(zen3->cpu.l2.ways, 8);
+	assert_int_equal(zen3->cpu.l3.ways, 16);
 	assert_int_equal(ts_target_cache_per_core(&zen3->cpu.l3), 4 << 20);
 	assert_non_null(skx);
 	assert_string_equal(skx->cpu.llvm_cpu, "skylake-avx512");
@@ -114,6 +117,7 @@ static void test_target_lookup__cpu_figures(void **state)
 	assert_non_null(n1);
 	assert_string_equal(n1->cpu.triple, "aarch64-unknown-linux-gnu");
 	assert_int_equal(n1->cpu.l1d.size, 64 << 10);
+	assert_int_equal(n1->cpu.l1d.ways, 0);	/* unknown */
 	assert_non_null(m1);
 	assert_int_equal(m1->cpu.line_bytes, 128);
 	assert_int_equal(m1->cpu.fma_units, 4);
@@ -226,6 +230,7 @@ static void test_target_json__measured_fields(void **state)
 	t->cpu.l2.bytes_per_cycle = 30.25;
 	t->cpu.l2.latency_cycles = 14;
 	t->cpu.l3.bytes_per_cycle = 12.5;
+	t->cpu.l2.ways = 12;
 	t->cpu.dram_gbs_core = 18.5;
 	t->cpu.dram_latency_ns = 95;
 	t->cpu.source = "measured";
@@ -233,6 +238,7 @@ static void test_target_json__measured_fields(void **state)
 	back = ts_target_from_json(ctx, ts_target_to_json(t), "measured");
 	assert_non_null(back);
 	assert_true(back->cpu.l2.latency_cycles == 14);
+	assert_int_equal(back->cpu.l2.ways, 12);
 	assert_string_equal(back->cpu.source, "measured");
 	assert_true(ts_target_read_bytes_per_cycle(back, 1) == 30.25);
 	assert_true(ts_target_read_bytes_per_cycle(back, 2) == 12.5);
@@ -267,8 +273,14 @@ struct bad_case {
 static const struct bad_case bad_cases[] = {
 	{ "\"cores\": 4", "\"cores\": 4, \"coers\": 4", false,
 	  "tiny.json: unknown field 'coers'" },
-	{ "\"shared_by\": 1 },\n  \"l2\"", "\"shared_by\": 1, \"ways\": 8 },\n"
-	  "  \"l2\"", false, "tiny.json: unknown field 'l1d.ways'" },
+	{ "\"shared_by\": 1 },\n  \"l2\"", "\"shared_by\": 1, \"assoc\": 8 },\n"
+	  "  \"l2\"", false, "tiny.json: unknown field 'l1d.assoc'" },
+	{ "\"shared_by\": 1 },\n  \"l2\"", "\"shared_by\": 1, \"ways\": 5000 },"
+	  "\n  \"l2\"", false, "tiny.json: field 'l1d.ways' is out of range: "
+	  "5000" },
+	{ "\"shared_by\": 1 },\n  \"l2\"", "\"shared_by\": 1, \"ways\": -2 },"
+	  "\n  \"l2\"", false, "tiny.json: field 'l1d.ways' is out of range: "
+	  "-2" },
 	{ "\"cores\": 4", "\"cores\": 0", false,
 	  "tiny.json: 'cores' must be at least 1, got 0" },
 	{ "\"simd_bytes\": 32", "\"simd_bytes\": 24", false,
@@ -289,8 +301,8 @@ static const struct bad_case bad_cases[] = {
 	  "frequency_ghz gives only 96" },
 	{ "\"kib\": 32,", "\"kib\": 32, \"bytes_per_cycle\": -1,", false,
 	  "tiny.json: field 'l1d.bytes_per_cycle' must be a number >= 0" },
-	{ "\"kib\": 32,", "\"kib\": 32, \"ways\": 8,", false,
-	  "tiny.json: unknown field 'l1d.ways'" },
+	{ "\"kib\": 32,", "\"kib\": 32, \"ways\": 8.5,", false,
+	  "tiny.json: field 'l1d.ways' must be an integer" },
 	{ "\"line_bytes\": 64", "\"line_bytes\": 64, \"dram_gbs_core\": -3.0",
 	  false, "tiny.json: clock, peaks, bandwidths and latencies must not "
 	  "be negative" },
@@ -408,7 +420,7 @@ static void test_target_host__plausible(void **state)
 
 /* One cache entry of a fake sysfs tree. */
 struct fake_cache {
-	const char *type, *level, *size, *shared, *line;
+	const char *type, *level, *size, *shared, *line, *ways;
 };
 
 /* Write "value" to the file "name" of folder "dir". */
@@ -438,6 +450,8 @@ static void make_fake_sysfs(const char *root, const struct fake_cache *c,
 		write_file(dir, "size", c[i].size);
 		write_file(dir, "shared_cpu_list", c[i].shared);
 		write_file(dir, "coherency_line_size", c[i].line);
+		if (c[i].ways)
+			write_file(dir, "ways_of_associativity", c[i].ways);
 	}
 }
 
@@ -445,11 +459,11 @@ static void make_fake_sysfs(const char *root, const struct fake_cache *c,
 static void remove_fake_sysfs(const char *root, int n)
 {
 	const char *files[] = { "type", "level", "size", "shared_cpu_list",
-		"coherency_line_size" };
+		"coherency_line_size", "ways_of_associativity" };
 	char path[512];
 
 	for (int i = 0; i < n; i++) {
-		for (int j = 0; j < 5; j++) {
+		for (int j = 0; j < 6; j++) {
 			snprintf(path, sizeof(path), "%s/index%d/%s", root, i,
 				files[j]);
 			unlink(path);
@@ -465,10 +479,10 @@ static void remove_fake_sysfs(const char *root, int n)
 static void test_target_sysfs__caches_of_a_fake_tree(void **state)
 {
 	static const struct fake_cache caches[] = {
-		{ "Data", "1", "64K", "0", "64" },
-		{ "Instruction", "1", "64K", "0", "64" },
-		{ "Unified", "2", "1024K", "0", "64" },
-		{ "Unified", "3", "32M", "0-79", "64" },
+		{ "Data", "1", "64K", "0", "64", "4" },
+		{ "Instruction", "1", "64K", "0", "64", "4" },
+		{ "Unified", "2", "1024K", "0", "64", "8" },
+		{ "Unified", "3", "32M", "0-79", "64", NULL },
 	};
 	char root[] = "/tmp/ts_sysfs_XXXXXX";
 	ts_target_cpu c;
@@ -484,6 +498,9 @@ static void test_target_sysfs__caches_of_a_fake_tree(void **state)
 	assert_int_equal(c.l3.size, 32 << 20);
 	assert_int_equal(c.l3.shared_by, 80);
 	assert_int_equal(c.line_bytes, 64);
+	assert_int_equal(c.l1d.ways, 4);
+	assert_int_equal(c.l2.ways, 8);
+	assert_int_equal(c.l3.ways, 0);	/* not given: unknown */
 	/* With two threads per core, "0,64" is one core. */
 	memset(&c, 0, sizeof(c));
 	c.threads_per_core = 2;
@@ -491,8 +508,8 @@ static void test_target_sysfs__caches_of_a_fake_tree(void **state)
 	assert_non_null(mkdtemp(strcpy(root, "/tmp/ts_sysfs_XXXXXX")));
 	{
 		const struct fake_cache smt[] = {
-			{ "Data", "1", "32K", "0,64", "64" },
-			{ "Unified", "3", "256M", "0-127", "64" },
+			{ "Data", "1", "32K", "0,64", "64", NULL },
+			{ "Unified", "3", "256M", "0-127", "64", NULL },
 		};
 		make_fake_sysfs(root, smt, 2);
 		assert_int_equal(ts_target_sysfs_caches(&c, root), 2);
@@ -520,6 +537,10 @@ static void test_target_host__cpuid_agrees_with_sysfs(void **state)
 	assert_int_equal(c.l1d.size, t->cpu.l1d.size);
 	assert_int_equal(c.l2.size, t->cpu.l2.size);
 	assert_int_equal(c.line_bytes, t->cpu.line_bytes);
+	if (c.l1d.ways > 0)
+		assert_int_equal(c.l1d.ways, t->cpu.l1d.ways);
+	if (c.l2.ways > 0)
+		assert_int_equal(c.l2.ways, t->cpu.l2.ways);
 }
 
 int main(void)
