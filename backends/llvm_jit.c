@@ -345,13 +345,14 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Fill the statistics of "out" from its samples. */
-static void timing_stats(ts_timing *out)
+/* Fill "out" with the "n" samples "samples" and their statistics. */
+static void timing_stats(ts_timing *out, double *samples, int n)
 {
-	double *sorted = ts_new_atomic(double, out->nsamples), sum = 0;
-	int n = out->nsamples;
+	double *sorted = ts_new_atomic(double, n), sum = 0;
 
-	memcpy(sorted, out->samples, sizeof(double) * (size_t)n);
+	memcpy(sorted, samples, sizeof(double) * (size_t)n);
+	out->samples = samples;
+	out->nsamples = n;
 	qsort(sorted, (size_t)n, sizeof(double), cmp_double);
 	for (int i = 0; i < n; i++)
 		sum += sorted[i];
@@ -365,30 +366,35 @@ static void timing_stats(ts_timing *out)
 ts_status ts_time_calls(ts_status (*run)(void *data), void *data,
 	double min_total_s, ts_timing *out)
 {
-	double total = 0;
-	int cap = 16;
+	double total = 0, *samples;
+	int cap = 16, n = 0;
 
 	if (!run || !out)
 		return TS_ERROR;
 	memset(out, 0, sizeof(*out));
-	out->samples = ts_new_atomic(double, cap);
+	/* The samples are held here, on the collector's roots, until the
+	 * end: "out" may live where the collector does not look (a
+	 * Python ctypes structure), and an array reachable only from there
+	 * was collected and reused while the loop still wrote to it (a
+	 * median of 0 s under load). */
+	samples = ts_new_atomic(double, cap);
 	if (run(data) < 0)	/* warm-up: caches, pages, threads */
 		return TS_ERROR;
-	while (out->nsamples < 3 || total < min_total_s) {
+	while (n < 3 || total < min_total_s) {
 		double t0 = now_s(), dt;
 		if (run(data) < 0)
 			return TS_ERROR;
 		dt = now_s() - t0;
-		if (out->nsamples == cap) {
+		if (n == cap) {
 			double *s = ts_new_atomic(double, 2 * cap);
-			memcpy(s, out->samples, sizeof(double) * (size_t)cap);
-			out->samples = s;
+			memcpy(s, samples, sizeof(double) * (size_t)cap);
+			samples = s;
 			cap *= 2;
 		}
-		out->samples[out->nsamples++] = dt;
+		samples[n++] = dt;
 		total += dt;
 	}
-	timing_stats(out);
+	timing_stats(out, samples, n);
 	return TS_OK;
 }
 
@@ -438,9 +444,7 @@ ts_status ts_module_time_interleaved(ts_module *const *m, int n,
 			med[(size_t)i * rounds + r] = t.median_s;
 		}
 	for (int i = 0; i < n; i++) {
-		all.samples = med + (size_t)i * rounds;
-		all.nsamples = rounds;
-		timing_stats(&all);
+		timing_stats(&all, med + (size_t)i * rounds, rounds);
 		median_s[i] = all.median_s;
 	}
 	return TS_OK;
