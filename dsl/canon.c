@@ -555,6 +555,37 @@ struct bound_test {
 	int64_t lo, hi;
 };
 
+/* "e" without the integer constant it adds or subtracts last, into
+ * "*base", and that constant ("y + r - 1": "y + r", -1); 0 and "e"
+ * itself when it ends in none. */
+static int64_t trailing_const(const ts_expr *e, const ts_expr **base)
+{
+	*base = e;
+	if (e->kind != TS_EXPR_BINARY || e->b->kind != TS_EXPR_INT ||
+	    (e->op != TS_OP_ADD && e->op != TS_OP_SUB) ||
+	    e->b->ival == INT64_MIN || e->b->ival > INT64_MAX / 4 ||
+	    e->b->ival < -(INT64_MAX / 4))
+		return 0;
+	*base = e->a;
+	return e->op == TS_OP_ADD ? e->b->ival : -e->b->ival;
+}
+
+/* Whether "a" is "b" plus a constant, into "*delta" (a - b). */
+static bool const_apart(const ts_expr *a, const ts_expr *b, int64_t *delta)
+{
+	const ts_expr *ba, *bb;
+	int64_t ka = trailing_const(a, &ba), kb = trailing_const(b, &bb);
+
+	if (ts_expr_equal(a, b)) {
+		*delta = 0;
+		return true;
+	}
+	if (!ts_expr_equal(ba, bb))
+		return false;
+	*delta = ka - kb;
+	return true;
+}
+
 /* Add to "t" the bound that the comparison "e" puts on an index of the
  * load "x" ("index op constant" or "constant op index"); false when "e"
  * is no such test. */
@@ -563,6 +594,7 @@ static bool bound_test_of(const ts_expr *e, const ts_expr *x,
 {
 	const ts_expr *idx = e->a, *k = e->b;
 	ts_op op = e->op;
+	int64_t delta = 0, b;
 	static const ts_op flip[TS_OP_COUNT] = {
 		[TS_OP_LT] = TS_OP_GT, [TS_OP_LE] = TS_OP_GE,
 		[TS_OP_GT] = TS_OP_LT, [TS_OP_GE] = TS_OP_LE,
@@ -580,18 +612,20 @@ static bool bound_test_of(const ts_expr *e, const ts_expr *x,
 	if (k->kind != TS_EXPR_INT || k->ival <= INT64_MIN + 1 ||
 	    k->ival >= INT64_MAX - 1 || !ts_dtype_is_signed(k->dtype))
 		return false;
+	/* The test may be written on the index plus a constant: "h + r >=
+	 * 1" guards X[.., h + r - 1, ..] as "h + r - 1 >= 0" does. */
 	for (t->dim = 0; t->dim < x->nargs; t->dim++)
-		if (ts_expr_equal(x->args[t->dim], idx))
+		if (const_apart(idx, x->args[t->dim], &delta))
 			break;
-	if (t->dim == x->nargs)
+	if (t->dim == x->nargs || __builtin_sub_overflow(k->ival, delta, &b))
 		return false;
 	t->lo = INT64_MIN;
 	t->hi = INT64_MAX;
 	switch (op) {
-	case TS_OP_LT: t->hi = k->ival; break;
-	case TS_OP_LE: t->hi = k->ival + 1; break;
-	case TS_OP_GT: t->lo = k->ival + 1; break;
-	default: t->lo = k->ival; break;
+	case TS_OP_LT: t->hi = b; break;
+	case TS_OP_LE: t->hi = b + 1; break;
+	case TS_OP_GT: t->lo = b + 1; break;
+	default: t->lo = b; break;
 	}
 	return true;
 }

@@ -78,6 +78,19 @@ static const struct twin twins[] = {
 	  "  w < 10, X[c, h - 1, w - 1], -inf)\n"
 	  "output Y[c: 4, y: 5, x: 5] = max(r: 3, q: 3) P[c, y * 2 + r,\n"
 	  "  x * 2 + q]\n", 2 },
+	/* The same guard written on the index plus a constant ("h + r >=
+	 * 1" for X[.., h + r - 1, ..]), as an average pooling divided
+	 * after its sum. */
+	{ "padded_avg_pool_offset_guard",
+	  "input X: f32[4, 9, 9]\n"
+	  "output Y[c: 4, h: 9, w: 9] = (sum(r: 3, s: 3) select(h + r >= 1\n"
+	  "  && h + r < 10 && w + s > 0 && w + s <= 9,\n"
+	  "  X[c, h + r - 1, w + s - 1], 0.0)) / 9.0\n",
+	  "input X: f32[4, 9, 9]\n"
+	  "P[c: 4, h: 11, w: 11] = select(h >= 1 && h < 10 && w >= 1 &&\n"
+	  "  w < 10, X[c, h - 1, w - 1], 0.0)\n"
+	  "S[c: 4, h: 9, w: 9] = sum(r: 3, s: 3) P[c, h + r, w + s]\n"
+	  "output Y[c: 4, h: 9, w: 9] = S[c, h, w] / 9.0\n", 3 },
 	/* The same in a convolution with bias and ReLU, in one statement. */
 	{ "padded_conv",
 	  "input X: f32[3, 6, 6]\ninput W: f32[4, 3, 3, 3]\n"
