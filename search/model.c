@@ -179,7 +179,13 @@ static void run_vector(const ts_stage_info *si, const ts_nest *n,
 			break;
 		inner *= t;
 	}
-	if (q < 0)
+	/* A guarded load of the stage's own LLVM vectorizes with masked
+	 * loads in an innermost loop (a padding copy), but not in a loop
+	 * around others, even short ones (measured: a 3x3 average pooling
+	 * with its padding written inline, rated as LLVM's vector loop over
+	 * the rows around its window, ran scalar: 0.51 ms against 0.09 ms
+	 * vectorised by the schedule). */
+	if (q < 0 || (inner > 1 && ts_body_has_guarded_load(s->body)))
 		return;
 	lp = &n->loops[q];
 	if (lp->kind != TS_LOOP_SERIAL || (lp->axis >= s->ndim &&
