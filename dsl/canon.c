@@ -555,34 +555,91 @@ struct bound_test {
 	int64_t lo, hi;
 };
 
-/* "e" without the integer constant it adds or subtracts last, into
- * "*base", and that constant ("y + r - 1": "y + r", -1); 0 and "e"
- * itself when it ends in none. */
-static int64_t trailing_const(const ts_expr *e, const ts_expr **base)
+/* The most axes an index of a bounds test is taken to combine. */
+#define LINEAR_AXES 16
+
+/* An integer expression as a sum of axes times constants plus a
+ * constant. */
+struct linear {
+	int n;
+	const ts_axis *axis[LINEAR_AXES];
+	int64_t coef[LINEAR_AXES];
+	int64_t k;
+};
+
+/* Add "scale" times "e" to "l"; false when "e" is not affine in the
+ * axes (a division, a load) or a coefficient would grow past 2^60. */
+static bool linearize(const ts_expr *e, int64_t scale, struct linear *l)
 {
-	*base = e;
-	if (e->kind != TS_EXPR_BINARY || e->b->kind != TS_EXPR_INT ||
-	    (e->op != TS_OP_ADD && e->op != TS_OP_SUB) ||
-	    e->b->ival == INT64_MIN || e->b->ival > INT64_MAX / 4 ||
-	    e->b->ival < -(INT64_MAX / 4))
-		return 0;
-	*base = e->a;
-	return e->op == TS_OP_ADD ? e->b->ival : -e->b->ival;
+	const int64_t big = (int64_t)1 << 60;
+	int64_t v;
+
+	if (scale > big || scale < -big)
+		return false;
+	switch (e->kind) {
+	case TS_EXPR_INT:
+		if (__builtin_mul_overflow(e->ival, scale, &v) ||
+		    __builtin_add_overflow(l->k, v, &l->k))
+			return false;
+		return l->k <= big && l->k >= -big;
+	case TS_EXPR_VAR:
+		for (int i = 0; i < l->n; i++)
+			if (l->axis[i] == e->axis) {
+				l->coef[i] += scale;
+				return l->coef[i] <= big && l->coef[i] >= -big;
+			}
+		if (l->n == LINEAR_AXES)
+			return false;
+		l->axis[l->n] = e->axis;
+		l->coef[l->n++] = scale;
+		return true;
+	case TS_EXPR_BINARY:
+		if (e->op == TS_OP_ADD || e->op == TS_OP_SUB)
+			return linearize(e->a, scale, l) && linearize(e->b,
+				e->op == TS_OP_ADD ? scale : -scale, l);
+		if (e->op != TS_OP_MUL)
+			return false;
+		if (e->b->kind == TS_EXPR_INT)
+			return !__builtin_mul_overflow(scale, e->b->ival, &v) &&
+				linearize(e->a, v, l);
+		if (e->a->kind == TS_EXPR_INT)
+			return !__builtin_mul_overflow(scale, e->a->ival, &v) &&
+				linearize(e->b, v, l);
+		return false;
+	default:
+		return false;
+	}
 }
 
-/* Whether "a" is "b" plus a constant, into "*delta" (a - b). */
+/* The coefficient of "axis" in "l". */
+static int64_t coef_of(const struct linear *l, const ts_axis *axis)
+{
+	for (int i = 0; i < l->n; i++)
+		if (l->axis[i] == axis)
+			return l->coef[i];
+	return 0;
+}
+
+/* Whether "a" is "b" plus a constant, into "*delta" (a - b): equal
+ * expressions, or affine ones with the same coefficients in any order
+ * ("h + r" is "r + h - 1" plus one). */
 static bool const_apart(const ts_expr *a, const ts_expr *b, int64_t *delta)
 {
-	const ts_expr *ba, *bb;
-	int64_t ka = trailing_const(a, &ba), kb = trailing_const(b, &bb);
+	struct linear la = { 0 }, lb = { 0 };
 
 	if (ts_expr_equal(a, b)) {
 		*delta = 0;
 		return true;
 	}
-	if (!ts_expr_equal(ba, bb))
+	if (!linearize(a, 1, &la) || !linearize(b, 1, &lb))
 		return false;
-	*delta = ka - kb;
+	for (int i = 0; i < la.n; i++)
+		if (la.coef[i] != coef_of(&lb, la.axis[i]))
+			return false;
+	for (int i = 0; i < lb.n; i++)
+		if (lb.coef[i] != coef_of(&la, lb.axis[i]))
+			return false;
+	*delta = la.k - lb.k;
 	return true;
 }
 
@@ -747,6 +804,17 @@ static bool reads_bound_axis(struct site *site, const ts_expr *e)
 	return false;
 }
 
+/* Whether the literals "a" and "b" are the same value of one type. */
+static bool same_literal(const ts_expr *a, const ts_expr *b)
+{
+	if (a->kind != b->kind || a->dtype != b->dtype)
+		return false;
+	if (a->kind == TS_EXPR_INT)
+		return a->ival == b->ival;
+	return a->kind == TS_EXPR_FLOAT &&
+		memcmp(&a->fval, &b->fval, sizeof(double)) == 0;
+}
+
 /* If "e" is a guarded read inside a window, "select(tests, X[idx], k)"
  * with "tests" bounds tests on indices that move with a reduction axis,
  * return a load of a padding stage that computes it once per element
@@ -758,19 +826,27 @@ static ts_expr *pad_read(struct canon *c, struct site *site, ts_expr *e)
 {
 	int64_t lo[TS_MAX_DIMS], hi[TS_MAX_DIMS], off[TS_MAX_DIMS];
 	int64_t ext[TS_MAX_DIMS];
-	const ts_expr *x;
+	const ts_expr *x, *arm, *s;
 	bool window = false;
 	ts_range r;
 
-	if (e->kind != TS_EXPR_SELECT || !(x = read_of(e->b)) ||
+	if (e->kind != TS_EXPR_SELECT ||
 	    (e->c->kind != TS_EXPR_INT && e->c->kind != TS_EXPR_FLOAT))
+		return e;
+	/* Guards nested as select(a, select(b, X[..], k), k) are one
+	 * conjunction. */
+	for (arm = e->b; arm->kind == TS_EXPR_SELECT &&
+	     same_literal(arm->c, e->c); arm = arm->b)
+		;
+	if (!(x = read_of(arm)))
 		return e;
 	for (int d = 0; d < x->nargs; d++) {
 		lo[d] = INT64_MIN;
 		hi[d] = INT64_MAX;
 	}
-	if (!bounds_of_guard(e->a, x, lo, hi))
-		return e;
+	for (s = e; s != arm; s = s->b)
+		if (!bounds_of_guard(s->a, x, lo, hi))
+			return e;
 	for (int d = 0; d < x->nargs; d++) {
 		int64_t n = x->tensor->shape[d];
 		bool tested = lo[d] > INT64_MIN || hi[d] < INT64_MAX;
@@ -792,7 +868,7 @@ static ts_expr *pad_read(struct canon *c, struct site *site, ts_expr *e)
 	if (!window)
 		return e;
 	c->changed = true;
-	return pad_stage(c, site, e->b, x, e->c, lo, hi, off, ext);
+	return pad_stage(c, site, (ts_expr *)arm, x, e->c, lo, hi, off, ext);
 }
 
 /* Return the body "e" of a reduction of "site" with every guarded read

@@ -91,6 +91,28 @@ static const struct twin twins[] = {
 	  "  w < 10, X[c, h - 1, w - 1], 0.0)\n"
 	  "S[c: 4, h: 9, w: 9] = sum(r: 3, s: 3) P[c, h + r, w + s]\n"
 	  "output Y[c: 4, h: 9, w: 9] = S[c, h, w] / 9.0\n", 3 },
+	/* The same guard with the index's terms in another order ("h + r"
+	 * guards X[.., r + h - 1, ..]) and as nested selects of one fill. */
+	{ "padded_sum_commuted_guard",
+	  "input X: f32[4, 9, 9]\n"
+	  "output Y[c: 4, h: 9, w: 9] = sum(r: 3, s: 3) select(h + r >= 1\n"
+	  "  && h + r < 10 && w + s > 0 && w + s <= 9,\n"
+	  "  X[c, r + h - 1, s + w - 1], 0.0)\n",
+	  "input X: f32[4, 9, 9]\n"
+	  "P[c: 4, h: 11, w: 11] = select(h >= 1 && h < 10 && w >= 1 &&\n"
+	  "  w < 10, X[c, h - 1, w - 1], 0.0)\n"
+	  "output Y[c: 4, h: 9, w: 9] = sum(r: 3, s: 3) P[c, r + h, s + w]\n",
+	  2 },
+	{ "padded_sum_nested_guards",
+	  "input X: f32[4, 9, 9]\n"
+	  "output Y[c: 4, h: 9, w: 9] = sum(r: 3, s: 3) select(h + r - 1 >= 0,\n"
+	  "  select(h + r - 1 < 9, select(w + s - 1 >= 0, select(w + s - 1\n"
+	  "  < 9, X[c, h + r - 1, w + s - 1], 0.0), 0.0), 0.0), 0.0)\n",
+	  "input X: f32[4, 9, 9]\n"
+	  "P[c: 4, h: 11, w: 11] = select(h >= 1 && h < 10 && w >= 1 &&\n"
+	  "  w < 10, X[c, h - 1, w - 1], 0.0)\n"
+	  "output Y[c: 4, h: 9, w: 9] = sum(r: 3, s: 3) P[c, h + r, w + s]\n",
+	  2 },
 	/* The same in a convolution with bias and ReLU, in one statement. */
 	{ "padded_conv",
 	  "input X: f32[3, 6, 6]\ninput W: f32[4, 3, 3, 3]\n"
