@@ -365,6 +365,19 @@ static void test_static_model__no_guarded_gathers(void **state)
 	}
 }
 
+/* The static fill of "dag" for one thread of shipped target "name". */
+static ts_static_result *fill_one_thread(ts_ctx *ctx, const ts_dag *dag,
+	const char *name)
+{
+	const ts_target *tg = ts_target_for_threads(
+		ts_target_lookup(ctx, name), 1);
+	ts_static_result *r = ts_static_fill(ctx, dag, tg, 1);
+
+	if (!r)
+		fail_msg("%s: %s", name, ts_ctx_error(ctx));
+	return r;
+}
+
 /* A transpose whose output rows lie 4 KiB apart: a loop that walks a
  * column of the output touches one line in each of its rows, and those
  * lines fall on a few sets of every cache level (4 KiB is a multiple of
@@ -384,14 +397,11 @@ static void test_static_model__counts_lines_of_a_column(void **state)
 	ts_dag *dag = load_case(ctx, "transpose_cols");
 
 	for (size_t t = 0; t < sizeof(targets) / sizeof(*targets); t++) {
-		const ts_target *tg = ts_target_for_threads(
-			ts_target_lookup(ctx, targets[t]), 1);
-		ts_static_result *r = ts_static_fill(ctx, dag, tg, 1);
+		ts_static_result *r = fill_one_thread(ctx, dag, targets[t]);
 		ts_config *c;
 		int kj, ki;
 		double best, col;
 
-		assert_non_null(r);
 		c = ts_config_from_json(ctx, r->tp->space, column);
 		assert_non_null(c);
 		best = ts_model_estimate(r->tp, r->best, NULL);
@@ -428,14 +438,11 @@ static void test_static_model__packed_stride_two_gathers(void **state)
 		"\"O.h\":[1,7],\"O.w\":[4,2],\"O.vec\":\"k\",\"O.par\":0,"
 		"\"O.unroll\":true,\"P.at\":\"root\"}";
 	ts_ctx *ctx = *state;
-	const ts_target *tg = ts_target_for_threads(
-		ts_target_lookup(ctx, "zen3"), 1);
 	ts_dag *dag = load_case(ctx, "conv_s2_7");
-	ts_static_result *r = ts_static_fill(ctx, dag, tg, 1);
+	ts_static_result *r = fill_one_thread(ctx, dag, "zen3");
 	ts_config *c;
 	int k;
 
-	assert_non_null(r);
 	c = ts_config_from_json(ctx, r->tp->space, rows);
 	assert_non_null(c);
 	if (!(ts_model_estimate(r->tp, c, NULL) >
@@ -467,14 +474,11 @@ static void test_static_model__guarded_window_is_not_vectorized_by_llvm(
 	ts_dag *dag = load_case(ctx, "ring_mean");
 
 	for (size_t t = 0; t < sizeof(targets) / sizeof(*targets); t++) {
-		const ts_target *tg = ts_target_for_threads(
-			ts_target_lookup(ctx, targets[t]), 1);
-		ts_static_result *r = ts_static_fill(ctx, dag, tg, 1);
+		ts_static_result *r = fill_one_thread(ctx, dag, targets[t]);
 		ts_config *naive;
 		double cost;
 		ts_nest n;
 
-		assert_non_null(r);
 		naive = ts_template_naive(r->tp);
 		cost = ts_model_estimate(r->tp, naive, NULL);
 		if (!(cost > 1.5 * r->best_cost))
