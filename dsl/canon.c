@@ -647,7 +647,7 @@ static bool const_apart(const ts_expr *a, const ts_expr *b, int64_t *delta)
  * load "x" ("index op constant" or "constant op index"); false when "e"
  * is no such test. */
 static bool bound_test_of(const ts_expr *e, const ts_expr *x,
-	struct bound_test *t)
+	bool negated, struct bound_test *t)
 {
 	const ts_expr *idx = e->a, *k = e->b;
 	ts_op op = e->op;
@@ -655,6 +655,10 @@ static bool bound_test_of(const ts_expr *e, const ts_expr *x,
 	static const ts_op flip[TS_OP_COUNT] = {
 		[TS_OP_LT] = TS_OP_GT, [TS_OP_LE] = TS_OP_GE,
 		[TS_OP_GT] = TS_OP_LT, [TS_OP_GE] = TS_OP_LE,
+	};
+	static const ts_op complement[TS_OP_COUNT] = {
+		[TS_OP_LT] = TS_OP_GE, [TS_OP_LE] = TS_OP_GT,
+		[TS_OP_GT] = TS_OP_LE, [TS_OP_GE] = TS_OP_LT,
 	};
 
 	if (e->kind != TS_EXPR_BINARY || op < TS_OP_LT || op > TS_OP_GE)
@@ -664,6 +668,8 @@ static bool bound_test_of(const ts_expr *e, const ts_expr *x,
 		k = e->a;
 		op = flip[op];
 	}
+	if (negated)
+		op = complement[op];
 	/* An unsigned comparison orders values otherwise than the
 	 * signed bounds below. */
 	if (k->kind != TS_EXPR_INT || k->ival <= INT64_MIN + 1 ||
@@ -688,17 +694,21 @@ static bool bound_test_of(const ts_expr *e, const ts_expr *x,
 }
 
 /* Narrow "lo" and "hi" (one pair per index of the load "x") by the
- * conjunction "cond" of bounds tests; false when a conjunct is anything
- * else. */
+ * conjunction "cond" of bounds tests, or when "negated" by the negation
+ * of "cond" (a disjunction of tests out of bounds, "!" over either);
+ * false when a term is anything else. */
 static bool bounds_of_guard(const ts_expr *cond, const ts_expr *x,
-	int64_t *lo, int64_t *hi)
+	bool negated, int64_t *lo, int64_t *hi)
 {
 	struct bound_test t;
 
-	if (cond->kind == TS_EXPR_BINARY && cond->op == TS_OP_AND)
-		return bounds_of_guard(cond->a, x, lo, hi) &&
-			bounds_of_guard(cond->b, x, lo, hi);
-	if (!bound_test_of(cond, x, &t))
+	if (cond->kind == TS_EXPR_UNARY && cond->op == TS_OP_NOT)
+		return bounds_of_guard(cond->a, x, !negated, lo, hi);
+	if (cond->kind == TS_EXPR_BINARY && cond->op == (negated ? TS_OP_OR
+	    : TS_OP_AND))
+		return bounds_of_guard(cond->a, x, negated, lo, hi) &&
+			bounds_of_guard(cond->b, x, negated, lo, hi);
+	if (!bound_test_of(cond, x, negated, &t))
 		return false;
 	lo[t.dim] = TS_MAX(lo[t.dim], t.lo);
 	hi[t.dim] = TS_MIN(hi[t.dim], t.hi);
@@ -804,6 +814,12 @@ static bool reads_bound_axis(struct site *site, const ts_expr *e)
 	return false;
 }
 
+/* Whether "e" is an integer or floating-point literal. */
+static bool is_literal(const ts_expr *e)
+{
+	return e->kind == TS_EXPR_INT || e->kind == TS_EXPR_FLOAT;
+}
+
 /* Whether the literals "a" and "b" are the same value of one type. */
 static bool same_literal(const ts_expr *a, const ts_expr *b)
 {
@@ -826,17 +842,22 @@ static ts_expr *pad_read(struct canon *c, struct site *site, ts_expr *e)
 {
 	int64_t lo[TS_MAX_DIMS], hi[TS_MAX_DIMS], off[TS_MAX_DIMS];
 	int64_t ext[TS_MAX_DIMS];
-	const ts_expr *x, *arm, *s;
-	bool window = false;
+	const ts_expr *x, *arm, *s, *fill;
+	bool window = false, outside;
 	ts_range r;
 
-	if (e->kind != TS_EXPR_SELECT ||
-	    (e->c->kind != TS_EXPR_INT && e->c->kind != TS_EXPR_FLOAT))
+	if (e->kind != TS_EXPR_SELECT)
+		return e;
+	/* select(out of bounds, k, X[..]) tests the other way round. */
+	outside = is_literal(e->b) && !is_literal(e->c);
+	fill = outside ? e->b : e->c;
+	if (!is_literal(fill))
 		return e;
 	/* Guards nested as select(a, select(b, X[..], k), k) are one
 	 * conjunction. */
-	for (arm = e->b; arm->kind == TS_EXPR_SELECT &&
-	     same_literal(arm->c, e->c); arm = arm->b)
+	for (arm = outside ? e->c : e->b; !outside &&
+	     arm->kind == TS_EXPR_SELECT && same_literal(arm->c, fill);
+	     arm = arm->b)
 		;
 	if (!(x = read_of(arm)))
 		return e;
@@ -844,8 +865,10 @@ static ts_expr *pad_read(struct canon *c, struct site *site, ts_expr *e)
 		lo[d] = INT64_MIN;
 		hi[d] = INT64_MAX;
 	}
-	for (s = e; s != arm; s = s->b)
-		if (!bounds_of_guard(s->a, x, lo, hi))
+	if (outside && !bounds_of_guard(e->a, x, true, lo, hi))
+		return e;
+	for (s = e; !outside && s != arm; s = s->b)
+		if (!bounds_of_guard(s->a, x, false, lo, hi))
 			return e;
 	for (int d = 0; d < x->nargs; d++) {
 		int64_t n = x->tensor->shape[d];
@@ -868,7 +891,8 @@ static ts_expr *pad_read(struct canon *c, struct site *site, ts_expr *e)
 	if (!window)
 		return e;
 	c->changed = true;
-	return pad_stage(c, site, (ts_expr *)arm, x, e->c, lo, hi, off, ext);
+	return pad_stage(c, site, (ts_expr *)arm, x, (ts_expr *)fill, lo, hi,
+		off, ext);
 }
 
 /* Return the body "e" of a reduction of "site" with every guarded read

@@ -113,6 +113,28 @@ static const struct twin twins[] = {
 	  "  w < 10, X[c, h - 1, w - 1], 0.0)\n"
 	  "output Y[c: 4, h: 9, w: 9] = sum(r: 3, s: 3) P[c, h + r, w + s]\n",
 	  2 },
+	/* The same guard as a test out of bounds, the fill first, and as a
+	 * negated disjunction. */
+	{ "padded_sum_outside_first",
+	  "input X: f32[4, 9, 9]\n"
+	  "output Y[c: 4, h: 9, w: 9] = sum(r: 3, s: 3) select(h + r < 1\n"
+	  "  || h + r > 9 || w + s - 1 < 0 || w + s - 1 >= 9, 0.0,\n"
+	  "  X[c, h + r - 1, w + s - 1])\n",
+	  "input X: f32[4, 9, 9]\n"
+	  "P[c: 4, h: 11, w: 11] = select(h >= 1 && h < 10 && w >= 1 &&\n"
+	  "  w < 10, X[c, h - 1, w - 1], 0.0)\n"
+	  "output Y[c: 4, h: 9, w: 9] = sum(r: 3, s: 3) P[c, h + r, w + s]\n",
+	  2 },
+	{ "padded_sum_negated_guard",
+	  "input X: f32[4, 9, 9]\n"
+	  "output Y[c: 4, h: 9, w: 9] = sum(r: 3, s: 3) select(!(h + r < 1\n"
+	  "  || h + r > 9 || w + s < 1 || w + s > 9),\n"
+	  "  X[c, h + r - 1, w + s - 1], 0.0)\n",
+	  "input X: f32[4, 9, 9]\n"
+	  "P[c: 4, h: 11, w: 11] = select(h >= 1 && h < 10 && w >= 1 &&\n"
+	  "  w < 10, X[c, h - 1, w - 1], 0.0)\n"
+	  "output Y[c: 4, h: 9, w: 9] = sum(r: 3, s: 3) P[c, h + r, w + s]\n",
+	  2 },
 	/* The same in a convolution with bias and ReLU, in one statement. */
 	{ "padded_conv",
 	  "input X: f32[3, 6, 6]\ninput W: f32[4, 3, 3, 3]\n"
