@@ -635,7 +635,7 @@ static double line_waste(const ts_footprint *fp, const int64_t *ext,
 	int64_t step, double *brought)
 {
 	const ts_box_dim *last;
-	int64_t bytes, lines, move;
+	int64_t bytes, move;
 	bool rows_move = false;
 	double w;
 
@@ -649,8 +649,7 @@ static double line_waste(const ts_footprint *fp, const int64_t *ext,
 	if (bytes <= 0 || 4 * bytes > line ||
 	    (ext[fp->ndim - 1] >= row && fp->ndim > 1))
 		return 1;
-	lines = (bytes + line - 1) / line;
-	w = (double)(lines * line) / (double)bytes;
+	w = (double)line / (double)bytes;	/* one line a row */
 	for (int d = 0; d < fp->ndim - 1; d++)
 		rows_move |= fp->dim[d].whole || fp->dim[d].block > 0 ||
 			fp->dim[d].nterms > 0 ||
@@ -673,7 +672,7 @@ static double line_waste(const ts_footprint *fp, const int64_t *ext,
 static double set_crowding(const ts_target_cache *c, int line,
 	int64_t stride, int64_t rows, int64_t lines)
 {
-	int64_t ways, sets, way, g, a, b, positions;
+	int64_t ways, sets, way, g, positions;
 
 	if (!c || c->size <= 0 || line <= 0 || stride <= 0 ||
 	    stride % line != 0)
@@ -683,12 +682,7 @@ static double set_crowding(const ts_target_cache *c, int line,
 	way = sets * line;
 	if (sets <= 1)
 		return 1;
-	for (a = way, b = stride; b; ) {	/* g = gcd(way, stride) */
-		int64_t r = a % b;
-		a = b;
-		b = r;
-	}
-	g = a;
+	g = ts_gcd64(way, stride);
 	positions = way / g;
 	/* Rows at the same position share their sets; while they are no
 	 * more than the ways, the sets hold them all. */
