@@ -11,7 +11,12 @@
  * ("Prescott"), so the core it chose is printed and bench/run.sh sets
  * OPENBLAS_CORETYPE when it is not set.
  *
+ * --target schedules and compiles for another CPU the host can run (AVX2
+ * code on an AVX-512 host); compare it with OpenBLAS's kernels for that
+ * CPU (OPENBLAS_CORETYPE=Haswell for AVX2).
+ *
  *   usage: bench_matmul [--threads N]... [--min-time S] [--verbose]
+ *                       [--target NAME|FILE.json]
  */
 #include <config.h>
 
@@ -33,6 +38,7 @@ static const struct mm_shape {
 } mm_shapes[] = {
 	{ 1024, 1024, 1024 },
 	{ 128, 768, 3072 },
+	{ 4096, 64, 4096 },
 };
 
 /* One sgemm call on arrays held as ts_array. */
@@ -146,9 +152,12 @@ static void mm_parse(int argc, char **argv, struct mm_opts *o)
 			o->min_time = atof(argv[++i]);
 		} else if (!strcmp(argv[i], "--verbose")) {
 			o->verbose = true;
+		} else if (!strcmp(argv[i], "--target") && i + 1 < argc) {
+			bench_use_target(argv[++i]);
 		} else {
 			fprintf(stderr, "usage: bench_matmul [--threads N]... "
-				"[--min-time S] [--verbose]\n");
+				"[--min-time S] [--verbose] "
+				"[--target NAME|FILE.json]\n");
 			exit(2);
 		}
 	}

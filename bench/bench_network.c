@@ -203,12 +203,12 @@ static ts_network *compile(ts_ctx *ctx, const ts_dag *dag, ts_target *tg,
 	if (rounds <= 0 && !records)
 		return ts_network_compile(ctx, dag, tg, o);
 	p = ts_partition_dag(ctx, dag, tg);
-	if (p && !o->layout && !o->keep_weights)
-		p = ts_partition_block_weights(ctx, p, tg, NULL);
-	else if (p && o->layout) {
-		ts_layout_plan *lp = ts_network_choose_layouts(ctx, p, tg,
-			o->threads, 1 << 16);
-		p = lp ? lp->partition : NULL;
+	if (p) {
+		/* As tessel run --records: the log's layouts where it has
+		 * them. */
+		ts_layout_options lo = { o->threads, o->layout,
+			o->keep_weights, records };
+		p = ts_network_lay_out(ctx, dag, p, tg, &lo, NULL, NULL);
 	}
 	/* The choice tessel run makes: a record where it runs faster than
 	 * the static schedule timed alongside it. */

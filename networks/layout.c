@@ -979,5 +979,8 @@ ts_layout_plan *ts_network_choose_layouts(ts_ctx *ctx, const ts_partition *p,
 		plan->solution->default_total += env.plain[g];
 	plan->partition = apply_layouts(&env, plan->solution->choice,
 		&plan->ntransforms);
+	plan->weights = ts_new_atomic(bool, p->nsubgraphs + 1);
+	for (int g = 0; g < p->nsubgraphs; g++)
+		plan->weights[g] = env.wblock[g][plan->solution->choice[g]];
 	return plan;
 }

@@ -734,12 +734,10 @@ ts_network *ts_network_compile(ts_ctx *ctx, const ts_dag *dag,
 	if (!o.target)
 		o.target = target;
 	p = ts_partition_dag(ctx, dag, target);
-	if (p && o.layout) {
-		ts_layout_plan *lp = ts_network_choose_layouts(ctx, p, target,
-			o.threads, 1 << 16);
-		p = lp ? lp->partition : NULL;
-	} else if (p && !o.keep_weights) {
-		p = ts_partition_block_weights(ctx, p, target, NULL);
+	if (p) {
+		ts_layout_options lo = { o.threads, o.layout, o.keep_weights,
+			NULL };
+		p = ts_network_lay_out(ctx, dag, p, target, &lo, NULL, NULL);
 	}
 	if (!p)
 		return NULL;

@@ -73,6 +73,30 @@ ts_record *ts_record_new(ts_ctx *ctx, const ts_dag *dag,
 	return r;
 }
 
+ts_record *ts_record_new_layout(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *target, const char *layout, double total_s)
+{
+	ts_record *r;
+
+	if (!dag || !target || !layout) {
+		ts_ctx_set_error(ctx, "layout record: needs a network, a "
+			"target and its layouts");
+		return NULL;
+	}
+	r = ts_new(ts_record);
+	r->version = TS_RECORD_VERSION;
+	r->workload = ts_dag_hash(dag);
+	r->dag = dag->name ? dag->name : "";
+	r->target = ts_target_key(target);
+	r->layout = layout;
+	r->times = ts_new_atomic(double, 1);
+	r->error = TS_ERR_NONE;
+	r->median_s = total_s;
+	r->max_abs_err = NAN;
+	r->timestamp = timestamp_now();
+	return r;
+}
+
 /* A JSON number for "v", or null when it is not finite. */
 static json_t *json_finite(double v)
 {
@@ -100,6 +124,8 @@ static json_t *record_object(const ts_record *rec)
 	json_object_set_new(o, "target", json_string(rec->target));
 	json_object_set_new(o, "config", json_nested(rec->config));
 	json_object_set_new(o, "schedule", json_nested(rec->schedule));
+	if (rec->layout)
+		json_object_set_new(o, "layout", json_nested(rec->layout));
 	json_object_set_new(o, "times", times);
 	json_object_set_new(o, "median_s", json_finite(rec->median_s));
 	json_object_set_new(o, "error",
@@ -122,7 +148,8 @@ char *ts_record_to_json(const ts_record *rec)
 	json_t *o;
 	char *s, *copy;
 
-	if (!rec || !rec->workload || !rec->target || !rec->schedule)
+	if (!rec || !rec->workload || !rec->target ||
+	    !(rec->schedule || rec->layout))
 		return NULL;
 	o = record_object(rec);
 	s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
@@ -190,12 +217,14 @@ static ts_status record_fields(ts_ctx *ctx, json_t *o, ts_record *r)
 	if (r->version != TS_RECORD_VERSION)
 		return ts_ctx_set_error(ctx, "format version %d (this build "
 			"reads version %d)", r->version, TS_RECORD_VERSION);
+	r->layout = get_nested(o, "layout");
+	r->schedule = get_nested(o, "schedule");
 	if (!(r->workload = get_string(o, "workload")) ||
 	    !(r->target = get_string(o, "target")) ||
-	    !(r->schedule = get_nested(o, "schedule")) ||
+	    !(r->schedule || r->layout) ||
 	    !(err = get_string(o, "error")))
 		return ts_ctx_set_error(ctx, "needs 'workload', 'target', "
-			"'schedule' and 'error'");
+			"'schedule' (or 'layout') and 'error'");
 	if (ts_error_code_from_name(err, &r->error) < 0)
 		return ts_ctx_set_error(ctx, "unknown error '%s'", err);
 	r->dag = get_string(o, "dag");
@@ -359,7 +388,8 @@ const ts_record *ts_records_best(ts_record *const *recs, int n,
 
 	for (int i = 0; i < n; i++) {
 		const ts_record *r = recs[i];
-		if (!r || r->error != TS_ERR_NONE || !isfinite(r->median_s) ||
+		if (!r || r->layout || r->error != TS_ERR_NONE ||
+		    !isfinite(r->median_s) ||
 		    (workload && strcmp(r->workload, workload)) ||
 		    (target && strcmp(r->target, target)))
 			continue;

@@ -28,6 +28,7 @@ struct build_opts {
 	const char *target;	/* cuda[:NAME|FILE.json], or NULL: the CPU */
 	int threads;		/* cores of the schedules; 0: all */
 	int64_t seed;		/* draws the static choices */
+	bool layout;		/* a network: choose its layouts by timing */
 };
 
 /* Take "v" as the output folder of "o". */
@@ -105,13 +106,24 @@ static bool set_seed(void *o, const char *v)
 	return true;
 }
 
+/* Ask "o" to choose a network's layouts by timing ("v" unused). */
+static bool set_layout(void *o, const char *v)
+{
+	((struct build_opts *)o)->layout = true;
+	return true;
+}
+
 /* The options of tessel build; add a row to add one. */
 static const struct ts_tool_option build_options[] = {
 	{ "-o", true, set_out, "the output folder (created if missing)" },
 	{ "--schedule", true, set_schedule,
 	  "static (default), naive, or a schedule in a JSON file" },
 	{ "--records", true, set_records,
-	  "the best record of this log for the host (else static)" },
+	  "the best record of this log for the host (else static);\n"
+	  "                     a network's layouts too, when it has them" },
+	{ "--layout", false, set_layout,
+	  "a network: choose each subgraph's layout by timing\n"
+	  "                     where --records holds none (and append it)" },
 	{ "--target-triple", true, set_triple,
 	  "e.g. aarch64-linux-gnu (default: this machine)" },
 	{ "--cpu", true, set_cpu,
@@ -223,13 +235,12 @@ static const char *network_conflict(const struct build_opts *o)
 	return NULL;
 }
 
-/* Build the network "p" of "o" for "host" into one library; return the
- * exit code. */
+/* Build the network "p" of "o" for "host" as "no" says into one library;
+ * return the exit code. */
 static int build_network(ts_ctx *ctx, const struct build_opts *o,
-	const ts_partition *p, const ts_target *host)
+	const struct ts_tool_network_opts *no, const ts_partition *p,
+	const ts_target *host)
 {
-	struct ts_tool_network_opts no = { "build", o->records, o->threads,
-		0, o->schedule && !strcmp(o->schedule, "naive") };
 	const char *bad = network_conflict(o), *name;
 	ts_network *net;
 	int code = TS_EXIT_OK;
@@ -243,7 +254,7 @@ static int build_network(ts_ctx *ctx, const struct build_opts *o,
 			"--schedule FILE");
 		return TS_EXIT_USAGE;
 	}
-	if (!(net = ts_tool_network_compile(ctx, p, host, &no, &code)))
+	if (!(net = ts_tool_network_compile(ctx, p, host, no, &code)))
 		return code;
 	name = ts_tool_network_name(o->file);
 	mkdir(o->out, 0777);
@@ -269,6 +280,9 @@ static int build_program(ts_ctx *ctx, const struct build_opts *o)
 	char so[4096];
 	ts_partition *p;
 	ts_func *f;
+	struct ts_tool_network_opts no = { "build", o->records, o->threads,
+		0, o->schedule && !strcmp(o->schedule, "naive"), o->layout };
+	int code = TS_EXIT_OK;
 
 	if (dag && o->target && ts_tool_is_cuda_target(o->target)) {
 		ts_target *tg = ts_tool_cuda_target(ctx, o->target);
@@ -286,8 +300,11 @@ static int build_program(ts_ctx *ctx, const struct build_opts *o)
 		cpu = NULL;
 	}
 	if (cpu && cpu->kind == TS_TARGET_CPU && (p = ts_tool_network_partition(
-	    ctx, dag, ts_tool_target_threads(cpu, o->threads), false)))
-		return build_network(ctx, o, p, cpu);
+	    ctx, dag, ts_tool_target_threads(cpu, o->threads), false, &no,
+	    &code)))
+		return build_network(ctx, o, &no, p, cpu);
+	if (code != TS_EXIT_OK)
+		return code;
 	if (!cpu || !(f = build_func(ctx, dag, o, cpu))) {
 		ts_tool_report(ctx);
 		return TS_EXIT_USAGE;

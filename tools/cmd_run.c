@@ -31,6 +31,7 @@ struct run_opts {
 				 * NULL: this CPU */
 	const char *inputs;	/* folder of <input>.npy files, or NULL */
 	const char *out;	/* folder receiving <output>.npy, or NULL */
+	bool layout;		/* a network: choose its layouts by timing */
 };
 
 /* Take "v" as the schedule of "o". */
@@ -98,6 +99,13 @@ static bool set_inputs(void *o, const char *v)
 	return ts_tool_set_string(&((struct run_opts *)o)->inputs, v);
 }
 
+/* Ask "o" to choose a network's layouts by timing ("v" unused). */
+static bool set_layout(void *o, const char *v)
+{
+	((struct run_opts *)o)->layout = true;
+	return true;
+}
+
 /* Take "v" as the folder "o" writes its outputs to. */
 static bool set_out(void *o, const char *v)
 {
@@ -113,6 +121,9 @@ static const struct ts_tool_option run_options[] = {
 	  "                     of each task of a network" },
 	{ "--threads", true, set_threads,
 	  "threads of parallel loops (default: OpenMP's)" },
+	{ "--layout", false, set_layout,
+	  "a network: choose each subgraph's layout by timing\n"
+	  "                     where --records holds none (and append it)" },
 	{ "--check", false, set_check,
 	  "compare the outputs with the reference interpreter" },
 	{ "--json", false, set_json,
@@ -368,7 +379,7 @@ static int run_network(ts_ctx *ctx, const struct run_opts *o,
 	const ts_dag *dag, const ts_partition *p, const ts_target *host)
 {
 	struct ts_tool_network_opts no = { "run", o->records, o->threads, 0,
-		o->schedule && !strcmp(o->schedule, "naive") };
+		o->schedule && !strcmp(o->schedule, "naive"), o->layout };
 	struct run_result r = {.kernel = ts_dag_name(dag) ? ts_dag_name(dag)
 							  : "network",
 		.subgraphs = p->nsubgraphs,
@@ -420,8 +431,11 @@ static int run_network(ts_ctx *ctx, const struct run_opts *o,
  * no schedule file), else NULL; "*host" receives the CPU target "cpu"
  * (NULL: this machine's). */
 static ts_partition *network_of(ts_ctx *ctx, const struct run_opts *o,
-	const ts_dag *dag, ts_target *cpu, ts_target **host)
+	const ts_dag *dag, ts_target *cpu, ts_target **host, int *code)
 {
+	struct ts_tool_network_opts no = { "run", o->records, o->threads, 0,
+		o->schedule && !strcmp(o->schedule, "naive"), o->layout };
+
 	if ((o->target && !cpu) || (o->schedule && strcmp(o->schedule,
 	    "naive") && strcmp(o->schedule, "static")))
 		return NULL;
@@ -431,7 +445,7 @@ static ts_partition *network_of(ts_ctx *ctx, const struct run_opts *o,
 		return NULL;
 	}
 	return ts_tool_network_partition(ctx, dag,
-		ts_tool_target_threads(*host, o->threads), false);
+		ts_tool_target_threads(*host, o->threads), false, &no, code);
 }
 
 /* The CPU target of "o", when this machine can run its code; NULL
@@ -471,7 +485,7 @@ static int run_program(ts_ctx *ctx, const struct run_opts *o)
 	ts_array **args, **in;
 	ts_target *host = NULL, *cpu = NULL;
 	ts_partition *p;
-	int code;
+	int code = TS_EXIT_OK;
 
 	if (dag && ts_dag_check_memory(ctx, dag) < 0)
 		dag = NULL;
@@ -486,8 +500,10 @@ static int run_program(ts_ctx *ctx, const struct run_opts *o)
 			"CPU, not with --target %s\n", o->target);
 		return TS_EXIT_USAGE;
 	}
-	if ((p = dag ? network_of(ctx, o, dag, cpu, &host) : NULL))
+	if ((p = dag ? network_of(ctx, o, dag, cpu, &host, &code) : NULL))
 		return run_network(ctx, o, dag, p, host);
+	if (code != TS_EXIT_OK)
+		return code;
 	if (dag && o->target && !cpu) {
 		ts_target *tg = ts_tool_cuda_target(ctx, o->target);
 		if (!tg) {

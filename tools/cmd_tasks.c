@@ -49,7 +49,9 @@ static void usage(FILE *out)
 		"  --check         with --run: compare with the interpreter\n"
 		"  --time SECONDS  with --run: time whole runs\n"
 		"  --profile       with --run: time each task alone\n"
-		"  --layout        choose the layout of each subgraph (timed)\n"
+		"  --layout        choose the layout of each subgraph (timed),\n"
+		"                  appended to --records or --log as a layout\n"
+		"                  record; a log that has one replays it\n"
 		"  --tune R        with --run: tune the tasks for R rounds shared\n"
 		"                  by expected gain (task scheduler)\n"
 		"  --trials N      measurements per round (default 16)\n"
@@ -331,9 +333,12 @@ ts_target *ts_tool_target_threads(const ts_target *tg, int threads)
 }
 
 ts_partition *ts_tool_network_partition(ts_ctx *ctx, const ts_dag *dag,
-	const ts_target *tg, bool force)
+	const ts_target *tg, bool force, const struct ts_tool_network_opts *o,
+	int *code)
 {
 	ts_partition *p = ts_partition_dag(ctx, dag, tg);
+	ts_layout_options lo = { 0 };
+	const char *how = NULL;
 
 	/* A DAG the partition cannot follow is left to the single-kernel
 	 * path, which reports its own errors. */
@@ -341,9 +346,22 @@ ts_partition *ts_tool_network_partition(ts_ctx *ctx, const ts_dag *dag,
 		ts_ctx_clear_error(ctx);
 		return NULL;
 	}
-	if (force ? p->nsubgraphs > 1 : ts_partition_is_network(p))
-		return ts_partition_block_weights(ctx, p, tg, NULL);
-	return NULL;
+	if (!(force ? p->nsubgraphs > 1 : ts_partition_is_network(p)))
+		return NULL;
+	if (o) {
+		lo.threads = o->threads;
+		lo.records = o->records;
+		lo.choose = o->layout && !o->naive;
+	}
+	if (!(p = ts_network_lay_out(ctx, dag, p, tg, &lo, &how, NULL))) {
+		ts_tool_report(ctx);
+		if (code)
+			*code = TS_EXIT_FAIL;
+		return NULL;
+	}
+	if (o && (o->records || lo.choose))
+		fprintf(stderr, "tessel %s: %s\n", o->verb, how);
+	return p;
 }
 
 /* Print "line" of the schedule choice on stderr for the verb "data". */
@@ -455,16 +473,9 @@ static int run_network(ts_ctx *ctx, const ts_dag *dag, const ts_target *host,
 	return rc;
 }
 
-/* Choose layouts for "p", print the choice, return the relaid
- * partition. */
-static const ts_partition *print_layouts(ts_ctx *ctx, const ts_partition *p,
-	const ts_target *tg, int threads)
+/* Print the layouts "lp" chose for "p". */
+static void print_plan(const ts_partition *p, const ts_layout_plan *lp)
 {
-	ts_layout_plan *lp = ts_network_choose_layouts(ctx, p, tg, threads,
-		1 << 16);
-
-	if (!lp)
-		return NULL;
 	printf("layout: chosen %.4f ms, all NCHW %.4f ms (%s, %lld states), "
 		"%d transformations\n", lp->solution->total * 1e3,
 		lp->solution->default_total * 1e3, lp->solution->exact ?
@@ -477,7 +488,29 @@ static const ts_partition *print_layouts(ts_ctx *ctx, const ts_partition *p,
 				p->tasks[p->subgraphs[g].task]->name,
 				lp->problem->names[g][c], c ? "changed" : "kept");
 	}
-	return lp->partition;
+}
+
+/* The partition of "dag" for "tg" laid out as "o" asks (its layout
+ * record in --records, else in --log; chosen by timing with --layout,
+ * and then appended there), printed; NULL after a message. */
+static const ts_partition *tasks_partition(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *tg, const struct tasks_opts *o)
+{
+	ts_partition *p = ts_partition_dag(ctx, dag, tg), *q;
+	ts_layout_options lo = { o->threads, o->layout, false,
+		o->records ? o->records : o->log };
+	ts_layout_plan *plan = NULL;
+	const char *how = NULL;
+
+	if (!p || !(q = ts_network_lay_out(ctx, dag, p, tg, &lo, &how,
+	    &plan)))
+		return NULL;
+	ts_partition_print(stdout, plan ? p : q);
+	if (plan)
+		print_plan(p, plan);
+	if (lo.records || lo.choose)
+		fprintf(stderr, "tessel tasks: %s\n", how);
+	return q;
 }
 
 /* Write the estimated latency of the network "dag" after each round of
@@ -523,13 +556,12 @@ static ts_status write_network_curve(ts_ctx *ctx, const ts_dag *dag,
 }
 
 int ts_tool_tune_network(ts_ctx *ctx, const ts_dag *dag, ts_target *target,
-	const struct ts_tune_options *opt, bool quiet)
+	const struct ts_tune_options *opt, bool quiet, bool layout)
 {
 	ts_partition *p = ts_partition_dag(ctx, dag, target);
+	ts_layout_options lo = { opt->threads, layout, false, opt->log };
 	ts_tune_options to = *opt;
-
-	if (p)
-		p = ts_partition_block_weights(ctx, p, target, NULL);
+	const char *how = NULL;
 	ts_schedule **tuned;
 	ts_task_schedule *r;
 	int rounds;
@@ -540,6 +572,12 @@ int ts_tool_tune_network(ts_ctx *ctx, const ts_dag *dag, ts_target *target,
 	}
 	if (p->nsubgraphs <= 1)
 		return -1;
+	if (!(p = ts_network_lay_out(ctx, dag, p, ts_tool_target_threads(
+	    target, opt->threads), &lo, &how, NULL))) {
+		ts_tool_report(ctx);
+		return TS_EXIT_FAIL;
+	}
+	fprintf(stderr, "tessel tune: %s\n", how);
 	/* The budget of the command line, in rounds of one batch. */
 	to.trials = to.batch > 0 ? to.batch : 16;
 	/* At least one round per task: the warm-up visits every task. */
@@ -601,19 +639,10 @@ int ts_cmd_tasks(int argc, char **argv)
 		return TS_EXIT_USAGE;
 	}
 	tg = ts_tool_target_threads(host, o.threads);
-	p = tg ? ts_partition_dag(ctx, dag, tg) : NULL;
-	if (p && !o.layout)
-		p = ts_partition_block_weights(ctx, p, tg, NULL);
-	if (!p) {
+	if (!(p = tg ? tasks_partition(ctx, dag, tg, &o) : NULL)) {
 		ts_tool_report(ctx);
 		ts_ctx_free(ctx);
-		return TS_EXIT_USAGE;
-	}
-	ts_partition_print(stdout, p);
-	if (o.layout && !(p = print_layouts(ctx, p, tg, o.threads))) {
-		ts_tool_report(ctx);
-		ts_ctx_free(ctx);
-		return TS_EXIT_FAIL;
+		return tg && o.layout ? TS_EXIT_FAIL : TS_EXIT_USAGE;
 	}
 	rc = o.run ? run_network(ctx, dag, host, p, &o) : TS_EXIT_OK;
 	ts_ctx_free(ctx);

@@ -36,6 +36,7 @@ struct tune_opts {
 	uint64_t seed;
 	bool quiet;		/* no progress bar */
 	bool network;		/* tune the tasks of a network together */
+	bool no_layout;		/* a network keeps its declared layouts */
 	ts_cluster *cluster;	/* the ranks of an MPI job, or NULL */
 };
 
@@ -106,6 +107,13 @@ static bool set_network(void *o, const char *v)
 	return true;
 }
 
+/* Keep a network's layouts as declared ("v" unused). */
+static bool set_no_layout(void *o, const char *v)
+{
+	((struct tune_opts *)o)->no_layout = true;
+	return true;
+}
+
 /* The options of tessel tune; add a row to add one. */
 static const struct ts_tool_option tune_options[] = {
 	{ "--trials", true, set_trials, "measurements per task (default 200)" },
@@ -126,6 +134,9 @@ static const struct ts_tool_option tune_options[] = {
 	{ "--network", false, set_network, "tune as a network even with fewer "
 	  "than two layers with\n                     weights of their own: "
 	  "its tasks share --trials by expected gain" },
+	{ "--no-layout", false, set_no_layout, "a network: keep the layouts "
+	  "as declared (weights blocked)\n                     instead of "
+	  "choosing them by timing (kept in --log)" },
 };
 
 /* The command line of tessel tune. */
@@ -137,10 +148,11 @@ static const struct ts_tool_options tune_command = {
 	"or the static model's\ntop-k), then print naive, static and tuned "
 	"times per task.  With --log, every\nmeasurement is appended to the "
 	"log, a later run resumes from it, and the\ntuning curve is written "
-	"as LOG.csv and LOG.svg (LOG without its extension).  A network "
-	"(two or more\nlayers with weights of their own) is tuned task by "
-	"task: its tasks share\n--trials in rounds of --batch, by expected "
-	"gain.\n\n",
+	"as LOG.csv and LOG.svg (LOG without its extension).\nA network "
+	"(two or more layers with weights of their own) first gets its\n"
+	"layouts (the log's layout record, else chosen by timing and "
+	"appended to it),\nthen is tuned task by task: its tasks share "
+	"--trials in rounds of --batch,\nby expected gain.\n\n",
 	"0 success, 1 tuning failed, 2 bad usage or input",
 };
 
@@ -375,7 +387,8 @@ static int tune_program(ts_ctx *ctx, const struct tune_opts *o)
 		return TS_EXIT_USAGE;
 	}
 	ts_ctx_set_seed(ctx, o->seed);
-	if (o->network || ts_tool_network_partition(ctx, dag, target, false)) {
+	if (o->network || ts_tool_network_partition(ctx, dag, target, false,
+	    NULL, NULL)) {
 		ts_tune_options to = ts_tune_options_default();
 		int code;
 		to.trials = o->trials;
@@ -384,7 +397,8 @@ static int tune_program(ts_ctx *ctx, const struct tune_opts *o)
 		to.threads = to.measure.threads = o->threads;
 		to.measure.cluster = o->cluster;
 		to.log = o->log;
-		code = ts_tool_tune_network(ctx, dag, target, &to, o->quiet);
+		code = ts_tool_tune_network(ctx, dag, target, &to, o->quiet,
+			!o->no_layout);
 		if (code >= 0)
 			return code;
 	}

@@ -73,10 +73,12 @@ const char *ts_tool_onnx_input_name(const ts_dag *dag, const char *name);
 int ts_cmd_import(int argc, char **argv);
 struct ts_tune_options;
 /* Tune "dag" as a network when it has several subgraphs (tools/cmd_tasks.c):
- * the task scheduler shares opt->trials in rounds of opt->batch; return
- * the exit code, or -1 when "dag" is a single subgraph. */
+ * its layouts first, with "layout", from opt->log's layout record or
+ * chosen by timing and appended there; then the task scheduler shares
+ * opt->trials in rounds of opt->batch.  Return the exit code, or -1 when
+ * "dag" is a single subgraph. */
 int ts_tool_tune_network(ts_ctx *ctx, const ts_dag *dag, ts_target *target,
-	const struct ts_tune_options *opt, bool quiet);
+	const struct ts_tune_options *opt, bool quiet, bool layout);
 /* "path" without its extension, followed by "ext" (GC-allocated): where
  * tessel tune writes the curves of the log "path". */
 char *ts_tool_replace_ext(const char *path, const char *ext);

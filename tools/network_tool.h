@@ -15,13 +15,21 @@ struct ts_tool_network_opts {
 	int threads;		/* cores the schedules are for; 0: all */
 	int topk;		/* > 1: the fastest of the model's top-k */
 	bool naive;		/* naive schedules */
+	bool layout;		/* choose layouts by timing where the
+				 * records hold none (ts_network_lay_out) */
 };
 
 /* The partition of "dag" for "tg" when "dag" is a network (at least two
  * subgraphs that read weights of their own, or any partition of several
- * subgraphs with "force"), else NULL with no error. */
+ * subgraphs with "force"), else NULL with no error.  Its layouts: those
+ * of o->records' layout record for the network, else chosen by timing
+ * with o->layout (and appended to o->records), else weights blocked;
+ * said on stderr as "tessel VERB: layouts ..." when "o" asks for records
+ * or a choice ("o" NULL: weights blocked).  NULL with the error reported
+ * and "*code" (may be NULL) set when the layouts fail. */
 ts_partition *ts_tool_network_partition(ts_ctx *ctx, const ts_dag *dag,
-	const ts_target *tg, bool force);
+	const ts_target *tg, bool force, const struct ts_tool_network_opts *o,
+	int *code);
 /* "tg" with "threads" cores when positive (a copy that lives with the
  * process); the static schedules then parallelise for that many. */
 ts_target *ts_tool_target_threads(const ts_target *tg, int threads);

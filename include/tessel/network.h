@@ -357,6 +357,8 @@ typedef struct ts_layout_plan {
 	ts_layout_solution *solution;	/* total and all-default total */
 	ts_partition *partition;	/* the network with layouts applied */
 	int ntransforms;	/* transformation subgraphs inserted */
+	bool *weights;		/* [g]: the chosen layout of node g blocks
+				 * its weights */
 } ts_layout_plan;
 
 __ts_gc ts_layout_plan *ts_network_choose_layouts(__ts_keep ts_ctx *ctx,
@@ -385,6 +387,37 @@ __ts_gc ts_partition *ts_network_apply_layouts(__ts_keep ts_ctx *ctx,
 	__ts_keep const ts_partition *p, __ts_keep const ts_target *target,
 	__ts_keep const int *choice, __ts_keep __ts_null const bool *weights,
 	__ts_keep __ts_null int *ntransforms);
+
+/* How ts_network_lay_out decides the layouts of a network. */
+typedef struct ts_layout_options {
+	int threads;		/* of the timed choice; 0: the target's */
+	bool choose;		/* time the choice (ts_network_choose_layouts)
+				 * when "records" holds no layout of this
+				 * network for this target */
+	bool keep_weights;	/* neither replayed nor chosen: weights as
+				 * declared (else blocked, the static rule) */
+	const char *records;	/* a records log, or NULL: its layout
+				 * record of the network on the target is
+				 * replayed, and a timed choice appended */
+} ts_layout_options;
+
+/* The partition "p" of the network "dag" on "target" laid out as "o"
+ * says: the layouts of the newest layout record of o->records whose
+ * workload is ts_dag_hash("dag") and whose target is ts_target_key
+ * ("target"), replayed without timing; else, with o->choose, the timed
+ * choice, appended to o->records as a layout record (doc/records.md);
+ * else the weights blocked (ts_partition_block_weights) unless
+ * o->keep_weights.  "*how" (may be NULL) receives a phrase saying where
+ * the layouts come from, and "*plan" (may be NULL) the plan of a choice
+ * timed now (NULL otherwise).  NULL with an error naming the log and
+ * line when a layout record does not fit this partition, or when the log
+ * cannot be read or written. */
+__ts_gc ts_partition *ts_network_lay_out(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag, __ts_keep const ts_partition *p,
+	__ts_keep const ts_target *target,
+	__ts_keep const ts_layout_options *o,
+	__ts_keep __ts_null const char **how,
+	__ts_keep __ts_null ts_layout_plan **plan);
 
 #ifdef __cplusplus
 }

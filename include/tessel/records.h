@@ -35,7 +35,11 @@ typedef struct ts_record {
 	const char *dag;	/* the DAG's name, for people */
 	const char *target;	/* ts_target_key of the machine */
 	const char *config;	/* configuration as JSON text, or NULL */
-	const char *schedule;	/* ts_schedule_to_json text */
+	const char *schedule;	/* ts_schedule_to_json text; NULL in a
+				 * layout record */
+	const char *layout;	/* a network's layouts as JSON text
+				 * (ts_network_lay_out), or NULL: a layout
+				 * record, whose workload is the network */
 	int ntimes;
 	double *times;		/* seconds per run */
 	double median_s;	/* INFINITY when the candidate failed */
@@ -62,6 +66,12 @@ __ts_gc ts_record *ts_record_new(__ts_keep ts_ctx *ctx,
 	__ts_keep __ts_null const ts_config *cfg,
 	__ts_keep const ts_schedule *sch,
 	__ts_keep const ts_measure_result *res, uint64_t seed);
+/* A layout record of the network "dag" on "target": "layout" (JSON text
+ * of an object, see ts_network_lay_out) with the network time it
+ * promises, "total_s", as its median. */
+__ts_gc ts_record *ts_record_new_layout(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_dag *dag, __ts_keep const ts_target *target,
+	__ts_keep const char *layout, double total_s);
 /* The record as one line of JSON, without the newline. */
 __ts_gc char *ts_record_to_json(__ts_keep const ts_record *rec);
 /* Read one line of JSON; NULL with a message in "ctx" when it is not a
@@ -83,7 +93,8 @@ ts_status ts_record_append(__ts_keep ts_ctx *ctx, __ts_keep const char *path,
 __ts_gc ts_record **ts_records_load(__ts_keep ts_ctx *ctx,
 	__ts_keep const char *path, __ts_keep __ts_null int *n);
 /* The valid record (error "none") with the lowest median among the "n"
- * records "recs" for "workload" and "target" (NULL: any), or NULL.  When
+ * records "recs" for "workload" and "target" (NULL: any), or NULL;
+ * layout records are not schedules and never compete.  When
  * some of those records are verified, only they compete: a first
  * measurement that was lucky does not beat the final comparison that
  * found it slower than the static choice. */

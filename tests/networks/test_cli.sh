@@ -59,10 +59,41 @@ grep -q "int mlp(const void \*const \*inputs, void \*const \*outputs);" \
 	"$tmp/mlp.h" || fail "build: no entry point in mlp.h"
 
 expect 0 layout "$tessel" tasks --layout --check --threads 1 \
-	"$examples/lenet.tsl"
+	--records "$tmp/layout.jsonl" "$examples/lenet.tsl"
 has layout out "layout: chosen"
 has layout out "all NCHW"
 has layout out "check Y: ok"
+has layout err "layouts chosen by timing"
+grep -q '"layout":{"choice":\[' "$tmp/layout.jsonl" ||
+	fail "layout: no layout record in the log"
+
+# The recorded layouts are replayed, not timed again, by every verb, and
+# every verb compiles the same schedules.
+expect 0 relayout "$tessel" tasks --layout --run --threads 1 \
+	--records "$tmp/layout.jsonl" "$examples/lenet.tsl"
+has relayout err "layouts of the record at $tmp/layout.jsonl:1"
+[ "$(grep -c . "$tmp/layout.jsonl")" -eq 1 ] ||
+	fail "relayout: the layouts were chosen again"
+expect 0 runlayout "$tessel" run --json --threads 1 --min-time 0.01 \
+	--records "$tmp/layout.jsonl" "$examples/lenet.tsl"
+has runlayout err "layouts of the record at $tmp/layout.jsonl:1"
+expect 0 buildlayout "$tessel" build -o "$tmp/lenet" --threads 1 \
+	--records "$tmp/layout.jsonl" "$examples/lenet.tsl"
+has buildlayout err "layouts of the record at $tmp/layout.jsonl:1"
+want=$(sed -n 's/^schedules: //p' "$tmp/relayout.out")
+[ -n "$want" ] || fail "relayout: no schedules line"
+got=$(sed -n 's/.*"task_schedules": \[\([^]]*\)\].*/\1/p' \
+	"$tmp/runlayout.out" | tr -d '",')
+[ "$got" = "$want" ] || fail "run: schedules '$got', tasks '$want'"
+got=$(sed -n 's/^schedules: //p' "$tmp/buildlayout.out")
+[ "$got" = "$want" ] || fail "build: schedules '$got', tasks '$want'"
+printf '{"version":1,"workload":"%s","target":"%s","layout":{"choice":[1]},"error":"none"}\n' \
+	"$(sed -n 's/.*"workload":"\([0-9a-f]*\)".*/\1/p' "$tmp/layout.jsonl")" \
+	"$(sed -n 's/.*"target":"\([^"]*\)".*/\1/p' "$tmp/layout.jsonl")" \
+	>>"$tmp/layout.jsonl"
+expect 1 badlayout "$tessel" run --threads 1 --records "$tmp/layout.jsonl" \
+	"$examples/lenet.tsl"
+has badlayout err "layout.jsonl:2: the layout record does not apply"
 
 expect 2 nofile "$tessel" tasks
 has nofile err "usage: tessel tasks"

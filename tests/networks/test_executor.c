@@ -6,6 +6,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "tests/common.h"
 #include "examples/networks.h"
@@ -417,6 +419,177 @@ static void test_layouts_choose_lenet__never_worse_than_nchw(void **state)
 	ts_network_free(net);
 }
 
+/* The "layout" object of a layout record for "p": "choice" and
+ * "weights" per subgraph, anchors from "p" but the one of subgraph
+ * "rename" (-1: none) changed, and only "n" subgraphs. */
+static char *layout_text(const ts_partition *p, const int *choice,
+	const bool *weights, int n, int rename)
+{
+	char *s = malloc(16384);
+	size_t k = 0;
+
+	k += (size_t)snprintf(s + k, 16384 - k, "{\"choice\":[");
+	for (int g = 0; g < n; g++)
+		k += (size_t)snprintf(s + k, 16384 - k, "%s%d", g ? "," : "",
+			choice[g]);
+	k += (size_t)snprintf(s + k, 16384 - k, "],\"weights\":[");
+	for (int g = 0; g < n; g++)
+		k += (size_t)snprintf(s + k, 16384 - k, "%s%s", g ? "," : "",
+			weights[g] ? "true" : "false");
+	k += (size_t)snprintf(s + k, 16384 - k, "],\"anchors\":[");
+	for (int g = 0; g < n; g++)
+		k += (size_t)snprintf(s + k, 16384 - k, "%s\"%s%s\"",
+			g ? "," : "", p->dag->stages[p->subgraphs[g].anchor]->name,
+			g == rename ? "_other" : "");
+	snprintf(s + k, 16384 - k, "]}");
+	return s;
+}
+
+/* Append a layout record of "dag" on "tg" holding "text" to "log". */
+static void append_layout(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *tg, const char *text, const char *log)
+{
+	ts_record *r = ts_record_new_layout(ctx, dag, tg, text, 1e-3);
+
+	assert_non_null(r);
+	assert_int_equal(ts_record_append(ctx, log, r), TS_OK);
+}
+
+/* Whether "a" and "b" have the same tasks (by workload hash). */
+static bool same_tasks(const ts_partition *a, const ts_partition *b)
+{
+	if (a->ntasks != b->ntasks || a->nsubgraphs != b->nsubgraphs)
+		return false;
+	for (int t = 0; t < a->ntasks; t++)
+		if (strcmp(a->tasks[t]->hash, b->tasks[t]->hash))
+			return false;
+	return true;
+}
+
+static void test_layout_record_lenet__chosen_once_then_replayed(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_network_lenet(ctx, 1);
+	ts_target *tg = host(ctx);
+	ts_partition *p = ts_partition_dag(ctx, dag, tg), *q1, *q2;
+	char *log = ts_test_temp_path("layout", "log.jsonl");
+	ts_layout_options lo = { 1, true, false, log };
+	ts_layout_plan *plan = NULL;
+	const char *how = NULL;
+	ts_record **recs, *back;
+	int n = 0;
+
+	q1 = ts_network_lay_out(ctx, dag, p, tg, &lo, &how, &plan);
+	if (!q1)
+		fail_msg("%s", ts_ctx_error(ctx));
+	assert_non_null(plan);
+	assert_non_null(strstr(how, "chosen by timing"));
+	recs = ts_records_load(ctx, log, &n);
+	assert_int_equal(n, 1);
+	assert_non_null(recs[0]->layout);
+	assert_null(recs[0]->schedule);
+	assert_string_equal(recs[0]->workload, ts_dag_hash(dag));
+	/* A layout record is no schedule: it never competes. */
+	assert_null(ts_records_best(recs, n, NULL, NULL));
+	back = ts_record_from_json(ctx, ts_record_to_json(recs[0]));
+	assert_non_null(back);
+	assert_string_equal(back->layout, recs[0]->layout);
+
+	/* The second time the log's record is replayed, not timed again. */
+	q2 = ts_network_lay_out(ctx, dag, p, tg, &lo, &how, &plan);
+	assert_non_null(q2);
+	assert_null(plan);
+	assert_non_null(strstr(how, "layouts of the record at"));
+	assert_non_null(strstr(how, ":1"));
+	ts_records_load(ctx, log, &n);
+	assert_int_equal(n, 1);
+	assert_true(same_tasks(q1, q2));
+	unlink(log);
+}
+
+static void test_layout_record_resnet_reduced__replays_blocked(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_network_resnet18(ctx, 1, 32, 16, 10);
+	ts_target *tg = host(ctx);
+	ts_partition *p = ts_partition_dag(ctx, dag, tg), *q, *want;
+	char *log = ts_test_temp_path("layout", "blocked.jsonl");
+	ts_layout_options lo = { 0, false, false, log };
+	int *choice = calloc((size_t)p->nsubgraphs, sizeof(int)), nblocked = 0;
+	bool *wb = calloc((size_t)p->nsubgraphs, sizeof(bool));
+	const char *how = NULL;
+
+	for (int g = 0; g < p->nsubgraphs; g++) {
+		choice[g] = ts_network_layout_count(p, tg, g) > 2 ? 2 : 0;
+		nblocked += choice[g] == 2;
+		wb[g] = g % 2 == 0;
+	}
+	assert_true(nblocked > 10);
+	append_layout(ctx, dag, tg, layout_text(p, choice, wb, p->nsubgraphs,
+		-1), log);
+	q = ts_network_lay_out(ctx, dag, p, tg, &lo, &how, NULL);
+	if (!q)
+		fail_msg("%s", ts_ctx_error(ctx));
+	assert_non_null(strstr(how, "layouts of the record at"));
+	want = ts_network_apply_layouts(ctx, p, tg, choice, wb, NULL);
+	assert_non_null(want);
+	assert_true(same_tasks(q, want));
+	/* Not what the static rule (weights blocked, NCHW) gives. */
+	assert_false(same_tasks(q, ts_partition_block_weights(ctx, p, tg,
+		NULL)));
+	compare_built(ctx, dag, ts_network_build(ctx, q, NULL, NULL));
+	free(choice);
+	free(wb);
+	unlink(log);
+}
+
+static void test_layout_record_bad__names_the_line(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_network_lenet(ctx, 1);
+	ts_target *tg = host(ctx);
+	ts_partition *p = ts_partition_dag(ctx, dag, tg);
+	char *log = ts_test_temp_path("layout", "bad.jsonl");
+	ts_layout_options lo = { 0, false, false, log };
+	int *choice = calloc((size_t)p->nsubgraphs, sizeof(int));
+	bool *wb = calloc((size_t)p->nsubgraphs, sizeof(bool));
+
+	/* The newest layout record of the network is the one replayed. */
+	append_layout(ctx, dag, tg, layout_text(p, choice, wb, p->nsubgraphs,
+		2), log);
+	assert_null(ts_network_lay_out(ctx, dag, p, tg, &lo, NULL, NULL));
+	assert_error_contains(ctx, ":1: the layout record does not apply");
+	assert_error_contains(ctx, "is anchored on");
+	append_layout(ctx, dag, tg, layout_text(p, choice, wb,
+		p->nsubgraphs - 1, -1), log);
+	assert_null(ts_network_lay_out(ctx, dag, p, tg, &lo, NULL, NULL));
+	assert_error_contains(ctx, ":2: the layout record does not apply");
+	assert_error_contains(ctx, "subgraphs each");
+	/* The softmax's last stage writes the 2-D output: NCHW only. */
+	choice[p->nsubgraphs - 1] = 1;
+	append_layout(ctx, dag, tg, layout_text(p, choice, wb, p->nsubgraphs,
+		-1), log);
+	assert_null(ts_network_lay_out(ctx, dag, p, tg, &lo, NULL, NULL));
+	assert_error_contains(ctx, ":3: the layout record does not apply");
+	assert_error_contains(ctx, "cannot take layout 1");
+	/* Another target's record is not this one's. */
+	choice[p->nsubgraphs - 1] = 0;
+	lo.threads = 1;
+	{
+		ts_partition *q = ts_network_lay_out(ctx, dag, p, tg, &lo,
+			NULL, NULL);
+		const char *how = NULL;
+		assert_non_null(q);
+		lo.keep_weights = true;
+		assert_ptr_equal(ts_network_lay_out(ctx, dag, p, tg, &lo, &how,
+			NULL), p);
+		assert_string_equal(how, "layouts as declared");
+	}
+	free(choice);
+	free(wb);
+	unlink(log);
+}
+
 static void test_network_aot_lenet__library_matches_eval(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -465,6 +638,9 @@ int main(void)
 		TS_TEST(test_executor_resnet18_reduced__matches_eval),
 		TS_TEST(test_executor_transformer_reduced__matches_eval),
 		TS_TEST(test_executor_bad_input__names_it),
+		TS_TEST(test_layout_record_lenet__chosen_once_then_replayed),
+		TS_TEST(test_layout_record_resnet_reduced__replays_blocked),
+		TS_TEST(test_layout_record_bad__names_the_line),
 		TS_TEST(test_executor_set_schedule__naive_task_still_matches),
 		TS_TEST(test_layouts_resnet_reduced__every_pattern_matches_eval),
 		TS_TEST(test_layouts_lenet_bad_choice__names_subgraph),

@@ -375,6 +375,8 @@ static void test_tune_lenet__network_without_flag_then_run(void **state)
 		"trials shared by expected gain");
 	assert_has(out, "estimated network latency");
 	assert_has(out, "(static schedules ");
+	/* The layouts first, timed and kept in the log. */
+	assert_has(err, "tessel tune: layouts chosen by timing");
 	assert_int_equal(stat(log, &st), 0);
 	assert_true(st.st_size > 0);
 	check_network_curve(log);
@@ -385,6 +387,7 @@ static void test_tune_lenet__network_without_flag_then_run(void **state)
 	assert_int_equal(run_tessel(args, &out, &err), 0);
 	assert_has(err, "of 11 tasks from records");
 	assert_null(strstr(err, "no valid record"));
+	assert_has(err, "tessel run: layouts of the record at ");
 	assert_has(out, "check: pass");
 	unlink(log);
 }
