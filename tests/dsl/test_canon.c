@@ -27,15 +27,28 @@ static const struct twin twins[] = {
 	  "input X: f32[6, 13]\n"
 	  "Q[i: 6] = sum(j: 13) X[i, j] * X[i, j]\n"
 	  "output N[i: 6] = sqrt(Q[i])\n", 2 },
-	/* The two maxima are one stage. */
+	/* The two maxima are one stage, and the exponentials, which the
+	 * sum and the quotient both compute, another. */
 	{ "softmax",
-	  "input X: f32[5, 31]\n"
-	  "output Y[i: 5, j: 31] = exp(X[i, j] - max(a: 31) X[i, a]) /\n"
-	  "  sum(b: 31) exp(X[i, b] - max(c: 31) X[i, c])\n",
-	  "input X: f32[5, 31]\n"
-	  "M[i: 5] = max(k: 31) X[i, k]\n"
-	  "E[i: 5] = sum(k: 31) exp(X[i, k] - M[i])\n"
-	  "output Y[i: 5, j: 31] = exp(X[i, j] - M[i]) / E[i]\n", 3 },
+	  "input X: f32[8, 160]\n"
+	  "output Y[i: 8, j: 160] = exp(X[i, j] - max(a: 160) X[i, a]) /\n"
+	  "  sum(b: 160) exp(X[i, b] - max(c: 160) X[i, c])\n",
+	  "input X: f32[8, 160]\n"
+	  "M[i: 8] = max(k: 160) X[i, k]\n"
+	  "E[i: 8] = sum(k: 160) exp(X[i, k] - M[i])\n"
+	  "output Y[i: 8, j: 160] = exp(X[i, j] - M[i]) / E[i]\n", 4 },
+	/* The exponentials written as a stage: the sum and the quotient
+	 * read it rather than compute them. */
+	{ "softmax_exp_stage",
+	  "input X: f32[8, 160]\n"
+	  "M[i: 8] = max(k: 160) X[i, k]\n"
+	  "E[i: 8] = sum(k: 160) exp(X[i, k] - M[i])\n"
+	  "output Y[i: 8, j: 160] = exp(X[i, j] - M[i]) / E[i]\n",
+	  "input X: f32[8, 160]\n"
+	  "M[i: 8] = max(k: 160) X[i, k]\n"
+	  "T[i: 8, k: 160] = exp(X[i, k] - M[i])\n"
+	  "E[i: 8] = sum(k: 160) T[i, k]\n"
+	  "output Y[i: 8, j: 160] = T[i, j] / E[i]\n", 4 },
 	{ "conv_bias_relu",
 	  "input X: f32[1, 3, 9, 9]\ninput W: f32[4, 3, 3, 3]\n"
 	  "input B: f32[4]\n"
@@ -290,8 +303,10 @@ static void test_canon_names__follow_the_consumer(void **state)
 
 	assert_non_null(ts_dag_find_stage(dag, "Y.max0"));
 	assert_non_null(ts_dag_find_stage(dag, "Y.sum0"));
-	/* The sum reads the shared maximum. */
-	assert_int_equal(ts_dag_find_stage(dag, "Y.sum0")->ninputs, 2);
+	/* The sum reads the shared exponentials, which read the input and
+	 * the maximum. */
+	assert_int_equal(ts_dag_find_stage(dag, "Y.sum0")->ninputs, 1);
+	assert_int_equal(ts_dag_find_stage(dag, "Y.shared0")->ninputs, 2);
 	/* A user's name is never taken. */
 	dag = parse(ctx, "taken.tsl", "input X: f32[4, 3]\n"
 		"Y.sum0[i: 4] = X[i, 0]\n"
@@ -359,6 +374,66 @@ static void test_canon_share__with_a_user_stage(void **state)
 
 	assert_int_equal(dag->nstages, 2);
 	assert_null(ts_dag_find_stage(dag, "Y.max0"));
+}
+
+/* What two stages compute alike is stored only when it is dear, small
+ * enough, of a wide enough type, and computed everywhere by both. */
+static void test_canon_share_dear__only_where_it_pays(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag;
+
+	/* 2 MiB of exponentials: computed twice. */
+	dag = parse(ctx, "big.tsl", "input X: f32[512, 1024]\n"
+		"M[i: 512] = max(k: 1024) X[i, k]\n"
+		"E[i: 512] = sum(k: 1024) exp(X[i, k] - M[i])\n"
+		"output Y[i: 512, j: 1024] = exp(X[i, j] - M[i]) / E[i]\n");
+	assert_int_equal(dag->nstages, 3);
+	/* 160 bytes: a stage would cost more than the work it saves. */
+	dag = parse(ctx, "small.tsl", "input X: f32[4, 10]\n"
+		"M[i: 4] = max(k: 10) X[i, k]\n"
+		"E[i: 4] = sum(k: 10) exp(X[i, k] - M[i])\n"
+		"output Y[i: 4, j: 10] = exp(X[i, j] - M[i]) / E[i]\n");
+	assert_int_equal(dag->nstages, 3);
+	/* A division is not worth a stage. */
+	dag = parse(ctx, "div.tsl", "input X: f32[32, 64]\ninput D: f32[32]\n"
+		"E[i: 32] = sum(k: 64) X[i, k] / D[i]\n"
+		"output Y[i: 32, j: 64] = X[i, j] / D[i] + E[i]\n");
+	assert_int_equal(dag->nstages, 2);
+	/* An arm of a select runs only where chosen. */
+	dag = parse(ctx, "arm.tsl", "input X: f32[32, 64]\n"
+		"E[i: 32] = sum(k: 64) exp(X[i, k])\n"
+		"output Y[i: 32, j: 64] = select(X[i, j] > 0.0, exp(X[i, j]), "
+		"E[i])\n");
+	assert_int_equal(dag->nstages, 2);
+	/* An f16 exponential stored would be rounded where each stage
+	 * keeps it in its arithmetic. */
+	dag = parse(ctx, "half.tsl", "input X: f16[64, 64]\n"
+		"E[i: 64] = sum(k: 64) exp(X[i, k])\n"
+		"output Y[i: 64, j: 64] = exp(X[i, j]) / E[i]\n");
+	assert_int_equal(dag->nstages, 2);
+	/* The same over other extents is another computation. */
+	dag = parse(ctx, "other.tsl", "input X: f32[32, 64]\n"
+		"E[i: 32] = sum(k: 64) exp(X[i, k])\n"
+		"output Y[i: 32, j: 48] = exp(X[i, j]) / E[i]\n");
+	assert_int_equal(dag->nstages, 2);
+	/* A user's stage of the exponentials, its axes in another order,
+	 * is read by the two stages that compute them. */
+	dag = parse(ctx, "user.tsl", "input X: f32[32, 64]\n"
+		"M[i: 32] = max(k: 64) X[i, k]\n"
+		"T[k: 64, i: 32] = exp(X[i, k] - M[i])\n"
+		"E[i: 32] = sum(k: 64) exp(X[i, k] - M[i])\n"
+		"O[i: 32, j: 64] = exp(X[i, j] - M[i]) / E[i]\n"
+		"output Y[i: 32, j: 64] = O[i, j] + T[j, i]\n");
+	assert_int_equal(dag->nstages, 5);
+	assert_string_equal(ts_expr_to_string(ts_dag_find_stage(dag,
+		"E")->body), "sum(k: 64) T[k, i]");
+	/* GELU's erf twice, in two stages: once. */
+	dag = parse(ctx, "gelu.tsl", "input X: f32[32, 64]\n"
+		"A[i: 32, j: 64] = erf(X[i, j] * 0.7071) + 1.0\n"
+		"output Y[i: 32, j: 64] = A[i, j] * erf(X[i, j] * 0.7071)\n");
+	assert_int_equal(dag->nstages, 3);
+	assert_non_null(ts_dag_find_stage(dag, "A.shared0"));
 }
 
 /* A reduction under a condition that guards its reads keeps the guard
@@ -471,6 +546,7 @@ int main(void)
 		TS_TEST(test_canon_print__parses_back),
 		TS_TEST(test_canon_print__literal_stage_cast),
 		TS_TEST(test_canon_share__with_a_user_stage),
+		TS_TEST(test_canon_share_dear__only_where_it_pays),
 		TS_TEST(test_canon_guard__kept_inside_the_stage),
 		TS_TEST(test_canon_mask__guarded_and_is_a_stage),
 		TS_TEST(test_canon_api__same_as_text),

@@ -400,7 +400,7 @@ static void test_tune_softmax_network_flag__still_accepted(void **state)
 	snprintf(args, sizeof(args), "tune '%s' --network --trials 3 "
 		"--batch 1 --threads 1 --quiet", example("softmax"));
 	assert_int_equal(run_tessel(args, &out, &err), 0);
-	assert_has(out, "softmax: 3 subgraphs, 3 tasks; 3 rounds of 1 "
+	assert_has(out, "softmax: 4 subgraphs, 4 tasks; 4 rounds of 1 "
 		"trials");
 }
 
