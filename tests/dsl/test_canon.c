@@ -4,6 +4,8 @@
  * interpreter. */
 #include <config.h>
 
+#include <math.h>
+
 #include "tests/common.h"
 
 /* One computation written in one statement and as separate stages. */
@@ -436,6 +438,83 @@ static void test_canon_share_dear__only_where_it_pays(void **state)
 	assert_non_null(ts_dag_find_stage(dag, "A.shared0"));
 }
 
+/* f(x) for the function "fn" of the random cases below, in double. */
+static double ref_fn(int fn, double x)
+{
+	switch (fn) {
+	case 0: return exp(x);
+	case 1: return tanh(x);
+	case 2: return erf(x);
+	default: return 1 / (1 + exp(-x));
+	}
+}
+
+/* Random softmax-like programs whose transcendental three stages compute
+ * (a sum over the rows, a quotient, a transposed output): the shared
+ * stage is made, and the interpreter and the static kernel agree with
+ * the formula computed here in double. */
+static void test_canon_share_dear__random_cases_match_formula(void **state)
+{
+	static const char *const fns[] = { "exp", "tanh", "erf", "sigmoid" };
+	ts_ctx *ctx = *state;
+	ts_target *host = ts_target_host(ctx);
+
+	assert_non_null(host);
+	for (int t = 0; t < 8; t++) {
+		int fn = (int)ts_ctx_random_below(ctx, 4);
+		int64_t r = 8 + (int64_t)ts_ctx_random_below(ctx, 40);
+		int64_t n = 128 + (int64_t)ts_ctx_random_below(ctx, 900);
+		double a = 0.25 + (double)ts_ctx_random_below(ctx, 8) / 8;
+		char src[1024];
+		ts_dag *dag;
+		ts_array **in, *want[2] = { 0 };
+		ts_module *m;
+		ts_compile_options o = ts_compile_options_default();
+		const float *x, *y, *z;
+		double err;
+		const char *bad;
+
+		snprintf(src, sizeof(src), "input X: f32[%lld, %lld]\n"
+			"E[i: %lld] = sum(k: %lld) %s(X[i, k] * %g - 0.5)\n"
+			"output Y[i: %lld, j: %lld] = %s(X[i, j] * %g - 0.5) / "
+			"(E[i] + 1.0)\n"
+			"output Z[j: %lld, i: %lld] = %s(X[i, j] * %g - 0.5) * "
+			"2.0\n", (long long)r, (long long)n, (long long)r,
+			(long long)n, fns[fn], a, (long long)r, (long long)n,
+			fns[fn], a, (long long)n, (long long)r, fns[fn], a);
+		dag = parse(ctx, "random", src);
+		if (r * n * 4 <= (1 << 20) && dag->nstages != 4)
+			fail_msg("case %d: %d stages, expected 4:\n%s", t,
+				dag->nstages, ts_dag_canonical_string(dag));
+		in = ts_dag_random_inputs(ctx, dag, (uint64_t)t + 3);
+		assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+		x = in[0]->data;
+		y = want[0]->data;
+		z = want[1]->data;
+		for (int64_t i = 0; i < r; i++) {
+			double e = 1;
+			for (int64_t k = 0; k < n; k++)
+				e += ref_fn(fn, x[i * n + k] * a - 0.5);
+			for (int64_t j = 0; j < n; j++) {
+				double f = ref_fn(fn, x[i * n + j] * a - 0.5);
+				if (fabs(y[i * n + j] - f / e) > 1e-5 * (1 +
+				    fabs(f / e)) || fabs(z[j * r + i] - 2 * f) >
+				    1e-5 * (1 + fabs(2 * f)))
+					fail_msg("case %d (%s): [%lld, %lld] differs "
+						"from the formula", t, fns[fn],
+						(long long)i, (long long)j);
+			}
+		}
+		if (!(m = ts_module_compile(ctx, ts_lower(ctx, dag,
+		    ts_static_schedule(ctx, dag, host)), &o)))
+			fail_msg("case %d: %s", t, ts_ctx_error(ctx));
+		bad = ts_test_run_compare(ctx, m, dag, in, want, &err);
+		if (bad)
+			fail_msg("case %d: static %s differs by %g", t, bad, err);
+		ts_module_free(m);
+	}
+}
+
 /* A reduction under a condition that guards its reads keeps the guard
  * inside its stage, and runs where the condition is false without
  * reading out of bounds. */
@@ -547,6 +626,7 @@ int main(void)
 		TS_TEST(test_canon_print__literal_stage_cast),
 		TS_TEST(test_canon_share__with_a_user_stage),
 		TS_TEST(test_canon_share_dear__only_where_it_pays),
+		TS_TEST(test_canon_share_dear__random_cases_match_formula),
 		TS_TEST(test_canon_guard__kept_inside_the_stage),
 		TS_TEST(test_canon_mask__guarded_and_is_a_stage),
 		TS_TEST(test_canon_api__same_as_text),
