@@ -37,6 +37,19 @@ static const char *timestamp_now(void)
 	return ts_utc_now("%Y-%m-%dT%H:%M:%SZ");
 }
 
+/* A record of "dag" on "target", stamped now, its other fields empty. */
+static ts_record *record_of(const ts_dag *dag, const ts_target *target)
+{
+	ts_record *r = ts_new(ts_record);
+
+	r->version = TS_RECORD_VERSION;
+	r->workload = ts_dag_hash(dag);
+	r->dag = dag->name ? dag->name : "";
+	r->target = ts_target_key(target);
+	r->timestamp = timestamp_now();
+	return r;
+}
+
 /* Return a record of "sch" (from "cfg") of "dag" measured on "target"
  * with result "res" and "seed", stamped now; NULL with a message in "ctx"
  * when a part is missing. */
@@ -51,11 +64,7 @@ ts_record *ts_record_new(ts_ctx *ctx, const ts_dag *dag,
 			"schedule and a result");
 		return NULL;
 	}
-	r = ts_new(ts_record);
-	r->version = TS_RECORD_VERSION;
-	r->workload = ts_dag_hash(dag);
-	r->dag = dag->name ? dag->name : "";
-	r->target = ts_target_key(target);
+	r = record_of(dag, target);
 	r->config = cfg ? ts_config_to_json(cfg) : NULL;
 	r->schedule = ts_schedule_to_json(sch);
 	r->ntimes = res->nsamples;
@@ -68,7 +77,6 @@ ts_record *ts_record_new(ts_ctx *ctx, const ts_dag *dag,
 	r->max_abs_err = res->max_abs_err;
 	r->message = res->message;
 	r->build_s = res->build_s;
-	r->timestamp = timestamp_now();
 	r->seed = seed;
 	return r;
 }
@@ -83,17 +91,12 @@ ts_record *ts_record_new_layout(ts_ctx *ctx, const ts_dag *dag,
 			"target and its layouts");
 		return NULL;
 	}
-	r = ts_new(ts_record);
-	r->version = TS_RECORD_VERSION;
-	r->workload = ts_dag_hash(dag);
-	r->dag = dag->name ? dag->name : "";
-	r->target = ts_target_key(target);
+	r = record_of(dag, target);
 	r->layout = layout;
 	r->times = ts_new_atomic(double, 1);
 	r->error = TS_ERR_NONE;
 	r->median_s = total_s;
 	r->max_abs_err = NAN;
-	r->timestamp = timestamp_now();
 	return r;
 }
 

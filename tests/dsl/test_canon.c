@@ -378,64 +378,74 @@ static void test_canon_share__with_a_user_stage(void **state)
 	assert_null(ts_dag_find_stage(dag, "Y.max0"));
 }
 
+/* Programs whose stages compute something alike, and the number of
+ * stages of their canonical form. */
+static const struct alike {
+	const char *name, *src;
+	int nstages;
+} alikes[] = {
+	/* 2 MiB of exponentials: computed twice. */
+	{ "big", "input X: f32[512, 1024]\n"
+	  "M[i: 512] = max(k: 1024) X[i, k]\n"
+	  "E[i: 512] = sum(k: 1024) exp(X[i, k] - M[i])\n"
+	  "output Y[i: 512, j: 1024] = exp(X[i, j] - M[i]) / E[i]\n", 3 },
+	/* 160 bytes: a stage would cost more than the work it saves. */
+	{ "small", "input X: f32[4, 10]\n"
+	  "M[i: 4] = max(k: 10) X[i, k]\n"
+	  "E[i: 4] = sum(k: 10) exp(X[i, k] - M[i])\n"
+	  "output Y[i: 4, j: 10] = exp(X[i, j] - M[i]) / E[i]\n", 3 },
+	/* A division is not worth a stage. */
+	{ "div", "input X: f32[32, 64]\ninput D: f32[32]\n"
+	  "E[i: 32] = sum(k: 64) X[i, k] / D[i]\n"
+	  "output Y[i: 32, j: 64] = X[i, j] / D[i] + E[i]\n", 2 },
+	/* An arm of a select runs only where chosen. */
+	{ "arm", "input X: f32[32, 64]\n"
+	  "E[i: 32] = sum(k: 64) exp(X[i, k])\n"
+	  "output Y[i: 32, j: 64] = select(X[i, j] > 0.0, exp(X[i, j]), "
+	  "E[i])\n", 2 },
+	/* An f16 exponential stored would be rounded where each stage
+	 * keeps it in its arithmetic. */
+	{ "half", "input X: f16[64, 64]\n"
+	  "E[i: 64] = sum(k: 64) exp(X[i, k])\n"
+	  "output Y[i: 64, j: 64] = exp(X[i, j]) / E[i]\n", 2 },
+	/* The same over other extents is another computation. */
+	{ "other", "input X: f32[32, 64]\n"
+	  "E[i: 32] = sum(k: 64) exp(X[i, k])\n"
+	  "output Y[i: 32, j: 48] = exp(X[i, j]) / E[i]\n", 2 },
+	/* A user's stage of the exponentials, its axes in another order,
+	 * is read by the two stages that compute them (below). */
+	{ "user", "input X: f32[32, 64]\n"
+	  "M[i: 32] = max(k: 64) X[i, k]\n"
+	  "T[k: 64, i: 32] = exp(X[i, k] - M[i])\n"
+	  "E[i: 32] = sum(k: 64) exp(X[i, k] - M[i])\n"
+	  "O[i: 32, j: 64] = exp(X[i, j] - M[i]) / E[i]\n"
+	  "output Y[i: 32, j: 64] = O[i, j] + T[j, i]\n", 5 },
+	/* GELU's erf twice, in two stages: once. */
+	{ "gelu", "input X: f32[32, 64]\n"
+	  "A[i: 32, j: 64] = erf(X[i, j] * 0.7071) + 1.0\n"
+	  "output Y[i: 32, j: 64] = A[i, j] * erf(X[i, j] * 0.7071)\n", 3 },
+};
+
 /* What two stages compute alike is stored only when it is dear, small
  * enough, of a wide enough type, and computed everywhere by both. */
 static void test_canon_share_dear__only_where_it_pays(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_dag *dag;
 
-	/* 2 MiB of exponentials: computed twice. */
-	dag = parse(ctx, "big.tsl", "input X: f32[512, 1024]\n"
-		"M[i: 512] = max(k: 1024) X[i, k]\n"
-		"E[i: 512] = sum(k: 1024) exp(X[i, k] - M[i])\n"
-		"output Y[i: 512, j: 1024] = exp(X[i, j] - M[i]) / E[i]\n");
-	assert_int_equal(dag->nstages, 3);
-	/* 160 bytes: a stage would cost more than the work it saves. */
-	dag = parse(ctx, "small.tsl", "input X: f32[4, 10]\n"
-		"M[i: 4] = max(k: 10) X[i, k]\n"
-		"E[i: 4] = sum(k: 10) exp(X[i, k] - M[i])\n"
-		"output Y[i: 4, j: 10] = exp(X[i, j] - M[i]) / E[i]\n");
-	assert_int_equal(dag->nstages, 3);
-	/* A division is not worth a stage. */
-	dag = parse(ctx, "div.tsl", "input X: f32[32, 64]\ninput D: f32[32]\n"
-		"E[i: 32] = sum(k: 64) X[i, k] / D[i]\n"
-		"output Y[i: 32, j: 64] = X[i, j] / D[i] + E[i]\n");
-	assert_int_equal(dag->nstages, 2);
-	/* An arm of a select runs only where chosen. */
-	dag = parse(ctx, "arm.tsl", "input X: f32[32, 64]\n"
-		"E[i: 32] = sum(k: 64) exp(X[i, k])\n"
-		"output Y[i: 32, j: 64] = select(X[i, j] > 0.0, exp(X[i, j]), "
-		"E[i])\n");
-	assert_int_equal(dag->nstages, 2);
-	/* An f16 exponential stored would be rounded where each stage
-	 * keeps it in its arithmetic. */
-	dag = parse(ctx, "half.tsl", "input X: f16[64, 64]\n"
-		"E[i: 64] = sum(k: 64) exp(X[i, k])\n"
-		"output Y[i: 64, j: 64] = exp(X[i, j]) / E[i]\n");
-	assert_int_equal(dag->nstages, 2);
-	/* The same over other extents is another computation. */
-	dag = parse(ctx, "other.tsl", "input X: f32[32, 64]\n"
-		"E[i: 32] = sum(k: 64) exp(X[i, k])\n"
-		"output Y[i: 32, j: 48] = exp(X[i, j]) / E[i]\n");
-	assert_int_equal(dag->nstages, 2);
-	/* A user's stage of the exponentials, its axes in another order,
-	 * is read by the two stages that compute them. */
-	dag = parse(ctx, "user.tsl", "input X: f32[32, 64]\n"
-		"M[i: 32] = max(k: 64) X[i, k]\n"
-		"T[k: 64, i: 32] = exp(X[i, k] - M[i])\n"
-		"E[i: 32] = sum(k: 64) exp(X[i, k] - M[i])\n"
-		"O[i: 32, j: 64] = exp(X[i, j] - M[i]) / E[i]\n"
-		"output Y[i: 32, j: 64] = O[i, j] + T[j, i]\n");
-	assert_int_equal(dag->nstages, 5);
-	assert_string_equal(ts_expr_to_string(ts_dag_find_stage(dag,
-		"E")->body), "sum(k: 64) T[k, i]");
-	/* GELU's erf twice, in two stages: once. */
-	dag = parse(ctx, "gelu.tsl", "input X: f32[32, 64]\n"
-		"A[i: 32, j: 64] = erf(X[i, j] * 0.7071) + 1.0\n"
-		"output Y[i: 32, j: 64] = A[i, j] * erf(X[i, j] * 0.7071)\n");
-	assert_int_equal(dag->nstages, 3);
-	assert_non_null(ts_dag_find_stage(dag, "A.shared0"));
+	for (size_t t = 0; t < sizeof(alikes) / sizeof(alikes[0]); t++) {
+		ts_dag *dag = parse(ctx, alikes[t].name, alikes[t].src);
+		if (dag->nstages != alikes[t].nstages)
+			fail_msg("%s: %d stages, expected %d:\n%s",
+				alikes[t].name, dag->nstages,
+				alikes[t].nstages,
+				ts_dag_canonical_string(dag));
+		if (!strcmp(alikes[t].name, "user"))
+			assert_string_equal(ts_expr_to_string(
+				ts_dag_find_stage(dag, "E")->body),
+				"sum(k: 64) T[k, i]");
+		if (!strcmp(alikes[t].name, "gelu"))
+			assert_non_null(ts_dag_find_stage(dag, "A.shared0"));
+	}
 }
 
 /* f(x) for the function "fn" of the random cases below, in double. */

@@ -543,6 +543,23 @@ static void test_layout_record_resnet_reduced__replays_blocked(void **state)
 	unlink(log);
 }
 
+/* Append the layout record "text" of "dag" to "log" as its line "line";
+ * check that it is the one replayed, and refused for "why". */
+static void refused(ts_ctx *ctx, const ts_dag *dag, const ts_partition *p,
+	const ts_target *tg, const char *text, const char *log, int line,
+	const char *why)
+{
+	ts_layout_options lo = { 0, false, false, log };
+	char where[64];
+
+	append_layout(ctx, dag, tg, text, log);
+	assert_null(ts_network_lay_out(ctx, dag, p, tg, &lo, NULL, NULL));
+	snprintf(where, sizeof(where), ":%d: the layout record does not "
+		"apply", line);
+	assert_error_contains(ctx, where);
+	assert_error_contains(ctx, why);
+}
+
 static void test_layout_record_bad__names_the_line(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -550,41 +567,28 @@ static void test_layout_record_bad__names_the_line(void **state)
 	ts_target *tg = host(ctx);
 	ts_partition *p = ts_partition_dag(ctx, dag, tg);
 	char *log = ts_test_temp_path("layout", "bad.jsonl");
-	ts_layout_options lo = { 0, false, false, log };
+	ts_layout_options lo = { 1, false, false, log };
 	int *choice = calloc((size_t)p->nsubgraphs, sizeof(int));
 	bool *wb = calloc((size_t)p->nsubgraphs, sizeof(bool));
+	const char *how = NULL;
 
 	/* The newest layout record of the network is the one replayed. */
-	append_layout(ctx, dag, tg, layout_text(p, choice, wb, p->nsubgraphs,
-		2), log);
-	assert_null(ts_network_lay_out(ctx, dag, p, tg, &lo, NULL, NULL));
-	assert_error_contains(ctx, ":1: the layout record does not apply");
-	assert_error_contains(ctx, "is anchored on");
-	append_layout(ctx, dag, tg, layout_text(p, choice, wb,
-		p->nsubgraphs - 1, -1), log);
-	assert_null(ts_network_lay_out(ctx, dag, p, tg, &lo, NULL, NULL));
-	assert_error_contains(ctx, ":2: the layout record does not apply");
-	assert_error_contains(ctx, "subgraphs each");
+	refused(ctx, dag, p, tg, layout_text(p, choice, wb, p->nsubgraphs, 2),
+		log, 1, "is anchored on");
+	refused(ctx, dag, p, tg, layout_text(p, choice, wb, p->nsubgraphs - 1,
+		-1), log, 2, "subgraphs each");
 	/* The softmax's last stage writes the 2-D output: NCHW only. */
 	choice[p->nsubgraphs - 1] = 1;
-	append_layout(ctx, dag, tg, layout_text(p, choice, wb, p->nsubgraphs,
-		-1), log);
-	assert_null(ts_network_lay_out(ctx, dag, p, tg, &lo, NULL, NULL));
-	assert_error_contains(ctx, ":3: the layout record does not apply");
-	assert_error_contains(ctx, "cannot take layout 1");
-	/* Another target's record is not this one's. */
-	choice[p->nsubgraphs - 1] = 0;
-	lo.threads = 1;
-	{
-		ts_partition *q = ts_network_lay_out(ctx, dag, p, tg, &lo,
-			NULL, NULL);
-		const char *how = NULL;
-		assert_non_null(q);
-		lo.keep_weights = true;
-		assert_ptr_equal(ts_network_lay_out(ctx, dag, p, tg, &lo, &how,
-			NULL), p);
-		assert_string_equal(how, "layouts as declared");
-	}
+	refused(ctx, dag, p, tg, layout_text(p, choice, wb, p->nsubgraphs,
+		-1), log, 3, "cannot take layout 1");
+	/* The records of the host with all its cores are not those of the
+	 * host with one. */
+	assert_non_null(ts_network_lay_out(ctx, dag, p, tg, &lo, &how, NULL));
+	assert_string_equal(how, "layouts as declared, weights blocked");
+	lo.keep_weights = true;
+	assert_ptr_equal(ts_network_lay_out(ctx, dag, p, tg, &lo, &how,
+		NULL), p);
+	assert_string_equal(how, "layouts as declared");
 	free(choice);
 	free(wb);
 	unlink(log);
