@@ -216,7 +216,10 @@ static ts_status tune_round(void *data, int task, int trials, double *best)
 	st = ts_tuner_run(t, NULL, NULL);
 	if (st == TS_OK && !isfinite(env->static_s[task]))
 		env->static_s[task] = ts_tuner_static_time(t);
-	if (st == TS_OK && ts_tuner_best_time(t) < env->best[task]) {
+	/* A run that found nothing faster than the log's best keeps that
+	 * best unverified: the time already kept, verified, stands. */
+	if (st == TS_OK && (ts_tuner_verified(t) || !isfinite(env->best[task]))
+	    && ts_tuner_best_time(t) < env->best[task]) {
 		env->best[task] = ts_tuner_best_time(t);
 		env->best_sch[task] = (ts_schedule *)ts_tuner_best_schedule(t);
 	}

@@ -249,6 +249,8 @@ struct fake {
 				 * its first time: slower than any first
 				 * time, in the reverse order */
 	double again_min_s;	/* the best of those */
+	double scale;		/* times of schedules measured first, times
+				 * this when not 0 */
 };
 
 /* FNV-1a of "s". */
@@ -282,6 +284,8 @@ static ts_status fake_measure(void *data, int n,
 			continue;
 		}
 		out[i].median_s = 1e-3 * (1 + (double)(h % 997) / 997);
+		if (!again && f->scale)
+			out[i].median_s *= f->scale;
 		out[i].nsamples = 1;
 		out[i].samples = &out[i].median_s;
 		if (again && f->reverse) {
@@ -640,6 +644,60 @@ static void test_tuner_resume__skips_measured_configs(void **state)
 	fake_free(&b);
 }
 
+/* Tune the tiny matmul from "log" with "trials" trials measured by "f"
+ * (verifying the best 2); return whether the run verified, and the
+ * number of verified records in the log into "*nverified". */
+static bool tune_verifying(uint64_t seed, int trials, const char *log,
+	struct fake *f, int *nverified)
+{
+	ts_ctx *ctx = ts_ctx_alloc();
+	ts_dag *dag = ts_parse_string(ctx, "tiny.tsl", tiny_matmul);
+	ts_tune_options o = fake_options(f, trials, log);
+	ts_record **recs;
+	ts_tuner *t;
+	bool verified;
+	int n;
+
+	o.verify = 2;
+	ts_ctx_set_seed(ctx, seed);
+	t = ts_tuner_new(ctx, dag, host(ctx), &o);
+	assert_non_null(t);
+	assert_int_equal(ts_tuner_run(t, NULL, NULL), TS_OK);
+	verified = ts_tuner_verified(t);
+	recs = ts_records_load(ctx, log, &n);
+	*nverified = 0;
+	for (int i = 0; i < n; i++)
+		*nverified += recs[i]->verified;
+	ts_ctx_free(ctx);
+	return verified;
+}
+
+/* A run resumed from a judged log verifies only when it finds something
+ * faster than the log's best. */
+static void test_tuner_resume__verifies_only_what_is_faster(void **state)
+{
+	char *log = ts_test_temp_path("tuner", "verify.jsonl");
+	struct fake a = { 0 }, slow = { .scale = 3 }, fast = { .scale = 0.1 };
+	int nv = 0, before;
+
+	(void)state;
+	assert_true(tune_verifying(5, 16, log, &a, &nv));
+	assert_true(nv >= 2);
+	before = nv;
+	/* Every new candidate slower than the best of the log: nothing is
+	 * measured again and no verified record is added. */
+	assert_false(tune_verifying(6, 8, log, &slow, &nv));
+	assert_int_equal(nv, before);
+	assert_int_equal(slow.n, 8);
+	/* Faster ones: the best are compared again. */
+	assert_true(tune_verifying(7, 8, log, &fast, &nv));
+	assert_true(nv > before);
+	unlink(log);
+	fake_free(&a);
+	fake_free(&slow);
+	fake_free(&fast);
+}
+
 /* Tune the tiny matmul with "f" in a fresh context seeded "seed" and
  * return the schedules measured, one JSON per line. */
 static char *tuned_sequence(uint64_t seed)
@@ -882,6 +940,7 @@ int main(void)
 		TS_TEST(test_crossover__takes_each_knob_from_a_parent),
 		TS_TEST(test_tuner_fake__measures_distinct_and_keeps_best),
 		TS_TEST(test_tuner_resume__skips_measured_configs),
+		TS_TEST(test_tuner_resume__verifies_only_what_is_faster),
 		TS_TEST(test_tuner_same_seed__same_candidates),
 		TS_TEST(test_tuner_verify__chooses_by_the_new_times),
 		TS_TEST(test_tuner_verify__never_keeps_a_best_slower_than_static),
