@@ -218,8 +218,9 @@ static ts_status tune_round(void *data, int task, int trials, double *best)
 		env->static_s[task] = ts_tuner_static_time(t);
 	/* A run that found nothing faster than the log's best keeps that
 	 * best unverified: the time already kept, verified, stands. */
-	if (st == TS_OK && (ts_tuner_verified(t) || !isfinite(env->best[task]))
-	    && ts_tuner_best_time(t) < env->best[task]) {
+	if (st == TS_OK && (ts_tuner_verified(t) || !isfinite(env->best[task])
+	    || ts_tuner_kept_static(t, NULL)) &&
+	    ts_tuner_best_time(t) < env->best[task]) {
 		env->best[task] = ts_tuner_best_time(t);
 		env->best_sch[task] = (ts_schedule *)ts_tuner_best_schedule(t);
 	}

@@ -252,12 +252,14 @@ __ts_gc const ts_schedule *ts_tuner_static_schedule(
  * when there was no verification or none ran). */
 bool ts_tuner_kept_static(__ts_keep const ts_tuner *t,
 	__ts_keep __ts_null double *candidate_s);
-/* Whether the run ended with the final comparison (verification).  A
- * run resumed from a log that holds verified records of its workload,
- * whose trials found nothing faster than the log's best, skips it: a
- * comparison has already judged that best, and the best stays the log's,
- * as first measured.  A caller that keeps the best of several runs takes
- * only verified ones. */
+/* Whether the run ended with the final comparison (verification).  It
+ * is skipped when nothing measured (in this run or in the log) beats the
+ * static choice by TS_TUNE_MARGIN: the static choice is then the best.
+ * And when a run resumed from a log that holds verified records of its
+ * workload found nothing faster than the log's best: a comparison has
+ * already judged that best, and the best stays the log's, as first
+ * measured.  A caller that keeps the best of several runs takes only
+ * verified ones, or the static choice. */
 bool ts_tuner_verified(__ts_keep const ts_tuner *t);
 /* Best time after each trial of this run: "*best" gets an array of the
  * returned length (INFINITY before the first valid one). */

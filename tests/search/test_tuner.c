@@ -251,6 +251,8 @@ struct fake {
 	double again_min_s;	/* the best of those */
 	double scale;		/* times of schedules measured first, times
 				 * this when not 0 */
+	char *slow;		/* a schedule (JSON) that takes 10 ms */
+	char *quick;		/* one that takes 0.5 ms */
 };
 
 /* FNV-1a of "s". */
@@ -286,6 +288,10 @@ static ts_status fake_measure(void *data, int n,
 		out[i].median_s = 1e-3 * (1 + (double)(h % 997) / 997);
 		if (!again && f->scale)
 			out[i].median_s *= f->scale;
+		if (f->slow && !strcmp(f->slow, j))
+			out[i].median_s = 10e-3;
+		if (f->quick && !strcmp(f->quick, j))
+			out[i].median_s = 0.5e-3;
 		out[i].nsamples = 1;
 		out[i].samples = &out[i].median_s;
 		if (again && f->reverse) {
@@ -662,7 +668,10 @@ static bool tune_verifying(uint64_t seed, int trials, const char *log,
 	ts_ctx_set_seed(ctx, seed);
 	t = ts_tuner_new(ctx, dag, host(ctx), &o);
 	assert_non_null(t);
+	/* A slow static choice: the candidates are worth comparing. */
+	f->slow = ts_schedule_to_json(ts_tuner_static_schedule(t));
 	assert_int_equal(ts_tuner_run(t, NULL, NULL), TS_OK);
+	f->slow = NULL;
 	verified = ts_tuner_verified(t);
 	recs = ts_records_load(ctx, log, &n);
 	*nverified = 0;
@@ -673,7 +682,8 @@ static bool tune_verifying(uint64_t seed, int trials, const char *log,
 }
 
 /* A run resumed from a judged log verifies only when it finds something
- * faster than the log's best. */
+ * faster than the log's best; a run where nothing beats the static
+ * choice keeps it without comparing. */
 static void test_tuner_resume__verifies_only_what_is_faster(void **state)
 {
 	char *log = ts_test_temp_path("tuner", "verify.jsonl");
@@ -693,6 +703,25 @@ static void test_tuner_resume__verifies_only_what_is_faster(void **state)
 	assert_true(tune_verifying(7, 8, log, &fast, &nv));
 	assert_true(nv > before);
 	unlink(log);
+	{
+		ts_ctx *ctx = ts_ctx_alloc();
+		ts_dag *dag = ts_parse_string(ctx, "tiny.tsl", tiny_matmul);
+		struct fake g = { .no_errors = true };
+		ts_tune_options o = fake_options(&g, 8, NULL);
+		ts_tuner *t;
+		o.verify = 2;
+		t = ts_tuner_new(ctx, dag, host(ctx), &o);
+		assert_non_null(t);
+		/* The static choice faster than every candidate: no
+		 * comparison, and it is the best. */
+		g.quick = ts_schedule_to_json(ts_tuner_static_schedule(t));
+		assert_int_equal(ts_tuner_run(t, NULL, NULL), TS_OK);
+		assert_false(ts_tuner_verified(t));
+		assert_true(ts_tuner_kept_static(t, NULL));
+		assert_true(ts_tuner_best_time(t) == ts_tuner_static_time(t));
+		fake_free(&g);
+		ts_ctx_free(ctx);
+	}
 	fake_free(&a);
 	fake_free(&slow);
 	fake_free(&fast);
