@@ -725,6 +725,7 @@ ts_network *ts_network_compile(ts_ctx *ctx, const ts_dag *dag,
 	const ts_target *target, const ts_network_options *opt)
 {
 	ts_network_options o = opt ? *opt : ts_network_options_default();
+	const ts_target *host = target;
 	ts_partition *p;
 	ts_schedule **sch = NULL;
 
@@ -736,14 +737,20 @@ ts_network *ts_network_compile(ts_ctx *ctx, const ts_dag *dag,
 	p = ts_partition_dag(ctx, dag, target);
 	if (p) {
 		ts_layout_options lo = { o.threads, o.layout, o.keep_weights,
-			NULL };
+			o.records };
 		p = ts_network_lay_out(ctx, dag, p, target, &lo, NULL, NULL);
 	}
 	if (!p)
 		return NULL;
+	/* Records are keyed by the target with its cores set to the
+	 * threads, as tessel tune keys them. */
 	if (!o.naive)
-		sch = ts_partition_static_schedules(ctx, p, target, o.topk,
+		sch = o.records ? ts_partition_schedules(ctx, p, host,
+			o.records, o.topk, o.threads, NULL, NULL) :
+			ts_partition_static_schedules(ctx, p, target, o.topk,
 			o.threads);
+	if (!o.naive && !sch)
+		return NULL;
 	return ts_network_build(ctx, p, sch, &o);
 }
 

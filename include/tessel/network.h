@@ -120,6 +120,12 @@ typedef struct ts_network_options {
 	const ts_target *target;	/* the CPU the code is compiled for
 				 * (ts_compile_options_for); NULL: this
 				 * machine */
+	const char *records;	/* a records log, or NULL: in
+				 * ts_network_compile, its layout record of
+				 * the network and each task's best record
+				 * where it beats the static schedule
+				 * (ts_partition_schedules), as tessel run
+				 * --records */
 } ts_network_options;
 
 ts_network_options ts_network_options_default(void);
@@ -133,10 +139,14 @@ __ts_give ts_network *ts_network_build(__ts_keep ts_ctx *ctx,
 	__ts_keep const ts_partition *p,
 	__ts_keep __ts_null ts_schedule *const *schedules,
 	__ts_keep __ts_null const ts_network_options *opt);
-/* Partition "dag", schedule each task statically for "target" (with
+/* Partition "dag", lay it out (ts_network_lay_out: opt->records'
+ * layout record, else a timed choice with opt->layout, else weights
+ * blocked), schedule each task (opt->records' best record where it beats
+ * the static schedule, else statically) for "target" (with
  * target->cpu.cores set to opt->threads when that is set; "opt" NULL: the
  * defaults) and build the network (networks/partition.c: the driver above
- * the executor). */
+ * the executor).  NULL with an error when the records cannot be read or
+ * replayed. */
 __ts_give ts_network *ts_network_compile(__ts_keep ts_ctx *ctx,
 	__ts_keep const ts_dag *dag, __ts_keep const ts_target *target,
 	__ts_keep __ts_null const ts_network_options *opt);

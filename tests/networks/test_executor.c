@@ -538,6 +538,22 @@ static void test_layout_record_resnet_reduced__replays_blocked(void **state)
 	assert_false(same_tasks(q, ts_partition_block_weights(ctx, p, tg,
 		NULL)));
 	compare_built(ctx, dag, ts_network_build(ctx, q, NULL, NULL));
+	/* The C API's one call replays it too, with static schedules
+	 * where the log has no record of a task. */
+	{
+		ts_network_options o = ts_network_options_default();
+		ts_network *net;
+		o.records = log;
+		net = ts_network_compile(ctx, dag, tg, &o);
+		if (!net)
+			fail_msg("%s", ts_ctx_error(ctx));
+		assert_true(same_tasks(ts_network_partition(net), want));
+		compare_built(ctx, dag, net);
+		ts_network_free(net);
+		o.records = "/nonexistent/records.jsonl";
+		assert_null(ts_network_compile(ctx, dag, tg, &o));
+		assert_error_contains(ctx, "/nonexistent/records.jsonl");
+	}
 	free(choice);
 	free(wb);
 	unlink(log);
