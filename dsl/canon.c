@@ -1089,7 +1089,8 @@ static ts_status canon_stage(struct canon *c, ts_stage *s)
 struct dear {
 	ts_stage *stage;
 	ts_expr *e;
-	char *key;		/* reduction_key over "axes" */
+	ts_expr *body;		/* "e" with every axis of extent 1 as 0 */
+	char *key;		/* reduction_key of "body" over "axes" */
 	bool whole;		/* "e" is the whole body of an elementwise
 				 * stage */
 	int naxes;
@@ -1115,11 +1116,33 @@ static bool calls_dear(const ts_expr *e)
 		calls_dear(e->c);
 }
 
+/* "e" with every axis of extent 1 replaced by 0, the one value it takes
+ * (an importer keeps a reduced dimension as such an axis, "M[i, j0]", in
+ * one stage and writes "M[i, 0]" in another). */
+static ts_expr *zero_unit_axes(ts_ctx *ctx, ts_expr *e)
+{
+	ts_expr *c;
+
+	if (!e)
+		return NULL;
+	if (e->kind == TS_EXPR_VAR)
+		return e->axis->extent == 1 ? ts_int(ctx, 0) : e;
+	if (e->kind != TS_EXPR_LOAD)
+		return with_operands(e, zero_unit_axes(ctx, e->a),
+			zero_unit_axes(ctx, e->b), zero_unit_axes(ctx, e->c));
+	c = expr_copy(e);
+	for (int i = 0; i < e->nargs; i++)
+		c->args[i] = zero_unit_axes(ctx, e->args[i]);
+	return c;
+}
+
 /* Add to "out" every subexpression of "e" (in stage "s") that calls a
  * dear function and is evaluated wherever "s" is. */
-static void collect_dear(ts_stage *s, ts_expr *e, ts_vec *out)
+static void collect_dear(struct canon *c, ts_stage *s, ts_expr *e,
+	ts_vec *out)
 {
 	ts_vec fv = { 0 }, none = { 0 };
+	ts_expr *body;
 
 	if (!e || e->kind == TS_EXPR_LOAD || e->kind == TS_EXPR_VAR ||
 	    e->kind == TS_EXPR_INT || e->kind == TS_EXPR_FLOAT ||
@@ -1128,10 +1151,11 @@ static void collect_dear(ts_stage *s, ts_expr *e, ts_vec *out)
 	if (e->kind == TS_EXPR_SELECT || e->kind == TS_EXPR_REDUCE ||
 	    (e->kind == TS_EXPR_BINARY && (e->op == TS_OP_AND ||
 	    e->op == TS_OP_OR))) {
-		collect_dear(s, e->a, out);
+		collect_dear(c, s, e->a, out);
 		return;
 	}
-	free_axes(e, &none, &fv);
+	body = zero_unit_axes(c->ctx, e);
+	free_axes(body, &none, &fv);
 	/* Stored in its own type, a value of a narrower float would be
 	 * rounded where the stage computing it keeps it wider. */
 	if ((e->dtype == TS_F32 || e->dtype == TS_F64) && fv.n > 0 &&
@@ -1139,16 +1163,17 @@ static void collect_dear(ts_stage *s, ts_expr *e, ts_vec *out)
 		struct dear *d = ts_new(struct dear);
 		d->stage = s;
 		d->e = e;
+		d->body = body;
 		d->whole = e == s->body;
 		d->naxes = fv.n;
 		for (int i = 0; i < fv.n; i++)
 			d->axes[i] = fv.v[i];
-		d->key = reduction_key(d->naxes, d->axes, e);
+		d->key = reduction_key(d->naxes, d->axes, body);
 		ts_vec_push(out, d);
 	}
-	collect_dear(s, e->a, out);
-	collect_dear(s, e->b, out);
-	collect_dear(s, e->c, out);
+	collect_dear(c, s, e->a, out);
+	collect_dear(c, s, e->b, out);
+	collect_dear(c, s, e->c, out);
 }
 
 /* Add to "all" the stage "s" and every stage it reads, once each. */
@@ -1275,7 +1300,7 @@ static ts_tensor *shared_tensor(struct canon *c, const ts_vec *ds,
 		perm[p] = p;
 	}
 	t = stage_new(c, fresh_name(c, &site, "shared"), first->naxes, own,
-		subst(first->e, first->naxes, first->axes, own));
+		subst(first->body, first->naxes, first->axes, own));
 	if (t)
 		t->stage->line = first->stage->line;
 	return t;
@@ -1334,7 +1359,7 @@ static ts_status share_dear(struct canon *c, int nstages,
 		ts_tensor *t;
 		int perm[TS_MAX_DIMS];
 		for (int k = 0; k < all.n; k++)
-			collect_dear(all.v[k], ((ts_stage *)all.v[k])->body,
+			collect_dear(c, all.v[k], ((ts_stage *)all.v[k])->body,
 				&ds);
 		if (!(first = widest_shared(&ds)))
 			return TS_OK;

@@ -713,26 +713,19 @@ static ts_status verify(ts_tuner *t)
 	return TS_OK;
 }
 
-/* Whether the final comparison of "t" can change anything; "before" is
- * the best of its log before this run.  Comparing the same few again
- * costs as much as the trials (a network's tasks are tuned in many short
- * runs, each resumed from the log), so it is skipped when nothing known
- * beats the static choice by the margin (the static choice is then the
- * best, as the comparison would have kept it), and when nothing new
- * beats the best of a log that a comparison has already judged. */
-static bool worth_verifying(ts_tuner *t, double before)
+/* Whether nothing known to "t" beats its static choice by the margin:
+ * the final comparison would keep the static choice. */
+static bool static_unbeaten(const ts_tuner *t)
 {
-	if (!t->opt.verify)
-		return false;
-	if (isfinite(t->static_s) &&
-	    !(t->best_s * (1 + TS_TUNE_MARGIN) < t->static_s)) {
-		t->best_s = t->static_s;
-		t->best_cfg = t->st->best;
-		t->best_sch = t->static_sch;
-		return false;
-	}
-	return !(t->log_verified && isfinite(before) &&
-		!(t->best_s < before));
+	return isfinite(t->static_s) &&
+		!(t->best_s * (1 + TS_TUNE_MARGIN) < t->static_s);
+}
+
+/* Whether "t" found nothing faster than "before", the best of a log that
+ * a final comparison has already judged. */
+static bool judged_unbeaten(const ts_tuner *t, double before)
+{
+	return t->log_verified && isfinite(before) && !(t->best_s < before);
 }
 
 ts_status ts_tuner_run(ts_tuner *t, ts_tune_progress_fn progress,
@@ -760,8 +753,17 @@ ts_status ts_tuner_run(ts_tuner *t, ts_tune_progress_fn progress,
 		reseed(t);
 		report(t, t0, progress, data);
 	}
-	if (!t->trials || !worth_verifying(t, before))
+	/* Comparing the same few again costs as much as the trials (a
+	 * network's tasks are tuned in many short runs, each resumed from
+	 * the log): only what can change the answer is compared. */
+	if (!t->trials || !t->opt.verify || judged_unbeaten(t, before))
 		return TS_OK;
+	if (static_unbeaten(t)) {
+		t->best_s = t->static_s;
+		t->best_cfg = t->st->best;
+		t->best_sch = t->static_sch;
+		return TS_OK;
+	}
 	t->verified = true;
 	return verify(t);
 }

@@ -373,13 +373,21 @@ static void print_result(const struct run_opts *o,
 			: "FAIL", r->max_abs_err);
 }
 
+/* How "o" compiles a network. */
+static struct ts_tool_network_opts network_opts(const struct run_opts *o)
+{
+	struct ts_tool_network_opts no = { "run", o->records, o->threads, 0,
+		o->schedule && !strcmp(o->schedule, "naive"), o->layout };
+
+	return no;
+}
+
 /* Compile the network "p" of "dag" (for "host" with o->threads cores)
  * as "o" asks, check and time it; return the exit code. */
 static int run_network(ts_ctx *ctx, const struct run_opts *o,
 	const ts_dag *dag, const ts_partition *p, const ts_target *host)
 {
-	struct ts_tool_network_opts no = { "run", o->records, o->threads, 0,
-		o->schedule && !strcmp(o->schedule, "naive"), o->layout };
+	struct ts_tool_network_opts no = network_opts(o);
 	struct run_result r = {.kernel = ts_dag_name(dag) ? ts_dag_name(dag)
 							  : "network",
 		.subgraphs = p->nsubgraphs,
@@ -433,8 +441,7 @@ static int run_network(ts_ctx *ctx, const struct run_opts *o,
 static ts_partition *network_of(ts_ctx *ctx, const struct run_opts *o,
 	const ts_dag *dag, ts_target *cpu, ts_target **host, int *code)
 {
-	struct ts_tool_network_opts no = { "run", o->records, o->threads, 0,
-		o->schedule && !strcmp(o->schedule, "naive"), o->layout };
+	struct ts_tool_network_opts no = network_opts(o);
 
 	if ((o->target && !cpu) || (o->schedule && strcmp(o->schedule,
 	    "naive") && strcmp(o->schedule, "static")))

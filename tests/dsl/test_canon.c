@@ -420,6 +420,12 @@ static const struct alike {
 	  "E[i: 32] = sum(k: 64) exp(X[i, k] - M[i])\n"
 	  "O[i: 32, j: 64] = exp(X[i, j] - M[i]) / E[i]\n"
 	  "output Y[i: 32, j: 64] = O[i, j] + T[j, i]\n", 5 },
+	/* A reduced dimension kept as an axis of extent 1 in one stage
+	 * and read at 0 in another, as the ONNX importer writes them. */
+	{ "unit", "input X: f32[32, 64]\n"
+	  "M[i: 32, u: 1] = max(k: 64) X[i, k]\n"
+	  "E[i: 32, u: 1] = sum(k: 64) exp(X[i, k] - M[i, u])\n"
+	  "output Y[i: 32, j: 64] = exp(X[i, j] - M[i, 0]) / E[i, 0]\n", 4 },
 	/* GELU's erf twice, in two stages: once. */
 	{ "gelu", "input X: f32[32, 64]\n"
 	  "A[i: 32, j: 64] = erf(X[i, j] * 0.7071) + 1.0\n"
