@@ -2686,8 +2686,12 @@ ts_cuda_program *ts_cuda_emit(ts_ctx *ctx, const ts_func *f,
 	E.p = p;
 	p->func = f;
 	p->name = cname(&E, p, f->name ? f->name : "kernel");
-	for (int i = 0; i < f->nargs; i++)
+	for (int i = 0; i < f->nargs; i++) {
 		add_buffer(&E, f->args[i], i);
+		/* Every kernel takes every buffer: an f16 argument no
+		 * statement reads still appears in the parameter lists. */
+		E.uses_f16 |= f->args[i]->dtype == TS_F16;
+	}
 	collect(&E, f->body, &kernels);
 	ts_buf_init(&out);
 	for (int i = 0; i < kernels.n && !E.failed; i++)

@@ -53,3 +53,11 @@ EXTRA_DIST += bench/bench_styles_torch.py bench/inner_loop.py
 noinst_PROGRAMS += bench/bench_model
 bench_bench_model_SOURCES = bench/bench_model.c $(BENCH_COMMON)
 bench_bench_model_LDADD = examples/libcatalogue.la $(BENCH_LIBS)
+
+# CUDA kernels on the device against cuBLAS, cuDNN and the copy bandwidth
+# (the libraries are loaded at run time; exit 2 without a device).
+if HAVE_CUDA
+noinst_PROGRAMS += bench/bench_gpu
+bench_bench_gpu_SOURCES = bench/bench_gpu.c $(BENCH_COMMON)
+bench_bench_gpu_LDADD = $(BENCH_LIBS) -ldl
+endif

@@ -226,6 +226,18 @@ static void test_cuda_emit_kinds__reduction_f16_fast_math(void **state)
 	if (ts_nvrtc_supports(ctx, "sm_80"))
 		compile_all(h->ctx, p, "cast_f16", 3, true);
 	ts_ctx_free(h->ctx);
+	/* An f16 input that nothing reads is still a kernel parameter, so
+	 * the header comes with it. */
+	h = ts_parse_string(ctx, "unread", "input A: i32[31, 8]\n"
+		"input F: f16[31, 8]\n"
+		"output Y[i: 31, j: 8] = A[i, j] * 3\n");
+	assert_non_null(h);
+	p = ts_cuda_emit(ctx, ts_lower(ctx, h, NULL), NULL);
+	assert_non_null(p);
+	assert_non_null(strstr(p->source, "const __half *__restrict__ F"));
+	assert_non_null(strstr(p->source, "#include <cuda_fp16.h>"));
+	if (ts_nvrtc_supports(ctx, "sm_80"))
+		compile_all(ctx, p, "unread f16 input", 3, false);
 }
 
 /* The new integer dtypes in their C types (u32 and u64 unsigned, i16 and
