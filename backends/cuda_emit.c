@@ -1234,93 +1234,98 @@ static int copy_nest(struct emit *E, const ts_stmt *s, const ts_stmt **loops,
 }
 
 /* Whether the affine form of "e" has "iv" with coefficient 1 (or not at
- * all, with "iv_ok") and every other coefficient and its constant
- * multiples of 4. */
-static bool aligned_4(struct emit *E, const ts_expr *e, const ts_axis *iv)
+ * all) and every other coefficient and its constant multiples of "w". */
+static bool aligned_w(struct emit *E, const ts_expr *e, const ts_axis *iv,
+	int w)
 {
 	ts_aff a = ts_aff_of_expr(E->ctx, (ts_expr *)e);
 
-	if (!a.ok || a.cst % 4)
+	if (!a.ok || a.cst % w)
 		return false;
 	for (int i = 0; i < a.n; i++) {
 		bool is_iv = a.atom[i]->kind == TS_EXPR_VAR &&
 			a.atom[i]->axis == iv;
-		if (is_iv ? a.coef[i] != 1 : a.coef[i] % 4 != 0)
+		if (is_iv ? a.coef[i] != 1 : a.coef[i] % w != 0)
 			return false;
 	}
 	return true;
 }
 
-/* Whether the guard "c" has the same value for "iv" = 4m .. 4m + 3: it
- * does not mention "iv", or is a conjunction of "x >= n" and "x < n" with
- * "x" aligned (aligned_4) and "n" a multiple of 4. */
-static bool same_for_4(struct emit *E, const ts_expr *c, const ts_axis *iv)
+/* Whether the guard "c" has the same value for "iv" = wm .. wm + w - 1:
+ * it does not mention "iv", or is a conjunction of "x >= n" and "x < n"
+ * with "x" aligned (aligned_w) and "n" a multiple of "w". */
+static bool same_for_w(struct emit *E, const ts_expr *c, const ts_axis *iv,
+	int w)
 {
 	if (!mentions(c, iv))
 		return true;
 	if (c->kind != TS_EXPR_BINARY)
 		return false;
 	if (c->op == TS_OP_AND)
-		return same_for_4(E, c->a, iv) && same_for_4(E, c->b, iv);
+		return same_for_w(E, c->a, iv, w) && same_for_w(E, c->b, iv, w);
 	if ((c->op != TS_OP_GE && c->op != TS_OP_LT) ||
-	    c->b->kind != TS_EXPR_INT || c->b->ival % 4)
+	    c->b->kind != TS_EXPR_INT || c->b->ival % w)
 		return false;
-	return aligned_4(E, c->a, iv);
+	return aligned_w(E, c->a, iv, w);
 }
 
-/* Whether the copy "inner" of the nest "loops" ("n" loops) moves f32
- * values four at a time: no guard on the innermost variable, whose extent
- * is a multiple of 4, the last destination index, and the unit stride of
- * a source offset that is otherwise a multiple of 4 (so float4 loads are
- * aligned). */
-static bool copy_by_4(struct emit *E, const ts_stmt **loops, int n,
+/* The flat offset of "idx" ("n" indices) into "t", as an expression. */
+static ts_expr *flat_offset(struct emit *E, const ts_tensor *t, int n,
+	ts_expr *const *idx)
+{
+	ts_expr *off = idx[0];
+
+	for (int d = 1; d < n; d++)
+		off = ts_add(E->ctx, ts_mul(E->ctx, off, ts_lower_int(E->ctx,
+			t->shape[d])), idx[d]);
+	return off;
+}
+
+/* How many elements the copy "inner" of the nest "loops" ("n" loops)
+ * moves at a time: 16 bytes (4 f32 or 8 f16 values) when the source is
+ * read 16 aligned bytes at a time: a plain load of the destination's
+ * dtype, no guard that changes within 16 bytes, the innermost variable
+ * (an extent that is a multiple of the width) the last destination index
+ * and the unit stride of a source offset that is otherwise a multiple of
+ * the width.  1 otherwise. */
+static int copy_width(struct emit *E, const ts_stmt **loops, int n,
 	const ts_stmt *inner)
 {
 	const ts_axis *iv = loops[n - 1]->var;
-	const ts_stmt *st = inner;
-	const ts_expr *v;
-	ts_expr *off;
-	ts_aff a;
-	bool seen = false;
+	const ts_stmt *st = inner->kind == TS_STMT_IF ? inner->body : inner;
+	const ts_expr *v = st->value;
+	ts_dtype t = st->buffer->dtype;
+	int w = t == TS_F32 ? 4 : t == TS_F16 ? 8 : 1;
 
-	if (st->kind == TS_STMT_IF) {
-		if (!same_for_4(E, st->cond, iv))
-			return false;
-		st = st->body;
-	}
-	v = st->value;
-	if (iv->extent % 4 || v->kind != TS_EXPR_LOAD ||
-	    v->tensor->dtype != TS_F32 || st->buffer->dtype != TS_F32 ||
+	if (w == 1 || iv->extent % w || v->kind != TS_EXPR_LOAD ||
+	    v->tensor->dtype != t ||
 	    st->idx[st->nidx - 1]->kind != TS_EXPR_VAR ||
-	    st->idx[st->nidx - 1]->axis != iv)
-		return false;
+	    st->idx[st->nidx - 1]->axis != iv ||
+	    !mentions(v, iv))
+		return 1;
+	if (inner->kind == TS_STMT_IF && !same_for_w(E, inner->cond, iv, w))
+		return 1;
 	for (int d = 0; d + 1 < st->nidx; d++)
 		if (mentions(st->idx[d], iv))
-			return false;
-	off = v->args[0];
-	for (int d = 1; d < v->nargs; d++)
-		off = ts_add(E->ctx, ts_mul(E->ctx, off, ts_lower_int(E->ctx,
-			v->tensor->shape[d])), v->args[d]);
-	a = ts_aff_of_expr(E->ctx, off);
-	if (!a.ok || a.cst % 4)
-		return false;
-	for (int i = 0; i < a.n; i++) {
-		bool is_iv = a.atom[i]->kind == TS_EXPR_VAR &&
-			a.atom[i]->axis == iv;
-		if (is_iv ? a.coef[i] != 1 : a.coef[i] % 4 != 0)
-			return false;
-		seen |= is_iv;
-	}
-	return seen;
+			return 1;
+	if (!aligned_w(E, flat_offset(E, v->tensor, v->nargs, v->args), iv, w))
+		return 1;
+	return w;
 }
 
-/* Emit the body of a float4 copy "inner" (see copy_by_4). */
-static void emit_copy4_body(struct emit *E, const ts_stmt *inner, int ind)
+/* Emit the body of a copy "inner" of "w" elements at a time (see
+ * copy_width): one 16-byte load, and one 16-byte store where the
+ * destination offset is aligned too, else a store per element. */
+static void emit_copy_vec_body(struct emit *E, const ts_stmt *inner, int w,
+	int ind)
 {
 	ts_buf *b = E->b;
 	const ts_stmt *st = inner->kind == TS_STMT_IF ? inner->body : inner;
 	const ts_expr *v = st->value;
-	static const char lane[] = "xyzw";
+	const char *vt = w == 4 ? "float4" : "uint4";
+	const char *et = w == 4 ? "float" : "__half";
+	bool vec_store = aligned_w(E, flat_offset(E, st->buffer, st->nidx,
+		st->idx), st->idx[st->nidx - 1]->axis, w);
 
 	if (inner->kind == TS_STMT_IF) {
 		indent(b, ind);
@@ -1332,15 +1337,25 @@ static void emit_copy4_body(struct emit *E, const ts_stmt *inner, int ind)
 		ind++;
 	}
 	indent(b, ind);
-	ts_buf_printf(b, "const float4 ts_v = *(const float4 *)&%s[",
+	ts_buf_printf(b, "const %s ts_v = *(const %s *)&%s[", vt, vt,
 		buf_name(E, v->tensor));
 	emit_offset(E, b, v->tensor, v->nargs, v->args);
 	ts_buf_puts(b, "];\n");
-	for (int k = 0; k < 4; k++) {
+	if (vec_store) {
 		indent(b, ind);
-		ts_buf_printf(b, "%s[", buf_name(E, st->buffer));
+		ts_buf_printf(b, "*(%s *)&%s[", vt, buf_name(E, st->buffer));
 		emit_offset(E, b, st->buffer, st->nidx, st->idx);
-		ts_buf_printf(b, " + %d] = ts_v.%c;\n", k, lane[k]);
+		ts_buf_puts(b, "] = ts_v;\n");
+	} else {
+		indent(b, ind);
+		ts_buf_printf(b, "const %s *ts_e = (const %s *)&ts_v;\n", et,
+			et);
+		for (int k = 0; k < w; k++) {
+			indent(b, ind);
+			ts_buf_printf(b, "%s[", buf_name(E, st->buffer));
+			emit_offset(E, b, st->buffer, st->nidx, st->idx);
+			ts_buf_printf(b, " + %d] = ts_e[%d];\n", k, k);
+		}
 	}
 	if (inner->kind == TS_STMT_IF) {
 		indent(b, ind - 1);
@@ -1349,15 +1364,15 @@ static void emit_copy4_body(struct emit *E, const ts_stmt *inner, int ind)
 }
 
 /* Emit the copy nest "loops" (of "n" loops around "inner") spread over
- * every thread of the block, between two barriers; four elements at a
- * time where copy_by_4 allows. */
+ * every thread of the block, between two barriers; 16 bytes at a
+ * time where copy_width allows. */
 static void emit_coop_copy(struct emit *E, const ts_stmt **loops, int n,
 	const ts_stmt *inner, int ind)
 {
 	ts_buf *b = E->b;
 	int64_t total = 1, div = 1;
 	const ts_stmt *st = inner->kind == TS_STMT_IF ? inner->body : inner;
-	bool by4 = n > 0 && copy_by_4(E, loops, n, inner);
+	int w = n > 0 ? copy_width(E, loops, n, inner) : 1;
 
 	if (E->divergent)
 		return fail(E, "kernel '%s': shared buffer '%s' is filled under "
@@ -1365,33 +1380,33 @@ static void emit_coop_copy(struct emit *E, const ts_stmt **loops, int n,
 			st->buffer->name);
 	for (int i = 0; i < n; i++)
 		total *= loops[i]->var->extent;
-	if (by4)
-		total /= 4;
+	total /= w;
 	indent(b, ind);
 	ts_buf_printf(b, "__syncthreads();\t/* %s: filled by the whole "
-		"block%s */\n", st->buffer->name, by4 ? ", float4 loads" : "");
+		"block%s */\n", st->buffer->name, w > 1 ? ", 16-byte loads" : "");
 	indent(b, ind);
 	ts_buf_printf(b, "for (%s ts_f = ts_tid; ts_f < %" PRId64 "; ts_f += "
 		"%" PRId64 ") {\n", var_type(total), total, E->k->nthreads);
 	for (int i = n - 1; i >= 0; i--) {
 		const ts_axis *v = loops[i]->var;
-		int64_t ext = by4 && i == n - 1 ? v->extent / 4 : v->extent;
-		const char *x4 = by4 && i == n - 1 ? " * 4" : "";
+		int64_t ext = i == n - 1 ? v->extent / w : v->extent;
+		const char *xw = w > 1 && i == n - 1 ? ts_asprintf(" * %d", w)
+			: "";
 		indent(b, ind + 1);
 		ts_buf_printf(b, "const %s %s = ", var_type(v->extent),
 			cname(E, v, v->name));
 		if (i == 0)
-			ts_buf_printf(b, "ts_f / %" PRId64 "%s;\n", div, x4);
+			ts_buf_printf(b, "ts_f / %" PRId64 "%s;\n", div, xw);
 		else if (div == 1)
-			ts_buf_printf(b, "ts_f %% %" PRId64 "%s;\n", ext, x4);
+			ts_buf_printf(b, "ts_f %% %" PRId64 "%s;\n", ext, xw);
 		else
 			ts_buf_printf(b, "ts_f / %" PRId64 " %% %" PRId64 "%s;\n",
-				div, ext, x4);
+				div, ext, xw);
 		div *= ext;
 	}
 	E->in_copy = true;
-	if (by4)
-		emit_copy4_body(E, inner, ind + 1);
+	if (w > 1)
+		emit_copy_vec_body(E, inner, w, ind + 1);
 	else
 		emit_stmt(E, inner, ind + 1);
 	E->in_copy = false;

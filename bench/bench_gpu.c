@@ -411,6 +411,7 @@ static void lib_result(ts_ctx *ctx, struct lib_call *l, ts_array *out)
 /* One candidate: its program and, once measured, its time. */
 struct cand {
 	ts_cuda_program *p;
+	const ts_config *cfg;
 	bool tc;
 	double est, ms;
 };
@@ -508,6 +509,7 @@ candidates:
 			tc_best = n;
 		cs[n].tc = tc;
 		cs[n].est = r->topk_cost[i];
+		cs[n].cfg = r->topk[i];
 		if (!(cs[n].p = program(ctx, dag, r->tp, r->topk[i], dev))) {
 			fprintf(stderr, "bench_gpu: %s candidate %d: %s\n",
 				c->name, i, ts_ctx_error(ctx));
@@ -522,6 +524,9 @@ candidates:
 		printf("%-16s %d candidates compiled for %s%s\n", c->name, n,
 			dev->gpu.arch, tc_best >= 0 ? ", one with tensor cores"
 			: "");
+		for (int i = 0; i < n; i++)
+			printf("  # %s candidate %d: est %.3f ms %s\n", c->name,
+				i, cs[i].est * 1e3, ts_config_to_json(cs[i].cfg));
 		return 0;
 	}
 	ok = true;
@@ -595,9 +600,9 @@ candidates:
 			"f16 in, f32 out" : "cuBLAS, f32");
 	}
 	for (int i = 0; i < n; i++)
-		printf("  # %s candidate %d: est %.3f ms, measured %.3f ms%s\n",
-			c->name, i, cs[i].est * 1e3, cs[i].ms,
-			cs[i].tc ? " tc" : "");
+		printf("  # %s candidate %d: est %.3f ms, measured %.3f ms "
+			"%s\n", c->name, i, cs[i].est * 1e3, cs[i].ms,
+			ts_config_to_json(cs[i].cfg));
 	fflush(stdout);
 	return ok ? 0 : 1;
 }

@@ -994,7 +994,7 @@ void ts_gpu_template_launch(const ts_gpu_template *tp, const ts_config *cfg,
 	const ts_gpu_plan *p = &tp->plans[stage];
 	const ts_stage *s = tp->dag->stages[stage];
 	const ts_stage_info *si = tp->info->stages[stage];
-	int64_t e = si->spatial_extent, f[TS_MAX_LEVELS];
+	int64_t e = si->spatial_extent, f[TS_MAX_LEVELS], size[TS_MAX_AXES];
 
 	memset(out, 0, sizeof(*out));
 	out->stage = stage;
@@ -1027,6 +1027,7 @@ void ts_gpu_template_launch(const ts_gpu_template *tp, const ts_config *cfg,
 		out->coalesced = coalesced_on(si, s->ndim - 1);
 		return;
 	}
+	block_tile(tp, p, cfg, size, &out->steps);
 	if (tc_on(p, cfg)) {
 		tc_launch(tp, p, cfg, out);
 		return;

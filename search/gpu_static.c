@@ -16,6 +16,10 @@
 
 /* Seconds a kernel launch costs at least. */
 #define LAUNCH_S 3e-6
+/* Cycles one staging step of a tile waits with nothing else to do: a
+ * global load's latency and the two barriers around the shared copy
+ * (there is no double buffering). */
+#define STEP_CYCLES 800.0
 
 /* Blocks of "l" that fit on one SM of "g" at once (0: none). */
 static int64_t blocks_per_sm(const ts_target_gpu *g, const ts_gpu_launch *l)
@@ -81,8 +85,10 @@ static double stage_time(const ts_gpu_template *tp, const ts_config *cfg,
 	const ts_stage_info *si = tp->info->stages[s];
 	const ts_gpu_plan *p = &tp->plans[s];
 	ts_gpu_launch l;
-	int64_t bps, waves, warps_max = g->max_threads_per_sm / 32;
+	int64_t bps, waves, per_sm, resident;
+	int64_t warps_max = g->max_threads_per_sm / 32;
 	double occ, wave_eff, ilp, compute, memory, flops, peak, bw;
+	double latency = 0, sm_eff;
 
 	ts_gpu_template_launch(tp, cfg, s, &l);
 	if (!l.kernel)
@@ -93,15 +99,21 @@ static double stage_time(const ts_gpu_template *tp, const ts_config *cfg,
 		(double)TS_MAX(1, warps_max));
 	waves = (l.blocks + bps * g->sm_count - 1) / (bps * g->sm_count);
 	wave_eff = (double)l.blocks / (double)(waves * bps * g->sm_count);
-	/* Latency hiding: a quarter of the warps keep the units busy, and
-	 * a register tile gives each thread independent work. */
-	ilp = TS_MIN(1.0, 0.25 + (double)l.per_thread / 32.0);
 	flops = (double)si->counts.flops;
 	if (p->epilogue >= 0 && ts_gpu_template_fused(tp, cfg, s))
 		flops += (double)tp->info->stages[p->epilogue]->counts.flops;
 	peak = (g->peak_tflops_f32 > 0 ? g->peak_tflops_f32 : 10.0) * 1e12;
-	compute = flops / (peak * TS_MIN(1.0, occ * 4.0) * ilp *
-		TS_MAX(wave_eff, 0.05));
+	/* The busiest SM runs its share of the blocks, "resident" at a
+	 * time; its FMA pipes (4-cycle latency, four schedulers) are full
+	 * when 16 independent multiply-adds are in flight: warps times
+	 * the independent accumulators of a thread (its register tile). */
+	per_sm = (l.blocks + g->sm_count - 1) / g->sm_count;
+	resident = TS_MIN(bps, per_sm);
+	ilp = TS_MIN(8.0, (double)l.per_thread);
+	sm_eff = TS_MIN(1.0, (double)resident * (double)((l.threads + 31) /
+		32) * ilp / 16.0);
+	compute = (double)per_sm * flops / (double)l.blocks /
+		(peak / (double)g->sm_count * sm_eff);
 	if (l.cross)
 		compute += (double)l.blocks * log2((double)l.threads) * 40e-9 /
 			(double)(g->sm_count * bps);
@@ -122,7 +134,14 @@ static double stage_time(const ts_gpu_template *tp, const ts_config *cfg,
 			4.0) * TS_MAX(wave_eff, 0.05));
 		compute = TS_MAX(compute, smem);
 	}
-	return TS_MAX(compute, memory) + LAUNCH_S;
+	/* Each staging step exposes its latency, hidden only by the other
+	 * blocks resident on the SM: a tile of many short steps pays for
+	 * its barriers. */
+	if (p->rule == TS_GPU_TILE && l.steps > 0 && l.shared_bytes > 0)
+		latency = (double)waves * (double)l.steps * STEP_CYCLES /
+			((g->clock_ghz > 0 ? g->clock_ghz : 1.5) * 1e9 *
+			(double)bps);
+	return TS_MAX(compute, memory) + latency + LAUNCH_S;
 }
 
 double ts_gpu_model_estimate(const ts_gpu_template *tp, const ts_config *cfg)

@@ -8,4 +8,4 @@ targetsdir = $(pkgdatadir)/targets
 dist_targets_DATA = targets/zen3.json targets/zen4.json targets/zen5.json \
 	targets/skylake-sp.json targets/sapphire-rapids.json \
 	targets/neoverse-n1.json targets/apple-m1.json \
-	targets/v100.json targets/a100.json targets/h100.json
+	targets/v100.json targets/a100.json targets/h100.json targets/h200.json

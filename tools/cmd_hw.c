@@ -27,7 +27,7 @@ static void hw_usage(FILE *out)
 		"Print the hardware description that static scheduling uses: "
 		"the CPU this\nruns on (cpuid, sysfs, LLVM), a shipped target "
 		"(zen3, zen4, zen5,\nskylake-sp, sapphire-rapids, neoverse-n1, "
-		"apple-m1, v100, a100, h100), "
+		"apple-m1, v100, a100, h100, h200), "
 		"a JSON file, or a CUDA device.\n"
 		"With --calibrate, measure this CPU once (clock, FMA peak, "
 		"cache and memory\nbandwidths and latencies; a few seconds) "

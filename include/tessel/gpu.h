@@ -132,6 +132,9 @@ typedef struct ts_gpu_launch {
 				 * thread axis */
 	bool tensor_core;	/* fragments on tensor cores: "threads"
 				 * counts the lanes of its warps */
+	int64_t steps;		/* a tile's outer reduction steps, each
+				 * staging its operands between barriers;
+				 * 0 for the other rules */
 } ts_gpu_launch;
 
 /* Build the knob space of "dag" for the GPU "target".

@@ -36,6 +36,7 @@ static const char shim[] =
 	"static inline float __half2float(__half h) { return (float)h; }\n"
 	"struct ts_emu_dim { unsigned x, y, z; };\n"
 	"struct float4 { float x, y, z, w; };\n"
+	"struct uint4 { unsigned x, y, z, w; };\n"
 	"static thread_local ts_emu_dim threadIdx, blockIdx;\n"
 	"static thread_local int ts_emu_tid;\n"
 	"static pthread_barrier_t ts_emu_bar, ts_emu_warp[32];\n"
