@@ -1032,12 +1032,21 @@ void ts_gpu_template_launch(const ts_gpu_template *tp, const ts_config *cfg,
 		tc_launch(tp, p, cfg, out);
 		return;
 	}
-	for (int a = 0; a < s->ndim; a++) {
+	for (int a = 0; a < s->ndim + s->nraxes; a++) {
 		factors(tp, p, cfg, a, f);
+		size[a] = a < s->ndim ? f[1] * f[3] : 1;
+		if (a >= s->ndim)
+			continue;
 		out->blocks *= f[0];
 		out->threads *= f[2];
 		out->per_thread *= f[1] * f[3];
 	}
+	/* Per reduction iteration a thread loads what its register tile
+	 * reads of each operand: a x b outputs of a matmul load a + b. */
+	for (int i = 0; i < s->ninputs; i++)
+		out->operand_loads += i < TS_MAX_DIMS && p->fp[i] ?
+			(double)ts_footprint_volume(p->fp[i], size) :
+			(double)out->per_thread;
 	out->shared_bytes = tile_shared(tp, p, cfg);
 	if (fused(p, cfg)) {
 		int64_t tile = out->threads * out->per_thread;

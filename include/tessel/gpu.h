@@ -132,6 +132,10 @@ typedef struct ts_gpu_launch {
 				 * thread axis */
 	bool tensor_core;	/* fragments on tensor cores: "threads"
 				 * counts the lanes of its warps */
+	double operand_loads;	/* a tile's operand values one thread
+				 * loads per reduction iteration (the
+				 * footprints of its register tile); 0
+				 * for the other rules */
 	int64_t steps;		/* a tile's outer reduction steps, each
 				 * staging its operands between barriers;
 				 * 0 for the other rules */
