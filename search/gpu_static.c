@@ -326,10 +326,11 @@ ts_gpu_static_result *ts_gpu_static_fill(ts_ctx *ctx, const ts_dag *dag,
 	r.c = ts_new_array(ts_config *, r.k + 1);
 	r.cost = ts_new_atomic(double, r.k + 1);
 	seed(res->tp, &r, &rated);
-	for (int i = 0; i < 1500; i++)
+	/* Rating is cheap (about 2 us a configuration): sample widely. */
+	for (int i = 0; i < 8000; i++)
 		rank(res->tp, &r, ts_space_sample(res->tp->space, ctx), &rated);
 	/* Local search from the best: keep a neighbour that rates better. */
-	for (int round = 0; round < 600 && r.n > 0; round++) {
+	for (int round = 0; round < 4000 && r.n > 0; round++) {
 		ts_config *c = ts_config_mutate(r.c[(size_t)round % r.n], ctx);
 		rank(res->tp, &r, c, &rated);
 	}
