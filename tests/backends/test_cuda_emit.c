@@ -162,15 +162,25 @@ static void test_cuda_emit_matmul__structure(void **state)
 	ts_ctx *ctx = *state;
 	ts_dag *dag = ts_catalogue_find("matmul")->build(ctx, TS_SIZE_REAL);
 	ts_gpu_static_result *r;
+	ts_config *cfg = NULL;
 	ts_cuda_program *p;
 	char *hdr;
 
 	assert_non_null(dag);
 	assert_non_null(r = ts_gpu_static_fill(ctx, dag,
-		ts_target_lookup(ctx, "h100"), 1));
-	for (int k = 0; k < r->tp->plans[0].nshared; k++)
-		ts_config_set(r->best, r->tp->plans[0].knob_shared[k], 0, 1);
-	p = emit_config(ctx, dag, r->tp, r->best, "matmul");
+		ts_target_lookup(ctx, "h100"), 64));
+	/* The best ranked configuration that stages both operands in
+	 * shared memory (the model may prefer reading them through L1). */
+	for (int i = 0; i < r->k && !cfg; i++) {
+		bool staged = true;
+		for (int k = 0; k < r->tp->plans[0].nshared; k++)
+			staged &= ts_config_get(r->topk[i],
+				r->tp->plans[0].knob_shared[k], 0) == 1;
+		if (staged)
+			cfg = r->topk[i];
+	}
+	assert_non_null(cfg);
+	p = emit_config(ctx, dag, r->tp, cfg, "matmul");
 	assert_int_equal(p->nkernels, 1);
 	assert_non_null(strstr(p->source, "blockIdx.x"));
 	assert_non_null(strstr(p->source, "threadIdx.x"));
