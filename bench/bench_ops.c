@@ -122,10 +122,20 @@ static double ops_bytes(const ts_dag *dag, ts_array *const *args)
 static bool ops_same(const ts_dag *dag, ts_array *const *got,
 	ts_array *const *want)
 {
-	for (int i = 0; i < ts_dag_noutputs(dag); i++)
-		if (!ts_array_close(got[ts_dag_ninputs(dag) + i],
-			    want[ts_dag_ninputs(dag) + i], NULL))
+	for (int i = 0; i < ts_dag_noutputs(dag); i++) {
+		const ts_array *g = got[ts_dag_ninputs(dag) + i];
+		const ts_array *w = want[ts_dag_ninputs(dag) + i];
+		double err = 0, scale = 0;
+		if (ts_array_close(g, w, &err))
+			continue;
+		/* A deep network on random weights (ResNet-18: outputs near
+		 * 1e20) sums terms far larger than its results: summation
+		 * order alone moves them by 1e-6 of the largest. */
+		for (int64_t e = 0; e < w->size; e++)
+			scale = fmax(scale, fabs(ts_array_get(w, e)));
+		if (!ts_dtype_is_float(w->dtype) || err > 1e-4 * scale)
 			return false;
+	}
 	return true;
 }
 
