@@ -234,6 +234,40 @@ void bench_interleave(struct bench_runner *r, int n, int min_reps,
 	}
 }
 
+void bench_alternate(struct bench_runner *r, int n, int rounds,
+	double block, double pause)
+{
+	struct timespec rest = { (time_t)pause, (long)((pause -
+		(double)(time_t)pause) * 1e9) };
+	int cap = 4096;
+
+	for (int i = 0; i < n; i++) {
+		r[i].samples = GC_MALLOC_ATOMIC(sizeof(double) * (size_t)cap);
+		r[i].nsamples = 0;
+	}
+	for (int round = 0; round < rounds; round++)
+		for (int i = 0; i < n; i++) {
+			struct bench_runner *x = &r[(i + round) % n];
+			double start;
+			/* Let the other contender's workers stop spinning,
+			 * then warm this one up. */
+			nanosleep(&rest, NULL);
+			x->run(x->arg);
+			start = bench_now();
+			do
+				time_once(x);
+			while (x->nsamples < cap &&
+			    bench_now() - start < block);
+		}
+	for (int i = 0; i < n; i++) {
+		double *copy = GC_MALLOC_ATOMIC(sizeof(double) *
+			(size_t)(r[i].nsamples + 1));
+		for (int k = 0; k < r[i].nsamples; k++)
+			copy[k] = r[i].samples[k];
+		r[i].median = bench_median(copy, r[i].nsamples);
+	}
+}
+
 /* Return the floating-point operations of "dag" from the analysis in
  * "ctx" (stages that cannot be analysed count 0). */
 double bench_dag_flops(ts_ctx *ctx, const ts_dag *dag)

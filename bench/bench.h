@@ -78,6 +78,15 @@ ts_array **bench_args_fresh_outputs(ts_ctx *ctx, const ts_dag *dag,
  * each runner's samples and median. */
 void bench_interleave(struct bench_runner *r, int n, int min_reps,
 	int max_reps, double min_total);
+/* Run the "n" runners of "r" in blocks: "rounds" rounds in which each
+ * runner, in turn, after a pause of "pause" seconds and one warm-up, is
+ * timed repeatedly for "block" seconds; fill each runner's samples and
+ * median.  For several threads, where one contender's idle workers spin
+ * on the cores the next one needs (OpenBLAS's, OpenMP's), interleaving
+ * run by run would time them against each other (measured: a two-thread
+ * 1024^3 matmul took 22 ms interleaved with OpenBLAS, 10 ms alone). */
+void bench_alternate(struct bench_runner *r, int n, int rounds,
+	double block, double pause);
 
 /* The floating-point operations of "dag" counted by the analysis. */
 double bench_dag_flops(ts_ctx *ctx, const ts_dag *dag);

@@ -128,7 +128,10 @@ static bool mm_case(const struct mm_shape *s, int threads,
 		.run = bench_kernel_run, .arg = &tp };
 	r[1] = (struct bench_runner){ .name = "openblas", .run = blas_run,
 		.arg = &bp };
-	bench_interleave(r, 2, 10, 2000, o->min_time);
+	if (threads > 1)
+		bench_alternate(r, 2, 4, o->min_time / 4, 0.2);
+	else
+		bench_interleave(r, 2, 10, 2000, o->min_time);
 	printf("| %lld x %lld x %lld | %d | %.3f | %.1f | %.3f | %.1f | "
 		"%.2f | %.3f | %.2g |\n", (long long)s->m, (long long)s->n,
 		(long long)s->k, threads, r[0].median * 1e3,
