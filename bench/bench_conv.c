@@ -455,7 +455,10 @@ static bool conv_case(const struct conv_layer *l, int threads,
 		.run = conv_net_run, .arg = &cn };
 	r[3] = (struct bench_runner){ .name = "tuned",
 		.run = conv_net_run, .arg = &tt };
-	bench_interleave(r, o->tune ? 4 : 3, 10, 2000, o->min_time);
+	if (threads > 1)
+		bench_alternate(r, o->tune ? 4 : 3, 4, o->min_time / 4, 0.2);
+	else
+		bench_interleave(r, o->tune ? 4 : 3, 10, 2000, o->min_time);
 	ratio[0] = r[1].median / r[0].median;
 	ratio[1] = r[1].median / r[2].median;
 	printf("| %s | %d | %.3f | %.1f | %.3f | %.1f | %.3f | %.1f | %.2f | "

@@ -156,7 +156,10 @@ static bool tune_case(const struct tune_opts *o, uint64_t seed)
 	}
 	r[3] = (struct bench_runner){ .name = "openblas", .run = blas_run,
 		.arg = &bp };
-	bench_interleave(r, 4, 10, 2000, o->min_time);
+	if (o->threads > 1)
+		bench_alternate(r, 4, 4, o->min_time / 4, 0.2);
+	else
+		bench_interleave(r, 4, 10, 2000, o->min_time);
 	for (int i = 0; i < 4; i++)
 		printf("| %llu | %s | %s | %.3f | %.1f | %.2f |\n",
 			(unsigned long long)seed, r[i].name,
