@@ -1197,29 +1197,61 @@ static ts_stmt *emit(struct nest *n, int p)
 	return pre ? ts_stmt_block(2, (ts_stmt *[]){ pre, loop }) : loop;
 }
 
+/* The loop "for j in 0..n: rf[sp, j] = rf[sp, j] op rf[sp, j + off]" of
+ * reducer "red" at the spatial indices "sp" ("ndim" of them), of kind
+ * "kind". */
+static ts_stmt *rfactor_fold(ts_ctx *ctx, ts_reducer red, ts_tensor *rf,
+	int ndim, ts_expr *const *sp, int64_t n, int64_t off,
+	ts_loop_kind kind)
+{
+	ts_axis *j = ts_loop_var(ctx, "rf", n);
+	ts_expr *at[TS_MAX_DIMS + 1], *from[TS_MAX_DIMS + 1];
+
+	for (int d = 0; d < ndim; d++)
+		at[d] = from[d] = sp[d];
+	at[ndim] = ts_var(ctx, j);
+	from[ndim] = ts_add(ctx, ts_var(ctx, j), ts_lower_int(ctx, off));
+	return ts_stmt_for(j, kind, ts_stmt_store(rf, ndim + 1, at,
+		reduce_combine(ctx, red, ts_lower_load(rf, ndim + 1, at),
+		ts_lower_load(rf, ndim + 1, from))));
+}
+
 /* The nest that reduces the partial results "rf" of stage "n" over the
- * rfactor loop into the stage's output. */
+ * rfactor loop into the stage's output: a tree, the upper half of the
+ * partials combined into the lower half until one is left, each
+ * halving a vector operation (a chain of one combine per partial, 64
+ * dependent adds a row, had cost as much as the rows' main loop), then
+ * that one into the output. */
 static ts_stmt *rfactor_final(struct lower *L, const ts_stage *st,
 	ts_tensor *rf, const char *rfname)
 {
 	ts_ctx *ctx = L->ctx;
 	ts_expr *sp[TS_MAX_DIMS], *ridx[TS_MAX_DIMS + 1], *out;
-	ts_axis *vars[TS_MAX_DIMS], *lv;
-	ts_stmt *s, *upd;
+	ts_axis *vars[TS_MAX_DIMS];
+	ts_stmt *steps[72], *s;
 	ts_reducer red = st->body->reducer;
+	int64_t r = rf->shape[st->ndim], half = 1;
+	int n = 0;
 
+	(void)rfname;
 	for (int d = 0; d < st->ndim; d++) {
 		vars[d] = ts_loop_var(ctx, st->axes[d]->name, st->axes[d]->extent);
 		sp[d] = ridx[d] = ts_var(ctx, vars[d]);
 	}
-	lv = ts_loop_var(ctx, rfname, rf->shape[st->ndim]);
-	ridx[st->ndim] = ts_var(ctx, lv);
-	out = ts_lower_load(st->out, st->ndim, sp);
-	upd = ts_stmt_store(st->out, st->ndim, sp, reduce_combine(ctx, red,
-		out, ts_lower_load(rf, st->ndim + 1, ridx)));
-	s = ts_stmt_block(2, (ts_stmt *[]){ ts_stmt_store(st->out, st->ndim,
-		sp, reduce_identity(ctx, red, st->out->dtype)),
-		ts_stmt_for(lv, TS_LOOP_SERIAL, upd) });
+	while (half * 2 <= r)
+		half *= 2;
+	/* The partials above the largest power of two, then halvings. */
+	if (r > half)
+		steps[n++] = rfactor_fold(ctx, red, rf, st->ndim, sp, r - half,
+			half, TS_LOOP_SERIAL);
+	for (int64_t h = half / 2; h >= 1; h /= 2)
+		steps[n++] = rfactor_fold(ctx, red, rf, st->ndim, sp, h, h,
+			h >= 2 ? TS_LOOP_VECTORIZED : TS_LOOP_SERIAL);
+	ridx[st->ndim] = ts_lower_int(ctx, 0);
+	out = ts_lower_load(rf, st->ndim + 1, ridx);
+	steps[n++] = ts_stmt_store(st->out, st->ndim, sp, reduce_combine(ctx,
+		red, reduce_identity(ctx, red, st->out->dtype), out));
+	s = ts_stmt_block(n, steps);
 	for (int d = st->ndim - 1; d >= 0; d--)
 		s = ts_stmt_for(vars[d], TS_LOOP_SERIAL, s);
 	return s;
