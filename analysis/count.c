@@ -64,12 +64,29 @@ static bool is_mul(const ts_expr *e)
 
 static void count_expr(struct counter *k, const ts_expr *e, int64_t n);
 
+int ts_special_cost(ts_op op)
+{
+	switch (op) {
+	case TS_OP_EXP: return 29;
+	case TS_OP_LOG: return 48;
+	case TS_OP_SQRT: return 21;
+	case TS_OP_RSQRT: return 32;
+	case TS_OP_TANH: return 38;
+	case TS_OP_SIGMOID: return 39;
+	case TS_OP_ERF: return 77;
+	case TS_OP_POW: return 384;
+	case TS_OP_ATAN: case TS_OP_ASIN: case TS_OP_ACOS: return 1200;
+	default: return ts_op_is_special(op) ? 470 : 1;
+	}
+}
+
 /* Count the unary "e", "n" times. */
 static void count_unary(struct counter *k, const ts_expr *e, int64_t n)
 {
-	if (ts_op_is_special(e->op))
+	if (ts_op_is_special(e->op)) {
 		k->c->special += n;
-	else if (e->op == TS_OP_NEG)
+		k->c->special_cost += n * ts_special_cost(e->op);
+	} else if (e->op == TS_OP_NEG)
 		k->c->add += n;
 	else if (e->op == TS_OP_ISNAN || e->op == TS_OP_ISINF)
 		k->c->compare += n;
@@ -87,7 +104,10 @@ static void count_op(struct counter *k, ts_op op, int64_t n)
 	case TS_OP_DIV: case TS_OP_FLOORDIV: case TS_OP_MOD:
 		k->c->div += n;
 		break;
-	case TS_OP_POW: k->c->special += n; break;
+	case TS_OP_POW:
+		k->c->special += n;
+		k->c->special_cost += n * ts_special_cost(op);
+		break;
 	case TS_OP_AND: case TS_OP_OR: k->c->other += n; break;
 	default: k->c->compare += n; break;
 	}

@@ -1136,7 +1136,10 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 	f = ts_target_frequency_ghz(tp->target) * 1e9;
 	peak = ts_target_peak_gflops_core(tp->target) * 1e9 * lanes /
 		TS_MAX(1, cpu->simd_bytes / 4);
-	flops = (double)si->counts.flops + 10.0 * si->counts.special;
+	/* A special function costs what its expansion (or the library
+	 * call) does, measured (ts_special_cost). */
+	flops = (double)(si->counts.flops - si->counts.special +
+		si->counts.special_cost);
 	flops *= (double)n->padded / (double)n->useful;
 	run_vector(si, n, s, lanes, guarded, &rv);
 	eff = vector_efficiency(si, n, lanes, s, complex, guarded);

@@ -108,6 +108,8 @@ static void test_facts_counts__by_kind(void **state)
 	assert_non_null(si);
 	assert_int_equal(si->counts.compare, 4 * 10 + 4);	/* max, < */
 	assert_int_equal(si->counts.special, 4);	/* sqrt */
+	assert_int_equal(si->counts.special_cost,
+		4 * ts_special_cost(TS_OP_SQRT));
 	assert_int_equal(si->counts.div, 4);
 	assert_int_equal(si->counts.fma, 4);		/* x * 2 + 1 */
 	assert_int_equal(si->counts.add, 4);		/* the outer sub */
@@ -140,6 +142,11 @@ static void test_facts_counts__math_functions(void **state)
 		ts_unary(ctx, TS_OP_SIGN, ts_unary(ctx, TS_OP_CEIL, x[4])))));
 	assert_non_null(si = ts_analyze_stage(ctx, S->stage));
 	assert_int_equal(si->counts.special, 4 * 2);	/* atanh, sin */
+	/* Library calls, one element at a time: far above an expansion. */
+	assert_int_equal(si->counts.special_cost, 4 * (ts_special_cost(
+		TS_OP_ATANH) + ts_special_cost(TS_OP_SIN)));
+	assert_true(ts_special_cost(TS_OP_SIN) > 10 * ts_special_cost(
+		TS_OP_EXP));
 	assert_int_equal(si->counts.compare, 4 * 2);	/* isnan, isinf */
 	assert_int_equal(si->counts.add, 4);
 	/* select on data, ||, sign, ceil */
