@@ -510,6 +510,44 @@ static void test_static_padding_before_window__not_inlined(void **state)
 		ts_config_get(r->best, k, 0)], "inline");
 }
 
+/* GELU over 384 KiB: its special function is priced as measured (erf
+ * about 77 flops), so the stage is compute-bound and two cores run it;
+ * its input fits in L3 and comes from there (no DRAM time) unless it is
+ * a weight, which comes from DRAM at every run. */
+static void test_static_model__special_costs_and_l3_residents(void **state)
+{
+	static const char *const src[2] = {
+		"input X: f32[128, 768]\n"
+		"output Y[i: 128, j: 768] = 0.5 * X[i, j] * (1.0 + "
+		"erf(X[i, j] * 0.70710678))\n",
+		"weight X: f32[128, 768]\n"
+		"output Y[i: 128, j: 768] = 0.5 * X[i, j] * (1.0 + "
+		"erf(X[i, j] * 0.70710678))\n",
+	};
+	ts_ctx *ctx = *state;
+	ts_target *tg = ts_target_lookup(ctx, "zen4");
+	ts_estimate e[2][2];
+
+	assert_non_null(tg);
+	tg->cpu.cores = 2;
+	for (int w = 0; w < 2; w++) {
+		ts_dag *dag = ts_parse_string(ctx, "gelu", src[w]);
+		ts_static_result *r;
+		int k;
+
+		assert_non_null(dag);
+		assert_non_null(r = ts_static_fill(ctx, dag, tg, 1));
+		k = ts_space_find(r->tp->space, "Y.par");
+		assert_true(k >= 0);
+		assert_true(ts_config_get(r->best, k, 0) > 0);
+		ts_model_estimate(r->tp, r->best, e[w]);
+		assert_true(e[w][0].compute > e[w][0].memory[3]);
+		assert_int_equal(e[w][0].threads, 2);
+	}
+	assert_true(e[0][0].memory[3] == 0);
+	assert_true(e[1][0].memory[3] > 0);
+}
+
 static void test_static_fill__rejects_gpu_targets(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -536,6 +574,7 @@ int main(void)
 		TS_TEST(test_static_model__packed_stride_two_gathers),
 		TS_TEST(test_static_model__guarded_window_is_not_vectorized_by_llvm),
 		TS_TEST(test_static_padding_before_window__not_inlined),
+		TS_TEST(test_static_model__special_costs_and_l3_residents),
 		TS_TEST(test_static_fill__rejects_gpu_targets),
 	};
 
