@@ -1580,17 +1580,17 @@ static void emit_alloc(emitter *e, const ts_stmt *s)
 		e->bufs.n--;
 		return;
 	}
-	args[0] = LLVMConstInt(e->i64, 64, 0);
-	args[1] = LLVMConstInt(e->i64, bytes, 0);
-	p = LLVMBuildCall2(e->b, LLVMFunctionType(e->ptr, pt, 2, 0),
-		declare(e, "aligned_alloc", LLVMFunctionType(e->ptr, pt, 2, 0)),
-		args, 2, t->name);
+	/* From the runtime's scratch blocks, kept from call to call. */
+	args[0] = LLVMConstInt(e->i64, bytes, 0);
+	p = LLVMBuildCall2(e->b, LLVMFunctionType(e->ptr, pt, 1, 0),
+		declare(e, "ts_runtime_alloc", LLVMFunctionType(e->ptr, pt, 1,
+		0)), args, 1, t->name);
 	env_push(&e->bufs, t, p);
 	emit_stmt(e, s->body);
 	e->bufs.n--;
 	LLVMBuildCall2(e->b, LLVMFunctionType(e->vd, &e->ptr, 1, 0),
-		declare(e, "free", LLVMFunctionType(e->vd, &e->ptr, 1, 0)),
-		&p, 1, "");
+		declare(e, "ts_runtime_free", LLVMFunctionType(e->vd, &e->ptr,
+		1, 0)), &p, 1, "");
 }
 
 /* Emit the statement "s" at the builder's position. */

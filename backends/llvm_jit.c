@@ -31,8 +31,8 @@ static const struct {
 	void *address;
 } runtime_symbols[] = {
 	{ "ts_runtime_parallel_for", (void *)ts_runtime_parallel_for },
-	{ "aligned_alloc", (void *)aligned_alloc },
-	{ "free", (void *)free },
+	{ "ts_runtime_alloc", (void *)ts_runtime_alloc },
+	{ "ts_runtime_free", (void *)ts_runtime_free },
 	/* Math the emitted code calls (llvm_emit.c, emit_libm). */
 	{ "erff", (void *)erff }, { "erf", (void *)erf },
 	{ "sinf", (void *)sinf }, { "sin", (void *)sin },

@@ -153,6 +153,12 @@ void ts_runtime_parallel_for(int64_t n, __ts_keep ts_parallel_body fn,
  * calling thread (OpenMP's per-thread setting; 0 keeps it). */
 void ts_runtime_set_threads(int threads);
 int ts_runtime_get_threads(void);
+/* Memory for a kernel's temporaries, 64-byte aligned, NULL when out of
+ * memory; give it back with ts_runtime_free.  A few freed blocks are kept
+ * per thread and handed out again, so that a kernel run over and over
+ * does not get fresh pages from the system at each call. */
+__ts_give __ts_null void *ts_runtime_alloc(int64_t bytes);
+void ts_runtime_free(__ts_take __ts_null void *p);
 
 #ifdef __cplusplus
 }

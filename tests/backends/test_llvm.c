@@ -1183,6 +1183,45 @@ static void test_llvm_select__guarded_arm_never_reads_outside(void **state)
 	}
 }
 
+/* The runtime's scratch blocks: 64-byte aligned, a freed block of a
+ * kept size comes back for the next request it holds (no fresh pages),
+ * small blocks go back to the C library, and a kernel with a large
+ * temporary runs twice with the same results. */
+static void test_runtime_scratch__kept_and_reused(void **state)
+{
+	ts_ctx *ctx = *state;
+	char *a = ts_runtime_alloc(800 * 1024), *b, *c;
+	ts_dag *dag;
+	ts_func *f;
+
+	assert_non_null(a);
+	assert_int_equal((uintptr_t)a % 64, 0);
+	memset(a, 1, 800 * 1024);
+	ts_runtime_free(a);
+	b = ts_runtime_alloc(700 * 1024);
+	assert_ptr_equal(a, b);
+	c = ts_runtime_alloc(800 * 1024);
+	assert_ptr_not_equal(b, c);
+	assert_int_equal((uintptr_t)c % 64, 0);
+	ts_runtime_free(b);
+	ts_runtime_free(c);
+	b = ts_runtime_alloc(16);
+	assert_non_null(b);
+	assert_int_equal((uintptr_t)b % 64, 0);
+	ts_runtime_free(b);
+	ts_runtime_free(NULL);
+	/* An 800 KiB temporary at root, run twice. */
+	dag = ts_parse_string(ctx, "tmp", "input X: f32[256, 800]\n"
+		"T[i: 256, j: 800] = X[i, j] * 2.0\n"
+		"output Y[i: 256] = sum(j: 800) T[i, j] * T[i, j]\n");
+	assert_non_null(dag);
+	f = ts_lower(ctx, dag, NULL);
+	assert_non_null(f);
+	assert_non_null(strstr(ts_func_to_string(f), "alloc T"));
+	for (int run = 0; run < 2; run++)
+		check_func(ctx, f, NULL, 1, "temporary at root");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1211,6 +1250,7 @@ int main(void)
 		TS_TEST(test_llvm_select__guarded_arm_never_reads_outside),
 		TS_TEST(test_llvm_math_functions__vectorized_within_ulps),
 		TS_TEST(test_llvm_aot__math_functions_link_libm),
+		TS_TEST(test_runtime_scratch__kept_and_reused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
