@@ -1197,8 +1197,11 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 		e->compute += loopctl + port_time(tp, si, n, s, threads,
 			guarded) /
 			balance;
+	/* Starting and joining a team: about 0.6 us back to back on two
+	 * cores of an AMD Zen 4, 1 to 2 us after serial work (libgomp),
+	 * with a margin for waking a sleeping worker. */
 	if (n->npar > 0)
-		e->overhead += 8e-6;
+		e->overhead += 3e-6;
 
 	e->total = e->compute;
 	for (int c = 0; c < 4; c++)
