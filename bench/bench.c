@@ -203,6 +203,19 @@ static void time_once(struct bench_runner *r)
 	r->samples[r->nsamples++] = bench_now() - t0;
 }
 
+/* Fill the median of each of the "n" runners "r" from its samples, which
+ * stay in the order they were taken. */
+static void set_medians(struct bench_runner *r, int n)
+{
+	for (int i = 0; i < n; i++) {
+		double *copy = GC_MALLOC_ATOMIC(sizeof(double) *
+			(size_t)(r[i].nsamples + 1));
+		for (int k = 0; k < r[i].nsamples; k++)
+			copy[k] = r[i].samples[k];
+		r[i].median = bench_median(copy, r[i].nsamples);
+	}
+}
+
 /* Run the "n" runners "r" interleaved: one warm-up each, then rounds of
  * one repetition each until "min_total" seconds and "min_reps" rounds, or
  * "max_reps" rounds; fill the samples and medians. */
@@ -225,13 +238,7 @@ void bench_interleave(struct bench_runner *r, int n, int min_reps,
 		for (int i = 0; i < n; i++)
 			time_once(&r[(i + round) % n]);
 	}
-	for (int i = 0; i < n; i++) {
-		double *copy = GC_MALLOC_ATOMIC(sizeof(double) *
-			(size_t)(r[i].nsamples + 1));
-		for (int k = 0; k < r[i].nsamples; k++)
-			copy[k] = r[i].samples[k];
-		r[i].median = bench_median(copy, r[i].nsamples);
-	}
+	set_medians(r, n);
 }
 
 void bench_alternate(struct bench_runner *r, int n, int rounds,
@@ -259,13 +266,7 @@ void bench_alternate(struct bench_runner *r, int n, int rounds,
 			while (x->nsamples < cap &&
 			    bench_now() - start < block);
 		}
-	for (int i = 0; i < n; i++) {
-		double *copy = GC_MALLOC_ATOMIC(sizeof(double) *
-			(size_t)(r[i].nsamples + 1));
-		for (int k = 0; k < r[i].nsamples; k++)
-			copy[k] = r[i].samples[k];
-		r[i].median = bench_median(copy, r[i].nsamples);
-	}
+	set_medians(r, n);
 }
 
 /* Return the floating-point operations of "dag" from the analysis in

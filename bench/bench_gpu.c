@@ -283,38 +283,38 @@ static void lib_run(struct lib_call *l)
 	}
 }
 
+/* Milliseconds "runs" calls of "l" take back to back, from CUDA
+ * events. */
+static double lib_batch(struct lib_call *l, int runs)
+{
+	static CUevent e0, e1;
+	float ms;
+
+	if (!e0) {
+		drv_check(drv.event_create(&e0, 0), "cuEventCreate");
+		drv_check(drv.event_create(&e1, 0), "cuEventCreate");
+	}
+	drv_check(drv.event_record(e0, NULL), "cuEventRecord");
+	for (int i = 0; i < runs; i++)
+		lib_run(l);
+	drv_check(drv.event_record(e1, NULL), "cuEventRecord");
+	drv_check(drv.event_synchronize(e1), "cuEventSynchronize");
+	drv_check(drv.event_elapsed(&ms, e0, e1), "cuEventElapsed");
+	return ms;
+}
+
 /* Milliseconds per call of "l": the median of 5 batches timed with
  * events, each batch long enough to take about 20 ms. */
 static double lib_time(struct lib_call *l)
 {
-	CUevent e0, e1;
-	double t[5];
-	float ms;
+	double t[5], ms;
 	int runs = 1;
 
-	drv_check(drv.event_create(&e0, 0), "cuEventCreate");
-	drv_check(drv.event_create(&e1, 0), "cuEventCreate");
 	lib_run(l);
-	for (;;) {
-		drv_check(drv.event_record(e0, NULL), "cuEventRecord");
-		for (int i = 0; i < runs; i++)
-			lib_run(l);
-		drv_check(drv.event_record(e1, NULL), "cuEventRecord");
-		drv_check(drv.event_synchronize(e1), "cuEventSynchronize");
-		drv_check(drv.event_elapsed(&ms, e0, e1), "cuEventElapsed");
-		if (ms >= 20 || runs >= 1 << 14)
-			break;
+	while ((ms = lib_batch(l, runs)) < 20 && runs < 1 << 14)
 		runs *= ms > 1 ? (int)(25 / ms) + 1 : 32;
-	}
-	for (int s = 0; s < 5; s++) {
-		drv_check(drv.event_record(e0, NULL), "cuEventRecord");
-		for (int i = 0; i < runs; i++)
-			lib_run(l);
-		drv_check(drv.event_record(e1, NULL), "cuEventRecord");
-		drv_check(drv.event_synchronize(e1), "cuEventSynchronize");
-		drv_check(drv.event_elapsed(&ms, e0, e1), "cuEventElapsed");
-		t[s] = ms / runs;
-	}
+	for (int s = 0; s < 5; s++)
+		t[s] = lib_batch(l, runs) / runs;
 	return bench_median(t, 5);
 }
 
