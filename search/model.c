@@ -925,8 +925,6 @@ static double stream_factor(const ts_stage_info *si, const ts_nest *n)
 	return count ? sum / count : 1;
 }
 
-/* Traffic time of nest "n" into each cache level (L1, L2, L3) and from
- * memory, into "t"[0..3]. */
 /* The bytes of weights stage "st" reads.  They are the same from run to
  * run and, all layers together, larger than the caches: they come from
  * DRAM at each run.  The other inputs were written by the stage before
@@ -942,6 +940,8 @@ static double weight_bytes(const ts_stage *st)
 	return b;
 }
 
+/* Traffic time of nest "n" into each cache level (L1, L2, L3) and from
+ * memory, into "t"[0..3]. */
 static void memory_times(const ts_model *m, const ts_config *cfg,
 	const ts_nest *n, int threads, double *t)
 {
@@ -991,9 +991,10 @@ static void memory_times(const ts_model *m, const ts_config *cfg,
 		memcpy(size, full, sizeof(int64_t) * (size_t)tr->naxes);
 		if (whole <= cap[c]) {
 			/* What fits in the core's share of L3 is there
-			 * already, but for weights (measured: GELU over 1.5
-			 * MB rated as DRAM traffic, which a second thread
-			 * does not speed up, ran 1.9x faster on two). */
+			 * already, but for weights (measured: a max pool
+			 * over 1.6 MB, rated as DRAM traffic, which a second
+			 * thread does not speed up, ran 1.8x faster on
+			 * two). */
 			traffic = c == 2 ? TS_MIN(whole, weight_bytes(
 				tr->stage)) : whole;
 		} else {
