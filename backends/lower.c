@@ -1223,7 +1223,7 @@ static ts_stmt *rfactor_fold(ts_ctx *ctx, ts_reducer red, ts_tensor *rf,
  * dependent adds a row, had cost as much as the rows' main loop), then
  * that one into the output. */
 static ts_stmt *rfactor_final(struct lower *L, const ts_stage *st,
-	ts_tensor *rf, const char *rfname)
+	ts_tensor *rf)
 {
 	ts_ctx *ctx = L->ctx;
 	ts_expr *sp[TS_MAX_DIMS], *ridx[TS_MAX_DIMS + 1], *out;
@@ -1233,7 +1233,6 @@ static ts_stmt *rfactor_final(struct lower *L, const ts_stage *st,
 	int64_t r = rf->shape[st->ndim], half = 1;
 	int n = 0;
 
-	(void)rfname;
 	for (int d = 0; d < st->ndim; d++) {
 		vars[d] = ts_loop_var(ctx, st->axes[d]->name, st->axes[d]->extent);
 		sp[d] = ridx[d] = ts_var(ctx, vars[d]);
@@ -1321,7 +1320,7 @@ static ts_stmt *emit_root(struct lower *L, int i)
 		return NULL;
 	return ts_stmt_alloc(v->buf, TS_SCOPE_GLOBAL, ts_stmt_block(3,
 		(ts_stmt *[]){ rfactor_fill(L, st, v->buf), main,
-		rfactor_final(L, st, v->buf, ss->rfactor) }));
+		rfactor_final(L, st, v->buf) }));
 }
 
 /* Check that every vectorized loop of "s" holds only stores, guards and

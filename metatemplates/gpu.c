@@ -974,6 +974,7 @@ static void tc_launch(const ts_gpu_template *tp, const ts_gpu_plan *p,
 	int64_t f[3][3], warps, frags, acc = ts_dtype_size(s->out->dtype);
 
 	tc_factors(tp, p, cfg, f);
+	out->steps = f[2][0];
 	warps = f[0][1] * f[1][1];
 	frags = f[0][2] * f[1][2];
 	out->tensor_core = true;
@@ -1027,22 +1028,28 @@ void ts_gpu_template_launch(const ts_gpu_template *tp, const ts_config *cfg,
 		out->coalesced = coalesced_on(si, s->ndim - 1);
 		return;
 	}
-	block_tile(tp, p, cfg, size, &out->steps);
 	if (tc_on(p, cfg)) {
 		tc_launch(tp, p, cfg, out);
 		return;
 	}
+	/* The register tile's extents in "size": one iteration of each
+	 * reduction axis, whose outer level counts the steps. */
+	out->steps = 1;
 	for (int a = 0; a < s->ndim + s->nraxes; a++) {
 		factors(tp, p, cfg, a, f);
 		size[a] = a < s->ndim ? f[1] * f[3] : 1;
-		if (a >= s->ndim)
+		if (a >= s->ndim) {
+			out->steps *= f[0];
 			continue;
+		}
 		out->blocks *= f[0];
 		out->threads *= f[2];
 		out->per_thread *= f[1] * f[3];
 	}
 	/* Per reduction iteration a thread loads what its register tile
-	 * reads of each operand: a x b outputs of a matmul load a + b. */
+	 * reads of each operand (its footprint at the tile's extents): an
+	 * a x b tile whose operands each read one of its axes loads
+	 * a + b values. */
 	for (int i = 0; i < s->ninputs; i++)
 		out->operand_loads += i < TS_MAX_DIMS && p->fp[i] ?
 			(double)ts_footprint_volume(p->fp[i], size) :

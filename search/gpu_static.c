@@ -135,8 +135,8 @@ static double stage_time(const ts_gpu_template *tp, const ts_config *cfg,
 		compute = TS_MAX(compute, smem);
 		/* Rolled, the inner reduction loop issues its index
 		 * arithmetic and loads one iteration at a time: on an H200
-		 * three matmul tiles out of four ran 1.2x to 1.9x slower
-		 * so. */
+		 * three tiles out of four of one shape ran 1.2x to 1.9x
+		 * slower so. */
 		if (p->knob_unroll >= 0 &&
 		    !ts_config_get(cfg, p->knob_unroll, 0))
 			compute *= 1.2;
