@@ -329,9 +329,10 @@ static void test_build_network_bad_options__name_them(void **state)
 /* Check the curve that tessel tune wrote next to the log "log" of a
  * network: the estimated latency per round as a step against the
  * latency of the static schedules, the gain written out. */
-static void check_network_curve(const char *log)
+static void check_network_curve(const char *log, int ntasks)
 {
 	char *svg = strdup(log), *csv = strdup(log), *text = calloc(1, 1 << 16);
+	char part[128];
 	FILE *f;
 
 	strcpy(strrchr(svg, '.'), ".svg");
@@ -346,12 +347,16 @@ static void check_network_curve(const char *log)
 	fread(text, 1, (1 << 16) - 1, f);
 	fclose(f);
 	assert_has(text, ">estimated network latency (ms)</text>");
-	assert_has(text, ">rounds of 1 trials (from round 11: every task "
-		"tuned)</text>");
+	snprintf(part, sizeof(part), ">rounds of 1 trials (from round %d: "
+		"every task tuned)</text>", ntasks);
+	assert_has(text, part);
 	assert_has(text, "<path class=\"best\" ");
 	assert_has(text, "<line class=\"ref-static\" ");
 	assert_has(text, "<text class=\"ref-static\" ");
-	assert_has(text, "% faster than static</text>");
+	/* Every task's best is its static time or faster, but the network
+	 * is timed again: on a loaded machine it may come out slower. */
+	assert_true(strstr(text, "% faster than static</text>") ||
+		strstr(text, "% slower than static</text>"));
 	unlink(svg);
 	unlink(csv);
 	free(svg);
@@ -362,30 +367,41 @@ static void check_network_curve(const char *log)
 static void test_tune_lenet__network_without_flag_then_run(void **state)
 {
 	char *log = ts_test_temp_path("netcli", "tune.jsonl");
-	char args[2048];
-	char *out;
-	char *err;
+	char args[2048], part[128];
+	char *out, *err, *line;
+	int nsub, ntasks, rounds;
 	struct stat st;
 
 	(void)state;
 	snprintf(args, sizeof(args), "tune '%s' --trials 11 --batch 1 "
 		"--threads 1 --log '%s' --quiet", example("lenet"), log);
 	assert_int_equal(run_tessel(args, &out, &err), 0);
-	assert_has(out, "lenet: 11 subgraphs, 11 tasks; 11 rounds of 1 "
-		"trials shared by expected gain");
+	/* Eleven stages, one task each; the layouts are chosen by timing,
+	 * and a layout that changes between two stages adds a conversion
+	 * task.  Every task gets a round, so the rounds are at least the
+	 * tasks. */
+	line = strstr(out, "lenet: ");
+	assert_non_null(line);
+	assert_int_equal(sscanf(line, "lenet: %d subgraphs, %d tasks; %d "
+		"rounds of 1 trials", &nsub, &ntasks, &rounds), 3);
+	assert_true(ntasks >= 11 && ntasks <= 14);
+	assert_int_equal(nsub, ntasks);
+	assert_int_equal(rounds, ntasks);
+	assert_has(out, "trials shared by expected gain");
 	assert_has(out, "estimated network latency");
 	assert_has(out, "(static schedules ");
 	/* The layouts first, timed and kept in the log. */
 	assert_has(err, "tessel tune: layouts chosen by timing");
 	assert_int_equal(stat(log, &st), 0);
 	assert_true(st.st_size > 0);
-	check_network_curve(log);
+	check_network_curve(log, ntasks);
 	/* The tuner measured with one thread: its records are for the
 	 * host with one core, and every task had a round. */
 	snprintf(args, sizeof(args), "run '%s' --records '%s' --threads 1 "
 		"--check --min-time 0", example("lenet"), log);
 	assert_int_equal(run_tessel(args, &out, &err), 0);
-	assert_has(err, "of 11 tasks from records");
+	snprintf(part, sizeof(part), " of %d tasks from records", ntasks);
+	assert_has(err, part);
 	assert_null(strstr(err, "no valid record"));
 	assert_has(err, "tessel run: layouts of the record at ");
 	assert_has(out, "check: pass");
