@@ -485,7 +485,9 @@ static ts_tensor *write_target(struct nest *n, ts_expr **vals,
 		int64_t s;
 		interval(n, l, &o, &s);
 		for (int d = 0; d < st->ndim; d++)
-			idx[d] = vals[d];
+			idx[d] = v->origin[d] ? ts_index_simplify(L->ctx,
+				ts_sub(L->ctx, vals[d], v->origin[d])) :
+				vals[d];
 		idx[st->ndim] = o;
 		*nidx = st->ndim + 1;
 		return v->buf;
@@ -907,43 +909,129 @@ static ts_footprint *attached_footprint(struct lower *L, const ts_stage *c,
 	int p)
 {
 	const ts_stage *ps = L->dag->stages[p];
+	int m;
 
 	for (int i = 0; i < c->ninputs; i++)
-		if (c->inputs[i] == ps->out || L->dag->nconsumers[p] != 1)
+		if (c->inputs[i] == ps->out)
 			return footprint(L, c, ps->out);
-	return attached_footprint(L, c, L->dag->consumers[p][0]);
+	if (L->dag->nconsumers[p] != 1 || L->sch->stages[m =
+	    L->dag->consumers[p][0]].attach != TS_ATTACH_INLINE)
+		return footprint(L, c, ps->out);
+	return attached_footprint(L, c, m);
 }
 
-/* Open the stages computed at loop "p" of "n". */
+/* Widen the region "lo", "ext" of "nd" dimensions to hold "lo2", "ext2"
+ * as well; false when their origins are not a constant apart. */
+static bool region_union(struct lower *L, ts_expr **lo, int64_t *ext,
+	ts_expr *const *lo2, const int64_t *ext2, int nd)
+{
+	for (int d = 0; d < nd; d++) {
+		ts_aff a = ts_aff_of_expr(L->ctx, lo[d]);
+		ts_aff b = ts_aff_of_expr(L->ctx, lo2[d]);
+		int64_t c;
+		b = ts_aff_add(b, &a, -1);
+		if (!b.ok || b.n != 0)
+			return false;
+		c = b.cst;	/* lo2 - lo */
+		if (c < 0) {
+			ext[d] = TS_MAX(ext[d] - c, ext2[d]);
+			lo[d] = lo2[d];
+		} else
+			ext[d] = TS_MAX(ext[d], c + ext2[d]);
+	}
+	return true;
+}
+
+/* The domain of stage "c" over its region "lo", "ext" as a tile: its
+ * spatial axes over the region, its reduction axes whole. */
+static void region_tile(struct lower *L, const ts_stage *c, ts_expr *const *lo,
+	const int64_t *ext, ts_expr **o, int64_t *s)
+{
+	for (int a = 0; a < c->ndim + c->nraxes; a++) {
+		o[a] = a < c->ndim && lo[a] ? lo[a] : ts_lower_int(L->ctx, 0);
+		s[a] = a < c->ndim ? ext[a] : ts_stage_axis(c, a)->extent;
+	}
+}
+
+/* The buffer, partial results and nest of stage "i", computed at a loop
+ * over its region "lo", "ext" (its view already pushed, as "out"). */
+static ts_stmt *attached_nest(struct lower *L, int i, ts_expr **lo,
+	const int64_t *ext, ts_tensor *out);
+
+/* Open the stages computed at loop "p" of "n", producers first, each
+ * over the region its readers there need: the tile of "n", or the region
+ * of another stage computed at the same loop (the maximum and the sum of
+ * a softmax's rows, both computed in a tile of rows of its output). */
 static void open_attached(struct nest *n, int p, ts_vec *items)
 {
 	struct lower *L = n->L;
+	const ts_dag *dag = L->dag;
 	const char *name = n->ss->loops[n->ss->order[p]].name;
-	ts_expr *o[MAX_AXES], *lo[TS_MAX_DIMS];
-	int64_t s[MAX_AXES], ext[TS_MAX_DIMS];
+	ts_expr *o[MAX_AXES], *co[MAX_AXES];
+	int64_t s[MAX_AXES], cs[MAX_AXES];
+	ts_expr ***lo = ts_new_array(ts_expr **, dag->nstages + 1);
+	int64_t **ext = ts_new_array(int64_t *, dag->nstages + 1);
 
 	tile(n, o, s);
-	for (int i = 0; i < L->dag->nstages; i++) {
+	for (int i = dag->nstages - 1; i >= 0; i--) {
 		const ts_sched_stage *ps = &L->sch->stages[i];
-		const ts_footprint *fp;
-		struct view *v;
-		struct scope_item *it;
+		const ts_tensor *t = ps->stage->out;
+		bool have = false;
 		if (ps->attach != TS_ATTACH_AT || ps->attach_stage != n->si ||
 		    strcmp(ps->attach_loop, name) != 0)
 			continue;
-		if (!(fp = attached_footprint(L, n->st, i)))
-			return;
-		region(L, fp, ps->stage->out, o, s, lo, ext);
+		lo[i] = ts_new_array(ts_expr *, TS_MAX_DIMS);
+		ext[i] = ts_new_atomic(int64_t, TS_MAX_DIMS);
+		for (int k = 0; k < dag->nconsumers[i]; k++) {
+			int c = dag->consumers[i][k];
+			const ts_footprint *fp;
+			ts_expr *l2[TS_MAX_DIMS];
+			int64_t e2[TS_MAX_DIMS];
+			if (lo[c]) {
+				fp = footprint(L, dag->stages[c], t);
+				region_tile(L, dag->stages[c], lo[c], ext[c],
+					co, cs);
+				if (fp)
+					region(L, fp, t, co, cs, l2, e2);
+			} else {
+				/* The tile of "n" reads it, maybe through
+				 * inlined stages (ts_schedule_check). */
+				fp = attached_footprint(L, n->st, i);
+				if (fp)
+					region(L, fp, t, o, s, l2, e2);
+			}
+			if (!fp)
+				return;
+			if (!have) {
+				memcpy(lo[i], l2, sizeof(l2[0]) * t->ndim);
+				memcpy(ext[i], e2, sizeof(e2[0]) * t->ndim);
+			} else if (!region_union(L, lo[i], ext[i], l2, e2,
+			    t->ndim)) {
+				ts_ctx_set_error(L->ctx, "lowering: the readers "
+					"of '%s' at loop '%s' of '%s' need "
+					"regions that are not a constant "
+					"apart", t->name, name, n->st->name);
+				L->failed = true;
+				return;
+			}
+			have = true;
+		}
+	}
+	for (int i = 0; i < dag->nstages; i++) {
+		struct view *v;
+		struct scope_item *it;
+		if (!lo[i])
+			continue;
 		v = ts_new(struct view);
-		v->t = ps->stage->out;
-		memcpy(v->origin, lo, sizeof(lo));
+		v->t = dag->stages[i]->out;
+		memcpy(v->origin, lo[i], sizeof(v->origin[0]) * v->t->ndim);
 		v->buf = ts_buffer_new(L->ctx, ts_asprintf("%s.local",
-			ps->stage->name), v->t->dtype, v->t->ndim, ext);
+			dag->stages[i]->name), v->t->dtype, v->t->ndim, ext[i]);
 		view_push(L, v);
 		it = ts_new(struct scope_item);
 		it->buf = v->buf;
 		it->scope = TS_SCOPE_LOCAL;
-		it->fill = emit_attached(L, i, lo, ext);
+		it->fill = attached_nest(L, i, lo[i], ext[i], v->buf);
 		ts_vec_push(items, it);
 	}
 }
@@ -1223,10 +1311,10 @@ static ts_stmt *rfactor_fold(ts_ctx *ctx, ts_reducer red, ts_tensor *rf,
  * dependent adds a row, had cost as much as the rows' main loop), then
  * that one into the output. */
 static ts_stmt *rfactor_final(struct lower *L, const ts_stage *st,
-	ts_tensor *rf)
+	ts_tensor *rf, ts_tensor *out)
 {
 	ts_ctx *ctx = L->ctx;
-	ts_expr *sp[TS_MAX_DIMS], *ridx[TS_MAX_DIMS + 1], *out;
+	ts_expr *sp[TS_MAX_DIMS], *ridx[TS_MAX_DIMS + 1], *part;
 	ts_axis *vars[TS_MAX_DIMS];
 	ts_stmt *steps[72], *s;
 	ts_reducer red = st->body->reducer;
@@ -1234,7 +1322,7 @@ static ts_stmt *rfactor_final(struct lower *L, const ts_stage *st,
 	int n = 0;
 
 	for (int d = 0; d < st->ndim; d++) {
-		vars[d] = ts_loop_var(ctx, st->axes[d]->name, st->axes[d]->extent);
+		vars[d] = ts_loop_var(ctx, st->axes[d]->name, rf->shape[d]);
 		sp[d] = ridx[d] = ts_var(ctx, vars[d]);
 	}
 	while (half * 2 <= r)
@@ -1247,9 +1335,9 @@ static ts_stmt *rfactor_final(struct lower *L, const ts_stage *st,
 		steps[n++] = rfactor_fold(ctx, red, rf, st->ndim, sp, h, h,
 			h >= 2 ? TS_LOOP_VECTORIZED : TS_LOOP_SERIAL);
 	ridx[st->ndim] = ts_lower_int(ctx, 0);
-	out = ts_lower_load(rf, st->ndim + 1, ridx);
-	steps[n++] = ts_stmt_store(st->out, st->ndim, sp, reduce_combine(ctx,
-		red, reduce_identity(ctx, red, st->out->dtype), out));
+	part = ts_lower_load(rf, st->ndim + 1, ridx);
+	steps[n++] = ts_stmt_store(out, st->ndim, sp, reduce_combine(ctx,
+		red, reduce_identity(ctx, red, st->out->dtype), part));
 	s = ts_stmt_block(n, steps);
 	for (int d = st->ndim - 1; d >= 0; d--)
 		s = ts_stmt_for(vars[d], TS_LOOP_SERIAL, s);
@@ -1280,47 +1368,60 @@ static ts_stmt *rfactor_fill(struct lower *L, const ts_stage *st,
 	return s;
 }
 
-/* The nest of the root stage "i". */
-static ts_stmt *emit_root(struct lower *L, int i)
+/* The nest of stage "i" over the region "lo", "ext" of its output
+ * (whole at root), written to "out" (its tensor at root, the buffer of
+ * its region at a loop): with an rfactor, the partial results first,
+ * indexed by the rfactor loop last so that a vectorized rfactor loop
+ * writes them contiguously, then their combination into "out". */
+static ts_stmt *attached_nest(struct lower *L, int i, ts_expr **lo,
+	const int64_t *ext, ts_tensor *out)
 {
 	const ts_sched_stage *ss = &L->sch->stages[i];
 	const ts_stage *st = ss->stage;
-	int64_t ext[TS_MAX_DIMS];
-	ts_expr *lo[TS_MAX_DIMS];
+	int64_t rext[TS_MAX_DIMS + 1];
 	struct view *v;
 	ts_stmt *main;
 	int mark = L->views.n;
 
-	for (int d = 0; d < st->ndim; d++) {
-		ext[d] = st->axes[d]->extent;
-		lo[d] = NULL;
-	}
 	if (!ss->rfactor)
 		return emit_attached(L, i, lo, ext);
 	v = ts_new(struct view);
 	v->t = st->out;
 	v->reader = st;
 	v->cache_write = true;
-	/* Partial results are indexed by the rfactor loop last, so that a
-	 * vectorized rfactor loop writes them contiguously. */
-	for (int d = 0; d < st->ndim; d++)
-		ext[d] = st->axes[d]->extent;
-	ext[st->ndim] = ss->loops[ts_sched_stage_find_loop(ss,
+	for (int d = 0; d < st->ndim; d++) {
+		rext[d] = ext[d];
+		v->origin[d] = lo[d];
+	}
+	rext[st->ndim] = ss->loops[ts_sched_stage_find_loop(ss,
 		ss->rfactor)].extent;
 	v->buf = ts_buffer_new(L->ctx, ts_asprintf("%s.rf", st->name),
-		st->out->dtype, st->ndim + 1, ext);
+		st->out->dtype, st->ndim + 1, rext);
 	if (!v->buf)
 		return NULL;
 	view_push(L, v);
-	for (int d = 0; d < st->ndim; d++)
-		ext[d] = st->axes[d]->extent;
 	main = emit_attached(L, i, lo, ext);
 	L->views.n = mark;
 	if (!main)
 		return NULL;
-	return ts_stmt_alloc(v->buf, TS_SCOPE_GLOBAL, ts_stmt_block(3,
+	return ts_stmt_alloc(v->buf, ss->attach == TS_ATTACH_ROOT ?
+		TS_SCOPE_GLOBAL : TS_SCOPE_LOCAL, ts_stmt_block(3,
 		(ts_stmt *[]){ rfactor_fill(L, st, v->buf), main,
-		rfactor_final(L, st, v->buf) }));
+		rfactor_final(L, st, v->buf, out) }));
+}
+
+/* The nest of the root stage "i". */
+static ts_stmt *emit_root(struct lower *L, int i)
+{
+	const ts_stage *st = L->sch->stages[i].stage;
+	int64_t ext[TS_MAX_DIMS];
+	ts_expr *lo[TS_MAX_DIMS];
+
+	for (int d = 0; d < st->ndim; d++) {
+		ext[d] = st->axes[d]->extent;
+		lo[d] = NULL;
+	}
+	return attached_nest(L, i, lo, ext, st->out);
 }
 
 /* Check that every vectorized loop of "s" holds only stores, guards and

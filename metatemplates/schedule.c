@@ -356,6 +356,43 @@ static bool reads_through_inlined(const ts_schedule *sch, int c, int p)
 		reads_through_inlined(sch, c, m);
 }
 
+/* Whether a consumer of stage "p" is computed at a loop of stage "t". */
+static bool consumer_at(const ts_schedule *sch, int p, int t)
+{
+	const ts_dag *dag = sch->dag;
+
+	for (int i = 0; i < dag->nconsumers[p]; i++) {
+		const ts_sched_stage *c = &sch->stages[dag->consumers[p][i]];
+		if (c->attach == TS_ATTACH_AT && c->attach_stage == t)
+			return true;
+	}
+	return false;
+}
+
+/* Whether every consumer of stage "p", computed at loop "loop" of stage
+ * "t", has it there: "t" itself (also through the chain of inlined
+ * stages reads_through_inlined follows, when "p" has one consumer), or a
+ * stage computed at the same loop, which then reads it directly (the
+ * rows of a softmax: its maximum and its sum both computed in the tile
+ * of rows of the output). */
+static bool consumers_see(const ts_schedule *sch, int p, int t,
+	const char *loop)
+{
+	const ts_dag *dag = sch->dag;
+
+	if (dag->nconsumers[p] == 1 && reads_through_inlined(sch, t, p))
+		return true;
+	for (int i = 0; i < dag->nconsumers[p]; i++) {
+		int c = dag->consumers[p][i];
+		const ts_sched_stage *cs = &sch->stages[c];
+		if (c == t || (cs->attach == TS_ATTACH_AT &&
+		    cs->attach_stage == t && !strcmp(cs->attach_loop, loop)))
+			continue;
+		return false;
+	}
+	return true;
+}
+
 /* Step "st" of kind compute_at on "ss". */
 static ts_status compute_at_apply(ts_schedule *sch, ts_sched_stage *ss,
 	const ts_step *st)
@@ -369,19 +406,13 @@ static ts_status compute_at_apply(ts_schedule *sch, ts_sched_stage *ss,
 	if (ts_dag_is_output(dag, ss->stage->out))
 		return ts_ctx_set_error(sch->ctx, "stage '%s': an output "
 			"cannot be computed at another stage", n);
-	if (!reads_through_inlined(sch, t, s))
+	if (!reads_through_inlined(sch, t, s) && !consumer_at(sch, s, t))
 		return ts_ctx_set_error(sch->ctx, "stage '%s': compute_at "
 			"target '%s' is not a consumer of '%s'", n, st->target,
 			n);
-	if (dag->nconsumers[s] != 1)
-		return ts_ctx_set_error(sch->ctx, "stage '%s' has %d consumers; "
-			"compute_at needs exactly one", n, dag->nconsumers[s]);
 	if (sch->stages[t].attach == TS_ATTACH_INLINE)
 		return ts_ctx_set_error(sch->ctx, "stage '%s': compute_at "
 			"target '%s' is inlined", n, st->target);
-	if (ss->rfactor)
-		return ts_ctx_set_error(sch->ctx, "stage '%s': a stage with "
-			"rfactor stays at root", n);
 	if (need_loop(sch->ctx, &sch->stages[t], st->loop) < 0)
 		return TS_ERROR;
 	ss->attach = TS_ATTACH_AT;
@@ -520,9 +551,6 @@ static ts_status rfactor_apply(ts_schedule *sch, ts_sched_stage *ss,
 	if (ss->cache_write)
 		return ts_ctx_set_error(sch->ctx, "stage '%s': cache_write and "
 			"rfactor do not combine", n);
-	if (ss->attach != TS_ATTACH_ROOT)
-		return ts_ctx_set_error(sch->ctx, "stage '%s': a stage with "
-			"rfactor stays at root", n);
 	ss->rfactor = st->loop;
 	return TS_OK;
 }
@@ -922,6 +950,12 @@ static ts_status check_attach(const ts_schedule *sch, const ts_sched_stage *ss)
 		return ts_ctx_set_error(sch->ctx, "stage '%s': compute_at "
 			"target '%s' has an rfactor", ss->stage->name,
 			t->stage->name);
+	if (!consumers_see(sch, ts_dag_stage_index(sch->dag, ss->stage),
+	    ss->attach_stage, ss->attach_loop))
+		return ts_ctx_set_error(sch->ctx, "stage '%s': computed at "
+			"loop '%s' of '%s', but a consumer of it is neither "
+			"that stage nor computed at that loop",
+			ss->stage->name, ss->attach_loop, t->stage->name);
 	return check_attach_loop(sch, ss, t, ss->attach_loop, "compute_at");
 }
 

@@ -343,6 +343,100 @@ static void test_lower_rfactor__partial_buffer(void **state)
 	check_numeric(ctx, f);
 }
 
+/* A softmax over rows of 10 and a layer norm, every stage computed in
+ * the output's tiles of 3 of 7 rows (the last tile guarded): the row
+ * maximum, the exponentials the sum and the output share, and the sum,
+ * each over the rows the stages after it in the tile read, the
+ * reductions through rfactor partials of their own per tile. */
+static void test_lower_compute_at_rows__stages_share_a_tile(void **state)
+{
+	static const char *src[] = {
+		"input X: f32[7, 10]\n"
+		"M[i: 7] = max(k: 10) X[i, k]\n"
+		"E[i: 7] = sum(k: 10) exp(X[i, k] - M[i])\n"
+		"output Y[i: 7, j: 10] = exp(X[i, j] - M[i]) / E[i]\n",
+		"input X: f32[7, 10]\n"
+		"Mu[i: 7] = (sum(k: 10) X[i, k]) / 10.0\n"
+		"V[i: 7] = (sum(k: 10) (X[i, k] - Mu[i]) * (X[i, k] - Mu[i]))"
+		" / 10.0\n"
+		"output Y[i: 7, j: 10] = (X[i, j] - Mu[i]) * rsqrt(V[i] + "
+		"1e-5)\n",
+	};
+	ts_ctx *ctx = *state;
+	const char *order[] = { "i.o", "i.i", "j" };
+	const char *rorder[] = { "i", "k.o", "k.i" };
+
+	for (size_t c = 0; c < sizeof(src) / sizeof(src[0]); c++) {
+		ts_dag *dag = ts_parse_string(ctx, NULL, src[c]);
+		ts_schedule *sch;
+		ts_func *f;
+		const char *text;
+		int attached = 0;
+		assert_non_null(dag);
+		sch = ts_schedule_new(ctx, dag);
+		assert_int_equal(ts_schedule_split(sch, "Y", "i", 3,
+			TS_TAIL_GUARD), TS_OK);
+		assert_int_equal(ts_schedule_reorder(sch, "Y", 3, order),
+			TS_OK);
+		for (int i = dag->nstages - 2; i >= 0; i--) {
+			const ts_stage *st = dag->stages[i];
+			if (st->nraxes == 1) {
+				assert_int_equal(ts_schedule_split(sch,
+					st->name, "k", 4, TS_TAIL_PARTITION),
+					TS_OK);
+				assert_int_equal(ts_schedule_reorder(sch,
+					st->name, 3, rorder), TS_OK);
+				assert_int_equal(ts_schedule_rfactor(sch,
+					st->name, "k.i"), TS_OK);
+				assert_int_equal(ts_schedule_vectorize(sch,
+					st->name, "k.i"), TS_OK);
+			}
+			assert_int_equal(ts_schedule_compute_at(sch, st->name,
+				"Y", "i.o"), TS_OK);
+			attached++;
+		}
+		assert_true(attached >= 2);
+		f = lower_ok(ctx, dag, sch);
+		text = ts_func_to_string(f);
+		/* Nothing at root but the output; every stage's rows and
+		 * partials live in the tile. */
+		assert_int_equal(census(f, NULL, NULL).allocs[TS_SCOPE_GLOBAL],
+			0);
+		assert_non_null(strstr(text, c == 0 ? "alloc M.local: f32[3] "
+			"(local)" : "alloc Mu.local: f32[3] (local)"));
+		assert_non_null(strstr(text, c == 0 ? "alloc M.rf: f32[3, 4] "
+			"(local)" : "alloc V.sum0.rf: f32[3, 4] (local)"));
+	}
+}
+
+/* A stage computed at a loop of a stage that is not its consumer, when
+ * no consumer of it is there either, or with a consumer elsewhere. */
+static void test_lower_compute_at_rows__consumer_elsewhere(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, NULL, "input X: f32[7, 10]\n"
+		"M[i: 7] = max(k: 10) X[i, k]\n"
+		"E[i: 7] = sum(k: 10) exp(X[i, k] - M[i])\n"
+		"output Y[i: 7, j: 10] = X[i, j] - M[i] + E[i]\n");
+	ts_schedule *sch = ts_schedule_new(ctx, dag);
+
+	assert_non_null(dag);
+	assert_int_equal(ts_schedule_split(sch, "Y", "i", 3, TS_TAIL_GUARD),
+		TS_OK);
+	/* M's consumers are E and Y; E stays at root. */
+	assert_int_equal(ts_schedule_compute_at(sch, "M", "Y", "i.o"), TS_OK);
+	assert_int_equal(ts_schedule_check(sch), TS_ERROR);
+	assert_error_contains(ctx, "stage 'M': computed at loop 'i.o' of 'Y', "
+		"but a consumer of it is neither that stage nor computed at "
+		"that loop");
+	sch = ts_schedule_new(ctx, dag);
+	assert_int_equal(ts_schedule_split(sch, "E", "i", 3, TS_TAIL_GUARD),
+		TS_OK);
+	assert_int_equal(ts_schedule_compute_at(sch, "M", "E", "i.o"), TS_OK);
+	assert_int_equal(ts_schedule_check(sch), TS_ERROR);
+	assert_error_contains(ctx, "a consumer of it is neither");
+}
+
 static void test_lower_fuse__div_mod(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -461,6 +555,8 @@ int main(void)
 		TS_TEST(test_lower_compute_inline__substituted),
 		TS_TEST(test_lower_cache_write_read__local_tiles),
 		TS_TEST(test_lower_rfactor__partial_buffer),
+		TS_TEST(test_lower_compute_at_rows__stages_share_a_tile),
+		TS_TEST(test_lower_compute_at_rows__consumer_elsewhere),
 		TS_TEST(test_lower_fuse__div_mod),
 		TS_TEST(test_lower_errors),
 		TS_TEST(test_index_simplify),
