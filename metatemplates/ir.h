@@ -155,6 +155,10 @@ struct ts_stage_plan {
 	int knob_fuse;		/* bool: fuse into consumer, or -1 */
 	int fuse_consumer;	/* stage index of that consumer, or -1 */
 	int fused_into;		/* FUSED candidates: the anchor, or -1 */
+	int knob_rows;		/* bool: compute its row group in its tiles
+				 * of rows, or -1 */
+	int row_host;		/* member of that group: the host, or -1 */
+	int nrow_axes;		/* host: its leading axes tiled as rows */
 	int knob_at;		/* LOCATION: choice, or -1 */
 	int at_consumer;	/* LOCATION: the consumer stage */
 	int npack;		/* inputs that may be packed */
@@ -195,6 +199,8 @@ struct ts_nest {
 	int64_t useful;		/* iterations of the stage */
 	bool cache_write;
 	bool fused;		/* computed in its consumer's tile */
+	int row_host;		/* computed in the row tiles of that stage
+				 * with the others of its row group, or -1 */
 	int tail_loop;		/* the axis whose tail runs as a loop of its
 				 * own after the whole tiles, or -1 */
 	int npacked;

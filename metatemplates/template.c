@@ -257,8 +257,102 @@ static void choose_rule(ts_template *tp, int s)
 	for (int a = 0; a < TS_MAX_AXES; a++)
 		p->split[a] = -1;
 	p->fuse_consumer = p->fused_into = p->at_consumer = -1;
+	p->knob_rows = p->row_host = -1;
 	p->decided_by = ts_rule_decide(&cpu_ops, tp, tp->dag, tp->info,
 		s)->name;
+}
+
+/* Whether every load of the output of stage "s" in the body "e" of
+ * stage "c" indexes its first "m" dimensions by the first "m" axes of
+ * "c", in order, and its others by none of them. */
+static bool loads_row_aligned(const ts_expr *e, const ts_stage *s,
+	const ts_stage *c, int m)
+{
+	if (!e)
+		return true;
+	if (e->kind == TS_EXPR_LOAD && e->tensor == s->out)
+		for (int d = 0; d < e->nargs; d++)
+			for (int a = 0; a < m; a++) {
+				bool same = e->args[d]->kind == TS_EXPR_VAR &&
+					e->args[d]->axis == c->axes[a];
+				if (d == a ? !same : ts_expr_uses_axis(
+				    e->args[d], c->axes[a]))
+					return false;
+			}
+	for (int i = 0; i < e->nargs; i++)
+		if (!loads_row_aligned(e->args[i], s, c, m))
+			return false;
+	return loads_row_aligned(e->a, s, c, m) &&
+		loads_row_aligned(e->b, s, c, m) &&
+		loads_row_aligned(e->c, s, c, m);
+}
+
+/* Whether stage "s" may join a row group of "m" leading axes of extents
+ * those of stage "h": a tiled direct stage or simple reduction of its
+ * own, not an output, with those axes first. */
+static bool row_candidate(const ts_template *tp, int s, const ts_stage *h,
+	int m)
+{
+	const ts_stage_plan *p = &tp->plans[s];
+	const ts_stage *st = tp->dag->stages[s];
+
+	if (p->rule != TS_RULE_TILE || p->fused_into >= 0 ||
+	    p->knob_fuse >= 0 || p->row_host >= 0 || p->knob_rows >= 0 ||
+	    (p->klass != TS_CLASS_DIRECT &&
+	    p->klass != TS_CLASS_SIMPLE_REDUCTION) ||
+	    ts_dag_is_output(tp->dag, st->out) || st->ndim < m)
+		return false;
+	for (int a = 0; a < m; a++)
+		if (st->axes[a]->extent != h->axes[a]->extent)
+			return false;
+	return true;
+}
+
+/* Give host "h" its row group: the stages before it whose every
+ * consumer is "h" or another of them, each reading them row by row (the
+ * maximum, the exponentials and the sum of a softmax; the mean and the
+ * variance of a layer norm), so that one tile of rows of "h" computes
+ * them all while the rows are in the core's first cache.  The group
+ * needs a reduction in it; the knob "h.rows" decides. */
+static void add_row_group(ts_template *tp, int h)
+{
+	const ts_dag *dag = tp->dag;
+	const ts_stage *hs = dag->stages[h];
+	ts_stage_plan *hp = &tp->plans[h];
+	int m = hs->ndim - 1, nred = 0;
+	bool *in = ts_new_atomic(bool, dag->nstages + 1), changed = true;
+
+	if (hp->rule != TS_RULE_TILE || hp->klass != TS_CLASS_DIRECT ||
+	    hp->fused_into >= 0 || hp->row_host >= 0 || m < 1 ||
+	    strcmp(hp->structure, "SS") != 0)
+		return;
+	for (int s = 0; s < h; s++)
+		in[s] = row_candidate(tp, s, hs, m);
+	/* Out goes every stage with a consumer outside, until none. */
+	while (changed) {
+		changed = false;
+		for (int s = 0; s < h; s++)
+			for (int k = 0; in[s] && k < dag->nconsumers[s]; k++) {
+				int c = dag->consumers[s][k];
+				if ((c == h || in[c]) && loads_row_aligned(
+				    dag->stages[c]->body, dag->stages[s],
+				    dag->stages[c], m))
+					continue;
+				in[s] = false;
+				changed = true;
+			}
+	}
+	for (int s = 0; s < h; s++)
+		nred += in[s] && tp->plans[s].klass ==
+			TS_CLASS_SIMPLE_REDUCTION;
+	if (nred == 0)
+		return;
+	for (int s = 0; s < h; s++)
+		if (in[s])
+			tp->plans[s].row_host = h;
+	hp->nrow_axes = m;
+	hp->knob_rows = ts_space_add_bool(tp->space, ts_asprintf("%s.rows",
+		hs->name));
 }
 
 ts_template *ts_template_new(ts_ctx *ctx, const ts_dag *dag,
@@ -301,6 +395,8 @@ ts_template *ts_template_new(ts_ctx *ctx, const ts_dag *dag,
 				ts_asprintf("%s.fuse", dag->stages[s]->name));
 		}
 	}
+	for (int s = n - 1; s >= 0; s--)
+		add_row_group(tp, s);
 	for (int s = 0; s < n; s++) {
 		ts_stage_plan *p = &tp->plans[s];
 		if (p->rule != TS_RULE_LOCATION)
@@ -352,6 +448,21 @@ ts_config *ts_template_naive(const ts_template *tp)
 static bool fused(const ts_stage_plan *p, const ts_config *cfg)
 {
 	return p->knob_fuse >= 0 && ts_config_get(cfg, p->knob_fuse, 0);
+}
+
+/* Whether host "p" computes its row group in its tiles under "cfg". */
+static bool rows_on(const ts_stage_plan *p, const ts_config *cfg)
+{
+	return p->knob_rows >= 0 && ts_config_get(cfg, p->knob_rows, 0);
+}
+
+/* The row host "p" is computed at under "cfg", or NULL. */
+static const ts_stage_plan *row_host_of(const ts_template *tp,
+	const ts_stage_plan *p, const ts_config *cfg)
+{
+	if (p->row_host < 0 || !rows_on(&tp->plans[p->row_host], cfg))
+		return NULL;
+	return &tp->plans[p->row_host];
 }
 
 /* Whether "p" vectorizes its reduction through rfactor under "cfg". */
@@ -623,6 +734,49 @@ static ts_status annotate_tiling(ts_schedule *sch, struct tiling *t)
 	return TS_OK;
 }
 
+static void factors(const ts_template *tp, const ts_stage_plan *p,
+	const ts_config *cfg, int a, int64_t *f);
+
+/* The tiling "t" of "p" as its row group under "cfg" makes it.  The host
+ * keeps its last axis whole inside its tiles of rows (a tile is whole
+ * rows) and at most one parallel loop, the rows' tile (the lowering
+ * cannot place the group's regions in the quotient and remainder of a
+ * fused parallel loop).  A member runs its rows of one tile, its other
+ * loops as its knobs say, once per tile: its row axes' outer level
+ * counts the tiles (the model's trips; the split is by the tile), and no
+ * vector runs along them. */
+static void row_tiling(const ts_template *tp, const ts_stage_plan *p,
+	const ts_config *cfg, struct tiling *t)
+{
+	const ts_stage_plan *h = row_host_of(tp, p, cfg);
+	int last = p->nspatial - 1;
+
+	if (rows_on(p, cfg)) {
+		for (int l = 0; l < TS_MAX_LEVELS; l++)
+			t->f[last][l] = 1;
+		t->f[last][p->nslevels - 1] = t->extent[last];
+		t->npar = TS_MIN(t->npar, 1);
+		return;
+	}
+	if (!h)
+		return;
+	for (int a = 0; a < h->nrow_axes; a++) {
+		int64_t hf[TS_MAX_LEVELS], rows = 1;
+		factors(tp, h, cfg, a, hf);
+		for (int l = 1; l < h->nslevels; l++)
+			rows *= hf[l];
+		for (int l = 0; l < TS_MAX_LEVELS; l++)
+			t->f[a][l] = 1;
+		t->f[a][0] = (t->extent[a] + rows - 1) / rows;
+		t->f[a][1] = rows;
+		if (t->vec == a)
+			t->vec = -1;
+	}
+	t->npar = 0;
+	/* Its own nest, in a tile: a tail of its own may still run. */
+	t->at_root = true;
+}
+
 /* Fill "t" for plan "p" of "tp" under "cfg" with structure "structure"
  * made of levels [from, from + n) of the plan's own S levels. */
 static void fill_tiling(const ts_template *tp, const ts_stage_plan *p,
@@ -652,6 +806,7 @@ static void fill_tiling(const ts_template *tp, const ts_stage_plan *p,
 		t->cache_write = false;
 		t->unroll = false;
 	}
+	row_tiling(tp, p, cfg, t);
 }
 
 static int pack_layout(const ts_template *tp, const ts_stage_plan *p,
@@ -673,7 +828,8 @@ static bool at_root(const ts_template *tp, const ts_config *cfg,
 		return false;
 	if (p->rule == TS_RULE_LOCATION)
 		return ts_config_get(cfg, p->knob_at, 0) == AT_ROOT;
-	return !(p->fused_into >= 0 && fused(&tp->plans[p->fused_into], cfg));
+	return !(p->fused_into >= 0 && fused(&tp->plans[p->fused_into], cfg)) &&
+		!row_host_of(tp, p, cfg);
 }
 
 /* The dimension of "t" that the variable of "axis" indexes in the loads
@@ -859,6 +1015,11 @@ ts_schedule *ts_template_apply(const ts_template *tp, const ts_config *cfg)
 			st = apply_tiling(sch, &t[s]);
 			if (st == TS_OK)
 				st = annotate_tiling(sch, &t[s]);
+			if (st == TS_OK && row_host_of(tp, p, cfg)) {
+				const struct tiling *h = &t[p->row_host];
+				st = ts_schedule_compute_at(sch, t[s].stage,
+					h->stage, loop_at(h, h->level_last[0]));
+			}
 			if (st == TS_OK && p->nslevels >= 2)
 				st = apply_packs(tp, p, cfg, sch, &t[s],
 					t[s].level_last[0], t[s].level_last[1]);
@@ -896,7 +1057,7 @@ bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 
 	memset(nest, 0, sizeof(*nest));
 	nest->stage = stage;
-	nest->tail_loop = -1;
+	nest->tail_loop = nest->row_host = -1;
 	if (p->rule != TS_RULE_TILE && p->rule != TS_RULE_PLAIN)
 		return false;
 	if (p->fused_into >= 0 && fused(&tp->plans[p->fused_into], cfg))
@@ -908,6 +1069,7 @@ bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 	t.at_root = !fused(p, cfg);
 	order_tiling(&t);
 	nest->fused = fused(p, cfg);
+	nest->row_host = row_host_of(tp, p, cfg) ? p->row_host : -1;
 	nest->cache_write = nest->fused || t.cache_write;
 	nest->vec_axis = t.rfvec ? p->nspatial + p->nreduce - 1 : t.vec;
 	nest->useful = nest->padded = nest->unrolled = 1;
@@ -937,6 +1099,8 @@ bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 	nest->npar = (int)ts_config_get(cfg, p->knob_par, 0);
 	if (nest->fused && nest->npar > 1)
 		nest->npar = 1;	/* as apply_fused parallelizes */
+	if (nest->row_host >= 0 || rows_on(p, cfg))
+		nest->npar = t.npar;	/* as row_tiling parallelizes */
 	for (int k = 0; k < nest->npar && k < nest->nloops; k++)
 		nest->loops[k].kind = TS_LOOP_PARALLEL;
 	for (int k = 0; k < p->npack; k++)

@@ -189,8 +189,10 @@ static void check_nest_is_scheduled(const char *name, const ts_template *tp,
 	ts_nest n;
 	int q = 0;
 
+	/* A member of a row group runs its nest in the tiles of its host:
+	 * its outer level counts the tiles, as a split of the region's. */
 	if (!ts_template_nest(tp, c, y, &n) || n.fused ||
-	    ss->attach != TS_ATTACH_ROOT)
+	    (ss->attach != TS_ATTACH_ROOT && n.row_host < 0))
 		return;
 	for (int k = 0; k < ss->norder; k++) {
 		const ts_sched_loop *lp = &ss->loops[ss->order[k]];
@@ -396,6 +398,70 @@ static void test_template_fuse__through_inlined_stages(void **state)
 	assert_true(fused > 0);
 }
 
+/* Row groups: the stages a softmax, a layer norm and a softmax over the
+ * last axis of a 3-d tensor compute before their output join its tiles
+ * of rows under the knob "Y.rows"; sampled configurations with it on and
+ * off match the interpreter.  A stage read elsewhere (an output reading
+ * the row maximum at another row) keeps the group from forming. */
+static void test_template_rows__groups_and_results(void **state)
+{
+	ts_ctx *ctx = *state;
+	static const struct { const char *src; int members; } cases[] = {
+		{ "input X: f32[6, 40]\n"
+		  "M[i: 6] = max(k: 40) X[i, k]\n"
+		  "E[i: 6] = sum(k: 40) exp(X[i, k] - M[i])\n"
+		  "output Y[i: 6, j: 40] = exp(X[i, j] - M[i]) / E[i]\n", 2 },
+		{ "input X: f32[5, 48]\n"
+		  "input G: f32[48]\n"
+		  "Mu[i: 5] = (sum(k: 48) X[i, k]) / 48.0\n"
+		  "V[i: 5] = (sum(k: 48) (X[i, k] - Mu[i]) * (X[i, k] - Mu[i]))"
+		  " / 48.0\n"
+		  "output Y[i: 5, j: 48] = (X[i, j] - Mu[i]) * rsqrt(V[i] + "
+		  "1e-5) * G[j]\n", 4 },
+		{ "input X: f32[2, 3, 24]\n"
+		  "M[b: 2, h: 3] = max(k: 24) X[b, h, k]\n"
+		  "output Y[b: 2, h: 3, j: 24] = exp(X[b, h, j] - M[b, h])\n",
+		  1 },
+		{ "input X: f32[6, 40]\n"
+		  "M[i: 6] = max(k: 40) X[i, k]\n"
+		  "output Y[i: 6, j: 40] = X[i, j] - M[i]\n"
+		  "output Z[i: 6] = M[5 - i]\n", 0 },
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		ts_dag *dag = ts_parse_string(ctx, "rows.tsl", cases[c].src);
+		const ts_stage *y;
+		const ts_stage_plan *h;
+		ts_template *tp;
+		ts_array **in, *want[2];
+		int members = 0, on = 0, off = 0;
+		assert_non_null(dag);
+		y = ts_dag_find_stage(dag, "Y");
+		tp = ts_template_new(ctx, dag, ts_analyze_dag(ctx, dag),
+			ts_target_lookup(ctx, "zen4"));
+		assert_non_null(tp);
+		h = &tp->plans[ts_dag_stage_index(dag, y)];
+		for (int s = 0; s < dag->nstages; s++)
+			members += tp->plans[s].row_host == h->stage;
+		assert_int_equal(members, cases[c].members);
+		assert_int_equal(h->knob_rows >= 0, cases[c].members > 0);
+		if (!cases[c].members)
+			continue;
+		in = ts_dag_random_inputs(ctx, dag, 7);
+		assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+		for (int i = 0; i < 40 && (on < 6 || off < 2); i++) {
+			ts_config *cfg = ts_space_sample(tp->space, ctx);
+			bool rows = ts_config_get(cfg, h->knob_rows, 0);
+			if (rows ? on >= 6 : off >= 2)
+				continue;
+			*(rows ? &on : &off) += 1;
+			check_schedule(ctx, "rows", dag,
+				ts_template_apply(tp, cfg), in, want, cfg);
+		}
+		assert_true(on > 0);
+	}
+}
+
 /* The number of if statements in "s". */
 static int count_ifs(const ts_stmt *s)
 {
@@ -503,6 +569,7 @@ int main(void)
 		TS_TEST(test_template_nest__is_the_scheduled_nest),
 		TS_TEST(test_template_rfvec__where_vectors_fill),
 		TS_TEST(test_template_fuse__through_inlined_stages),
+		TS_TEST(test_template_rows__groups_and_results),
 		TS_TEST(test_template_tail__a_loop_where_it_is_one),
 	};
 
