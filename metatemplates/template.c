@@ -262,15 +262,15 @@ static void choose_rule(ts_template *tp, int s)
 		s)->name;
 }
 
-/* Whether every load of the output of stage "s" in the body "e" of
- * stage "c" indexes its first "m" dimensions by the first "m" axes of
- * "c", in order, and its others by none of them. */
-static bool loads_row_aligned(const ts_expr *e, const ts_stage *s,
+/* Whether every load of tensor "t" in the body "e" of stage "c"
+ * indexes its first "m" dimensions by the first "m" axes of "c", in
+ * order, and its others by none of them. */
+static bool loads_row_aligned(const ts_expr *e, const ts_tensor *t,
 	const ts_stage *c, int m)
 {
 	if (!e)
 		return true;
-	if (e->kind == TS_EXPR_LOAD && e->tensor == s->out)
+	if (e->kind == TS_EXPR_LOAD && e->tensor == t)
 		for (int d = 0; d < e->nargs; d++)
 			for (int a = 0; a < m; a++) {
 				bool same = e->args[d]->kind == TS_EXPR_VAR &&
@@ -280,16 +280,18 @@ static bool loads_row_aligned(const ts_expr *e, const ts_stage *s,
 					return false;
 			}
 	for (int i = 0; i < e->nargs; i++)
-		if (!loads_row_aligned(e->args[i], s, c, m))
+		if (!loads_row_aligned(e->args[i], t, c, m))
 			return false;
-	return loads_row_aligned(e->a, s, c, m) &&
-		loads_row_aligned(e->b, s, c, m) &&
-		loads_row_aligned(e->c, s, c, m);
+	return loads_row_aligned(e->a, t, c, m) &&
+		loads_row_aligned(e->b, t, c, m) &&
+		loads_row_aligned(e->c, t, c, m);
 }
 
 /* Whether stage "s" may join a row group of "m" leading axes of extents
  * those of stage "h": a tiled direct stage or simple reduction of its
- * own, not an output, with those axes first. */
+ * own, not an output, with those axes first, that reads every tensor
+ * row by row (a weight read whole by each row, as a dense layer at batch
+ * one does, is not a row's work). */
 static bool row_candidate(const ts_template *tp, int s, const ts_stage *h,
 	int m)
 {
@@ -304,6 +306,9 @@ static bool row_candidate(const ts_template *tp, int s, const ts_stage *h,
 		return false;
 	for (int a = 0; a < m; a++)
 		if (st->axes[a]->extent != h->axes[a]->extent)
+			return false;
+	for (int i = 0; i < st->ninputs; i++)
+		if (!loads_row_aligned(st->body, st->inputs[i], st, m))
 			return false;
 	return true;
 }
@@ -322,7 +327,8 @@ static void add_row_group(ts_template *tp, int h)
 	int m = hs->ndim - 1, nred = 0;
 	bool *in = ts_new_atomic(bool, dag->nstages + 1), changed = true;
 
-	if (hp->rule != TS_RULE_TILE || hp->klass != TS_CLASS_DIRECT ||
+	if (hp->rule != TS_RULE_TILE || (hp->klass != TS_CLASS_DIRECT &&
+	    hp->klass != TS_CLASS_LOCATION_TUNABLE) ||
 	    hp->fused_into >= 0 || hp->row_host >= 0 || m < 1 ||
 	    strcmp(hp->structure, "SS") != 0)
 		return;
@@ -335,7 +341,7 @@ static void add_row_group(ts_template *tp, int h)
 			for (int k = 0; in[s] && k < dag->nconsumers[s]; k++) {
 				int c = dag->consumers[s][k];
 				if ((c == h || in[c]) && loads_row_aligned(
-				    dag->stages[c]->body, dag->stages[s],
+				    dag->stages[c]->body, dag->stages[s]->out,
 				    dag->stages[c], m))
 					continue;
 				in[s] = false;

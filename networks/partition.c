@@ -223,7 +223,7 @@ static bool is_anchor(const ts_template *tp, int s)
 	const ts_stage_plan *p = &tp->plans[s];
 
 	return (p->rule == TS_RULE_TILE || p->rule == TS_RULE_PLAIN) &&
-		p->fused_into < 0;
+		p->fused_into < 0 && p->row_host < 0;
 }
 
 /* Assign every stage of "tp"'s DAG to subgraphs in "ms"; return the
@@ -239,14 +239,22 @@ static int assign(const ts_template *tp, struct membership *ms,
 		if (is_anchor(tp, s)) {
 			anchors[ng] = s;
 			member_add(&ms[s], ng++);
-		} else if (p->rule == TS_RULE_TILE) {
+		} else if (p->rule == TS_RULE_TILE && p->fused_into >= 0) {
 			for (int i = 0; i < ms[p->fused_into].n; i++)
 				member_add(&ms[s], ms[p->fused_into].g[i]);
 		}
 	}
-	/* Consumers come later in topological order: walk backwards. */
+	/* Consumers come later in topological order: walk backwards.  A
+	 * stage of a row group goes with its host, whose tiles may compute
+	 * it (the knob decides in the subgraph). */
 	for (int s = dag->nstages - 1; s >= 0; s--) {
 		const ts_stage_plan *p = &tp->plans[s];
+		if (p->row_host >= 0) {
+			const struct membership *mh = &ms[p->row_host];
+			for (int i = 0; i < mh->n; i++)
+				member_add(&ms[s], mh->g[i]);
+			continue;
+		}
 		if (p->rule != TS_RULE_INLINE && p->rule != TS_RULE_LOCATION)
 			continue;
 		for (int c = 0; c < dag->nconsumers[s]; c++) {

@@ -34,7 +34,7 @@ has() {
 }
 
 expect 0 list "$tessel" tasks "$examples/lenet.tsl"
-has list out "11 subgraphs, 11 tasks"
+has list out "9 subgraphs, 9 tasks"
 has list out "task 0  anchor C1  class complex_reduction  weight 1  flops 576000"
 has list out "stages: R1 (direct), P1 (simple_reduction)"
 
@@ -49,7 +49,7 @@ has resnet out "anchor L1a_A_C  class complex_reduction  weight 2"
 expect 0 run "$tessel" tasks --check --threads 1 --time 0.01 \
 	"$examples/lenet.tsl"
 has run out "check Y: ok"
-has run out "memory: 10 intermediate buffers"
+has run out "memory: 8 intermediate buffers"
 has run out "time: median"
 
 expect 0 build "$tessel" tasks --build "$tmp" --threads 1 "$examples/mlp.tsl"

@@ -195,6 +195,41 @@ static void test_partition_transformer_reduced__covers_all(void **state)
 	assert_true(p->nsubgraphs >= 10);
 }
 
+/* The subgraph of network stage "name" in "p", or -1. */
+static int subgraph_of(const ts_dag *dag, const ts_partition *p,
+	const char *name)
+{
+	int s = ts_dag_stage_index(dag, ts_dag_find_stage(dag, name));
+
+	for (int g = 0; g < p->nsubgraphs; g++)
+		for (int i = 0; i < p->subgraphs[g].nstages; i++)
+			if (p->subgraphs[g].stages[i] == s)
+				return g;
+	return -1;
+}
+
+/* A layer norm's mean and variance go with the normalised rows, one
+ * subgraph, so that its tiles of rows can compute them (the knob of its
+ * row group): the partition follows the network's template. */
+static void test_partition_layer_norm__statistics_with_the_rows(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_network_transformer(ctx, 8, 16, 2, 32);
+	ts_partition *p = partition(ctx, dag);
+	int g = subgraph_of(dag, p, "Y");
+
+	check_partition(dag, p);
+	assert_true(g >= 0);
+	assert_int_equal(subgraph_of(dag, p, "Y_Mu.sum0"), g);
+	assert_int_equal(subgraph_of(dag, p, "Y_Var.sum0"), g);
+	assert_int_equal(subgraph_of(dag, p, "Y_Var"), g);
+	assert_int_equal(p->subgraphs[g].noutputs, 1);
+	g = subgraph_of(dag, p, "N1");
+	assert_int_equal(subgraph_of(dag, p, "N1_Mu.sum0"), g);
+	assert_int_equal(subgraph_of(dag, p, "N1_Var"), g);
+}
+
 static void test_partition_out_of_bounds__names_stage(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -320,6 +355,7 @@ int main(void)
 		TS_TEST(test_partition_int8_conv_requantise__one_task_int8_out),
 		TS_TEST(test_partition_resnet18_reduced__blocks_deduplicated),
 		TS_TEST(test_partition_transformer_reduced__covers_all),
+		TS_TEST(test_partition_layer_norm__statistics_with_the_rows),
 		TS_TEST(test_partition_out_of_bounds__names_stage),
 		TS_TEST(test_network_sources__tsl_files_are_real_size),
 		TS_TEST(test_network_builders__bad_sizes__error),
