@@ -1239,6 +1239,17 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 		chunks *= (double)n->loops[k].trip;
 	if (n->npar > 0)
 		threads = chunks < cores ? (int)chunks : cores;
+	/* A member of a row group runs in its host's tiles, on the threads
+	 * of the host's parallel loop. */
+	if (n->row_host >= 0) {
+		ts_nest h;
+		if (ts_template_nest(tp, cfg, n->row_host, &h) && h.npar > 0) {
+			chunks = 1;
+			for (int k = 0; k < h.npar && k < h.nloops; k++)
+				chunks *= (double)h.loops[k].trip;
+			threads = chunks < cores ? (int)chunks : cores;
+		}
+	}
 	balance = chunks / (threads * ceil(chunks / threads));
 	f = ts_target_frequency_ghz(tp->target) * 1e9;
 	peak = ts_target_peak_gflops_core(tp->target) * 1e9 * lanes /
