@@ -958,6 +958,31 @@ static void region_tile(struct lower *L, const ts_stage *c, ts_expr *const *lo,
 static ts_stmt *attached_nest(struct lower *L, int i, ts_expr **lo,
 	const int64_t *ext, ts_tensor *out);
 
+/* The layout of "v", the region buffer of the stage "ss" computes: its
+ * dimensions in order, but the one its vectorized loop walks, which goes
+ * last, so that its vectors store contiguously (a convolution's tile
+ * vectorized along its output channels, computed in its epilogue's tile,
+ * had its vectors of accumulators gathered and scattered 196 floats
+ * apart through an NCHW tile: 2.7 against 2.1 ms). */
+static void layout_vector_last(const ts_sched_stage *ss, struct view *v)
+{
+	int nd = v->t->ndim, va = -1, j = 0;
+
+	for (int l = 0; l < ss->nloops && va < 0; l++)
+		if (ss->loops[l].kind == TS_LOOP_VECTORIZED &&
+		    ts_sched_stage_loop_pos(ss, ss->loops[l].name) >= 0) {
+			int a = split_root(ss, l);
+			va = a < nd ? a : -2;
+		}
+	if (va < 0 || va == nd - 1)
+		return;
+	v->nperm = nd;
+	for (int d = 0; d < nd; d++)
+		if (d != va)
+			v->perm[j++] = d;
+	v->perm[j] = va;
+}
+
 /* Open the stages computed at loop "p" of "n", producers first, each
  * over the region its readers there need: the tile of "n", or the region
  * of another stage computed at the same loop (the maximum and the sum of
@@ -1020,13 +1045,17 @@ static void open_attached(struct nest *n, int p, ts_vec *items)
 	for (int i = 0; i < dag->nstages; i++) {
 		struct view *v;
 		struct scope_item *it;
+		int64_t shape[TS_MAX_DIMS];
 		if (!lo[i])
 			continue;
 		v = ts_new(struct view);
 		v->t = dag->stages[i]->out;
 		memcpy(v->origin, lo[i], sizeof(v->origin[0]) * v->t->ndim);
+		layout_vector_last(&L->sch->stages[i], v);
+		for (int j = 0; j < v->t->ndim; j++)
+			shape[j] = ext[i][v->nperm ? v->perm[j] : j];
 		v->buf = ts_buffer_new(L->ctx, ts_asprintf("%s.local",
-			dag->stages[i]->name), v->t->dtype, v->t->ndim, ext[i]);
+			dag->stages[i]->name), v->t->dtype, v->t->ndim, shape);
 		view_push(L, v);
 		it = ts_new(struct scope_item);
 		it->buf = v->buf;

@@ -409,6 +409,34 @@ static void test_lower_compute_at_rows__stages_share_a_tile(void **state)
 	}
 }
 
+/* A stage computed in its consumer's tile and vectorized along a
+ * dimension other than its last keeps that dimension last in its
+ * region's buffer, so that its vectors store contiguously. */
+static void test_lower_compute_at_vector__axis_last_in_buffer(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, NULL, "input X: f32[8, 6]\n"
+		"T[i: 8, j: 6] = X[i, j] * 2.0\n"
+		"output Y[i: 8, j: 6] = T[i, j] + T[i, 5 - j]\n");
+	ts_schedule *sch = ts_schedule_new(ctx, dag);
+	const char *order[] = { "j", "i" };
+	struct census c;
+	ts_func *f;
+
+	assert_non_null(dag);
+	assert_int_equal(ts_schedule_split(sch, "Y", "i", 4, TS_TAIL_GUARD),
+		TS_OK);
+	assert_int_equal(ts_schedule_reorder(sch, "T", 2, order), TS_OK);
+	assert_int_equal(ts_schedule_vectorize(sch, "T", "i"), TS_OK);
+	assert_int_equal(ts_schedule_compute_at(sch, "T", "Y", "i.o"), TS_OK);
+	f = lower_ok(ctx, dag, sch);
+	c = census(f, NULL, "T.local");
+	assert_non_null(c.alloc);
+	assert_int_equal(c.alloc->buffer->shape[0], 6);
+	assert_int_equal(c.alloc->buffer->shape[1], 4);
+	assert_non_null(strstr(ts_func_to_string(f), "T.local[j, i] = "));
+}
+
 /* A stage computed at a loop of a stage that is not its consumer, when
  * no consumer of it is there either, or with a consumer elsewhere. */
 static void test_lower_compute_at_rows__consumer_elsewhere(void **state)
@@ -557,6 +585,7 @@ int main(void)
 		TS_TEST(test_lower_rfactor__partial_buffer),
 		TS_TEST(test_lower_compute_at_rows__stages_share_a_tile),
 		TS_TEST(test_lower_compute_at_rows__consumer_elsewhere),
+		TS_TEST(test_lower_compute_at_vector__axis_last_in_buffer),
 		TS_TEST(test_lower_fuse__div_mod),
 		TS_TEST(test_lower_errors),
 		TS_TEST(test_index_simplify),
