@@ -745,9 +745,9 @@ static void factors(const ts_template *tp, const ts_stage_plan *p,
 
 /* The tiling "t" of "p" as its row group under "cfg" makes it.  The host
  * keeps its last axis whole inside its tiles of rows (a tile is whole
- * rows) and at most one parallel loop, the rows' tile (the lowering
- * cannot place the group's regions in the quotient and remainder of a
- * fused parallel loop).  A member runs its rows of one tile, its other
+ * rows), nothing unrolled, and at most one parallel loop, the rows'
+ * tile (the lowering cannot place the group's regions in the quotient
+ * and remainder of a fused parallel loop).  A member runs its rows of one tile, its other
  * loops as its knobs say, once per tile: its row axes' outer level
  * counts the tiles (the model's trips; the split is by the tile), and no
  * vector runs along them. */
@@ -762,6 +762,10 @@ static void row_tiling(const ts_template *tp, const ts_stage_plan *p,
 			t->f[last][l] = 1;
 		t->f[last][p->nslevels - 1] = t->extent[last];
 		t->npar = TS_MIN(t->npar, 1);
+		/* Its inner tile is whole rows: not a register tile to
+		 * unroll (the model rated 1000 unrolled columns 5000x
+		 * slower than they ran). */
+		t->unroll = false;
 		return;
 	}
 	if (!h)
