@@ -372,9 +372,9 @@ static bool consumer_at(const ts_schedule *sch, int p, int t)
 /* Whether every consumer of stage "p", computed at loop "loop" of stage
  * "t", has it there: "t" itself (also through the chain of inlined
  * stages reads_through_inlined follows, when "p" has one consumer), or a
- * stage computed at the same loop, which then reads it directly (the
- * rows of a softmax: its maximum and its sum both computed in the tile
- * of rows of the output). */
+ * stage computed at the same loop, which then reads it directly (a
+ * row's maximum read by the row's sum, both computed in the tile of
+ * rows of the output that reads them). */
 static bool consumers_see(const ts_schedule *sch, int p, int t,
 	const char *loop)
 {

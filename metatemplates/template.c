@@ -290,8 +290,8 @@ static bool loads_row_aligned(const ts_expr *e, const ts_tensor *t,
 /* Whether stage "s" may join a row group of "m" leading axes of extents
  * those of stage "h": a tiled direct stage or simple reduction of its
  * own, not an output, with those axes first, that reads every tensor
- * row by row (a weight read whole by each row, as a dense layer at batch
- * one does, is not a row's work). */
+ * row by row (a stage that reads a whole matrix for each row of its
+ * output does not do a row's work). */
 static bool row_candidate(const ts_template *tp, int s, const ts_stage *h,
 	int m)
 {
@@ -314,9 +314,10 @@ static bool row_candidate(const ts_template *tp, int s, const ts_stage *h,
 }
 
 /* Give host "h" its row group: the stages before it whose every
- * consumer is "h" or another of them, each reading them row by row (the
- * maximum, the exponentials and the sum of a softmax; the mean and the
- * variance of a layer norm), so that one tile of rows of "h" computes
+ * consumer is "h" or another of them, each reading them row by row (a
+ * row's maximum, an elementwise function of the row and that row's sum;
+ * a row's mean and the sum of squares about it), so that one tile of
+ * rows of "h" computes
  * them all while the rows are in the core's first cache.  The group
  * needs a reduction in it; the knob "h.rows" decides. */
 static void add_row_group(ts_template *tp, int h)

@@ -40,6 +40,8 @@ static int wide_divmods(const ts_expr *e)
 		wide_divmods(e->c);
 }
 
+static void row_groups_init(ts_model *m);
+
 ts_status ts_model_init(ts_model *m, const ts_template *tp)
 {
 	const ts_dag *dag = tp->dag;
@@ -56,6 +58,7 @@ ts_status ts_model_init(ts_model *m, const ts_template *tp)
 		if (!m->traffic[s])
 			return TS_ERROR;
 	}
+	row_groups_init(m);
 	return TS_OK;
 }
 
@@ -1044,84 +1047,93 @@ static double tensor_bytes(const ts_tensor *t)
 	return (double)ts_tensor_size(t) * (double)ts_dtype_size(t->dtype);
 }
 
-/* Whether a tile of rows of the group of host "h" holds in L1 (its
- * share of the inputs the group reads and of the members' outputs),
- * with "n" a nest of the group: its row axes' loops below the outermost
- * level span a tile. */
-static bool row_tile_fits(const ts_model *m, const ts_nest *n, int h)
+/* Whether the tile of row group "h" already holds tensor "t" when its
+ * stage "s" runs: the output of a member, or read by a member before
+ * "s". */
+static bool row_held(const ts_template *tp, int h, int s, const ts_tensor *t)
+{
+	const ts_dag *dag = tp->dag;
+
+	if (t->stage && tp->plans[ts_dag_stage_index(dag, t->stage)].row_host
+	    == h)
+		return true;
+	for (int r = 0; r < s; r++)
+		if (tp->plans[r].row_host == h)
+			for (int k = 0; k < dag->stages[r]->ninputs; k++)
+				if (dag->stages[r]->inputs[k] == t)
+					return true;
+	return false;
+}
+
+/* Fill the row groups' constants of "m": per stage of a group, the share
+ * of its bytes that comes from beyond the first cache when the group
+ * runs in its host's tiles (a member's output lives in the tile, and an
+ * input a member read before it is still in L1); per host, the bytes one
+ * row of its group holds (the members' outputs and the inputs they
+ * read). */
+static void row_groups_init(ts_model *m)
 {
 	const ts_template *tp = m->tp;
 	const ts_dag *dag = tp->dag;
-	const ts_target_cpu *cpu = &tp->target->cpu;
-	int nrow = tp->plans[h].nrow_axes;
-	double rows = 1, all = 1, bytes = 0;
-	const ts_tensor *seen[64];
-	int nseen = 0;
 
-	for (int k = 0; k < n->nloops; k++)
-		if (n->loops[k].axis < nrow && n->loops[k].level > 0)
-			rows *= (double)n->loops[k].trip;
-	for (int a = 0; a < nrow; a++)
-		all *= (double)dag->stages[h]->axes[a]->extent;
-	for (int s = 0; s < h; s++) {
+	m->row_fresh = ts_new_atomic(double, dag->nstages + 1);
+	m->row_bytes = ts_new_atomic(double, dag->nstages + 1);
+	m->row_rows = ts_new_atomic(double, dag->nstages + 1);
+	for (int s = 0; s < dag->nstages; s++)
+		m->row_rows[s] = 1;
+	for (int s = 0; s < dag->nstages; s++) {
+		const ts_stage_plan *p = &tp->plans[s];
 		const ts_stage *st = dag->stages[s];
-		if (tp->plans[s].row_host != h)
+		int h = p->knob_rows >= 0 ? s : p->row_host;
+		double all, fresh, rows = 1;
+		if (h < 0)
 			continue;
-		bytes += tensor_bytes(st->out);
+		all = fresh = h == s ? tensor_bytes(st->out) : 0;
 		for (int i = 0; i < st->ninputs; i++) {
-			bool dup = false;
-			for (int j = 0; j < nseen; j++)
-				dup |= seen[j] == st->inputs[i];
-			if (dup || (st->inputs[i]->stage &&
-			    tp->plans[ts_dag_stage_index(dag,
-			    st->inputs[i]->stage)].row_host == h))
-				continue;
-			if (nseen < 64)
-				seen[nseen++] = st->inputs[i];
-			bytes += tensor_bytes(st->inputs[i]);
+			double b = tensor_bytes(st->inputs[i]);
+			bool held = row_held(tp, h, s, st->inputs[i]);
+			all += b;
+			fresh += held ? 0 : b;
+			if (h != s && !held)
+				m->row_bytes[h] += b;
 		}
+		m->row_fresh[s] = all > 0 ? fresh / all : 1;
+		if (h == s)
+			continue;
+		for (int a = 0; a < tp->plans[h].nrow_axes; a++)
+			rows *= (double)dag->stages[h]->axes[a]->extent;
+		m->row_bytes[h] += tensor_bytes(st->out);
+		m->row_rows[h] = rows;
 	}
-	return bytes * rows / all <= (double)ts_target_cache_per_core(
-		&cpu->l1d) * fill_fraction[0];
 }
 
 /* The share of the traffic of nest "n" that comes from beyond the first
- * cache when it runs in the row tiles of its row group under "cfg": the
- * outputs of the group's members live in the tile, and an input another
- * member read before it in the tile is still in L1 (measured on a Zen 4:
- * a layer norm over rows of 768 whose mean, variance and output each
- * read every row, 0.0192 ms in three passes, 0.0136 ms a row at a time;
- * a softmax over rows of 1000, 0.069 and 0.052 ms).  1 outside a group. */
+ * cache under "cfg": row_fresh when it runs in the row tiles of its
+ * group and a tile holds in L1 (its row axes' loops below the outermost
+ * level span a tile), else 1 (measured on a Zen 4: rows of 768 that two
+ * reductions and their consumer each read, 0.0192 ms in three passes,
+ * 0.0136 ms a tile at a time; rows of 1000 with their exponentials kept,
+ * 0.069 and 0.052 ms). */
 static double row_share(const ts_model *m, const ts_config *cfg,
 	const ts_nest *n)
 {
 	const ts_template *tp = m->tp;
-	const ts_dag *dag = tp->dag;
-	const ts_stage *st = dag->stages[n->stage];
 	const ts_stage_plan *p = &tp->plans[n->stage];
 	int h = n->row_host;
-	double all, fresh;
+	double rows = 1;
 
 	if (h < 0 && p->knob_rows >= 0 && ts_config_get(cfg, p->knob_rows, 0))
 		h = n->stage;
-	if (h < 0 || !row_tile_fits(m, n, h))
+	if (h < 0)
 		return 1;
-	all = fresh = h == n->stage ? tensor_bytes(st->out) : 0;
-	for (int i = 0; i < st->ninputs; i++) {
-		const ts_tensor *t = st->inputs[i];
-		int ps = t->stage ? ts_dag_stage_index(dag, t->stage) : -1;
-		bool seen = ps >= 0 && tp->plans[ps].row_host == h;
-		all += tensor_bytes(t);
-		/* Read earlier in the tile by another member. */
-		for (int s = 0; s < n->stage && !seen; s++)
-			if (tp->plans[s].row_host == h)
-				for (int k = 0; k < dag->stages[s]->ninputs;
-				     k++)
-					seen |= dag->stages[s]->inputs[k] == t;
-		if (!seen)
-			fresh += tensor_bytes(t);
-	}
-	return all > 0 ? fresh / all : 1;
+	for (int k = 0; k < n->nloops; k++)
+		if (n->loops[k].axis < tp->plans[h].nrow_axes &&
+		    n->loops[k].level > 0)
+			rows *= (double)n->loops[k].trip;
+	if (m->row_bytes[h] * rows / m->row_rows[h] > (double)
+	    ts_target_cache_per_core(&tp->target->cpu.l1d) * fill_fraction[0])
+		return 1;
+	return m->row_fresh[n->stage];
 }
 
 /* The cost of packing the inputs of nest "n": the copies of the regions

@@ -10,6 +10,11 @@ typedef struct ts_model {
 	ts_traffic **traffic;	/* per stage; NULL where no nest */
 	int *divmods;		/* per stage: 64-bit // and % by other than
 				 * a power of two in its body */
+	double *row_fresh;	/* per stage of a row group: the share of
+				 * its bytes from beyond L1 in its tiles */
+	double *row_bytes;	/* per row group's host: the bytes the
+				 * group holds over "row_rows" rows */
+	double *row_rows;
 } ts_model;
 
 ts_status ts_model_init(ts_model *m, const ts_template *tp);
