@@ -543,6 +543,7 @@ struct tiling {
 	int vec;		/* spatial axis or -1 */
 	int npar;		/* outer S loops fused and parallel */
 	bool unroll;
+	int64_t unroll_max;	/* most iterations unrolled */
 	bool cache_write;
 	bool rfvec;		/* vectorize the last reduction tile (rfactor) */
 	bool at_root;		/* the stage's own nest, not at a consumer */
@@ -593,9 +594,31 @@ static void tiling_kinds(struct tiling *t)
 	if (t->unroll && last_s == nl - 1 && last_s > 0) {
 		int lo = t->level_last[last_s - 1] + 1;
 		int hi = t->norder - (t->vec >= 0 ? 1 : 0);
-		for (int k = lo; k < hi; k++)
+		int64_t body = 1;
+		for (int k = hi - 1; k >= lo; k--) {
+			body *= t->order_trip[k];
+			if (body > t->unroll_max)
+				break;
 			t->kind[k] = TS_LOOP_UNROLLED;
+		}
 	}
+}
+
+/* The most iterations of a register tile that "tp" unrolls: four times
+ * the vector registers of its target; the loops of a larger tile are
+ * unrolled from the innermost while they fit.  Such a tile spills
+ * whatever it holds (the model rates it so) and LLVM's scheduler takes
+ * seconds to minutes on it whole (measured: two configurations of a
+ * ResNet-18 convolution the tuner drew, 32 x 32 scalars unrolled and a
+ * bias stage of as many, did not compile in 100 s; bounded, each
+ * compiles and runs in about a second). */
+static int64_t unroll_limit(const ts_template *tp)
+{
+	const ts_target *t = tp->target;
+	int regs = t && t->kind == TS_TARGET_CPU &&
+		t->cpu.vector_registers > 0 ? t->cpu.vector_registers : 16;
+
+	return 4 * (int64_t)regs;
 }
 
 /* The axis of the innermost loop of "t" when its tiles overshoot its
@@ -808,6 +831,7 @@ static void fill_tiling(const ts_template *tp, const ts_stage_plan *p,
 	t->vec = vec_axis(tp, p, cfg);
 	t->npar = (int)ts_config_get(cfg, p->knob_par, 0);
 	t->unroll = ts_config_get(cfg, p->knob_unroll, 0);
+	t->unroll_max = unroll_limit(tp);
 	t->cache_write = p->knob_cache_write >= 0 &&
 		ts_config_get(cfg, p->knob_cache_write, 0);
 	t->rfvec = rfvec_on(p, cfg);

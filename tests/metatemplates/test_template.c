@@ -514,6 +514,60 @@ static bool tail_loop(ts_ctx *ctx, ts_template *tp, const ts_dag *dag,
 	return n.tail_loop >= 0;
 }
 
+/* The loops of a register tile unrolled, from the innermost, only while
+ * the tile has at most four times the vector registers of the target in
+ * iterations: with no vector axis, a tile of 32 x 32 accumulators on
+ * AVX-512 (32 registers) unrolls its inner 32 and keeps the outer loop
+ * a loop, a tile of 4 x 32 unrolls both there and only the 32 on AVX2
+ * (16 registers), a tile of 8 x 8 unrolls both on AVX2.  The kernel
+ * matches the interpreter and the nest rated is the nest scheduled. */
+static void test_template_unroll__bounded_by_the_registers(void **state)
+{
+	static const struct {
+		const char *target, *i, *j;
+		int64_t unrolled;
+	} cases[] = {
+		{ "zen4", "[1,2,1,32]", "[1,2,1,32]", 32 },
+		{ "zen4", "[1,16,1,4]", "[1,2,1,32]", 128 },
+		{ "zen3", "[1,16,1,4]", "[1,2,1,32]", 32 },
+		{ "zen3", "[1,8,1,8]", "[1,8,1,8]", 64 },
+	};
+	ts_ctx *ctx = *state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		ts_dag *dag;
+		ts_template *tp = template_src(ctx, "input A: f32[64, 16]\n"
+			"input B: f32[16, 64]\n"
+			"output C[i: 64, j: 64] = sum(k: 16) A[i, k] * "
+			"B[k, j]\n", cases[i].target, &dag);
+		ts_array **in = ts_dag_random_inputs(ctx, dag, 5);
+		ts_array **want = ts_new_array(ts_array *, dag->noutputs);
+		char json[512];
+		ts_config *c;
+		ts_schedule *sch;
+		ts_nest n;
+
+		snprintf(json, sizeof(json), "{\"C.i\":%s,\"C.j\":%s,"
+			"\"C.k\":[4,4],\"C.vec\":\"none\",\"C.par\":0,"
+			"\"C.unroll\":true,\"C.cache_write\":true,"
+			"\"C.pack.A\":\"none\",\"C.pack.B\":\"none\"}",
+			cases[i].i, cases[i].j);
+		c = ts_config_from_json(ctx, tp->space, json);
+		if (!c)
+			fail_msg("%s: %s", json, ts_ctx_error(ctx));
+		assert_true(ts_template_nest(tp, c, 0, &n));
+		if (n.unrolled != cases[i].unrolled)
+			fail_msg("%s on %s: %lld unrolled, expected %lld", json,
+				cases[i].target, (long long)n.unrolled,
+				(long long)cases[i].unrolled);
+		sch = ts_template_apply(tp, c);
+		assert_non_null(sch);
+		assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+		check_schedule(ctx, "unroll", dag, sch, in, want, c);
+		check_nest_is_scheduled("unroll", tp, c, sch, 0);
+	}
+}
+
 /* A tiling that overshoots its innermost axis runs the whole tiles
  * unguarded and the tail as a loop of its own where that tail is one
  * loop: a row sum of exp over 1000 columns in vectors of 64 (tail 40,
@@ -571,6 +625,7 @@ int main(void)
 		TS_TEST(test_template_fuse__through_inlined_stages),
 		TS_TEST(test_template_rows__groups_and_results),
 		TS_TEST(test_template_tail__a_loop_where_it_is_one),
+		TS_TEST(test_template_unroll__bounded_by_the_registers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -383,10 +383,12 @@ static ts_static_result *fill_one_thread(ts_ctx *ctx, const ts_dag *dag,
  * lines fall on a few sets of every cache level (4 KiB is a multiple of
  * the way size of L1 and divides that of L2).  The model counts the lines,
  * not the bytes, of such a column, and how few sets they share: on every
- * x86 target, for one thread, the static choice tiles both axes and is
- * rated well ahead of walking 1024 rows of the output under one column
- * (measured on a Zen 4: 7 to 10 ms against 1.1 ms for the tiled static
- * choice). */
+ * x86 target, for one thread, the static choice is rated well ahead of
+ * walking 1024 rows of the output under one column, and its vectors of
+ * the column axis do not walk the whole column (measured on a Zen 4: 7
+ * to 10 ms against 1.1 ms for the static choice; vectors of 8 under
+ * rows in tiles of 32, 128 or all 2048 ran 1.43, 1.18 and 1.29 ms, and
+ * the model rates them alike). */
 static void test_static_model__counts_lines_of_a_column(void **state)
 {
 	static const char *const targets[] = { "zen3", "zen4", "skylake-sp",
@@ -399,7 +401,7 @@ static void test_static_model__counts_lines_of_a_column(void **state)
 	for (size_t t = 0; t < sizeof(targets) / sizeof(*targets); t++) {
 		ts_static_result *r = fill_one_thread(ctx, dag, targets[t]);
 		ts_config *c;
-		int kj, ki;
+		int ki;
 		double best, col;
 
 		c = ts_config_from_json(ctx, r->tp->space, column);
@@ -410,12 +412,10 @@ static void test_static_model__counts_lines_of_a_column(void **state)
 			fail_msg("%s: the column walk rated %g s, the static "
 				"choice %s %g s", targets[t], col,
 				ts_config_to_json(r->best), best);
-		kj = ts_space_find(r->tp->space, "Y.j");
 		ki = ts_space_find(r->tp->space, "Y.i");
-		assert_true(kj >= 0 && ki >= 0);
-		if (ts_config_get(r->best, kj, 1) >= 1024 ||
-		    ts_config_get(r->best, ki, 1) >= 1024)
-			fail_msg("%s: not tiled: %s", targets[t],
+		assert_true(ki >= 0);
+		if (ts_config_get(r->best, ki, 1) >= 1024)
+			fail_msg("%s: walks whole columns: %s", targets[t],
 				ts_config_to_json(r->best));
 	}
 }
