@@ -14,11 +14,14 @@
  * and the expectation is the larger of the two.  A task with no valid
  * schedule after its warm-up round is marked and never chosen again.
  * The estimated network latency is the weighted sum of the tasks' best
- * times; the progress callback sees it fall round by round.
+ * times; the progress callback sees it fall round by round.  Within
+ * limits, the rounds stop when the time is spent, and a task whose
+ * expected gain falls below a fraction of the latency is retired.
  */
 #include <config.h>
 
 #include <math.h>
+#include <time.h>
 
 #include <tessel/network.h>
 #include <tessel/tune.h>
@@ -110,15 +113,21 @@ bool ts_partition_task_runs_once(const ts_partition *p, int t)
 	return any;
 }
 
-/* The task to tune next, or -1 when every task is dead. */
+/* The task to tune next, or -1 when every task is dead or retired: a
+ * task whose expected gain is below "min_gain" times the latency is
+ * marked in "retired". */
 static int pick(const ts_partition *p, const struct task_state *st,
-	int window)
+	int window, double min_gain, bool *retired)
 {
-	double best = -1;
+	double best = -1, floor = min_gain * latency(p, st);
 	int arg = -1;
 
 	for (int t = 0; t < p->ntasks; t++) {
-		double g = expected_gain(p, st, t, window);
+		double g = retired[t] ? -1 : expected_gain(p, st, t, window);
+		if (g >= 0 && g < floor) {
+			retired[t] = true;
+			continue;
+		}
 		if (g > best) {
 			best = g;
 			arg = t;
@@ -127,28 +136,56 @@ static int pick(const ts_partition *p, const struct task_state *st,
 	return arg;
 }
 
+/* Seconds of the monotonic clock. */
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 ts_task_schedule *ts_task_schedule_run(ts_ctx *ctx, const ts_partition *p,
 	int rounds, int trials_per_round, ts_task_tune_fn fn, void *data,
 	ts_task_progress_fn progress, void *pdata)
 {
+	return ts_task_schedule_run_limited(ctx, p, rounds, trials_per_round,
+		NULL, fn, data, progress, pdata);
+}
+
+ts_task_schedule *ts_task_schedule_run_limited(ts_ctx *ctx,
+	const ts_partition *p, int rounds, int trials_per_round,
+	const ts_task_schedule_limits *limits, ts_task_tune_fn fn, void *data,
+	ts_task_progress_fn progress, void *pdata)
+{
 	struct task_state *st = ts_new_array(struct task_state, p->ntasks + 1);
 	ts_task_schedule *r = ts_new(ts_task_schedule);
+	ts_task_schedule_limits none = { 0, 0 };
 	int warm = 0;		/* the next task of the round robin */
+	double t0 = now_s();
 
+	if (!limits)
+		limits = &none;
 	r->rounds_of = ts_new_atomic(int, p->ntasks + 1);
 	r->order = ts_new_atomic(int, rounds + 1);
 	r->latency = ts_new_atomic(double, rounds + 1);
+	r->elapsed = ts_new_atomic(double, rounds + 1);
 	r->once = ts_new_atomic(bool, p->ntasks + 1);
+	r->retired = ts_new_atomic(bool, p->ntasks + 1);
 	for (int t = 0; t < p->ntasks; t++) {
 		st[t].best = INFINITY;
 		r->once[t] = ts_partition_task_runs_once(p, t);
 		st[t].dead = r->once[t];
+		r->retired[t] = false;
 	}
 	for (int k = 0; k < rounds; k++) {
 		int t;
+		if (limits->budget_s > 0 && now_s() - t0 >= limits->budget_s)
+			break;
 		while (warm < p->ntasks && r->once[warm])
 			warm++;
-		t = warm < p->ntasks ? warm++ : pick(p, st, 3);
+		t = warm < p->ntasks ? warm++ : pick(p, st, 3,
+			limits->min_gain, r->retired);
 		if (t < 0)
 			break;
 		if (run_round(fn, data, &st[t], t, trials_per_round) < 0) {
@@ -159,6 +196,7 @@ ts_task_schedule *ts_task_schedule_run(ts_ctx *ctx, const ts_partition *p,
 		st[t].dead = !isfinite(st[t].best);
 		r->order[r->nrounds] = t;
 		r->rounds_of[t]++;
+		r->elapsed[r->nrounds] = now_s() - t0;
 		r->latency[r->nrounds++] = latency(p, st);
 		if (progress)
 			progress(pdata, r->nrounds, t,
@@ -178,14 +216,16 @@ ts_task_schedule *ts_task_schedule_run(ts_ctx *ctx, const ts_partition *p,
 }
 
 /* Tuning the tasks of a partition with the tuner of <tessel/tune.h>: one
- * measurer per task kept across rounds, one tuner per round that resumes
- * from the records log (when one is given), the best schedule kept. */
+ * measurer and one tuner per task kept across rounds (the tuner resumes
+ * from the records log, when one is given, at its first round), the best
+ * schedule kept. */
 struct tuner_env {
 	ts_ctx *ctx;
 	const ts_partition *p;
 	const ts_target *target;
 	const ts_tune_options *opt;
 	ts_measurer **measurers;
+	ts_tuner **tuners;
 	double *best;
 	ts_schedule **best_sch;
 	double *static_s;	/* per task: its static time, first round */
@@ -208,11 +248,18 @@ static ts_status tune_round(void *data, int task, int trials, double *best)
 			&to.measure, to.seed);
 	if (!env->measurers[task])
 		return TS_ERROR;
-	to.trials = trials;
-	to.measurer = env->measurers[task];
-	t = ts_tuner_new(env->ctx, dag, env->target, &to);
-	if (!t)
-		return TS_ERROR;
+	if ((t = env->tuners[task])) {
+		ts_tuner_extend(t, trials);
+	} else {
+		to.trials = trials;
+		to.measurer = env->measurers[task];
+		/* The budget is the network's, checked between rounds. */
+		to.budget_s = 0;
+		t = env->tuners[task] = ts_tuner_new(env->ctx, dag,
+			env->target, &to);
+		if (!t)
+			return TS_ERROR;
+	}
 	st = ts_tuner_run(t, NULL, NULL);
 	if (st == TS_OK && !isfinite(env->static_s[task]))
 		env->static_s[task] = ts_tuner_static_time(t);
@@ -224,10 +271,13 @@ static ts_status tune_round(void *data, int task, int trials, double *best)
 		env->best[task] = ts_tuner_best_time(t);
 		env->best_sch[task] = (ts_schedule *)ts_tuner_best_schedule(t);
 	}
-	ts_tuner_free(t);
 	*best = env->best[task];
 	return st;
 }
+
+/* A network's task gets no more rounds once one is expected to gain less
+ * than this share of the network's latency. */
+#define NETWORK_MIN_GAIN 1e-3
 
 /* The latency of "p" with every task of "r" that is tuned at its static
  * time "static_s" (NAN when one has none). */
@@ -252,21 +302,25 @@ ts_schedule **ts_partition_tune(ts_ctx *ctx, const ts_partition *p,
 {
 	ts_tune_options def = ts_tune_options_default();
 	struct tuner_env env = { ctx, p, target, opt ? opt : &def };
+	ts_task_schedule_limits lim = { env.opt->budget_s, NETWORK_MIN_GAIN };
 	ts_task_schedule *r;
 
 	env.measurers = ts_new_array(ts_measurer *, p->ntasks + 1);
+	env.tuners = ts_new_array(ts_tuner *, p->ntasks + 1);
 	env.best = ts_new_atomic(double, p->ntasks + 1);
 	env.best_sch = ts_new_array(ts_schedule *, p->ntasks + 1);
 	env.static_s = ts_new_atomic(double, p->ntasks + 1);
 	for (int t = 0; t < p->ntasks; t++)
 		env.best[t] = env.static_s[t] = INFINITY;
-	r = ts_task_schedule_run(ctx, p, rounds, env.opt->trials, tune_round,
-		&env, progress, pdata);
+	r = ts_task_schedule_run_limited(ctx, p, rounds, env.opt->trials,
+		&lim, tune_round, &env, progress, pdata);
 	if (r)
 		r->static_latency = static_latency(p, r, env.static_s);
-	for (int t = 0; t < p->ntasks; t++)
+	for (int t = 0; t < p->ntasks; t++) {
+		ts_tuner_free(env.tuners[t]);
 		if (env.measurers[t])
 			ts_measurer_free(env.measurers[t]);
+	}
 	if (out)
 		*out = r;
 	return r ? env.best_sch : NULL;

@@ -160,6 +160,17 @@ static double px(int i, int n)
 	return LEFT + (n > 1 ? PW * (double)i / (n - 1) : 0);
 }
 
+/* The abscissa of point "i" of "c": by its number, or by its value of
+ * c->x on an axis from 0 to the last. */
+static double cx(const ts_tune_curve *c, int i)
+{
+	double last = c->x && c->n > 0 ? c->x[c->n - 1] : 0;
+
+	if (!(last > 0))
+		return px(i, c->n);
+	return LEFT + PW * fmax(0.0, c->x[i]) / last;
+}
+
 static double py(double v, double top)
 {
 	return TOP + PH * (1 - v / top);
@@ -188,6 +199,13 @@ static void axes(FILE *f, const ts_tune_curve *c, double top, double step)
 	}
 	for (int k = 0; k <= 4; k++) {
 		int i = (int)lround((n - 1) * k / 4.0);
+		if (c->x && c->n > 0 && c->x[c->n - 1] > 0) {
+			fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor="
+				"\"middle\" font-size=\"11\">%.4g</text>\n",
+				LEFT + PW * k / 4.0, TOP + PH + 16,
+				c->x[c->n - 1] * k / 4.0);
+			continue;
+		}
 		if (k && i == (int)lround((n - 1) * (k - 1) / 4.0))
 			continue;
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
@@ -217,12 +235,12 @@ static void step(FILE *f, const ts_tune_curve *c, double top)
 		if (!isfinite(v) || v == prev)
 			continue;
 		if (isfinite(prev))
-			fprintf(f, "H%.1f V%.1f ", px(i, c->n), py(v, top));
+			fprintf(f, "H%.1f V%.1f ", cx(c, i), py(v, top));
 		else
-			fprintf(f, "M%.1f %.1f ", px(i, c->n), py(v, top));
+			fprintf(f, "M%.1f %.1f ", cx(c, i), py(v, top));
 		prev = v;
 	}
-	fprintf(f, "H%.1f\"/>\n", px(c->n - 1, c->n));
+	fprintf(f, "H%.1f\"/>\n", cx(c, c->n - 1));
 	prev = INFINITY;
 	for (int i = 0; i < c->n; i++) {
 		double v = c->best[i];
@@ -230,7 +248,7 @@ static void step(FILE *f, const ts_tune_curve *c, double top)
 			continue;
 		fprintf(f, "<circle class=\"improvement\" cx=\"%.1f\" "
 			"cy=\"%.1f\" r=\"2.5\" fill=\"#1f77b4\"/>\n",
-			px(i, c->n), py(v, top));
+			cx(c, i), py(v, top));
 		prev = v;
 	}
 }

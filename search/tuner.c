@@ -65,6 +65,7 @@ struct ts_tuner {
 	double elite_s[ELITE];
 	int topk_next;		/* top-k mode: next static candidate */
 	int planned;		/* trials of this run */
+	int hcap;		/* room in "history" */
 	int trials;		/* measured in this run */
 	int resumed;		/* records reused from the log */
 	bool verified;		/* the run ended with verify() */
@@ -127,6 +128,7 @@ static const struct int_option int_options[] = {
 	{ "batch", offsetof(ts_tune_options, batch), 1, 4096 },
 	{ "verify", offsetof(ts_tune_options, verify), 0, 1000 },
 	{ "threads", offsetof(ts_tune_options, threads), 1, 4096 },
+	{ "lead", offsetof(ts_tune_options, lead), 0, 10000 },
 };
 
 /* Set the integer option "op" of "o" to the text "value". */
@@ -163,9 +165,20 @@ ts_status ts_tune_options_set(ts_ctx *ctx, ts_tune_options *o,
 		o->log = ts_strdup(value);
 		return TS_OK;
 	}
+	if (!strcmp(name, "budget")) {
+		double v;
+		errno = 0;
+		v = strtod(value, &end);
+		if (!*value || *end || errno || !(v >= 0) || !isfinite(v))
+			return ts_ctx_set_error(ctx, "tuning option budget: bad "
+				"value '%s' (seconds, 0 or more)", value);
+		o->budget_s = v;
+		return TS_OK;
+	}
 	if (strcmp(name, "seed"))
 		return ts_ctx_set_error(ctx, "unknown tuning option '%s' (trials, "
-			"topk, batch, verify, seed, threads, log)", name);
+			"topk, batch, verify, seed, threads, log, lead, budget)",
+			name);
 	errno = 0;
 	seed = strtoull(value, &end, 0);
 	if (!*value || *end || errno || !seed || *value == '-')
@@ -188,12 +201,14 @@ static double now_s(void)
 static ts_status check_options(ts_ctx *ctx, const ts_tune_options *o)
 {
 	if (o->trials < 0 || o->batch < 1 || o->topk < 0 || o->threads < 1 ||
-	    o->static_k < 1 || o->verify < 0)
+	    o->static_k < 1 || o->verify < 0 || o->lead < 0 ||
+	    !(o->budget_s >= 0))
 		return ts_ctx_set_error(ctx, "tune: bad options: trials %d, "
-			"batch %d, topk %d, static_k %d, threads %d, verify %d "
-			"(trials, topk and verify >= 0, the others >= 1)",
+			"batch %d, topk %d, static_k %d, threads %d, verify %d, "
+			"lead %d, budget %g (trials, topk, verify, lead and "
+			"budget >= 0, the others >= 1)",
 			o->trials, o->batch, o->topk, o->static_k, o->threads,
-			o->verify);
+			o->verify, o->lead, o->budget_s);
 	return TS_OK;
 }
 
@@ -226,7 +241,7 @@ ts_tuner *ts_tuner_new(ts_ctx *ctx, const ts_dag *dag,
 	/* The static choice is the baseline tessel run --schedule static
 	 * compiles for these threads and this seed. */
 	t->st = ts_static_baseline_fill(ctx, dag, target, t->opt.threads,
-		TS_MAX(t->opt.static_k, t->opt.topk));
+		TS_MAX(t->opt.static_k, TS_MAX(t->opt.topk, t->opt.lead)));
 	if (!t->st)
 		return NULL;
 	t->tp = t->st->tp;
@@ -517,20 +532,23 @@ static void report(const ts_tuner *t, double t0, ts_tune_progress_fn fn,
 	fn(&p, data);
 }
 
-/* The next batch of at most "n" configurations of "t" into "out". */
+/* The next batch of at most "n" configurations of "t" into "out": the
+ * static top-k in rank order (all of it in top-k mode, its first
+ * opt.lead otherwise), then the search. */
 static int next_batch(ts_tuner *t, int n, ts_config **out)
 {
-	if (t->opt.topk) {
-		int k = 0;
-		while (k < n && t->topk_next < t->st->k) {
-			ts_config *c = t->st->topk[t->topk_next++];
-			if (!ts_evolve_is_marked(t->evo, c)) {
-				ts_evolve_mark(t->evo, c);
-				out[k++] = c;
-			}
+	int lead = t->opt.topk ? t->st->k : TS_MIN(t->opt.lead, t->st->k);
+	int k = 0;
+
+	while (k < n && t->topk_next < lead) {
+		ts_config *c = t->st->topk[t->topk_next++];
+		if (!ts_evolve_is_marked(t->evo, c)) {
+			ts_evolve_mark(t->evo, c);
+			out[k++] = c;
 		}
-		return k;
 	}
+	if (k || t->opt.topk)
+		return k;
 	if (!ts_evolve_is_marked(t->evo, t->st->best)) {
 		ts_evolve_mark(t->evo, t->st->best);
 		out[0] = t->st->best;
@@ -735,13 +753,18 @@ ts_status ts_tuner_run(ts_tuner *t, ts_tune_progress_fn progress,
 	ts_config **cfgs = ts_new_array(ts_config *, t->opt.batch);
 	ts_schedule **sch = ts_new_array(ts_schedule *, t->opt.batch);
 
-	t->planned = t->opt.topk ? TS_MIN(t->opt.topk, t->st->k) :
-		t->opt.trials;
-	if (!t->history)
-		t->history = ts_new_atomic(double, t->planned + 1);
+	t->planned = t->opt.topk ? TS_MIN(t->opt.trials,
+		TS_MIN(t->opt.topk, t->st->k)) : t->opt.trials;
+	if (t->hcap < t->planned + 1) {
+		t->history = ts_grow(t->history, sizeof(double), t->trials,
+			t->planned + 1);
+		t->hcap = t->planned + 1;
+	}
+	t->verified = false;
 	if (retrain(t) < 0)
 		return TS_ERROR;
-	while (t->trials < t->planned) {
+	while (t->trials < t->planned && !(t->opt.budget_s > 0 &&
+	    now_s() - t0 >= t->opt.budget_s)) {
 		int n = next_distinct(t, TS_MIN(t->opt.batch,
 			t->planned - t->trials), cfgs, sch);
 		if (n < 0)
@@ -765,7 +788,15 @@ ts_status ts_tuner_run(ts_tuner *t, ts_tune_progress_fn progress,
 		return TS_OK;
 	}
 	t->verified = true;
+	/* A later run (ts_tuner_extend) judges against what this one
+	 * verifies, as a run resumed from the log does. */
+	t->log_verified = true;
 	return verify(t);
+}
+
+void ts_tuner_extend(ts_tuner *t, int trials)
+{
+	t->opt.trials += TS_MAX(0, trials);
 }
 
 bool ts_tuner_verified(const ts_tuner *t)

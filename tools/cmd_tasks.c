@@ -267,6 +267,7 @@ static ts_schedule **schedules(ts_ctx *ctx, const ts_partition *p,
 		return st;
 	to.trials = o->trials > 0 ? o->trials : 16;
 	to.batch = TS_TOOL_MIN(to.batch, to.trials);
+	to.lead = to.batch;
 	to.threads = to.measure.threads = o->threads > 0 ? o->threads : 1;
 	to.log = o->log;
 	to.seed = o->seed;
@@ -515,9 +516,10 @@ static const ts_partition *tasks_partition(ts_ctx *ctx, const ts_dag *dag,
 
 /* Write the estimated latency of the network "dag" after each round of
  * "r" (rounds of "trials" measurements) next to the log "log": CSV
- * "round,task,latency_s" and the picture, with the static latency as
- * reference.  The warm-up rounds, whose sums leave out the tasks not
- * visited yet, have no point on the curve. */
+ * "round,task,seconds,latency_s" and the picture against the seconds of
+ * tuning, with the static latency as reference.  The warm-up rounds,
+ * whose sums leave out the tasks not visited yet, have no point on the
+ * curve. */
 static ts_status write_network_curve(ts_ctx *ctx, const ts_dag *dag,
 	const ts_partition *p, const ts_task_schedule *r, int trials,
 	const char *log)
@@ -532,27 +534,38 @@ static ts_status write_network_curve(ts_ctx *ctx, const ts_dag *dag,
 	if (!f || !lat || !xlabel)
 		return ts_ctx_set_error(ctx, "tuning curve: cannot write "
 			"'%s': %s", csv, strerror(errno));
-	fprintf(f, "round,task,latency_s\n");
+	fprintf(f, "round,task,seconds,latency_s\n");
 	for (int k = 0; k < r->nrounds; k++) {
-		fprintf(f, "%d,%s,%.9g\n", k + 1,
-			p->tasks[r->order[k]]->name, r->latency[k]);
+		fprintf(f, "%d,%s,%.3f,%.9g\n", k + 1,
+			p->tasks[r->order[k]]->name, r->elapsed[k],
+			r->latency[k]);
 		lat[k] = k + 1 < r->warmup ? INFINITY : r->latency[k];
 	}
 	if (fclose(f) != 0)
 		return ts_ctx_set_error(ctx, "tuning curve: error writing "
 			"'%s'", csv);
-	snprintf(xlabel, 64, "rounds of %d trials (from round %d: every "
-		"task tuned)", trials, r->warmup);
+	snprintf(xlabel, 64, "seconds of tuning, in rounds of %d trials",
+		trials);
 	c.title = ts_dag_name(dag) ? ts_dag_name(dag) : "network";
 	c.x_label = xlabel;
 	c.y_label = "estimated network latency (ms)";
 	c.n = r->nrounds;
 	c.best = lat;
+	c.x = r->elapsed;
 	c.static_s = r->static_latency;
 	if (ts_tune_curve_draw(ctx, svg, &c) < 0)
 		return TS_ERROR;
 	fprintf(stderr, "tessel tune: curve in %s and %s\n", csv, svg);
 	return TS_OK;
+}
+
+/* Whether every task of "p" that "r" could tune is retired. */
+static bool all_retired(const ts_partition *p, const ts_task_schedule *r)
+{
+	for (int t = 0; t < p->ntasks; t++)
+		if (!r->once[t] && !r->dead[t] && !r->retired[t])
+			return false;
+	return true;
 }
 
 int ts_tool_tune_network(ts_ctx *ctx, const ts_dag *dag, ts_target *target,
@@ -602,6 +615,11 @@ int ts_tool_tune_network(ts_ctx *ctx, const ts_dag *dag, ts_target *target,
 			r->best[t] * 1e3, r->once[t] ? "  (runs once: not tuned)"
 			: r->dead[t] ? "  (no valid schedule)" : "");
 	}
+	if (r->nrounds < rounds)
+		printf("stopped after %d of %d rounds, %.1f s: %s\n",
+			r->nrounds, rounds, r->nrounds ?
+			r->elapsed[r->nrounds - 1] : 0.0, all_retired(p, r) ?
+			"every task retired" : "the time budget is spent");
 	printf("estimated network latency %.4f ms",
 		r->nrounds ? r->latency[r->nrounds - 1] * 1e3 : 0.0);
 	if (isfinite(r->static_latency))

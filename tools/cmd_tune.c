@@ -29,10 +29,14 @@ struct tune_opts {
 	const char *target;	/* "host", a shipped name or a JSON file */
 	const char *log;	/* records log, or NULL */
 	int trials;
+	bool trials_given;	/* --trials on the command line */
 	int topk;		/* > 0: hardware-guided top-k only */
 	int batch;
 	int threads;
 	int verify;		/* best candidates measured again */
+	int lead;		/* static top-k measured first (-1: a
+				 * network's batch, else none) */
+	double budget;		/* wall-clock seconds (0: no limit) */
 	uint64_t seed;
 	bool quiet;		/* no progress bar */
 	bool network;		/* tune the tasks of a network together */
@@ -43,6 +47,7 @@ struct tune_opts {
 /* Take "v" as the trials of "o". */
 static bool set_trials(void *o, const char *v)
 {
+	((struct tune_opts *)o)->trials_given = true;
 	return ts_tool_set_int(&((struct tune_opts *)o)->trials, v, 1, 1000000);
 }
 
@@ -62,6 +67,23 @@ static bool set_batch(void *o, const char *v)
 static bool set_verify(void *o, const char *v)
 {
 	return ts_tool_set_int(&((struct tune_opts *)o)->verify, v, 0, 1000);
+}
+
+/* Take "v" as the lead of "o": static candidates measured first. */
+static bool set_lead(void *o, const char *v)
+{
+	return ts_tool_set_int(&((struct tune_opts *)o)->lead, v, 0, 10000);
+}
+
+/* Take "v" as the time budget of "o", in seconds. */
+static bool set_budget(void *o, const char *v)
+{
+	double *b = &((struct tune_opts *)o)->budget;
+	char *end;
+
+	errno = 0;
+	*b = strtod(v, &end);
+	return *v && !*end && !errno && *b > 0 && *b <= 1e7;
 }
 
 /* Take "v" as the records log of "o". */
@@ -123,6 +145,13 @@ static const struct ts_tool_option tune_options[] = {
 	  "(default 16)" },
 	{ "--verify", true, set_verify, "measure the N best again at the end "
 	  "and choose by the new times (default 4)" },
+	{ "--lead", true, set_lead, "the search starts with the N best "
+	  "configurations of the static\n                     model, in "
+	  "rank order (default: a network's first round, --batch;\n"
+	  "                     else 0)" },
+	{ "--budget", true, set_budget, "stop after SECONDS of wall clock (a "
+	  "network: no round starts\n                     after them; without "
+	  "--trials, rounds until then)" },
 	{ "--log", true, set_log, "records log (JSON lines): resumed from, "
 	  "appended to; the curve goes next to it" },
 	{ "--seed", true, set_seed, "seed of the search and the inputs "
@@ -152,7 +181,9 @@ static const struct ts_tool_options tune_command = {
 	"(two or more layers with weights of their own) first gets its\n"
 	"layouts (the log's layout record, else chosen by timing and "
 	"appended to it),\nthen is tuned task by task: its tasks share "
-	"--trials in rounds of --batch,\nby expected gain.\n\n",
+	"--trials in rounds of --batch,\nby expected gain; a task retires "
+	"when a round is expected to gain less\nthan 0.1% of the network's "
+	"latency.\n\n",
 	"0 success, 1 tuning failed, 2 bad usage or input",
 };
 
@@ -253,6 +284,8 @@ static ts_status tune_task(ts_ctx *ctx, const struct tune_opts *o,
 	to.seed = o->seed;
 	to.threads = o->threads;
 	to.verify = o->verify;
+	to.lead = o->lead > 0 ? o->lead : 0;
+	to.budget_s = o->budget;
 	to.log = o->log;
 	to.measure.threads = o->threads;
 	to.measure.cluster = o->cluster;
@@ -391,8 +424,15 @@ static int tune_program(ts_ctx *ctx, const struct tune_opts *o)
 	    NULL, NULL)) {
 		ts_tune_options to = ts_tune_options_default();
 		int code;
-		to.trials = o->trials;
+		/* A network with a time budget and no --trials tunes until
+		 * the time is spent or every task is retired. */
+		to.trials = o->budget > 0 && !o->trials_given ? 1000000 :
+			o->trials;
 		to.batch = o->batch;
+		to.topk = o->topk;
+		to.verify = o->verify;
+		to.lead = o->lead >= 0 ? o->lead : o->batch;
+		to.budget_s = o->budget;
 		to.seed = o->seed;
 		to.threads = to.measure.threads = o->threads;
 		to.measure.cluster = o->cluster;
@@ -459,7 +499,7 @@ static int join_job(ts_ctx *ctx, struct tune_opts *o)
 int ts_cmd_tune(int argc, char **argv)
 {
 	struct tune_opts o = { .target = "host", .trials = 200, .batch = 16,
-		.threads = 1, .verify = 4, .seed = 1 };
+		.threads = 1, .verify = 4, .lead = -1, .seed = 1 };
 	ts_ctx *ctx;
 	int code = ts_tool_parse_args(&tune_command, argc, argv, &o, &o.file);
 

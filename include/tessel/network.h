@@ -277,7 +277,21 @@ typedef struct ts_task_schedule {
 	/* Rounds before every task that is tuned has had one: the
 	 * latencies of those rounds leave the others out. */
 	int warmup;
+	double *elapsed;	/* wall-clock seconds at the end of each
+				 * round, from the start */
+	bool *retired;		/* per task: its expected gain fell below
+				 * the limit (ts_task_schedule_limits) */
 } ts_task_schedule;
+
+/* When the task scheduler stops before its rounds are spent: after
+ * "budget_s" seconds of wall clock (0: no limit; a round started runs to
+ * its end), and when every task is retired: a task whose expected gain
+ * of a round is below "min_gain" times the estimated network latency
+ * gets no more rounds (0: none is retired). */
+typedef struct ts_task_schedule_limits {
+	double budget_s;
+	double min_gain;
+} ts_task_schedule_limits;
 
 /* Whether every occurrence of task "t" of "p" runs once (the conversion
  * of a weight): its time is not part of a run's latency. */
@@ -288,13 +302,22 @@ __ts_gc ts_task_schedule *ts_task_schedule_run(__ts_keep ts_ctx *ctx,
 	__ts_keep ts_task_tune_fn fn, __ts_keep __ts_null void *data,
 	__ts_keep __ts_null ts_task_progress_fn progress,
 	__ts_keep __ts_null void *pdata);
+/* ts_task_schedule_run within "limits" (NULL: none). */
+__ts_gc ts_task_schedule *ts_task_schedule_run_limited(
+	__ts_keep ts_ctx *ctx, __ts_keep const ts_partition *p, int rounds,
+	int trials, __ts_keep __ts_null const ts_task_schedule_limits *limits,
+	__ts_keep ts_task_tune_fn fn, __ts_keep __ts_null void *data,
+	__ts_keep __ts_null ts_task_progress_fn progress,
+	__ts_keep __ts_null void *pdata);
 
 struct ts_tune_options;
 /* Tune the tasks of "p" on this CPU for "rounds" rounds of opt->trials
  * measurements each ("opt" NULL: the defaults of <tessel/tune.h>),
- * shared by ts_task_schedule_run: each round of a task is one ts_tuner
- * (<tessel/tune.h>) that resumes from opt->log when one is given, with
- * one measurer per task kept across rounds.  Return
+ * shared by ts_task_schedule_run_limited within opt->budget_s seconds,
+ * a task retired when a round is expected to gain less than 0.1% of the
+ * network's latency: one ts_tuner (<tessel/tune.h>) per task, made at its
+ * first round (resumed from opt->log when one is given) and extended by
+ * each later round, so that what it learned carries over.  Return
  * the best schedule per task (NULL entries: none valid) and the rounds in
  * "*out" (may be NULL); NULL with an error naming the task. */
 __ts_gc ts_schedule **ts_partition_tune(__ts_keep ts_ctx *ctx,

@@ -166,6 +166,12 @@ typedef struct ts_tune_options {
 	uint64_t seed;		/* 0: the context's seed */
 	int threads;		/* threads of the kernels (1) */
 	const char *log;	/* records log (JSON lines), or NULL */
+	int lead;		/* the search starts by measuring this many
+				 * best static configurations, in rank
+				 * order (0) */
+	double budget_s;	/* wall-clock seconds at most: a tuner starts
+				 * no batch, a network no round, after them
+				 * (0: no limit) */
 	ts_measure_options measure;
 	ts_evolve_options evolve;
 	/* A measurer of the same DAG to use (borrowed; NULL: the tuner makes
@@ -217,10 +223,14 @@ __ts_give ts_tuner *ts_tuner_new(__ts_keep ts_ctx *ctx,
 	__ts_keep __ts_null const ts_tune_options *opt);
 /* Measure up to opt->trials candidates (or the top-k) in all, calling
  * "progress" (may be NULL) after each batch; a second call goes on only
- * if the first stopped early. */
+ * if the first stopped early or ts_tuner_extend raised the budget. */
 ts_status ts_tuner_run(__ts_keep ts_tuner *t,
 	__ts_keep __ts_null ts_tune_progress_fn progress,
 	__ts_keep __ts_null void *data);
+/* Allow "trials" more measurements to the next ts_tuner_run of "t", which
+ * goes on with everything "t" has learned (its samples, cost model and
+ * features): a network's tasks are tuned so, round by round. */
+void ts_tuner_extend(__ts_keep ts_tuner *t, int trials);
 /* The fastest valid candidate (NULL and INFINITY before any); after
  * verification, by the times measured again. */
 __ts_gc __ts_null const ts_schedule *ts_tuner_best_schedule(
@@ -291,6 +301,9 @@ typedef struct ts_tune_curve {
 	const char *y_label;	/* NULL: "best time (ms)" */
 	int n;			/* points: trials, or a network's rounds */
 	const double *best;	/* seconds after each (INFINITY: none yet) */
+	const double *x;	/* NULL: the points by number; else each
+				 * point's abscissa, rising (seconds of
+				 * tuning), on an axis from 0 */
 	/* Reference lines, in seconds (0 or not finite: not drawn). */
 	double naive_s;		/* the naive schedule */
 	double static_s;	/* the static baseline */

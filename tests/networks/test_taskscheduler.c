@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include <math.h>
+#include <time.h>
 
 #include "tests/common.h"
 
@@ -149,6 +150,51 @@ static void test_taskscheduler__slow_for_its_flops_gets_rounds(void **state)
 	free_partition(p);
 }
 
+/* fake_tune, taking 10 ms. */
+static ts_status slow_tune(void *data, int task, int trials, double *best)
+{
+	struct timespec ts = { 0, 10000000 };
+
+	nanosleep(&ts, NULL);
+	return fake_tune(data, task, trials, best);
+}
+
+/* Within limits: a spent budget stops the rounds after the one under
+ * way, and a task whose expected gain is below the floor is retired;
+ * when every task is, the rounds stop. */
+static void test_taskscheduler__limits_stop_and_retire(void **state)
+{
+	ts_ctx *ctx = *state;
+	/* Task 0 far from its floor, task 1 converged. */
+	struct fake f = { { 1e-3, 1e-3 }, { 8e-3, 1e-9 } };
+	struct fake g = f;
+	ts_partition *p = fake_partition(2, (int[]){ 1, 1 },
+		(int64_t[]){ 1000000, 1000000 });
+	ts_task_schedule_limits budget = { 0.03, 0 }, gain = { 0, 1e-3 };
+	ts_task_schedule *r;
+
+	/* Rounds of 10 ms in a budget of 30 ms: at most three start. */
+	r = ts_task_schedule_run_limited(ctx, p, 50, 8, &budget, slow_tune,
+		&f, NULL, NULL);
+	assert_non_null(r);
+	assert_true(r->nrounds >= 1 && r->nrounds <= 3);
+	assert_true(r->nrounds < 2 || r->elapsed[r->nrounds - 2] < 0.03);
+	r = ts_task_schedule_run_limited(ctx, p, 200, 8, &gain, fake_tune, &g,
+		NULL, NULL);
+	assert_non_null(r);
+	/* Task 1 retires once the optimism a task keeps (1% of its time,
+	 * over its rounds) is below 0.1% of the latency; task 0 when its
+	 * rounds stop gaining that much, long before 200 rounds. */
+	assert_true(r->retired[1]);
+	assert_true(r->rounds_of[1] <= 5);
+	assert_true(r->rounds_of[0] > r->rounds_of[1]);
+	assert_true(r->retired[0]);
+	assert_true(r->nrounds > 3 && r->nrounds < 200);
+	for (int k = 1; k < r->nrounds; k++)
+		assert_true(r->elapsed[k] >= r->elapsed[k - 1]);
+	free_partition(p);
+}
+
 /* A tuning that fails. */
 static ts_status failing_tune(void *data, int task, int trials, double *best)
 {
@@ -176,6 +222,7 @@ int main(void)
 		TS_TEST(test_taskscheduler__warmup_then_gain_dead_skipped),
 		TS_TEST(test_taskscheduler__runs_once__never_tuned),
 		TS_TEST(test_taskscheduler__slow_for_its_flops_gets_rounds),
+		TS_TEST(test_taskscheduler__limits_stop_and_retire),
 		TS_TEST(test_taskscheduler__tuner_error__names_task),
 	};
 

@@ -777,6 +777,61 @@ static void test_tuner_topk__measures_the_static_top_k(void **state)
 	fake_free(&f);
 }
 
+/* With a lead of 4, the first candidates measured are the static
+ * model's four best kernels in rank order, then the search goes on; a
+ * tuner extended runs on from where it stopped, never measuring a kernel
+ * twice, its history one curve over both runs. */
+static void test_tuner_lead_and_extend__go_on_from_the_top_k(void **state)
+{
+	(void)state;
+	ts_ctx *ctx = ts_ctx_alloc(), *c2 = ts_ctx_alloc();
+	ts_dag *dag = ts_parse_string(ctx, "tiny.tsl", tiny_matmul);
+	ts_dag *d2 = ts_parse_string(c2, "tiny.tsl", tiny_matmul);
+	ts_static_result *st = ts_static_baseline_fill(c2, d2, host(c2), 1,
+		32);
+	struct fake f = { 0 };
+	ts_tune_options o = fake_options(&f, 6, NULL);
+	char *want[4];
+	const double *hist;
+	ts_tuner *t;
+	int n = 0;
+
+	assert_non_null(st);
+	for (int i = 0; i < st->k && n < 4; i++) {
+		char *j = ts_schedule_to_json(ts_template_apply(st->tp,
+			st->topk[i]));
+		bool seen = false;
+		for (int k = 0; k < n; k++)
+			seen = seen || !strcmp(want[k], j);
+		if (!seen)
+			want[n++] = j;
+	}
+	assert_int_equal(n, 4);
+	o.lead = 4;
+	o.batch = 3;
+	t = ts_tuner_new(ctx, dag, host(ctx), &o);
+	assert_non_null(t);
+	assert_int_equal(ts_tuner_run(t, NULL, NULL), TS_OK);
+	assert_int_equal(ts_tuner_trials(t), 6);
+	for (int i = 0; i < 4; i++)
+		assert_string_equal(f.seen[i], want[i]);
+	ts_tuner_extend(t, 5);
+	assert_int_equal(ts_tuner_run(t, NULL, NULL), TS_OK);
+	assert_int_equal(ts_tuner_trials(t), 11);
+	assert_int_equal(f.n, 11);
+	for (int i = 0; i < f.n; i++)
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(f.seen[i], f.seen[j]);
+	assert_int_equal(ts_tuner_history(t, &hist), 11);
+	for (int i = 1; i < 11; i++)
+		assert_true(hist[i] <= hist[i - 1] || isinf(hist[i - 1]));
+	assert_float_equal(ts_tuner_best_time(t), f.min_s, 0);
+	ts_tuner_free(t);
+	fake_free(&f);
+	ts_ctx_free(c2);
+	ts_ctx_free(ctx);
+}
+
 static void test_tuner_bad_options__is_an_error(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -786,6 +841,22 @@ static void test_tuner_bad_options__is_an_error(void **state)
 	o.batch = 0;
 	assert_null(ts_tuner_new(ctx, dag, host(ctx), &o));
 	assert_error_contains(ctx, "tune: bad options: trials 200, batch 0,");
+	o.batch = 16;
+	o.lead = -1;
+	assert_null(ts_tuner_new(ctx, dag, host(ctx), &o));
+	assert_error_contains(ctx, "lead -1, budget 0");
+	o.lead = 0;
+	o.budget_s = -1;
+	assert_null(ts_tuner_new(ctx, dag, host(ctx), &o));
+	assert_error_contains(ctx, "lead 0, budget -1");
+	assert_int_equal(ts_tune_options_set(ctx, &o, "budget", "x"),
+		TS_ERROR);
+	assert_error_contains(ctx, "tuning option budget: bad value 'x' "
+		"(seconds, 0 or more)");
+	assert_int_equal(ts_tune_options_set(ctx, &o, "budget", "2.5"), TS_OK);
+	assert_float_equal(o.budget_s, 2.5, 0);
+	assert_int_equal(ts_tune_options_set(ctx, &o, "lead", "8"), TS_OK);
+	assert_int_equal(o.lead, 8);
 }
 
 /* Count progress reports into "data" (an int). */
@@ -976,6 +1047,7 @@ int main(void)
 		TS_TEST(test_tuner_verify__margin_keeps_static),
 		TS_TEST(test_static_baseline__is_the_tuners_static_choice),
 		TS_TEST(test_tuner_topk__measures_the_static_top_k),
+		TS_TEST(test_tuner_lead_and_extend__go_on_from_the_top_k),
 		TS_TEST(test_tuner_bad_options__is_an_error),
 		TS_TEST(test_tuner_real__best_schedule_matches_interpreter),
 		TS_TEST(test_curve__csv_and_svg),
