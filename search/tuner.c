@@ -28,6 +28,7 @@
 
 #include "dsl/ir.h"
 #include "metatemplates/ir.h"
+#include "search/model.h"
 #include "support/support.h"
 
 #define ELITE 16
@@ -56,6 +57,8 @@ struct ts_tuner {
 	const ts_template *tp;
 	ts_evolve *evo;
 	ts_cost_model *model;	/* owns XGBoost handles */
+	ts_model rating;	/* the static model of "tp", built once:
+				 * its estimate is a feature */
 	ts_measurer *measurer;	/* made at the first measurement */
 	int nsamples, cap;	/* training samples: features and times */
 	float *feat;
@@ -63,7 +66,8 @@ struct ts_tuner {
 	int nelite;		/* best measured, fastest first */
 	ts_config *elite[ELITE];
 	double elite_s[ELITE];
-	int topk_next;		/* top-k mode: next static candidate */
+	int topk_next;		/* next static candidate of the top-k */
+	int lead_taken;		/* distinct kernels taken from it */
 	int planned;		/* trials of this run */
 	int hcap;		/* room in "history" */
 	int trials;		/* measured in this run */
@@ -245,6 +249,8 @@ ts_tuner *ts_tuner_new(ts_ctx *ctx, const ts_dag *dag,
 	if (!t->st)
 		return NULL;
 	t->tp = t->st->tp;
+	if (ts_model_init(&t->rating, t->tp) < 0)
+		return NULL;
 	t->static_sch = ts_template_apply(t->tp, t->st->best);
 	t->candidate_s = INFINITY;
 	t->evo = ts_evolve_new(ctx, t->tp->space, &t->opt.evolve);
@@ -325,7 +331,7 @@ static ts_status config_features(ts_tuner *t, const ts_config *c, float *x)
 	if (!f || ts_func_features(t->ctx, f, t->target->cpu.line_bytes,
 	    x) < 0)
 		return TS_ERROR;
-	est = ts_model_estimate(t->tp, c, NULL);
+	est = ts_model_estimate_with(&t->rating, c, NULL);
 	/* NAN is what the model takes as missing */
 	x[TS_FEAT_COUNT] = isfinite(est) ? (float)log2(1 + 1e9 * fmax(0, est))
 		: NAN;
@@ -533,20 +539,22 @@ static void report(const ts_tuner *t, double t0, ts_tune_progress_fn fn,
 }
 
 /* The next batch of at most "n" configurations of "t" into "out": the
- * static top-k in rank order (all of it in top-k mode, its first
- * opt.lead otherwise), then the search. */
-static int next_batch(ts_tuner *t, int n, ts_config **out)
+ * static top-k in rank order (all of it in top-k mode, until opt.lead
+ * distinct kernels came from it otherwise), then the search; "*lead"
+ * says how many of the first came from the top-k. */
+static int next_batch(ts_tuner *t, int n, ts_config **out, int *lead)
 {
-	int lead = t->opt.topk ? t->st->k : TS_MIN(t->opt.lead, t->st->k);
 	int k = 0;
 
-	while (k < n && t->topk_next < lead) {
+	while (k < n && t->topk_next < t->st->k &&
+	       (t->opt.topk || t->lead_taken + k < t->opt.lead)) {
 		ts_config *c = t->st->topk[t->topk_next++];
 		if (!ts_evolve_is_marked(t->evo, c)) {
 			ts_evolve_mark(t->evo, c);
 			out[k++] = c;
 		}
 	}
+	*lead = k;
 	if (k || t->opt.topk)
 		return k;
 	if (!ts_evolve_is_marked(t->evo, t->st->best)) {
@@ -588,7 +596,7 @@ static int next_distinct(ts_tuner *t, int n, ts_config **out,
 	int k = 0;
 
 	for (int tries = 0; k < n && tries < 8; tries++) {
-		int m = next_batch(t, n - k, got);
+		int lead, m = next_batch(t, n - k, got, &lead);
 		if (m <= 0)
 			return k ? k : m;
 		for (int i = 0; i < m; i++) {
@@ -596,6 +604,7 @@ static int next_distinct(ts_tuner *t, int n, ts_config **out,
 			ts_ctx_clear_error(t->ctx);
 			if (s && kernel_seen(t, s))
 				continue;
+			t->lead_taken += i < lead;
 			sch[k] = s;
 			out[k++] = got[i];
 		}
