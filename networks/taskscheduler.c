@@ -231,6 +231,19 @@ struct tuner_env {
 	double *static_s;	/* per task: its static time, first round */
 };
 
+/* Give the new tuner of task "task" of "env" the samples of the tuners
+ * of the other tasks of its class: its model is trained from its first
+ * round. */
+static void learn_from_class(struct tuner_env *env, int task)
+{
+	const ts_partition *p = env->p;
+
+	for (int u = 0; u < p->ntasks; u++)
+		if (u != task && env->tuners[u] &&
+		    p->tasks[u]->klass == p->tasks[task]->klass)
+			ts_tuner_learn(env->tuners[task], env->tuners[u]);
+}
+
 /* One round of "trials" measurements of task "task" (a ts_task_tune_fn
  * over a struct tuner_env). */
 static ts_status tune_round(void *data, int task, int trials, double *best)
@@ -259,6 +272,7 @@ static ts_status tune_round(void *data, int task, int trials, double *best)
 			env->target, &to);
 		if (!t)
 			return TS_ERROR;
+		learn_from_class(env, task);
 	}
 	st = ts_tuner_run(t, NULL, NULL);
 	if (st == TS_OK && !isfinite(env->static_s[task]))
@@ -278,6 +292,25 @@ static ts_status tune_round(void *data, int task, int trials, double *best)
 /* A network's task gets no more rounds once one is expected to gain less
  * than this share of the network's latency. */
 #define NETWORK_MIN_GAIN 1e-3
+
+/* Point env->opt at "net": its options with the search of the default
+ * evolution options halved in population and generations.  A round of a
+ * network's task is one batch, and rating the default search's 512
+ * candidates (each lowered for its features) took 20 to 50 s against a
+ * few seconds for the batch's measurements (ResNet-18's convolutions on
+ * a Zen 4); options set otherwise are kept. */
+static void network_search(struct tuner_env *env, ts_tune_options *net)
+{
+	ts_evolve_options def = ts_evolve_options_default();
+
+	*net = *env->opt;
+	if (net->evolve.population == def.population &&
+	    net->evolve.generations == def.generations) {
+		net->evolve.population = def.population / 2;
+		net->evolve.generations = TS_MAX(1, def.generations / 2);
+	}
+	env->opt = net;
+}
 
 /* The latency of "p" with every task of "r" that is tuned at its static
  * time "static_s" (NAN when one has none). */
@@ -303,10 +336,12 @@ ts_schedule **ts_partition_tune(ts_ctx *ctx, const ts_partition *p,
 	ts_tune_options def = ts_tune_options_default();
 	struct tuner_env env = { ctx, p, target, opt ? opt : &def };
 	ts_task_schedule_limits lim = { env.opt->budget_s, NETWORK_MIN_GAIN };
+	ts_tune_options net;
 	ts_task_schedule *r;
 
 	env.measurers = ts_new_array(ts_measurer *, p->ntasks + 1);
 	env.tuners = ts_new_array(ts_tuner *, p->ntasks + 1);
+	network_search(&env, &net);
 	env.best = ts_new_atomic(double, p->ntasks + 1);
 	env.best_sch = ts_new_array(ts_schedule *, p->ntasks + 1);
 	env.static_s = ts_new_atomic(double, p->ntasks + 1);

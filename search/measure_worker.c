@@ -409,8 +409,11 @@ static int calibrate(struct worker *w, ts_module *m, ts_array **args,
 }
 
 /* Time "m" on "args": after the warm-up, samples until the loop has
- * lasted min_repeat_s (at least 3 samples, at most 1000); send the result
- * line with "max_err" and "build_s". */
+ * lasted min_repeat_s (at least 3 samples, at most 1000; one when a
+ * sample lasts ten times min_repeat_s: a tuner draws candidates of 2 to 5
+ * s per run next to a best of 2 ms, and four runs of each cost it more
+ * than a batch of good ones); send the result line with "max_err" and
+ * "build_s". */
 static void time_runs(struct worker *w, ts_module *m, ts_array **args,
 	double max_err, double build_s)
 {
@@ -418,8 +421,8 @@ static void time_runs(struct worker *w, ts_module *m, ts_array **args,
 	double *s = ts_new_atomic(double, cap), start = ts_measure_now();
 	ts_buf b;
 
-	while (n < 3 || (ts_measure_now() - start < w->min_repeat_s &&
-	       n < cap)) {
+	while (n < 1 || (n < 3 && s[0] * reps < 10 * w->min_repeat_s) ||
+	       (ts_measure_now() - start < w->min_repeat_s && n < cap)) {
 		if ((s[n++] = timed_runs(w, m, args, reps)) < 0)
 			fail(w, TS_ERR_RUNTIME, build_s);
 	}

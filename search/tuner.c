@@ -63,6 +63,9 @@ struct ts_tuner {
 	int nsamples, cap;	/* training samples: features and times */
 	float *feat;
 	double *time;		/* INFINITY: failed */
+	int nprior, pcap;	/* samples learned from other tuners */
+	float *prior_x;
+	double *prior_y;	/* their target: their best / their time */
 	int nelite;		/* best measured, fastest first */
 	ts_config *elite[ELITE];
 	double elite_s[ELITE];
@@ -400,16 +403,18 @@ static bool cached_features(ts_tuner *t, const ts_config *c, float *x)
 	return fc->ok[i];
 }
 
-/* Retrain the model of "t" on its samples, once there are enough. */
+/* Retrain the model of "t" on its samples and those it learned from
+ * other tuners, once there are enough; the target of its own is its best
+ * time over their time (0 for a failure). */
 static ts_status retrain(ts_tuner *t)
 {
 	double best = INFINITY;
 
-	if (t->nsamples < 2 * t->opt.batch)
+	if (t->nsamples + t->nprior < 2 * t->opt.batch)
 		return TS_OK;
 	for (int i = 0; i < t->nsamples; i++)
 		best = fmin(best, t->time[i]);
-	if (!isfinite(best))
+	if (!isfinite(best) && !t->nprior)
 		return TS_OK;
 	ts_cost_model_clear(t->model);
 	for (int i = 0; i < t->nsamples; i++) {
@@ -418,7 +423,46 @@ static ts_status retrain(ts_tuner *t)
 		    NFEAT, y) < 0)
 			return TS_ERROR;
 	}
+	for (int i = 0; i < t->nprior; i++)
+		if (ts_cost_model_add(t->model, t->prior_x + (size_t)i *
+		    NFEAT, t->prior_y[i]) < 0)
+			return TS_ERROR;
 	return ts_cost_model_train(t->model, 0);
+}
+
+void ts_tuner_learn(ts_tuner *t, const ts_tuner *from)
+{
+	double best = INFINITY;
+	int n = t->nprior + from->nsamples;
+
+	for (int i = 0; i < from->nsamples; i++)
+		best = fmin(best, from->time[i]);
+	if (!isfinite(best) || from == t)
+		return;
+	if (n > t->pcap) {
+		int cap = TS_MAX(n, 2 * t->pcap);
+		float *x = ts_new_atomic(float, (size_t)cap * NFEAT);
+		double *y = ts_new_atomic(double, cap);
+		if (t->nprior) {
+			memcpy(x, t->prior_x, sizeof(float) * (size_t)t->nprior
+				* NFEAT);
+			memcpy(y, t->prior_y, sizeof(double) * t->nprior);
+		}
+		t->prior_x = x;
+		t->prior_y = y;
+		t->pcap = cap;
+	}
+	memcpy(t->prior_x + (size_t)t->nprior * NFEAT, from->feat,
+		sizeof(float) * (size_t)from->nsamples * NFEAT);
+	for (int i = 0; i < from->nsamples; i++)
+		t->prior_y[t->nprior + i] = isfinite(from->time[i]) ?
+			best / from->time[i] : 0;
+	t->nprior = n;
+}
+
+int ts_tuner_learned(const ts_tuner *t)
+{
+	return t->nprior;
 }
 
 /* The scoring function of the search: the model's prediction for each

@@ -231,6 +231,14 @@ ts_status ts_tuner_run(__ts_keep ts_tuner *t,
  * goes on with everything "t" has learned (its samples, cost model and
  * features): a network's tasks are tuned so, round by round. */
 void ts_tuner_extend(__ts_keep ts_tuner *t, int trials);
+/* Add what "from" (a tuner of another DAG: a task of the same class in
+ * a network) has measured to the samples "t" trains its cost model on,
+ * each as its speed relative to the best of "from": the search of a task
+ * is guided by its neighbours' samples from its first round, before it
+ * has enough of its own.  The samples are copied. */
+void ts_tuner_learn(__ts_keep ts_tuner *t, __ts_keep const ts_tuner *from);
+/* The samples "t" learned from other tuners. */
+int ts_tuner_learned(__ts_keep const ts_tuner *t);
 /* The fastest valid candidate (NULL and INFINITY before any); after
  * verification, by the times measured again. */
 __ts_gc __ts_null const ts_schedule *ts_tuner_best_schedule(

@@ -832,6 +832,49 @@ static void test_tuner_lead_and_extend__go_on_from_the_top_k(void **state)
 	ts_ctx_free(ctx);
 }
 
+/* A tuner that learned another's samples trains its model from its
+ * first batch: with the same seed, its first search proposes other
+ * candidates than a tuner that learned nothing (whose first batches are
+ * ranked at random), and it keeps what it learned apart from its own. */
+static void test_tuner_learn__trains_from_the_first_batch(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "tiny.tsl", tiny_matmul);
+	struct fake fa = { 0 }, fb = { 0 }, fc = { 0 };
+	ts_tune_options oa = fake_options(&fa, 24, NULL);
+	ts_tune_options ob = fake_options(&fb, 8, NULL);
+	ts_tune_options oc = fake_options(&fc, 8, NULL);
+	ts_tuner *a, *b, *c;
+	bool differ = false;
+
+	oa.seed = 7;
+	ob.seed = oc.seed = 3;
+	a = ts_tuner_new(ctx, dag, host(ctx), &oa);
+	assert_non_null(a);
+	assert_int_equal(ts_tuner_run(a, NULL, NULL), TS_OK);
+	b = ts_tuner_new(ctx, dag, host(ctx), &ob);
+	c = ts_tuner_new(ctx, dag, host(ctx), &oc);
+	assert_non_null(b);
+	assert_non_null(c);
+	ts_tuner_learn(b, a);
+	assert_int_equal(ts_tuner_learned(b), 24);
+	assert_int_equal(ts_tuner_learned(c), 0);
+	assert_int_equal(ts_tuner_run(b, NULL, NULL), TS_OK);
+	assert_int_equal(ts_tuner_run(c, NULL, NULL), TS_OK);
+	assert_int_equal(ts_tuner_trials(b), 8);
+	assert_int_equal(fb.n, 8);
+	assert_int_equal(fc.n, 8);
+	for (int i = 0; i < 8; i++)
+		differ = differ || strcmp(fb.seen[i], fc.seen[i]);
+	assert_true(differ);
+	ts_tuner_free(a);
+	ts_tuner_free(b);
+	ts_tuner_free(c);
+	fake_free(&fa);
+	fake_free(&fb);
+	fake_free(&fc);
+}
+
 static void test_tuner_bad_options__is_an_error(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -1048,6 +1091,7 @@ int main(void)
 		TS_TEST(test_static_baseline__is_the_tuners_static_choice),
 		TS_TEST(test_tuner_topk__measures_the_static_top_k),
 		TS_TEST(test_tuner_lead_and_extend__go_on_from_the_top_k),
+		TS_TEST(test_tuner_learn__trains_from_the_first_batch),
 		TS_TEST(test_tuner_bad_options__is_an_error),
 		TS_TEST(test_tuner_real__best_schedule_matches_interpreter),
 		TS_TEST(test_curve__csv_and_svg),
