@@ -112,6 +112,41 @@ static void test_options_default__as_documented(void **state)
 	assert_int_equal(o.threads, 1);
 }
 
+/* A candidate whose one sample lasts over ten times min_repeat_s is
+ * timed once; a quick one still gets at least three samples. */
+static void test_measure_slow__timed_once(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *big = ts_parse_string(ctx, "big.tsl",
+		"input A: f32[256, 256]\n"
+		"input B: f32[256, 256]\n"
+		"output C[i: 256, j: 256] = sum(k: 256) A[i, k] * B[k, j]\n");
+	ts_dag *dag = matmul(ctx);
+	ts_measure_options o = fast_options();
+	ts_measurer *m;
+	ts_measure_result r;
+
+	assert_non_null(big);
+	/* The naive 256^3 product runs for milliseconds, over 10 x 0.1 ms. */
+	o.min_repeat_s = 1e-4;
+	m = ts_measurer_new(ctx, big, &o, 5);
+	assert_non_null(m);
+	assert_int_equal(ts_measure(m, ts_schedule_naive(ctx, big), &r),
+		TS_OK);
+	assert_int_equal(r.error, TS_ERR_NONE);
+	if (r.samples[0] < 10 * o.min_repeat_s)
+		fail_msg("the naive product ran in %g s", r.samples[0]);
+	assert_int_equal(r.nsamples, 1);
+	assert_true(r.median_s == r.samples[0]);
+	ts_measurer_free(m);
+	o = fast_options();
+	m = ts_measurer_new(ctx, dag, &o, 5);
+	assert_non_null(m);
+	assert_int_equal(ts_measure(m, tiled(ctx, dag), &r), TS_OK);
+	assert_good(&r);
+	ts_measurer_free(m);
+}
+
 static void test_measure_good__checked_and_timed(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -397,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_error_code_names__as_documented),
 		cmocka_unit_test(test_options_default__as_documented),
 		TS_TEST(test_measure_good__checked_and_timed),
+		TS_TEST(test_measure_slow__timed_once),
 		TS_TEST(test_measure_long_timing__run_timeout_bounds_one_run),
 		TS_TEST(test_measure_faults__reported_then_good_candidate),
 		TS_TEST(test_measure_set_fault__unknown_is_error),
