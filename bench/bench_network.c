@@ -218,6 +218,9 @@ static ts_network *compile(ts_ctx *ctx, const ts_dag *dag, ts_target *tg,
 		return st ? ts_network_build(ctx, p, st, o) : NULL;
 	to.trials = trials;
 	to.batch = trials < to.batch ? trials : to.batch;
+	/* As tessel tune on a network: each task starts from the static
+	 * model's best kernels. */
+	to.lead = to.batch;
 	to.threads = to.measure.threads = o->threads > 0 ? o->threads : 1;
 	/* The tuner sets the cores of the host it is given to its threads:
 	 * its records are keyed as tessel tune's. */
