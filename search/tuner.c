@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include <tessel/lower.h>
 #include <tessel/records.h>
 #include <tessel/search.h>
@@ -69,6 +71,9 @@ struct ts_tuner {
 	int nelite;		/* best measured, fastest first */
 	ts_config *elite[ELITE];
 	double elite_s[ELITE];
+	int nadopt, adopt_next;	/* configurations taken from tuners of
+				 * same-shape stages, measured first */
+	ts_config **adopt;
 	int topk_next;		/* next static candidate of the top-k */
 	int lead_taken;		/* distinct kernels taken from it */
 	int planned;		/* trials of this run */
@@ -465,6 +470,131 @@ int ts_tuner_learned(const ts_tuner *t)
 	return t->nprior;
 }
 
+/* The stage of "dag" called "name", or NULL. */
+static const ts_stage *stage_named(const ts_dag *dag, const char *name)
+{
+	for (int s = 0; s < dag->nstages; s++)
+		if (!strcmp(dag->stages[s]->name, name))
+			return dag->stages[s];
+	return NULL;
+}
+
+/* Whether stages "a" and "b" have the same axes and read tensors of the
+ * same shapes in the same order: a weight blocked in one and declared in
+ * the other makes the same tiling another kernel. */
+static bool same_stage_shape(const ts_stage *a, const ts_stage *b)
+{
+	if (!a || !b || a->ndim != b->ndim || a->nraxes != b->nraxes ||
+	    a->ninputs != b->ninputs)
+		return false;
+	for (int d = 0; d < a->ndim; d++)
+		if (a->axes[d]->extent != b->axes[d]->extent)
+			return false;
+	for (int r = 0; r < a->nraxes; r++)
+		if (a->raxes[r]->extent != b->raxes[r]->extent)
+			return false;
+	for (int i = 0; i < a->ninputs; i++) {
+		const ts_tensor *x = a->inputs[i], *y = b->inputs[i];
+		if (x->ndim != y->ndim)
+			return false;
+		for (int d = 0; d < x->ndim; d++)
+			if (x->shape[d] != y->shape[d])
+				return false;
+	}
+	return true;
+}
+
+/* The pack knob of stage "to" ("ts") for the tensor that stage "fs"
+ * reads at the place where it reads "tensor", or NULL. */
+static const char *pack_knob(const ts_stage *fs, const ts_stage *ts,
+	const char *to, const char *tensor)
+{
+	for (int i = 0; i < fs->ninputs; i++)
+		if (!strcmp(fs->inputs[i]->name, tensor))
+			return ts_asprintf("%s.pack.%s", to,
+				ts->inputs[i]->name);
+	return NULL;
+}
+
+static ts_config *adopt_mapped(ts_tuner *t, const ts_stage *fs,
+	const ts_stage *ts, const ts_config *src, const char *from,
+	const char *to);
+
+/* The static choice of "t" with the knobs of its stage "to" taken from
+ * those of stage "from" of "fdag" in "src", a configuration of another
+ * template (its packs by the place of the tensor they name); NULL when
+ * the stages differ in shape, no knob maps, or the result is not a
+ * configuration of "t". */
+static ts_config *adopt_one(ts_tuner *t, const ts_dag *fdag,
+	const ts_config *src, const char *from, const char *to)
+{
+	const ts_stage *fs = stage_named(fdag, from);
+	const ts_stage *ts = stage_named(t->dag, to);
+
+	if (!same_stage_shape(fs, ts))
+		return NULL;
+	return adopt_mapped(t, fs, ts, src, from, to);
+}
+
+/* adopt_one once the stages "fs" and "ts" are known to match. */
+static ts_config *adopt_mapped(ts_tuner *t, const ts_stage *fs,
+	const ts_stage *ts, const ts_config *src, const char *from,
+	const char *to)
+{
+	json_t *a = json_loads(ts_config_to_json(src), 0, NULL);
+	json_t *b = json_loads(ts_config_to_json(t->st->best), 0, NULL);
+	size_t fl = strlen(from);
+	ts_config *c = NULL;
+	const char *key;
+	json_t *v;
+	int mapped = 0;
+
+	if (a && b) {
+		char *text;
+		json_object_foreach(a, key, v) {
+			const char *nk;
+			if (strncmp(key, from, fl) || key[fl] != '.')
+				continue;
+			nk = !strncmp(key + fl, ".pack.", 6) ? pack_knob(fs, ts,
+				to, key + fl + 6) : ts_asprintf("%s%s", to,
+				key + fl);
+			if (!nk)
+				continue;
+			if (json_object_get(b, nk))
+				mapped += json_object_set(b, nk, v) == 0;
+		}
+		text = mapped ? json_dumps(b, JSON_COMPACT) : NULL;
+		c = text ? ts_config_from_json(t->ctx, t->tp->space, text) :
+			NULL;
+		free(text);
+		ts_ctx_clear_error(t->ctx);
+	}
+	json_decref(a);
+	json_decref(b);
+	return c;
+}
+
+int ts_tuner_adopt(ts_tuner *t, const ts_tuner *from, const char *from_stage,
+	const char *to_stage, int k)
+{
+	int n = 0;
+
+	for (int i = 0; i < from->nelite && n < k; i++) {
+		ts_config *c = adopt_one(t, from->dag, from->elite[i],
+			from_stage, to_stage);
+		bool dup = !c;
+		for (int j = 0; j < t->nadopt && !dup; j++)
+			dup = ts_config_equal(t->adopt[j], c);
+		if (dup)
+			continue;
+		t->adopt = ts_grow(t->adopt, sizeof(ts_config *), t->nadopt,
+			t->nadopt + 1);
+		t->adopt[t->nadopt++] = c;
+		n++;
+	}
+	return n;
+}
+
 /* The scoring function of the search: the model's prediction for each
  * of "n" configurations "cfgs" of the tuner "data", -INFINITY when one
  * does not lower. */
@@ -589,6 +719,18 @@ static void report(const ts_tuner *t, double t0, ts_tune_progress_fn fn,
 static int next_batch(ts_tuner *t, int n, ts_config **out, int *lead)
 {
 	int k = 0;
+
+	while (k < n && t->adopt_next < t->nadopt) {
+		ts_config *c = t->adopt[t->adopt_next++];
+		if (!ts_evolve_is_marked(t->evo, c)) {
+			ts_evolve_mark(t->evo, c);
+			out[k++] = c;
+		}
+	}
+	if (k) {
+		*lead = 0;
+		return k;
+	}
 
 	while (k < n && t->topk_next < t->st->k &&
 	       (t->opt.topk || t->lead_taken + k < t->opt.lead)) {

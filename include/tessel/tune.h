@@ -239,6 +239,14 @@ void ts_tuner_extend(__ts_keep ts_tuner *t, int trials);
 void ts_tuner_learn(__ts_keep ts_tuner *t, __ts_keep const ts_tuner *from);
 /* The samples "t" learned from other tuners. */
 int ts_tuner_learned(__ts_keep const ts_tuner *t);
+/* Make the "k" best configurations "from" measured (a tuner of another
+ * DAG whose stage "from_stage" has the shape of stage "to_stage" of the
+ * DAG of "t") the first candidates of "t": each is the static choice of
+ * "t" with the knobs of "to_stage" (but its packs) set as "from_stage"'s
+ * were.  Return how many are configurations of "t" and new to it. */
+int ts_tuner_adopt(__ts_keep ts_tuner *t, __ts_keep const ts_tuner *from,
+	__ts_keep const char *from_stage, __ts_keep const char *to_stage,
+	int k);
 /* The fastest valid candidate (NULL and INFINITY before any); after
  * verification, by the times measured again. */
 __ts_gc __ts_null const ts_schedule *ts_tuner_best_schedule(

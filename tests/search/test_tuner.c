@@ -875,6 +875,79 @@ static void test_tuner_learn__trains_from_the_first_batch(void **state)
 	fake_free(&fc);
 }
 
+/* The value of knob "key" in the configuration JSON "json" ("[..]" or a
+ * word), as text. */
+static char *knob_text(const char *json, const char *key)
+{
+	char *at = strstr(json, key), *end;
+
+	assert_non_null(at);
+	at += strlen(key);
+	end = at + strcspn(at, ",}");
+	if (*at == '[')
+		end = strchr(at, ']') + 1;
+	return strndup(at, (size_t)(end - at));
+}
+
+/* A tuner adopts the best configurations of another whose stage has the
+ * shape of its own under another name: its first candidate carries that
+ * stage's knobs, renamed; a stage that is not there, or that reads an
+ * input of another shape, gives none. */
+static void test_tuner_adopt__first_candidate_from_same_shape(void **state)
+{
+	static const char *const knobs[] = { ".i\":", ".j\":", ".k\":",
+		".vec\":", ".par\":", ".unroll\":" };
+	ts_ctx *ctx = *state;
+	ts_dag *da = ts_parse_string(ctx, "a.tsl", tiny_matmul);
+	ts_dag *db = ts_parse_string(ctx, "b.tsl",
+		"input P: f32[32, 24]\n"
+		"input Q: f32[24, 40]\n"
+		"output D[i: 32, j: 40] = sum(k: 24) P[i, k] * Q[k, j]\n");
+	struct fake fa = { .no_errors = true }, fb = { .no_errors = true };
+	ts_tune_options oa = fake_options(&fa, 24, NULL);
+	ts_tune_options ob = fake_options(&fb, 1, NULL);
+	ts_tuner *a, *b, *t_other;
+	char *ja, *jb;
+
+	oa.seed = 11;
+	ob.batch = 1;
+	a = ts_tuner_new(ctx, da, host(ctx), &oa);
+	assert_non_null(a);
+	assert_int_equal(ts_tuner_run(a, NULL, NULL), TS_OK);
+	b = ts_tuner_new(ctx, db, host(ctx), &ob);
+	assert_non_null(b);
+	/* The same axes over a transposed input: another kernel. */
+	t_other = ts_tuner_new(ctx, ts_parse_string(ctx, "e.tsl",
+		"input P: f32[24, 32]\n"
+		"input Q: f32[24, 40]\n"
+		"output E[i: 32, j: 40] = sum(k: 24) P[k, i] * Q[k, j]\n"),
+		host(ctx), &ob);
+	assert_non_null(t_other);
+	assert_int_equal(ts_tuner_adopt(b, a, "X", "D", 2), 0);
+	assert_int_equal(ts_tuner_adopt(t_other, a, "C", "E", 2), 0);
+	assert_int_equal(ts_tuner_adopt(b, a, "C", "D", 2), 2);
+	assert_int_equal(ts_tuner_run(b, NULL, NULL), TS_OK);
+	assert_int_equal(fb.n, 1);
+	ja = ts_config_to_json(ts_tuner_best_config(a));
+	jb = ts_config_to_json(ts_tuner_best_config(b));
+	for (size_t i = 0; i < sizeof(knobs) / sizeof(*knobs); i++) {
+		char ka[32], kb[32];
+		char *va, *vb;
+		snprintf(ka, sizeof(ka), "\"C%s", knobs[i]);
+		snprintf(kb, sizeof(kb), "\"D%s", knobs[i]);
+		va = knob_text(ja, ka);
+		vb = knob_text(jb, kb);
+		assert_string_equal(va, vb);
+		free(va);
+		free(vb);
+	}
+	ts_tuner_free(t_other);
+	ts_tuner_free(a);
+	ts_tuner_free(b);
+	fake_free(&fa);
+	fake_free(&fb);
+}
+
 static void test_tuner_bad_options__is_an_error(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -1092,6 +1165,7 @@ int main(void)
 		TS_TEST(test_tuner_topk__measures_the_static_top_k),
 		TS_TEST(test_tuner_lead_and_extend__go_on_from_the_top_k),
 		TS_TEST(test_tuner_learn__trains_from_the_first_batch),
+		TS_TEST(test_tuner_adopt__first_candidate_from_same_shape),
 		TS_TEST(test_tuner_bad_options__is_an_error),
 		TS_TEST(test_tuner_real__best_schedule_matches_interpreter),
 		TS_TEST(test_curve__csv_and_svg),
