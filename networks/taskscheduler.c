@@ -21,7 +21,6 @@
 #include <config.h>
 
 #include <math.h>
-#include <time.h>
 
 #include <tessel/network.h>
 #include <tessel/tune.h>
@@ -136,15 +135,6 @@ static int pick(const ts_partition *p, const struct task_state *st,
 	return arg;
 }
 
-/* Seconds of the monotonic clock. */
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 ts_task_schedule *ts_task_schedule_run(ts_ctx *ctx, const ts_partition *p,
 	int rounds, int trials_per_round, ts_task_tune_fn fn, void *data,
 	ts_task_progress_fn progress, void *pdata)
@@ -162,7 +152,7 @@ ts_task_schedule *ts_task_schedule_run_limited(ts_ctx *ctx,
 	ts_task_schedule *r = ts_new(ts_task_schedule);
 	ts_task_schedule_limits none = { 0, 0 };
 	int warm = 0;		/* the next task of the round robin */
-	double t0 = now_s();
+	double t0 = ts_now_s();
 
 	if (!limits)
 		limits = &none;
@@ -180,7 +170,7 @@ ts_task_schedule *ts_task_schedule_run_limited(ts_ctx *ctx,
 	}
 	for (int k = 0; k < rounds; k++) {
 		int t;
-		if (limits->budget_s > 0 && now_s() - t0 >= limits->budget_s)
+		if (limits->budget_s > 0 && ts_now_s() - t0 >= limits->budget_s)
 			break;
 		while (warm < p->ntasks && r->once[warm])
 			warm++;
@@ -196,7 +186,7 @@ ts_task_schedule *ts_task_schedule_run_limited(ts_ctx *ctx,
 		st[t].dead = !isfinite(st[t].best);
 		r->order[r->nrounds] = t;
 		r->rounds_of[t]++;
-		r->elapsed[r->nrounds] = now_s() - t0;
+		r->elapsed[r->nrounds] = ts_now_s() - t0;
 		r->latency[r->nrounds++] = latency(p, st);
 		if (progress)
 			progress(pdata, r->nrounds, t,

@@ -18,7 +18,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -65,7 +64,7 @@ struct ts_tuner {
 	int nsamples, cap;	/* training samples: features and times */
 	float *feat;
 	double *time;		/* INFINITY: failed */
-	int nprior, pcap;	/* samples learned from other tuners */
+	int nprior;		/* samples learned from other tuners */
 	float *prior_x;
 	double *prior_y;	/* their target: their best / their time */
 	int nelite;		/* best measured, fastest first */
@@ -198,15 +197,6 @@ ts_status ts_tune_options_set(ts_ctx *ctx, ts_tune_options *o,
 			"'%s' (a positive integer)", value);
 	o->seed = seed;
 	return TS_OK;
-}
-
-/* Seconds of the monotonic clock. */
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* Check the options "o" of a tuner of "ctx". */
@@ -444,19 +434,8 @@ void ts_tuner_learn(ts_tuner *t, const ts_tuner *from)
 		best = fmin(best, from->time[i]);
 	if (!isfinite(best) || from == t)
 		return;
-	if (n > t->pcap) {
-		int cap = TS_MAX(n, 2 * t->pcap);
-		float *x = ts_new_atomic(float, (size_t)cap * NFEAT);
-		double *y = ts_new_atomic(double, cap);
-		if (t->nprior) {
-			memcpy(x, t->prior_x, sizeof(float) * (size_t)t->nprior
-				* NFEAT);
-			memcpy(y, t->prior_y, sizeof(double) * t->nprior);
-		}
-		t->prior_x = x;
-		t->prior_y = y;
-		t->pcap = cap;
-	}
+	t->prior_x = ts_grow(t->prior_x, sizeof(float) * NFEAT, t->nprior, n);
+	t->prior_y = ts_grow(t->prior_y, sizeof(double), t->nprior, n);
 	memcpy(t->prior_x + (size_t)t->nprior * NFEAT, from->feat,
 		sizeof(float) * (size_t)from->nsamples * NFEAT);
 	for (int i = 0; i < from->nsamples; i++)
@@ -516,10 +495,6 @@ static const char *pack_knob(const ts_stage *fs, const ts_stage *ts,
 	return NULL;
 }
 
-static ts_config *adopt_mapped(ts_tuner *t, const ts_stage *fs,
-	const ts_stage *ts, const ts_config *src, const char *from,
-	const char *to);
-
 /* The static choice of "t" with the knobs of its stage "to" taken from
  * those of stage "from" of "fdag" in "src", a configuration of another
  * template (its packs by the place of the tensor they name); NULL when
@@ -530,25 +505,17 @@ static ts_config *adopt_one(ts_tuner *t, const ts_dag *fdag,
 {
 	const ts_stage *fs = stage_named(fdag, from);
 	const ts_stage *ts = stage_named(t->dag, to);
-
-	if (!same_stage_shape(fs, ts))
-		return NULL;
-	return adopt_mapped(t, fs, ts, src, from, to);
-}
-
-/* adopt_one once the stages "fs" and "ts" are known to match. */
-static ts_config *adopt_mapped(ts_tuner *t, const ts_stage *fs,
-	const ts_stage *ts, const ts_config *src, const char *from,
-	const char *to)
-{
-	json_t *a = json_loads(ts_config_to_json(src), 0, NULL);
-	json_t *b = json_loads(ts_config_to_json(t->st->best), 0, NULL);
+	json_t *a, *b;
 	size_t fl = strlen(from);
 	ts_config *c = NULL;
 	const char *key;
 	json_t *v;
 	int mapped = 0;
 
+	if (!same_stage_shape(fs, ts))
+		return NULL;
+	a = json_loads(ts_config_to_json(src), 0, NULL);
+	b = json_loads(ts_config_to_json(t->st->best), 0, NULL);
 	if (a && b) {
 		char *text;
 		json_object_foreach(a, key, v) {
@@ -558,9 +525,7 @@ static ts_config *adopt_mapped(ts_tuner *t, const ts_stage *fs,
 			nk = !strncmp(key + fl, ".pack.", 6) ? pack_knob(fs, ts,
 				to, key + fl + 6) : ts_asprintf("%s%s", to,
 				key + fl);
-			if (!nk)
-				continue;
-			if (json_object_get(b, nk))
+			if (nk && json_object_get(b, nk))
 				mapped += json_object_set(b, nk, v) == 0;
 		}
 		text = mapped ? json_dumps(b, JSON_COMPACT) : NULL;
@@ -696,7 +661,7 @@ static void report(const ts_tuner *t, double t0, ts_tune_progress_fn fn,
 	void *data)
 {
 	ts_tune_progress p = { 0 };
-	double el = now_s() - t0;
+	double el = ts_now_s() - t0;
 
 	if (!fn)
 		return;
@@ -712,35 +677,36 @@ static void report(const ts_tuner *t, double t0, ts_tune_progress_fn fn,
 	fn(&p, data);
 }
 
-/* The next batch of at most "n" configurations of "t" into "out": the
- * static top-k in rank order (all of it in top-k mode, until opt.lead
- * distinct kernels came from it otherwise), then the search; "*lead"
- * says how many of the first came from the top-k. */
-static int next_batch(ts_tuner *t, int n, ts_config **out, int *lead)
+/* Up to "n" configurations of "list" (of "len") from "*next" on that "t"
+ * has not proposed yet into "out", marked; return how many. */
+static int take_unmarked(ts_tuner *t, ts_config **list, int len, int *next,
+	int n, ts_config **out)
 {
 	int k = 0;
 
-	while (k < n && t->adopt_next < t->nadopt) {
-		ts_config *c = t->adopt[t->adopt_next++];
+	while (k < n && *next < len) {
+		ts_config *c = list[(*next)++];
 		if (!ts_evolve_is_marked(t->evo, c)) {
 			ts_evolve_mark(t->evo, c);
 			out[k++] = c;
 		}
 	}
-	if (k) {
-		*lead = 0;
-		return k;
-	}
+	return k;
+}
 
-	while (k < n && t->topk_next < t->st->k &&
-	       (t->opt.topk || t->lead_taken + k < t->opt.lead)) {
-		ts_config *c = t->st->topk[t->topk_next++];
-		if (!ts_evolve_is_marked(t->evo, c)) {
-			ts_evolve_mark(t->evo, c);
-			out[k++] = c;
-		}
-	}
-	*lead = k;
+/* The next batch of at most "n" configurations of "t" into "out": those
+ * it adopted, then the static top-k in rank order (all of it in top-k
+ * mode, until opt.lead distinct kernels came from it otherwise), then
+ * the search; "*lead" says how many came from the top-k. */
+static int next_batch(ts_tuner *t, int n, ts_config **out, int *lead)
+{
+	int k = take_unmarked(t, t->adopt, t->nadopt, &t->adopt_next, n, out);
+
+	*lead = 0;
+	if (k)
+		return k;
+	k = *lead = take_unmarked(t, t->st->topk, t->st->k, &t->topk_next,
+		t->opt.topk ? n : TS_MIN(n, t->opt.lead - t->lead_taken), out);
 	if (k || t->opt.topk)
 		return k;
 	if (!ts_evolve_is_marked(t->evo, t->st->best)) {
@@ -944,7 +910,7 @@ static bool judged_unbeaten(const ts_tuner *t, double before)
 ts_status ts_tuner_run(ts_tuner *t, ts_tune_progress_fn progress,
 	void *data)
 {
-	double t0 = now_s(), before = t->best_s;
+	double t0 = ts_now_s(), before = t->best_s;
 	ts_config **cfgs = ts_new_array(ts_config *, t->opt.batch);
 	ts_schedule **sch = ts_new_array(ts_schedule *, t->opt.batch);
 
@@ -959,7 +925,7 @@ ts_status ts_tuner_run(ts_tuner *t, ts_tune_progress_fn progress,
 	if (retrain(t) < 0)
 		return TS_ERROR;
 	while (t->trials < t->planned && !(t->opt.budget_s > 0 &&
-	    now_s() - t0 >= t->opt.budget_s)) {
+	    ts_now_s() - t0 >= t->opt.budget_s)) {
 		int n = next_distinct(t, TS_MIN(t->opt.batch,
 			t->planned - t->trials), cfgs, sch);
 		if (n < 0)

@@ -31,6 +31,8 @@ char *ts_strdup(const char *s);
 char *ts_strndup(const char *s, size_t n);
 char *ts_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *ts_utc_now(const char *fmt);
+/* Seconds of the monotonic clock. */
+double ts_now_s(void);
 char *ts_vasprintf(const char *fmt, va_list ap);
 
 /* A growable string. */

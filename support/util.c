@@ -56,6 +56,14 @@ char *ts_vasprintf(const char *fmt, va_list ap)
 	return s;
 }
 
+double ts_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 /* Return the current time in UTC formatted by strftime's "fmt" (a GC
  * string of at most 63 characters). */
 char *ts_utc_now(const char *fmt)
