@@ -211,4 +211,18 @@ struct ts_nest {
 bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 	int stage, ts_nest *nest);
 
+/* The vector registers that the operands of a register tile hold at
+ * once, its "n" loops outermost first (loop "k" runs axis "axis[k]" and
+ * holds "regs[k]" registers of an operand that depends on it: its trip,
+ * or its vectors for the vector loop), "nops" operands, operand "o"
+ * depending on the axes of the bit mask "dep[o]".  An operand reused
+ * across a loop keeps live every register it takes in the loops inside
+ * that one: all of them, when the loop it does not depend on is
+ * outside the loops it does. */
+int64_t ts_tile_operand_registers(int n, const int *axis,
+	const int64_t *regs, int nops, const uint32_t *dep);
+
+/* The bit mask of the axes below "naxes" that access "a" depends on. */
+uint32_t ts_access_axes(const ts_access_info *a, int naxes);
+
 #endif

@@ -533,6 +533,9 @@ static ts_status split_axis(ts_schedule *sch, const char *stage,
 	return TS_OK;
 }
 
+/* Operands of a stage whose registers the register tile's order counts. */
+enum { TS_MAX_OPERANDS = 16 };
+
 /* A tiling to apply: which levels of which axes, in which order. */
 struct tiling {
 	const char *stage;
@@ -560,6 +563,9 @@ struct tiling {
 	int level_last[TS_MAX_LEVELS];	/* position of a level's last loop */
 	const char *par_loop;	/* the fused parallel loop, or NULL */
 	int partition;		/* the axis whose tail is a loop, or -1 */
+	int lanes;		/* of the stage's type on the target */
+	int nops;		/* operands (loads) of the stage */
+	uint32_t op_dep[TS_MAX_OPERANDS];	/* the spatial axes of each */
 };
 
 /* The name of the loop at position "pos" of the order of "t", after the
@@ -661,6 +667,128 @@ static int partition_axis(const struct tiling *t)
 	return k < t->norder && t->kind[k] != TS_LOOP_PARALLEL ? a : -1;
 }
 
+uint32_t ts_access_axes(const ts_access_info *a, int naxes)
+{
+	uint32_t m = 0;
+
+	for (int x = 0; x < naxes && x < 32; x++)
+		if (a->stride[x] != 0)
+			m |= 1u << x;
+	return m;
+}
+
+int64_t ts_tile_operand_registers(int n, const int *axis,
+	const int64_t *regs, int nops, const uint32_t *dep)
+{
+	int64_t total = 0;
+
+	for (int o = 0; o < nops; o++) {
+		int64_t live = 1;
+		for (int j = 0; j < n; j++) {
+			int64_t inside = 1;
+			if (regs[j] <= 1 || (dep[o] >> axis[j] & 1))
+				continue;
+			for (int k = j + 1; k < n; k++)
+				if (dep[o] >> axis[k] & 1)
+					inside *= regs[k];
+			live = inside;
+			break;
+		}
+		total += live;
+	}
+	return total;
+}
+
+/* The operand registers of the loops [lo, norder) of "t" in the order
+ * "perm" of the positions [lo, hi) (the rest after, in place). */
+static int64_t tile_operand_registers(const struct tiling *t, int lo,
+	int hi, const int *perm)
+{
+	int axis[TS_MAX_NEST];
+	int64_t regs[TS_MAX_NEST];
+	int n = 0;
+
+	for (int k = lo; k < t->norder; k++) {
+		int q = k < hi ? perm[k - lo] : k;
+		axis[n] = t->order_axis[q];
+		regs[n] = t->order_trip[q];
+		if (q == t->norder - 1 && t->order_axis[q] == t->vec)
+			regs[n] = (regs[n] + t->lanes - 1) / t->lanes;
+		n++;
+	}
+	return ts_tile_operand_registers(n, axis, regs, t->nops, t->op_dep);
+}
+
+static void swap_ints(int *a, int *b)
+{
+	int x = *a;
+
+	*a = *b;
+	*b = x;
+}
+
+/* Whether "p" (of "n") is followed by another permutation, made so. */
+static bool next_permutation(int *p, int n)
+{
+	int i = n - 2, j = n - 1;
+
+	while (i >= 0 && p[i] >= p[i + 1])
+		i--;
+	if (i < 0)
+		return false;
+	while (p[j] <= p[i])
+		j--;
+	swap_ints(&p[i], &p[j]);
+	for (int a = i + 1, b = n - 1; a < b; a++, b--)
+		swap_ints(&p[a], &p[b]);
+	return true;
+}
+
+/* Order the loops of the register tile of "t" (its last spatial level,
+ * unrolled whole, the vector loop kept innermost) so that its operands
+ * hold the fewest registers at once; the written order where none holds
+ * fewer.  An operand that does not depend on an outer loop of the tile
+ * keeps every vector it loads in the loops inside that one: a 2 x 14
+ * tile of accumulators over (k, h) with vectors along w holds the 14
+ * input rows across k, 44 registers of 32, and spills (measured: a 3x3
+ * convolution over 64 channels at 56x56, 3.5 ms in that order, 2.2 to
+ * 2.4 ms with h outside k). */
+static void order_register_tile(struct tiling *t, int lo)
+{
+	int hi = t->norder - (t->vec >= 0 &&
+		t->order_axis[t->norder - 1] == t->vec ? 1 : 0);
+	int perm[TS_MAX_NEST], best[TS_MAX_NEST], n = hi - lo;
+	int64_t body = 1, best_regs;
+	int axis[TS_MAX_NEST], part[TS_MAX_NEST];
+	int64_t trip[TS_MAX_NEST];
+
+	for (int k = lo; k < hi; k++)
+		body *= t->order_trip[k];
+	if (!t->unroll || t->nops == 0 || n < 2 || n > 6 ||
+	    body > t->unroll_max)
+		return;
+	for (int i = 0; i < n; i++)
+		perm[i] = best[i] = lo + i;
+	best_regs = tile_operand_registers(t, lo, hi, perm);
+	while (next_permutation(perm, n)) {
+		int64_t r = tile_operand_registers(t, lo, hi, perm);
+		if (r < best_regs) {
+			best_regs = r;
+			memcpy(best, perm, sizeof(int) * n);
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		axis[i] = t->order_axis[best[i]];
+		part[i] = t->order_part[best[i]];
+		trip[i] = t->order_trip[best[i]];
+	}
+	for (int i = 0; i < n; i++) {
+		t->order_axis[lo + i] = axis[i];
+		t->order_part[lo + i] = part[i];
+		t->order_trip[lo + i] = trip[i];
+	}
+}
+
 /* Order the loops of "t": per letter of the structure, the axes of that
  * kind in order, the vector axis last at the last spatial level; then
  * annotate them.  Nothing is named and the schedule is not touched (the
@@ -703,6 +831,8 @@ static void order_tiling(struct tiling *t)
 				t->order_trip[k] = t->ta[a].trip[lev];
 				t->norder++;
 			}
+		if (last_s && l == nl - 1 && l > 0)
+			order_register_tile(t, t->level_last[l - 1] + 1);
 		t->level_last[l] = t->norder - 1;
 	}
 	tiling_kinds(t);
@@ -834,6 +964,13 @@ static void fill_tiling(const ts_template *tp, const ts_stage_plan *p,
 	t->unroll_max = unroll_limit(tp);
 	t->cache_write = p->knob_cache_write >= 0 &&
 		ts_config_get(cfg, p->knob_cache_write, 0);
+	t->lanes = TS_MAX(1, ts_target_lanes(tp->target, s->body->dtype));
+	for (int k = 0; tp->info && k < tp->info->stages[p->stage]->naccesses;
+	     k++) {
+		const ts_access_info *a = &tp->info->stages[p->stage]->accesses[k];
+		if (!a->write && t->nops < TS_MAX_OPERANDS)
+			t->op_dep[t->nops++] = ts_access_axes(a, p->nspatial);
+	}
 	t->rfvec = rfvec_on(p, cfg);
 	if (t->rfvec) {
 		t->structure = "SSSRR";

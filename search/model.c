@@ -491,7 +491,7 @@ static int acc_scope(const ts_nest *n, int nspatial)
  * the accumulators before its reduction loops and storing them after: a
  * vector each way per register, or a lane at a time (a gather, then a
  * scatter at about two cycles a lane) when the vector axis is strided in
- * the output. */
+ * the output the tile accumulates into. */
 static double acc_round_trip(const ts_stage_info *si, const ts_nest *n,
 	double acc, int lanes, double fma)
 {
@@ -504,7 +504,10 @@ static double acc_round_trip(const ts_stage_info *si, const ts_nest *n,
 		return 1;
 	for (int q = from; q < n->nloops && n->loops[q].axis >= s->ndim; q++)
 		steps *= (double)n->loops[q].trip;
-	for (int k = 0; k < si->naccesses; k++)
+	/* A cache_write tile puts the vector axis last (lowering's
+	 * open_cache_write): its round trip is contiguous whatever the
+	 * output's layout. */
+	for (int k = 0; k < si->naccesses && !n->cache_write; k++)
 		if (si->accesses[k].write && n->vec_axis >= 0)
 			st = si->accesses[k].stride[n->vec_axis];
 	if (n->vec_axis >= 0 && st != 0 && st != 1)

@@ -253,6 +253,39 @@ static void test_llvm_sched_blocked_layout__vector_loads(void **state)
 	}
 }
 
+/* A loop around a loop the schedule unrolled (the reduction loop of a
+ * register tile) is marked for LLVM not to unroll it again; a loop with
+ * nothing unrolled inside is left to LLVM.  Both match the
+ * interpreter. */
+static void test_llvm_sched_register_tile__not_unrolled_again(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = parse(ctx, "input A: f32[8, 3]\n"
+		"input B: f32[3, 16]\n"
+		"output C[i: 8, j: 16] = sum(k: 3) A[i, k] * B[k, j]\n");
+	ts_compile_options co = ts_compile_options_default();
+
+	for (int tile = 0; tile < 2; tile++) {
+		ts_schedule *sch = ts_schedule_new(ctx, dag);
+		const char *order[] = { "i.o", "j", "k", "i.i" };
+		char *ir = NULL;
+		if (tile) {
+			ok(ctx, ts_schedule_split(sch, "C", "i", 4,
+				TS_TAIL_GUARD), "split");
+			ok(ctx, ts_schedule_reorder(sch, "C", 4, order),
+				"reorder");
+			ok(ctx, ts_schedule_unroll(sch, "C", "i.i"), "unroll");
+		}
+		check_schedule(ctx, dag, sch, tile ? "tile" : "naive");
+		ok(ctx, ts_module_emit_llvm_ir(ctx, ts_lower(ctx, dag, sch),
+			&co, &ir), "emit");
+		if (!strstr(ir, "llvm.loop.unroll.disable") != !tile)
+			fail_msg("%s: %s", tile ? "register tile" : "naive",
+				tile ? "its loops left to LLVM's unroller" :
+				"a loop kept from LLVM's unroller");
+	}
+}
+
 /* rfactor of a reduction whose stage is empty: its partial results are
  * an empty buffer, not an error or a stray write. */
 static void test_llvm_sched_rfactor_empty_stage__matches_eval(void **state)
@@ -339,6 +372,7 @@ int main(void)
 		TS_TEST(test_llvm_sched_rfactor_empty_stage__matches_eval),
 		TS_TEST(test_llvm_sched_gather_odd_width__matches_eval),
 		TS_TEST(test_llvm_sched_blocked_layout__vector_loads),
+		TS_TEST(test_llvm_sched_register_tile__not_unrolled_again),
 		TS_TEST(test_llvm_sched_f16_short_vector__matches_eval),
 		TS_TEST(test_llvm_sched_naive__examples_match_eval),
 		TS_TEST(test_llvm_sched_zero_extents__naive_and_static_match_eval),

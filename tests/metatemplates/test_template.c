@@ -568,6 +568,71 @@ static void test_template_unroll__bounded_by_the_registers(void **state)
 	}
 }
 
+/* The loops of a register tile are ordered so that its operands hold
+ * the fewest vector registers at once: a 2 x 8 tile over (k, h) with
+ * vectors along w holds the 8 input rows across k when k is outside,
+ * 2 weights when h is; a tile whose written order is as good keeps it.
+ * Both kernels match the interpreter. */
+static void test_template_register_tile__ordered_for_its_operands(
+	void **state)
+{
+	static const struct {
+		const char *k, *h, *w, *vec;
+		const char *order;	/* axes of the last three loops */
+	} cases[] = {
+		{ "[1,1,2,2]", "[1,1,2,8]", "[1,1,1,16]", "w", "hkw" },
+		{ "[1,1,1,4]", "[1,1,8,2]", "[1,1,2,8]", "k", "hwk" },
+	};
+	ts_ctx *ctx = *state;
+	/* Weights that depend on k only, inputs on h and w only. */
+	static const int axis[3] = { 1, 2, 3 };
+	static const uint32_t dep[2] = { 1u << 2 | 1u << 3, 1u << 1 };
+	int64_t regs[3] = { 2, 14, 1 };
+	int h_first[3] = { 2, 1, 3 };
+	int64_t h_regs[3] = { 14, 2, 1 };
+
+	assert_int_equal(ts_tile_operand_registers(3, axis, regs, 2, dep),
+		15);
+	assert_int_equal(ts_tile_operand_registers(3, h_first, h_regs, 2,
+		dep), 3);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		ts_dag *dag;
+		ts_template *tp = template_src(ctx, "input X: f32[1, 8, 18, 18]\n"
+			"input W: f32[4, 8, 3, 3]\n"
+			"output C[n: 1, k: 4, h: 16, w: 16] = sum(c: 8, r: 3, "
+			"s: 3) X[n, c, h + r, w + s] * W[k, c, r, s]\n",
+			"zen4", &dag);
+		ts_array **in = ts_dag_random_inputs(ctx, dag, 7);
+		ts_array **want = ts_new_array(ts_array *, dag->noutputs);
+		char json[512], got[4] = { 0 };
+		ts_config *c;
+		ts_schedule *sch;
+		ts_nest n;
+
+		snprintf(json, sizeof(json), "{\"C.n\":[1,1,1,1],"
+			"\"C.k\":%s,\"C.h\":%s,\"C.w\":%s,\"C.c\":[1,8],"
+			"\"C.r\":[1,3],\"C.s\":[1,3],\"C.vec\":\"%s\","
+			"\"C.par\":0,\"C.unroll\":true,"
+			"\"C.cache_write\":true,\"C.pack.X\":\"none\","
+			"\"C.pack.W\":\"none\"}", cases[i].k, cases[i].h,
+			cases[i].w, cases[i].vec);
+		c = ts_config_from_json(ctx, tp->space, json);
+		if (!c)
+			fail_msg("%s: %s", json, ts_ctx_error(ctx));
+		assert_true(ts_template_nest(tp, c, 0, &n));
+		for (int q = 0; q < 3; q++)
+			got[q] = "nkhwcrs"[n.loops[n.nloops - 3 + q].axis];
+		if (strcmp(got, cases[i].order))
+			fail_msg("%s: register tile ordered %s, expected %s",
+				json, got, cases[i].order);
+		sch = ts_template_apply(tp, c);
+		assert_non_null(sch);
+		assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+		check_schedule(ctx, "register tile", dag, sch, in, want, c);
+		check_nest_is_scheduled("register tile", tp, c, sch, 0);
+	}
+}
+
 /* A tiling that overshoots its innermost axis runs the whole tiles
  * unguarded and the tail as a loop of its own where that tail is one
  * loop: a row sum of exp over 1000 columns in vectors of 64 (tail 40,
@@ -626,6 +691,7 @@ int main(void)
 		TS_TEST(test_template_rows__groups_and_results),
 		TS_TEST(test_template_tail__a_loop_where_it_is_one),
 		TS_TEST(test_template_unroll__bounded_by_the_registers),
+		TS_TEST(test_template_register_tile__ordered_for_its_operands),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
