@@ -373,6 +373,45 @@ static void test_static_model__cached_tile_round_trip_is_contiguous(
 			eff[1]);
 }
 
+/* A register tile over weights blocked by 32 whose unrolled columns
+ * straddle the blocks (12 of them) computes each column's block and
+ * offset at run time: the model rates it below a tile of 8 columns that
+ * stays in one block, though the larger tile has more accumulators. */
+static void test_static_model__tile_straddling_blocks(void **state)
+{
+	ts_ctx *ctx = *state;
+	const ts_target *tg = ts_target_for_threads(ts_target_lookup(ctx,
+		"zen4"), 1);
+	ts_dag *dag = ts_parse_string(ctx, "blk.tsl",
+		"input A: f32[128, 64]\n"
+		"input W: f32[3, 64, 32]\n"
+		"output C[i: 128, o: 96] = sum(k: 64) A[i, k] * "
+		"W[o // 32, k, o % 32]\n");
+	ts_template *tp = ts_template_new(ctx, dag, ts_analyze_dag(ctx, dag),
+		tg);
+	static const char *const o[2] = { "[1,2,4,12]", "[1,3,4,8]" };
+	double eff[2];
+
+	for (int i = 0; i < 2; i++) {
+		char json[512];
+		ts_config *c;
+		ts_estimate e[1];
+		snprintf(json, sizeof(json), "{\"C.i\":[1,1,4,32],"
+			"\"C.o\":%s,\"C.k\":[1,64],\"C.vec\":\"i\","
+			"\"C.par\":0,\"C.unroll\":true,"
+			"\"C.cache_write\":true,\"C.pack.A\":\"outer\","
+			"\"C.pack.W\":\"none\"}", o[i]);
+		c = ts_config_from_json(ctx, ts_template_space(tp), json);
+		if (!c)
+			fail_msg("%s: %s", json, ts_ctx_error(ctx));
+		ts_model_estimate(tp, c, e);
+		eff[i] = e[0].efficiency;
+	}
+	if (eff[0] >= eff[1])
+		fail_msg("12 columns over blocks of 32 rated %g, 8 columns "
+			"%g", eff[0], eff[1]);
+}
+
 /* A stride-2 convolution on rows of 111 (as SqueezeNet's first layer):
  * vectors along the rows gather, and 16-lane vectors overshoot 111, so
  * that every vector of the row tests its guard lane by lane unless the
@@ -620,6 +659,7 @@ int main(void)
 		TS_TEST(test_static_model__prices_short_and_gathered_vectors),
 		TS_TEST(test_static_model__no_guarded_gathers),
 		TS_TEST(test_static_model__cached_tile_round_trip_is_contiguous),
+		TS_TEST(test_static_model__tile_straddling_blocks),
 		TS_TEST(test_static_model__counts_lines_of_a_column),
 		TS_TEST(test_static_model__packed_stride_two_gathers),
 		TS_TEST(test_static_model__guarded_window_is_not_vectorized_by_llvm),
