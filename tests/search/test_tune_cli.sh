@@ -35,12 +35,19 @@ grep -q '<text class="gain" [^>]*>tuned [0-9.e-]* ms: [0-9.]*% \(faster\|slower\
 
 # resume: the 8 records are reused, 4 new measurements are appended,
 # then the 2 best (and the static choice, unless one of them) are
-# measured again and appended too
+# measured again and appended too, unless no candidate came within the
+# margin of the static choice (on a loaded machine it may not): then
+# nothing is compared again and the output says so
 "$tessel" tune "$tmp/mm.tsl" --trials 4 --batch 4 --log "$tmp/mm.jsonl" \
 	--verify 2 --quiet > "$tmp/out" 2> "$tmp/err"
 grep -q "(8 records resumed from the log)" "$tmp/out"
 lines=$(wc -l < "$tmp/mm.jsonl")
-test "$lines" = 14 || test "$lines" = 15
+if grep -q "^kept: the static schedule; no candidate was faster" "$tmp/out"
+then
+	test "$lines" = 12
+else
+	test "$lines" = 14 || test "$lines" = 15
+fi
 test ! -s "$tmp/err" || ! grep -q "\[#" "$tmp/err"
 
 # hardware-guided top-k
