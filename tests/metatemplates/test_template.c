@@ -633,6 +633,64 @@ static void test_template_register_tile__ordered_for_its_operands(
 	}
 }
 
+/* An epilogue fused into a 1x1 convolution whose tile is 9 x 16 output
+ * channels (vectors of 16) is vectorised as the tile is, 16 lanes at a
+ * time, not over the tile's 144 channels at once (which LLVM builds lane
+ * by lane); so is a tile of 3 x 16; a tile of 16 keeps its one loop.
+ * Every kernel matches the interpreter. */
+static void test_template_fused_epilogue__vectors_a_register_splits(
+	void **state)
+{
+	static const struct {
+		const char *k;
+		const char *want, *not;	/* in the lowered code */
+	} cases[] = {
+		{ "[1,1,9,16]", "vectorized for k.i.i.i in 0..16:",
+		  "in 0..144:" },
+		{ "[3,1,3,16]", "vectorized for k.i.i.i in 0..16:",
+		  "in 0..48:" },
+		{ "[9,1,1,16]", "vectorized for k.i.i in 0..16:", NULL },
+	};
+	ts_ctx *ctx = *state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		ts_dag *dag;
+		ts_template *tp = template_src(ctx, "input X: f32[1, 24, 8, 8]\n"
+			"input W: f32[144, 24]\n"
+			"C[n: 1, k: 144, h: 8, w: 8] = sum(c: 24) "
+			"X[n, c, h, w] * W[k, c]\n"
+			"output Y[n: 1, k: 144, h: 8, w: 8] = "
+			"min(max(C[n, k, h, w], 0.0), 6.0)\n", "zen4", &dag);
+		ts_array **in = ts_dag_random_inputs(ctx, dag, 9);
+		ts_array **want = ts_new_array(ts_array *, dag->noutputs);
+		char json[768];
+		const char *code;
+		ts_config *c;
+		ts_schedule *sch;
+
+		snprintf(json, sizeof(json), "{\"C.n\":[1,1,1,1],"
+			"\"C.k\":%s,\"C.h\":[1,4,1,2],\"C.w\":[1,1,1,8],"
+			"\"C.c\":[1,24],\"C.vec\":\"k\",\"C.par\":0,"
+			"\"C.unroll\":true,\"C.cache_write\":false,"
+			"\"C.pack.X\":\"none\",\"C.pack.W\":\"none\","
+			"\"C.fuse\":true,\"Y.n\":[1,1],\"Y.k\":[144,1],"
+			"\"Y.h\":[8,1],\"Y.w\":[8,1],\"Y.vec\":\"w\","
+			"\"Y.par\":0,\"Y.unroll\":false}", cases[i].k);
+		c = ts_config_from_json(ctx, tp->space, json);
+		if (!c)
+			fail_msg("%s: %s", json, ts_ctx_error(ctx));
+		sch = ts_template_apply(tp, c);
+		assert_non_null(sch);
+		code = ts_func_to_string(ts_lower(ctx, dag, sch));
+		if (!strstr(code, cases[i].want) ||
+		    (cases[i].not && strstr(code, cases[i].not)))
+			fail_msg("%s: the epilogue's vector loop is not '%s':\n%s",
+				cases[i].k, cases[i].want, code);
+		assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+		check_schedule(ctx, "fused epilogue", dag, sch, in, want, c);
+	}
+}
+
 /* A tiling that overshoots its innermost axis runs the whole tiles
  * unguarded and the tail as a loop of its own where that tail is one
  * loop: a row sum of exp over 1000 columns in vectors of 64 (tail 40,
@@ -692,6 +750,7 @@ int main(void)
 		TS_TEST(test_template_tail__a_loop_where_it_is_one),
 		TS_TEST(test_template_unroll__bounded_by_the_registers),
 		TS_TEST(test_template_register_tile__ordered_for_its_operands),
+		TS_TEST(test_template_fused_epilogue__vectors_a_register_splits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
