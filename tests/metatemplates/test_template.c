@@ -521,6 +521,32 @@ static bool tail_loop(ts_ctx *ctx, ts_template *tp, const ts_dag *dag,
  * a loop, a tile of 4 x 32 unrolls both there and only the 32 on AVX2
  * (16 registers), a tile of 8 x 8 unrolls both on AVX2.  The kernel
  * matches the interpreter and the nest rated is the nest scheduled. */
+/* The configuration "json" of "tp", or a failure that names it. */
+static ts_config *config_of(ts_ctx *ctx, const ts_template *tp,
+	const char *json)
+{
+	ts_config *c = ts_config_from_json(ctx, tp->space, json);
+
+	if (!c)
+		fail_msg("%s: %s", json, ts_ctx_error(ctx));
+	return c;
+}
+
+/* "c" applied to "tp" (on "dag"), its kernel checked against the
+ * interpreter on seeded inputs. */
+static ts_schedule *apply_checked(ts_ctx *ctx, const ts_template *tp,
+	const ts_dag *dag, const ts_config *c, const char *name)
+{
+	ts_array **in = ts_dag_random_inputs(ctx, dag, 5);
+	ts_array **want = ts_new_array(ts_array *, dag->noutputs);
+	ts_schedule *sch = ts_template_apply(tp, c);
+
+	assert_non_null(sch);
+	assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+	check_schedule(ctx, name, dag, sch, in, want, c);
+	return sch;
+}
+
 static void test_template_unroll__bounded_by_the_registers(void **state)
 {
 	static const struct {
@@ -540,8 +566,6 @@ static void test_template_unroll__bounded_by_the_registers(void **state)
 			"input B: f32[16, 64]\n"
 			"output C[i: 64, j: 64] = sum(k: 16) A[i, k] * "
 			"B[k, j]\n", cases[i].target, &dag);
-		ts_array **in = ts_dag_random_inputs(ctx, dag, 5);
-		ts_array **want = ts_new_array(ts_array *, dag->noutputs);
 		char json[512];
 		ts_config *c;
 		ts_schedule *sch;
@@ -552,18 +576,13 @@ static void test_template_unroll__bounded_by_the_registers(void **state)
 			"\"C.unroll\":true,\"C.cache_write\":true,"
 			"\"C.pack.A\":\"none\",\"C.pack.B\":\"none\"}",
 			cases[i].i, cases[i].j);
-		c = ts_config_from_json(ctx, tp->space, json);
-		if (!c)
-			fail_msg("%s: %s", json, ts_ctx_error(ctx));
+		c = config_of(ctx, tp, json);
 		assert_true(ts_template_nest(tp, c, 0, &n));
 		if (n.unrolled != cases[i].unrolled)
 			fail_msg("%s on %s: %lld unrolled, expected %lld", json,
 				cases[i].target, (long long)n.unrolled,
 				(long long)cases[i].unrolled);
-		sch = ts_template_apply(tp, c);
-		assert_non_null(sch);
-		assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
-		check_schedule(ctx, "unroll", dag, sch, in, want, c);
+		sch = apply_checked(ctx, tp, dag, c, "unroll");
 		check_nest_is_scheduled("unroll", tp, c, sch, 0);
 	}
 }
@@ -602,8 +621,6 @@ static void test_template_register_tile__ordered_for_its_operands(
 			"output C[n: 1, k: 4, h: 16, w: 16] = sum(c: 8, r: 3, "
 			"s: 3) X[n, c, h + r, w + s] * W[k, c, r, s]\n",
 			"zen4", &dag);
-		ts_array **in = ts_dag_random_inputs(ctx, dag, 7);
-		ts_array **want = ts_new_array(ts_array *, dag->noutputs);
 		char json[512], got[4] = { 0 };
 		ts_config *c;
 		ts_schedule *sch;
@@ -616,19 +633,14 @@ static void test_template_register_tile__ordered_for_its_operands(
 			"\"C.cache_write\":true,\"C.pack.X\":\"none\","
 			"\"C.pack.W\":\"none\"}", cases[i].k, cases[i].h,
 			cases[i].w, cases[i].vec);
-		c = ts_config_from_json(ctx, tp->space, json);
-		if (!c)
-			fail_msg("%s: %s", json, ts_ctx_error(ctx));
+		c = config_of(ctx, tp, json);
 		assert_true(ts_template_nest(tp, c, 0, &n));
 		for (int q = 0; q < 3; q++)
 			got[q] = "nkhwcrs"[n.loops[n.nloops - 3 + q].axis];
 		if (strcmp(got, cases[i].order))
 			fail_msg("%s: register tile ordered %s, expected %s",
 				json, got, cases[i].order);
-		sch = ts_template_apply(tp, c);
-		assert_non_null(sch);
-		assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
-		check_schedule(ctx, "register tile", dag, sch, in, want, c);
+		sch = apply_checked(ctx, tp, dag, c, "register tile");
 		check_nest_is_scheduled("register tile", tp, c, sch, 0);
 	}
 }
@@ -661,11 +673,8 @@ static void test_template_fused_epilogue__vectors_a_register_splits(
 			"X[n, c, h, w] * W[k, c]\n"
 			"output Y[n: 1, k: 144, h: 8, w: 8] = "
 			"min(max(C[n, k, h, w], 0.0), 6.0)\n", "zen4", &dag);
-		ts_array **in = ts_dag_random_inputs(ctx, dag, 9);
-		ts_array **want = ts_new_array(ts_array *, dag->noutputs);
 		char json[768];
 		const char *code;
-		ts_config *c;
 		ts_schedule *sch;
 
 		snprintf(json, sizeof(json), "{\"C.n\":[1,1,1,1],"
@@ -676,18 +685,13 @@ static void test_template_fused_epilogue__vectors_a_register_splits(
 			"\"C.fuse\":true,\"Y.n\":[1,1],\"Y.k\":[144,1],"
 			"\"Y.h\":[8,1],\"Y.w\":[8,1],\"Y.vec\":\"w\","
 			"\"Y.par\":0,\"Y.unroll\":false}", cases[i].k);
-		c = ts_config_from_json(ctx, tp->space, json);
-		if (!c)
-			fail_msg("%s: %s", json, ts_ctx_error(ctx));
-		sch = ts_template_apply(tp, c);
-		assert_non_null(sch);
+		sch = apply_checked(ctx, tp, dag, config_of(ctx, tp, json),
+			"fused epilogue");
 		code = ts_func_to_string(ts_lower(ctx, dag, sch));
 		if (!strstr(code, cases[i].want) ||
 		    (cases[i].not && strstr(code, cases[i].not)))
 			fail_msg("%s: the epilogue's vector loop is not '%s':\n%s",
 				cases[i].k, cases[i].want, code);
-		assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
-		check_schedule(ctx, "fused epilogue", dag, sch, in, want, c);
 	}
 }
 
