@@ -1248,37 +1248,60 @@ static void emit_unrolled(emitter *e, const ts_stmt *s)
 	}
 }
 
-/* Whether "s" holds a loop the schedule unrolled. */
-static bool holds_unrolled(const ts_stmt *s)
+/* The vector registers of the target (AVX-512: 32, else 16). */
+static int vector_registers(const emitter *e)
 {
+	const char *f = e->target->features;
+
+	return f && strstr(f, "+avx512f") ? 32 : 16;
+}
+
+/* The stores that the loops the schedule unrolled in "s" make, each
+ * entered "mult" times (0 where nothing is unrolled): the accumulators of
+ * a register tile, one per register of "lanes" 4-byte lanes. */
+static double unrolled_stores(const ts_stmt *s, double mult, bool inside,
+	int lanes)
+{
+	double n = 0;
+
 	if (!s)
-		return false;
+		return 0;
 	switch (s->kind) {
 	case TS_STMT_FOR:
-		return s->loop == TS_LOOP_UNROLLED || holds_unrolled(s->body);
+		if (s->loop == TS_LOOP_UNROLLED)
+			return unrolled_stores(s->body,
+				mult * (double)s->var->extent, true, lanes);
+		if (s->loop == TS_LOOP_VECTORIZED)
+			mult *= ceil((double)s->var->extent / lanes);
+		return unrolled_stores(s->body, mult, inside, lanes);
 	case TS_STMT_BLOCK:
 		for (int i = 0; i < s->nstmts; i++)
-			if (holds_unrolled(s->stmts[i]))
-				return true;
-		return false;
+			n += unrolled_stores(s->stmts[i], mult, inside, lanes);
+		return n;
 	case TS_STMT_IF:
-		return holds_unrolled(s->body) || holds_unrolled(s->orelse);
+		return unrolled_stores(s->body, mult, inside, lanes) +
+			unrolled_stores(s->orelse, mult, inside, lanes);
 	case TS_STMT_ALLOC:
-		return holds_unrolled(s->body);
+		return unrolled_stores(s->body, mult, inside, lanes);
+	case TS_STMT_STORE:
+		return inside ? mult : 0;
 	default:
-		return false;
+		return 0;
 	}
 }
 
 /* Mark the loop whose latch branch is "br" as one LLVM must not unroll:
- * a loop around a register tile that the schedule unrolled already.
- * LLVM fully unrolls such a loop when its trip count is small (the 3
- * columns of a 3x3 window), keeps the operands the copies share live
- * across them, and spills the accumulators (measured: two 3x3
+ * a loop around a register tile that the schedule unrolled already and
+ * whose accumulators take more than half the vector registers.  LLVM
+ * fully unrolls such a loop when its trip count is small (the 3 columns
+ * of a 3x3 window), keeps the operands the copies share live across
+ * them, and spills the accumulators (measured on AVX-512: two 3x3
  * convolutions over 256 channels at 14x14 with 2 x 14 accumulator
- * vectors, 2.7 to 2.8 ms unrolled by LLVM against 2.02 to 2.06 ms
- * not; eight configurations the model rates alike all ran 2.02 to
- * 2.06 ms once LLVM left them alone). */
+ * vectors, 2.7 to 2.8 ms unrolled by LLVM against 2.02 to 2.06 ms not;
+ * eight configurations the model rates alike all ran 2.02 to 2.06 ms
+ * once LLVM left them alone).  Around a small tile its unrolling pays
+ * (AVX2 code for ResNet-18's 512-channel layers, 3.2 ms unrolled by
+ * LLVM against 4.7 ms not). */
 static void forbid_unroll(emitter *e, LLVMValueRef br)
 {
 	static const char key[] = "llvm.loop.unroll.disable";
@@ -1316,7 +1339,8 @@ static void emit_serial(emitter *e, const ts_stmt *s)
 	LLVMAddIncoming(phi, &next, &latch, 1);
 	br = LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntULT, next,
 		LLVMConstInt(e->i64, s->var->extent, 0), ""), body, done);
-	if (holds_unrolled(s->body))
+	if (2 * unrolled_stores(s->body, 1, false, vector_registers(e) / 2)
+	    > vector_registers(e))
 		forbid_unroll(e, br);
 	LLVMPositionBuilderAtEnd(e->b, done);
 }

@@ -222,7 +222,4 @@ bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 int64_t ts_tile_operand_registers(int n, const int *axis,
 	const int64_t *regs, int nops, const uint32_t *dep);
 
-/* The bit mask of the axes below "naxes" that access "a" depends on. */
-uint32_t ts_access_axes(const ts_access_info *a, int naxes);
-
 #endif

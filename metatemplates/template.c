@@ -667,7 +667,8 @@ static int partition_axis(const struct tiling *t)
 	return k < t->norder && t->kind[k] != TS_LOOP_PARALLEL ? a : -1;
 }
 
-uint32_t ts_access_axes(const ts_access_info *a, int naxes)
+/* The bit mask of the axes below "naxes" that access "a" depends on. */
+static uint32_t access_axes(const ts_access_info *a, int naxes)
 {
 	uint32_t m = 0;
 
@@ -750,7 +751,7 @@ static bool next_permutation(int *p, int n)
  * fewer.  An operand that does not depend on an outer loop of the tile
  * keeps every vector it loads in the loops inside that one: a 2 x 14
  * tile of accumulators over (k, h) with vectors along w holds the 14
- * input rows across k, 44 registers of 32, and spills (measured: a 3x3
+ * input rows across k, 43 registers of 32, and spills (measured: a 3x3
  * convolution over 64 channels at 56x56, 3.5 ms in that order, 2.2 to
  * 2.4 ms with h outside k). */
 static void order_register_tile(struct tiling *t, int lo)
@@ -969,7 +970,7 @@ static void fill_tiling(const ts_template *tp, const ts_stage_plan *p,
 	     k++) {
 		const ts_access_info *a = &tp->info->stages[p->stage]->accesses[k];
 		if (!a->write && t->nops < TS_MAX_OPERANDS)
-			t->op_dep[t->nops++] = ts_access_axes(a, p->nspatial);
+			t->op_dep[t->nops++] = access_axes(a, p->nspatial);
 	}
 	t->rfvec = rfvec_on(p, cfg);
 	if (t->rfvec) {
@@ -1090,8 +1091,6 @@ static ts_status apply_packs(const ts_template *tp, const ts_stage_plan *p,
 	return TS_OK;
 }
 
-/* Schedule anchor "p" inside the tile of its consumer "cp": the consumer
- * takes the anchor's outer S levels, the anchor keeps "RSRS". */
 /* Whether the consumer "cs" of an anchor tiled as "a", run in the
  * anchor's tiles, would vectorise one loop over both inner levels of the
  * anchor's vector axis with a width the target's registers do not split
@@ -1114,6 +1113,8 @@ static bool wide_epilogue(const ts_template *tp, const ts_stage *cs,
 		(w % lanes || (r & (r - 1)) || r > 4);
 }
 
+/* Schedule anchor "p" inside the tile of its consumer "cp": the consumer
+ * takes the anchor's outer S levels, the anchor keeps "RSRS". */
 static ts_status apply_fused(const ts_template *tp, const ts_stage_plan *p,
 	const ts_config *cfg, ts_schedule *sch, struct tiling *hosts)
 {

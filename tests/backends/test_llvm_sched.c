@@ -253,35 +253,40 @@ static void test_llvm_sched_blocked_layout__vector_loads(void **state)
 	}
 }
 
-/* A loop around a loop the schedule unrolled (the reduction loop of a
- * register tile) is marked for LLVM not to unroll it again; a loop with
- * nothing unrolled inside is left to LLVM.  Both match the
- * interpreter. */
+/* A loop around a register tile the schedule unrolled (the reduction
+ * loop) is marked for LLVM not to unroll it again when the tile's
+ * accumulators take more than half the vector registers (64 scalars
+ * here); a tile of 4 and a loop with nothing unrolled inside are left
+ * to LLVM.  All match the interpreter. */
 static void test_llvm_sched_register_tile__not_unrolled_again(void **state)
 {
+	static const struct { int tile; bool marked; } cases[] = {
+		{ 0, false }, { 4, false }, { 64, true },
+	};
 	ts_ctx *ctx = *state;
-	ts_dag *dag = parse(ctx, "input A: f32[8, 3]\n"
+	ts_dag *dag = parse(ctx, "input A: f32[64, 3]\n"
 		"input B: f32[3, 16]\n"
-		"output C[i: 8, j: 16] = sum(k: 3) A[i, k] * B[k, j]\n");
+		"output C[i: 64, j: 16] = sum(k: 3) A[i, k] * B[k, j]\n");
 	ts_compile_options co = ts_compile_options_default();
 
-	for (int tile = 0; tile < 2; tile++) {
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		ts_schedule *sch = ts_schedule_new(ctx, dag);
 		const char *order[] = { "i.o", "j", "k", "i.i" };
-		char *ir = NULL;
-		if (tile) {
-			ok(ctx, ts_schedule_split(sch, "C", "i", 4,
-				TS_TAIL_GUARD), "split");
+		char *ir = NULL, what[32];
+		snprintf(what, sizeof(what), "tile of %d", cases[c].tile);
+		if (cases[c].tile) {
+			ok(ctx, ts_schedule_split(sch, "C", "i",
+				cases[c].tile, TS_TAIL_GUARD), "split");
 			ok(ctx, ts_schedule_reorder(sch, "C", 4, order),
 				"reorder");
 			ok(ctx, ts_schedule_unroll(sch, "C", "i.i"), "unroll");
 		}
-		check_schedule(ctx, dag, sch, tile ? "tile" : "naive");
+		check_schedule(ctx, dag, sch, what);
 		ok(ctx, ts_module_emit_llvm_ir(ctx, ts_lower(ctx, dag, sch),
 			&co, &ir), "emit");
-		if (!strstr(ir, "llvm.loop.unroll.disable") != !tile)
-			fail_msg("%s: %s", tile ? "register tile" : "naive",
-				tile ? "its loops left to LLVM's unroller" :
+		if (!strstr(ir, "llvm.loop.unroll.disable") != !cases[c].marked)
+			fail_msg("%s: %s", what, cases[c].marked ?
+				"its loops left to LLVM's unroller" :
 				"a loop kept from LLVM's unroller");
 	}
 }
