@@ -390,17 +390,30 @@ static void block_box(const ts_box_dim *bd, int64_t origin, int64_t size,
 	}
 }
 
+/* A footprint computed for a stage, kept with it. */
+struct ts_footprint_memo {
+	const ts_tensor *tensor;
+	ts_footprint *fp;
+	struct ts_footprint_memo *next;
+};
+
 /* Return the footprint of stage "s" on tensor "t" (an input it reads or
- * its own output), or NULL with an error when "s" does not access "t". */
+ * its own output), or NULL with an error when "s" does not access "t".
+ * It is computed once per stage and tensor (isl probes the accesses at a
+ * few tile sizes) and shared: callers do not change it. */
 ts_footprint *ts_stage_footprint(ts_ctx *ctx, const ts_stage *s,
 	const ts_tensor *t)
 {
 	struct ts_stage_model *m;
+	struct ts_footprint_memo *memo;
 	ts_footprint *fp;
 	isl_map *u;
 
 	if (!s || !t)
 		return NULL;
+	for (memo = s->footprints; memo; memo = memo->next)
+		if (memo->tensor == t)
+			return memo->fp;
 	m = ts_stage_model_build(ctx, s);
 	if (!m)
 		return NULL;
@@ -419,6 +432,11 @@ ts_footprint *ts_stage_footprint(ts_ctx *ctx, const ts_stage *s,
 	footprint_quasi(m, u, fp);
 	isl_map_free(u);
 	ts_stage_model_free(m);
+	memo = ts_new(struct ts_footprint_memo);
+	memo->tensor = t;
+	memo->fp = fp;
+	memo->next = s->footprints;
+	((ts_stage *)s)->footprints = memo;
 	return fp;
 }
 

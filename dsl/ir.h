@@ -62,6 +62,10 @@ struct ts_stage {
 	int ninputs;		/* distinct tensors read, in first-use order */
 	ts_tensor **inputs;
 	int line;		/* source line in a .tsl file, 0 if none */
+	/* Footprints of the stage on the tensors it accesses, computed
+	 * once (ts_stage_footprint): a stage does not change after it is
+	 * made, and lowering asks for them at every candidate. */
+	struct ts_footprint_memo *footprints;
 };
 
 /* A DAG: the stages reachable from its outputs, in topological order. */

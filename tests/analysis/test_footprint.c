@@ -202,6 +202,11 @@ static void test_footprint_matmul__matches_enumeration(void **state)
 	assert_int_equal(fp->dim[1].size_coef[1], 0);
 	fp = ts_stage_footprint(ctx, C->stage, C);
 	assert_int_equal(fp->dim[0].size_coef[2], 0);
+	/* Computed once per stage and tensor, then shared. */
+	assert_ptr_equal(ts_stage_footprint(ctx, C->stage, C), fp);
+	assert_ptr_not_equal(ts_stage_footprint(ctx, C->stage, A), fp);
+	assert_ptr_equal(ts_stage_footprint(ctx, C->stage, A),
+		ts_stage_footprint(ctx, C->stage, A));
 }
 
 /* Return "a" followed by "b" in "buf". */
