@@ -219,6 +219,7 @@ struct tuner_env {
 	double *best;
 	ts_schedule **best_sch;
 	double *static_s;	/* per task: its static time, first round */
+	double setup_s;		/* making measurers and tuners */
 };
 
 /* Give the new tuner of task "task" of "env" the samples of the tuners
@@ -253,6 +254,7 @@ static ts_status tune_round(void *data, int task, int trials, double *best)
 	ts_tune_options to = *env->opt;
 	ts_tuner *t;
 	ts_status st;
+	double t0 = ts_now_s();
 
 	if (!to.measure.cpu)
 		ts_measure_options_target(&to.measure, env->target);
@@ -274,6 +276,7 @@ static ts_status tune_round(void *data, int task, int trials, double *best)
 			return TS_ERROR;
 		learn_from_class(env, task);
 	}
+	env->setup_s += ts_now_s() - t0;
 	st = ts_tuner_run(t, NULL, NULL);
 	if (st == TS_OK && !isfinite(env->static_s[task]))
 		env->static_s[task] = ts_tuner_static_time(t);
@@ -294,21 +297,27 @@ static ts_status tune_round(void *data, int task, int trials, double *best)
 #define NETWORK_MIN_GAIN 1e-3
 
 /* Point env->opt at "net": its options with the search of the default
- * evolution options halved in population and generations.  A round of a
- * network's task is one batch, and rating the default search's 512
- * candidates (each lowered for its features) took 20 to 50 s against a
- * few seconds for the batch's measurements (ResNet-18's convolutions on
- * a Zen 4); options set otherwise are kept. */
+ * evolution options halved in population and generations, and the
+ * final comparison of a round between the two best and the static
+ * choice rather than the default four.  A round of a network's task is
+ * one batch: rating the default search's 512 candidates (each lowered
+ * for its features) took 20 to 50 s against a few seconds for the
+ * batch's measurements (ResNet-18's convolutions on a Zen 4), and
+ * comparing five schedules three times each took a fifth of a tuning
+ * run's time; options set otherwise are kept. */
 static void network_search(struct tuner_env *env, ts_tune_options *net)
 {
-	ts_evolve_options def = ts_evolve_options_default();
+	ts_tune_options def = ts_tune_options_default();
 
 	*net = *env->opt;
-	if (net->evolve.population == def.population &&
-	    net->evolve.generations == def.generations) {
-		net->evolve.population = def.population / 2;
-		net->evolve.generations = TS_MAX(1, def.generations / 2);
+	if (net->evolve.population == def.evolve.population &&
+	    net->evolve.generations == def.evolve.generations) {
+		net->evolve.population = def.evolve.population / 2;
+		net->evolve.generations = TS_MAX(1,
+			def.evolve.generations / 2);
 	}
+	if (net->verify == def.verify)
+		net->verify = TS_MIN(def.verify, 2);
 	env->opt = net;
 }
 
@@ -349,9 +358,18 @@ ts_schedule **ts_partition_tune(ts_ctx *ctx, const ts_partition *p,
 		env.best[t] = env.static_s[t] = INFINITY;
 	r = ts_task_schedule_run_limited(ctx, p, rounds, env.opt->trials,
 		&lim, tune_round, &env, progress, pdata);
-	if (r)
+	if (r) {
 		r->static_latency = static_latency(p, r, env.static_s);
+		r->setup_s = env.setup_s;
+	}
 	for (int t = 0; t < p->ntasks; t++) {
+		if (r && env.tuners[t]) {
+			ts_tune_phases ph = ts_tuner_phases(env.tuners[t]);
+			r->search_s += ph.search_s;
+			r->measure_s += ph.measure_s;
+			r->verify_s += ph.verify_s;
+			r->verify_runs += ph.verify_runs;
+		}
 		ts_tuner_free(env.tuners[t]);
 		if (env.measurers[t])
 			ts_measurer_free(env.measurers[t]);

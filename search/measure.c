@@ -53,6 +53,7 @@ struct ts_measurer {
 	int fault;		/* enum ts_fault for every candidate */
 	int count;		/* candidates measured */
 	int started;		/* workers started */
+	int ahead;		/* candidates built while another ran */
 	struct ts_cluster_dag cdag;	/* what the ranks rebuild, when the
 					 * options name a cluster */
 	ts_measurer *local;	/* measures here when no rank is left */
@@ -87,7 +88,7 @@ ts_status ts_error_code_from_name(const char *name, ts_error_code *out)
 }
 
 /* Return the default options: 20 s to build, 10 s to run, 0.1 s of
- * timed runs, no cache flush, one thread. */
+ * timed runs, no cache flush, one thread, builds pipelined. */
 ts_measure_options ts_measure_options_default(void)
 {
 	return (ts_measure_options){
@@ -96,6 +97,7 @@ ts_measure_options ts_measure_options_default(void)
 		.min_repeat_s = 0.1,
 		.flush_cache = false,
 		.threads = 1,
+		.pipeline = true,
 		.eval_limit = 0,
 	};
 }
@@ -128,13 +130,14 @@ void ts_measure_options_target(ts_measure_options *o, const ts_target *t)
 		NULL;
 }
 
-/* Return "o" as one line: timeouts, repeat, flush, threads, eval limit,
- * LLVM cpu and features ("-" for this machine's). */
+/* Return "o" as one line: timeouts, repeat, flush, threads, pipeline,
+ * eval limit, LLVM cpu and features ("-" for this machine's). */
 char *ts_measure_options_encode(const ts_measure_options *o)
 {
-	return ts_asprintf("%.17g %.17g %.17g %d %d %.17g %s %s",
+	return ts_asprintf("%.17g %.17g %.17g %d %d %d %.17g %s %s",
 		o->build_timeout_s, o->run_timeout_s, o->min_repeat_s,
-		o->flush_cache ? 1 : 0, o->threads, o->eval_limit,
+		o->flush_cache ? 1 : 0, o->threads, o->pipeline ? 1 : 0,
+		o->eval_limit,
 		o->cpu && *o->cpu ? o->cpu : "-",
 		o->features && *o->features ? o->features : "-");
 }
@@ -143,14 +146,15 @@ char *ts_measure_options_encode(const ts_measure_options *o)
 ts_status ts_measure_options_decode(const char *s, ts_measure_options *o)
 {
 	char cpu[256], feat[4096];
-	int flush;
+	int flush, pipeline;
 
 	*o = ts_measure_options_default();
-	if (sscanf(s, "%lg %lg %lg %d %d %lg %255s %4095s",
+	if (sscanf(s, "%lg %lg %lg %d %d %d %lg %255s %4095s",
 	    &o->build_timeout_s, &o->run_timeout_s, &o->min_repeat_s, &flush,
-	    &o->threads, &o->eval_limit, cpu, feat) != 8)
+	    &o->threads, &pipeline, &o->eval_limit, cpu, feat) != 9)
 		return TS_ERROR;
 	o->flush_cache = flush != 0;
+	o->pipeline = pipeline != 0;
 	o->cpu = strcmp(cpu, "-") ? ts_strdup(cpu) : NULL;
 	o->features = strcmp(feat, "-") ? ts_strdup(feat) : NULL;
 	return TS_OK;
@@ -260,8 +264,9 @@ static ts_status write_options(ts_measurer *m)
 	const char *cpu = m->opt.cpu && *m->opt.cpu ? m->opt.cpu : "-";
 	const char *feat = m->opt.features && *m->opt.features ?
 		m->opt.features : "-";
-	char *text = ts_asprintf("%d %d %.17g\n%s %s\n", m->opt.threads,
-		m->opt.flush_cache ? 1 : 0, m->opt.min_repeat_s, cpu, feat);
+	char *text = ts_asprintf("%d %d %.17g %d\n%s %s\n", m->opt.threads,
+		m->opt.flush_cache ? 1 : 0, m->opt.min_repeat_s,
+		m->opt.pipeline ? 1 : 0, cpu, feat);
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	bool ok = fd >= 0 && ts_measure_write_all(fd, text, strlen(text));
 
@@ -608,6 +613,11 @@ int ts_measurer_count(const ts_measurer *m)
 }
 
 /* Return the number of worker processes "m" has started. */
+int ts_measurer_built_ahead(const ts_measurer *m)
+{
+	return m ? m->ahead : 0;
+}
+
 int ts_measurer_workers_started(const ts_measurer *m)
 {
 	return m->started;
@@ -722,9 +732,11 @@ static bool handle_line(ts_measurer *m, const char *line, double *deadline,
 	struct exchange *x, ts_measure_result *out)
 {
 	long v;
+	int ahead = 0;
 
-	if (sscanf(line, "start %ld", &v) == 1) {
+	if (sscanf(line, "start %ld %d", &v, &ahead) >= 1) {
 		x->child = (pid_t)v;
+		m->ahead += ahead;
 	} else if (!strncmp(line, "built ", 6)) {
 		x->built = true;
 		out->build_s = strtod(line + 6, NULL);
@@ -823,44 +835,124 @@ static bool schedule_ok(ts_measurer *m, const ts_schedule *sch,
 	return true;
 }
 
-/* Measure "sch" with "m" into "out"; a failing candidate is out->error.
- * Requires: a schedule of the measurer's DAG.  Produces: a checked
- * median time or an error code with its message. */
-ts_status ts_measure(ts_measurer *m, const ts_schedule *sch,
-	ts_measure_result *out)
+/* Read the lines of the candidate whose request the worker of "m" has
+ * (after those before it) into "out", its deadline counting from now. */
+static void collect(ts_measurer *m, ts_measure_result *out)
 {
 	struct exchange x = { .child = 0 };
-	double deadline;
+	double deadline = ts_measure_now() + m->opt.build_timeout_s;
 	char *line;
 
-	if (!m || !out)
-		return TS_ERROR;
-	if (m->opt.cluster)
-		return ts_measure_batch(m, 1, &sch, out);
-	memset(out, 0, sizeof(*out));
-	out->max_abs_err = NAN;
-	m->count++;
-	if (!schedule_ok(m, sch, out))
-		return TS_OK;
-	if (send_request(m, ts_schedule_to_json(sch)) < 0)
-		return TS_ERROR;
-	deadline = ts_measure_now() + m->opt.build_timeout_s;
 	for (;;) {
 		int r = next_line(m, deadline, &line);
 		if (r == 0) {
 			candidate_timeout(m, &x, out);
-			return TS_OK;
+			return;
 		}
 		if (r < 0) {
 			worker_stop(m);
 			result_fail(out, x.built ? TS_ERR_RUNTIME :
 				TS_ERR_COMPILE, "the worker process died%s",
 				file_tail(m, "worker.err"));
-			return TS_OK;
+			return;
 		}
 		if (handle_line(m, line, &deadline, &x, out))
-			return TS_OK;
+			return;
 	}
+}
+
+/* Start the result "out" of a candidate: nothing measured yet. */
+static void result_start(ts_measurer *m, ts_measure_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->max_abs_err = NAN;
+	m->count++;
+}
+
+/* Measure "sch" with "m" into "out"; a failing candidate is out->error.
+ * Requires: a schedule of the measurer's DAG.  Produces: a checked
+ * median time or an error code with its message. */
+ts_status ts_measure(ts_measurer *m, const ts_schedule *sch,
+	ts_measure_result *out)
+{
+	if (!m || !out)
+		return TS_ERROR;
+	if (m->opt.cluster)
+		return ts_measure_batch(m, 1, &sch, out);
+	result_start(m, out);
+	if (!schedule_ok(m, sch, out))
+		return TS_OK;
+	if (send_request(m, ts_schedule_to_json(sch)) < 0)
+		return TS_ERROR;
+	collect(m, out);
+	return TS_OK;
+}
+
+/* The requests of a batch that the worker of "m" holds: those before
+ * "sent", sent to the worker started "started"-th. */
+struct queue {
+	int sent;
+	int started;
+};
+
+/* Make sure the worker of "m" holds the requests of "json" (NULL: none
+ * to send) from "from", the first not yet answered, to "upto", in
+ * order: a worker started again meanwhile lost them, and is sent them
+ * anew. */
+static ts_status queue_to(ts_measurer *m, struct queue *q, char **json,
+	int from, int upto)
+{
+	if (m->fd < 0 || m->started != q->started)
+		q->sent = from;
+	for (int attempt = 0; q->sent <= upto; ) {
+		int k = q->sent++;
+		if (!json[k])
+			continue;
+		if (send_request(m, json[k]) < 0)
+			return TS_ERROR;
+		if (m->started == q->started)
+			continue;
+		q->started = m->started;
+		if (k == from)
+			continue;
+		/* The worker died before taking "k": a new one holds "k"
+		 * alone, ahead of those it lost. */
+		if (++attempt == 3)
+			return ts_ctx_set_error(m->ctx, "measure: the worker "
+				"program '%s' keeps dying", m->worker_path);
+		worker_stop(m);
+		q->sent = from;
+	}
+	return TS_OK;
+}
+
+/* Measure the "n" schedules "sch" with the worker of "m" into "out", in
+ * order, the request of the next candidate sent before the results of
+ * one are read, so that a pipelining worker builds it meanwhile. */
+static ts_status local_batch(ts_measurer *m, int n,
+	const ts_schedule *const *sch, ts_measure_result *out)
+{
+	char **json = ts_new_array(char *, n + 1);
+	struct queue q = { 0, -1 };
+
+	for (int i = 0; i < n; i++) {
+		result_start(m, &out[i]);
+		if (schedule_ok(m, sch[i], &out[i]))
+			json[i] = ts_schedule_to_json(sch[i]);
+	}
+	for (int i = 0; i < n; i++) {
+		int ahead = i + 1;
+		if (!json[i])
+			continue;
+		while (ahead < n && !json[ahead])
+			ahead++;
+		if (queue_to(m, &q, json, i, i) < 0 ||
+		    (m->opt.pipeline && ahead < n &&
+		     queue_to(m, &q, json, i, ahead) < 0))
+			return TS_ERROR;
+		collect(m, &out[i]);
+	}
+	return TS_OK;
 }
 
 /* Measure here what the ranks of "m" could not: "done"[i] false. */
@@ -911,10 +1003,9 @@ static ts_status remote_batch(ts_measurer *m, int n,
 ts_status ts_measure_batch(ts_measurer *m, int n,
 	const ts_schedule *const *sch, ts_measure_result *out)
 {
-	if (m && m->opt.cluster)
+	if (!m || !out)
+		return TS_ERROR;
+	if (m->opt.cluster)
 		return remote_batch(m, n, sch, out);
-	for (int i = 0; i < n; i++)
-		if (ts_measure(m, sch[i], &out[i]) < 0)
-			return TS_ERROR;
-	return TS_OK;
+	return local_batch(m, n, sch, out);
 }

@@ -45,6 +45,10 @@ struct worker {
 	ts_array **refs;	/* dag->noutputs */
 	int threads;
 	bool flush;
+	bool pipeline;		/* build the next candidate while one is
+				 * timed */
+	int gate;		/* in a child: the end it waits on for its
+				 * turn to run, or -1 */
 	double min_repeat_s;
 	const char *cpu, *features;	/* NULL: this machine's */
 	char *flush_buf;	/* larger than the last-level cache */
@@ -165,10 +169,30 @@ static void say_message(const char *text)
 	ts_measure_write_all(1, b.s, b.len);
 }
 
+/* In a child built ahead of its turn: wait until the worker says that
+ * the candidate before it has ended (or has gone: then leave).  Until
+ * then the child says nothing, so that the measurer hears the children
+ * one after the other, in the order of its requests. */
+static void wait_turn(struct worker *w)
+{
+	char c;
+	ssize_t k;
+
+	if (w->gate < 0)
+		return;
+	while ((k = read(w->gate, &c, 1)) < 0 && errno == EINTR)
+		;
+	if (k != 1)
+		_exit(0);
+	close(w->gate);
+	w->gate = -1;
+}
+
 /* Report the failure "code" of a candidate with the context's message
  * and leave the child. */
 static void fail(struct worker *w, ts_error_code code, double build_s)
 {
+	wait_turn(w);
 	say_message(ts_ctx_error(w->ctx));
 	say("result %d nan %.9g 0\n", (int)code, build_s);
 	_exit(0);
@@ -194,14 +218,18 @@ static ts_status worker_load(struct worker *w, bool reference)
 {
 	const char *text = ts_measure_read_text(ts_measure_file(w->dir,
 		"options", -1));
-	int flush = 0;
+	int flush = 0, pipeline = 0;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	const ts_dag *d;
 
-	if (!text || sscanf(text, "%d %d %lf", &w->threads, &flush,
-	    &w->min_repeat_s) != 3)
+	if (!text || sscanf(text, "%d %d %lf %d", &w->threads, &flush,
+	    &w->min_repeat_s, &pipeline) != 4)
 		return ts_ctx_set_error(w->ctx, "measure-worker: no options "
 			"in '%s'", w->dir);
 	w->flush = flush;
+	/* A core to spare for the builds, so that they do not slow down
+	 * the candidate being timed. */
+	w->pipeline = pipeline && cpus > w->threads;
 	worker_code_target(w, strchr(text, '\n'));
 	text = ts_measure_read_text(ts_measure_file(w->dir, "dag.tsl", -1));
 	w->dag = text ? ts_parse_string(w->ctx, "measured.tsl", text) : NULL;
@@ -459,6 +487,7 @@ static void run_candidate(struct worker *w, const char *json, int fault)
 	if (!(m = ts_module_compile(w->ctx, f, &opt)))
 		fail(w, TS_ERR_COMPILE, ts_measure_now() - t0);
 	build_s = ts_measure_now() - t0;
+	wait_turn(w);
 	say("built %.9g\n", build_s);
 	w->last_tick = ts_measure_now();
 	ts_runtime_set_threads(w->threads);
@@ -488,17 +517,27 @@ static void run_candidate(struct worker *w, const char *json, int fault)
 	_exit(0);
 }
 
-/* Start the child of one candidate: it dies with the worker, and its
+/* The file that the standard error of the child "pid" goes to. */
+static char *child_err(struct worker *w, pid_t pid)
+{
+	return ts_measure_file(w->dir, ts_asprintf("child-%ld.err",
+		(long)pid), -1);
+}
+
+/* Start the child of one candidate, which waits on "gate" for its turn
+ * to run (-1: it is its turn): it dies with the worker, and its
  * standard error goes to a file the measurer reads after a crash. */
-static void child_start(struct worker *w, const char *json, int fault)
+static void child_start(struct worker *w, const char *json, int fault,
+	int gate)
 {
 	int fd;
 
 #ifdef __linux__
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
-	fd = open(ts_measure_file(w->dir, "child.err", -1),
-		O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	w->gate = gate;
+	fd = open(child_err(w, getpid()), O_WRONLY | O_CREAT | O_TRUNC |
+		O_CLOEXEC, 0600);
 	if (fd >= 0) {
 		dup2(fd, 2);
 		close(fd);
@@ -557,7 +596,8 @@ static char *read_bytes(struct worker *w, size_t n)
 }
 
 /* Whether the measurer has gone: its end of the socket on standard input
- * is closed (it sends nothing while a candidate runs). */
+ * is closed (it sends nothing while a candidate runs, but the next
+ * request, which stays unread). */
 static bool measurer_gone(void)
 {
 	char c;
@@ -565,9 +605,76 @@ static bool measurer_gone(void)
 	return recv(0, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
+/* Whether a request waits to be read on standard input. */
+static bool request_waiting(struct worker *w)
+{
+	char c;
+
+	return w->nin > 0 || recv(0, &c, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
+/* A candidate's child and the gate it waits on (-1: running). */
+struct child {
+	pid_t pid;		/* 0: none */
+	int gate;
+	bool ahead;		/* forked while another child ran */
+};
+
+/* Read the next request and fork its child, which waits for its turn
+ * when "gated"; false at the end of input or on a bad request. */
+static bool child_fork(struct worker *w, bool gated, struct child *c)
+{
+	char line[256], fault[32], *json;
+	int p[2] = { -1, -1 };
+	size_t n;
+
+	c->pid = 0;
+	c->gate = -1;
+	c->ahead = gated;
+	if (!read_line(w, line, sizeof(line)) ||
+	    sscanf(line, "measure %31s %zu", fault, &n) != 2 ||
+	    !(json = read_bytes(w, n)))
+		return false;
+	if (gated && pipe(p) < 0) {
+		c->pid = -1;	/* reported as a failed start */
+		return true;
+	}
+	c->pid = fork();
+	if (c->pid == 0) {
+		if (gated)
+			close(p[1]);
+		child_start(w, json, ts_fault_from_name(fault),
+			gated ? p[0] : -1);
+	}
+	if (gated) {
+		close(p[0]);
+		c->gate = p[1];
+	}
+	if (c->pid < 0) {
+		if (gated)
+			close(c->gate);
+		c->gate = -1;
+	}
+	return true;
+}
+
+/* Give the child "c" its turn. */
+static void child_go(struct child *c)
+{
+	if (c->gate < 0)
+		return;
+	(void)!write(c->gate, "g", 1);
+	close(c->gate);
+	c->gate = -1;
+}
+
 /* Wait for the child "pid" and return its wait status; when the
- * measurer goes away meanwhile, kill the child and set "*orphan". */
-static int wait_child(pid_t pid, bool *orphan)
+ * measurer goes away meanwhile, kill the child and set "*orphan".
+ * Meanwhile, when "w" pipelines and "next" holds no child, fork the
+ * child of the next request as soon as it arrives, to build while this
+ * one runs. */
+static int wait_child(struct worker *w, pid_t pid, struct child *next,
+	bool *orphan)
 {
 	const struct timespec tick = { 0, 2000000 };
 	int status = 0;
@@ -579,39 +686,53 @@ static int wait_child(pid_t pid, bool *orphan)
 		if (measurer_gone()) {
 			*orphan = true;
 			kill(pid, SIGKILL);
+		} else if (w->pipeline && !next->pid && request_waiting(w) &&
+		    !child_fork(w, true, next)) {
+			*orphan = true;	/* a bad request: stop serving */
+			kill(pid, SIGKILL);
 		}
 		nanosleep(&tick, NULL);
 	}
 }
 
 /* Serve requests until standard input ends: fork a child per candidate
- * and report its end. */
+ * and report its start and its end, one candidate after the other.  When
+ * pipelining, the next candidate's child is forked while one runs: it
+ * builds, then waits for its turn, which comes when the one before has
+ * ended, so that building overlaps timing but two candidates never run
+ * at once. */
 static int worker_serve(struct worker *w)
 {
-	char line[256], fault[32];
+	struct child cur, next = { 0, -1, false };
 	bool orphan = false;
-	size_t n;
 
+	/* A child that died before its turn has closed its gate. */
+	signal(SIGPIPE, SIG_IGN);
 	say("ready %d %s\n", TS_MEASURE_PROTOCOL, ts_dag_hash(w->dag));
-	while (read_line(w, line, sizeof(line))) {
-		char *json;
-		pid_t pid;
-		int status = 0;
-		if (sscanf(line, "measure %31s %zu", fault, &n) != 2 ||
-		    !(json = read_bytes(w, n)))
-			return 2;
-		pid = fork();
-		if (pid == 0)
-			child_start(w, json, ts_fault_from_name(fault));
-		if (pid < 0) {
+	for (;;) {
+		int status;
+		if (next.pid) {
+			cur = next;
+			next = (struct child){ 0, -1, false };
+		} else if (!child_fork(w, false, &cur)) {
+			break;
+		}
+		if (cur.pid < 0) {
 			say("exit -1\n");
 			continue;
 		}
-		say("start %ld\n", (long)pid);
-		status = wait_child(pid, &orphan);
+		child_go(&cur);
+		say("start %ld %d\n", (long)cur.pid, cur.ahead ? 1 : 0);
+		status = wait_child(w, cur.pid, &next, &orphan);
 		if (orphan)
 			break;
+		rename(child_err(w, cur.pid), ts_measure_file(w->dir,
+			"child.err", -1));
 		say("exit %d\n", status);
+	}
+	if (next.pid > 0) {
+		kill(next.pid, SIGKILL);
+		waitpid(next.pid, NULL, 0);
 	}
 	/* The measurer closed the socket without stopping this worker: it
 	 * has exited without ts_measurer_free, so clean up after it. */
@@ -623,7 +744,7 @@ static int worker_serve(struct worker *w)
  * outputs when "reference"; return the exit code. */
 int ts_measure_worker_main(const char *dir, bool reference)
 {
-	struct worker w = { .dir = dir };
+	struct worker w = { .dir = dir, .gate = -1 };
 
 	/* Before the collector starts: children of this process allocate. */
 	GC_set_handle_fork(1);

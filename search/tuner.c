@@ -92,6 +92,7 @@ struct ts_tuner {
 	struct feature_cache cache;
 	int nkernels, kcap;	/* hashes of the schedules measured */
 	uint64_t *kernels;
+	ts_tune_phases phases;	/* over every run */
 };
 
 static ts_status log_load(ts_tuner *t);
@@ -859,6 +860,7 @@ static ts_status verify(ts_tuner *t)
 	}
 	if (m == 0)
 		return TS_OK;
+	t->phases.verify_runs += VERIFY_ROUNDS * m;
 	for (int r = 0; r < VERIFY_ROUNDS; r++)
 		if (measure(t, m, sch, res + r * m) < 0)
 			return TS_ERROR;
@@ -926,15 +928,23 @@ ts_status ts_tuner_run(ts_tuner *t, ts_tune_progress_fn progress,
 		return TS_ERROR;
 	while (t->trials < t->planned && !(t->opt.budget_s > 0 &&
 	    ts_now_s() - t0 >= t->opt.budget_s)) {
+		double s0 = ts_now_s(), s1;
 		int n = next_distinct(t, TS_MIN(t->opt.batch,
 			t->planned - t->trials), cfgs, sch);
 		if (n < 0)
 			return TS_ERROR;
 		if (n == 0)
 			break;
-		if (measure_configs(t, n, cfgs, sch) < 0 || retrain(t) < 0)
+		s1 = ts_now_s();
+		if (measure_configs(t, n, cfgs, sch) < 0)
+			return TS_ERROR;
+		t->phases.search_s += s1 - s0;
+		t->phases.measure_s += ts_now_s() - s1;
+		s0 = ts_now_s();
+		if (retrain(t) < 0)
 			return TS_ERROR;
 		reseed(t);
+		t->phases.search_s += ts_now_s() - s0;
 		report(t, t0, progress, data);
 	}
 	/* Comparing the same few again costs as much as the trials (a
@@ -952,7 +962,16 @@ ts_status ts_tuner_run(ts_tuner *t, ts_tune_progress_fn progress,
 	/* A later run (ts_tuner_extend) judges against what this one
 	 * verifies, as a run resumed from the log does. */
 	t->log_verified = true;
-	return verify(t);
+	t0 = ts_now_s();
+	if (verify(t) < 0)
+		return TS_ERROR;
+	t->phases.verify_s += ts_now_s() - t0;
+	return TS_OK;
+}
+
+ts_tune_phases ts_tuner_phases(const ts_tuner *t)
+{
+	return t->phases;
 }
 
 void ts_tuner_extend(ts_tuner *t, int trials)

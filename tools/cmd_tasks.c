@@ -568,6 +568,17 @@ static bool all_retired(const ts_partition *p, const ts_task_schedule *r)
 	return true;
 }
 
+/* Where the tuning time of "r" went. */
+static void print_phases(const ts_task_schedule *r)
+{
+	double total = r->nrounds ? r->elapsed[r->nrounds - 1] : 0;
+
+	printf("time %.1f s: preparing tasks %.1f s, search %.1f s, "
+	       "measuring %.1f s, final comparisons %.1f s (%d runs)\n",
+		total, r->setup_s, r->search_s, r->measure_s, r->verify_s,
+		r->verify_runs);
+}
+
 int ts_tool_tune_network(ts_ctx *ctx, const ts_dag *dag, ts_target *target,
 	const struct ts_tune_options *opt, bool quiet, bool layout)
 {
@@ -625,6 +636,7 @@ int ts_tool_tune_network(ts_ctx *ctx, const ts_dag *dag, ts_target *target,
 	if (isfinite(r->static_latency))
 		printf(" (static schedules %.4f ms)", r->static_latency * 1e3);
 	printf("\n");
+	print_phases(r);
 	if (opt->log && write_network_curve(ctx, dag, p, r, to.trials,
 		opt->log) < 0) {
 		ts_tool_report(ctx);

@@ -67,6 +67,9 @@ typedef struct ts_measure_options {
 				 * is a single run (false) */
 	int threads;		/* threads of parallel loops, the same for
 				 * every candidate (1) */
+	bool pipeline;		/* in a batch, build the next candidate
+				 * while one is timed, where the machine
+				 * has more cores than "threads" (true) */
 	double eval_limit;	/* innermost iterations the interpreter may
 				 * compute for the reference; above it the
 				 * naive schedule compiled computes it
@@ -126,6 +129,9 @@ ts_status ts_measure_batch(__ts_keep ts_measurer *m, int n,
  * each one that died). */
 int ts_measurer_count(__ts_keep const ts_measurer *m);
 int ts_measurer_workers_started(__ts_keep const ts_measurer *m);
+/* Candidates that were built while the one before them was timed
+ * (ts_measure_options.pipeline). */
+int ts_measurer_built_ahead(__ts_keep const ts_measurer *m);
 
 /* For tests only: make the child of every later candidate misbehave.
  * "fault" is "crash" (SIGSEGV while running), "abort" (abort() while

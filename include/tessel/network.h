@@ -281,6 +281,12 @@ typedef struct ts_task_schedule {
 				 * round, from the start */
 	bool *retired;		/* per task: its expected gain fell below
 				 * the limit (ts_task_schedule_limits) */
+	/* Where the wall clock went (ts_partition_tune; 0 otherwise):
+	 * preparing each task's tuner (reference outputs, static choice,
+	 * records) and the phases of its runs, summed over the tasks
+	 * (ts_tune_phases of <tessel/tune.h>). */
+	double setup_s, search_s, measure_s, verify_s;
+	int verify_runs;
 } ts_task_schedule;
 
 /* When the task scheduler stops before its rounds are spent: after

@@ -294,6 +294,17 @@ int ts_tuner_history(__ts_keep const ts_tuner *t,
 /* Measurements made by this run, and records reused from the log. */
 int ts_tuner_trials(__ts_keep const ts_tuner *t);
 int ts_tuner_resumed(__ts_keep const ts_tuner *t);
+/* Where the wall-clock time of every run of a tuner went: proposing
+ * and rating candidates (the search, the cost model's training),
+ * measuring them, and measuring the best again in the final comparison
+ * ("verify_runs" measurements). */
+typedef struct ts_tune_phases {
+	double search_s;
+	double measure_s;
+	double verify_s;
+	int verify_runs;
+} ts_tune_phases;
+ts_tune_phases ts_tuner_phases(__ts_keep const ts_tuner *t);
 /* Failed measurements of this run with error "code". */
 int ts_tuner_errors(__ts_keep const ts_tuner *t, ts_error_code code);
 __ts_gc const ts_template *ts_tuner_template(__ts_keep const ts_tuner *t);

@@ -110,6 +110,7 @@ static void test_options_default__as_documented(void **state)
 	assert_true(o.min_repeat_s == 0.1);
 	assert_false(o.flush_cache);
 	assert_int_equal(o.threads, 1);
+	assert_true(o.pipeline);
 }
 
 /* A candidate whose one sample lasts over ten times min_repeat_s is
@@ -238,6 +239,53 @@ static void test_measure_faults__reported_then_good_candidate(void **state)
 	/* The worker outlived every candidate but the one that killed it:
 	 * one more was started for the good candidate after it. */
 	assert_int_equal(ts_measurer_workers_started(m), 2);
+	assert_null(ts_ctx_error(ctx));
+}
+
+/* Batches of a pipelining worker: the next candidate is built while one
+ * is timed, and waits for its turn; a candidate that fails, before its
+ * turn (abort, slow build) or during it, is reported as itself and the
+ * one queued behind it as itself, also when the first kills the worker
+ * with the request of the second in it.  Then a good batch: each good,
+ * and every candidate but the first built ahead where there is a core to
+ * spare for it; none without the option. */
+static void test_measure_batch__pipelined_faults_then_good(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = matmul(ctx);
+	ts_measure_options o = fast_options();
+	ts_measurer *m = ts_measurer_new(ctx, dag, &o, 5), *serial;
+	const ts_schedule *sch[3];
+	ts_measure_result r[3];
+	bool spare = sysconf(_SC_NPROCESSORS_ONLN) > 1;
+
+	assert_non_null(m);
+	sch[0] = sch[2] = tiled(ctx, dag);
+	sch[1] = ts_schedule_naive(ctx, dag);
+	for (size_t i = 0; i < sizeof(fault_cases) / sizeof(fault_cases[0]);
+	     i++) {
+		const struct fault_case *c = &fault_cases[i];
+		assert_int_equal(ts_measurer_set_fault(m, c->fault), TS_OK);
+		assert_int_equal(ts_measure_batch(m, 2, sch, r), TS_OK);
+		assert_failed(&r[0], c->code, c->message);
+		assert_failed(&r[1], c->code, c->message);
+	}
+	assert_int_equal(ts_measurer_set_fault(m, NULL), TS_OK);
+	int before = ts_measurer_built_ahead(m);
+	assert_int_equal(ts_measure_batch(m, 3, sch, r), TS_OK);
+	for (int i = 0; i < 3; i++)
+		assert_good(&r[i]);
+	assert_int_equal(ts_measurer_built_ahead(m) - before, spare ? 2 : 0);
+	/* Two workers killed by their candidates, one started after each. */
+	assert_int_equal(ts_measurer_workers_started(m), 3);
+
+	o.pipeline = false;
+	serial = ts_measurer_new(ctx, dag, &o, 5);
+	assert_non_null(serial);
+	assert_int_equal(ts_measure_batch(serial, 3, sch, r), TS_OK);
+	for (int i = 0; i < 3; i++)
+		assert_good(&r[i]);
+	assert_int_equal(ts_measurer_built_ahead(serial), 0);
 	assert_null(ts_ctx_error(ctx));
 }
 
@@ -435,6 +483,7 @@ int main(void)
 		TS_TEST(test_measure_slow__timed_once),
 		TS_TEST(test_measure_long_timing__run_timeout_bounds_one_run),
 		TS_TEST(test_measure_faults__reported_then_good_candidate),
+		TS_TEST(test_measure_batch__pipelined_faults_then_good),
 		TS_TEST(test_measure_set_fault__unknown_is_error),
 		TS_TEST(test_measure_fault_env__applies_to_candidates),
 		TS_TEST(test_measure_batch__invalid_and_foreign_schedules),

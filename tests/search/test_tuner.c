@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/common.h"
@@ -253,6 +254,7 @@ struct fake {
 				 * this when not 0 */
 	char *slow;		/* a schedule (JSON) that takes 10 ms */
 	char *quick;		/* one that takes 0.5 ms */
+	double delay_s;		/* sleep this long per call */
 };
 
 /* FNV-1a of "s". */
@@ -271,6 +273,10 @@ static ts_status fake_measure(void *data, int n,
 	struct fake *f = data;
 
 	f->calls++;
+	if (f->delay_s > 0) {
+		struct timespec d = { 0, (long)(f->delay_s * 1e9) };
+		nanosleep(&d, NULL);
+	}
 	for (int i = 0; i < n; i++) {
 		char *j = ts_schedule_to_json(sch[i]);
 		uint64_t h = text_hash(j);
@@ -336,6 +342,44 @@ static ts_target *host(ts_ctx *ctx)
 
 	assert_non_null(t);
 	return t;
+}
+
+/* Where a run's time went: every call of the measuring function (20 ms
+ * each) counted as measuring, or as the final comparison, whose runs are
+ * the measurements beyond the trials; rating candidates as search. */
+static void test_tuner_phases__measuring_search_and_comparison(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "tiny.tsl", tiny_matmul);
+	struct fake f = { .delay_s = 0.02, .no_errors = true };
+	ts_tune_options o = fake_options(&f, 24, NULL);
+	ts_tuner *t;
+	ts_tune_phases ph;
+	int first_calls;
+
+	o.verify = 2;
+	t = ts_tuner_new(ctx, dag, host(ctx), &o);
+	assert_non_null(t);
+	ph = ts_tuner_phases(t);
+	assert_true(ph.search_s == 0 && ph.measure_s == 0 &&
+		ph.verify_s == 0 && ph.verify_runs == 0);
+	assert_int_equal(ts_tuner_run(t, NULL, NULL), TS_OK);
+	ph = ts_tuner_phases(t);
+	first_calls = f.calls;
+	assert_true(ts_tuner_verified(t));
+	assert_int_equal(ph.verify_runs, f.n - 24);
+	assert_true(ph.verify_runs >= 3 * 2);
+	/* Three trial batches of 8, then three rounds of comparison. */
+	assert_int_equal(f.calls, 3 + 3);
+	assert_true(ph.measure_s >= 3 * 0.02);
+	assert_true(ph.verify_s >= 3 * 0.02);
+	assert_true(ph.search_s > 0);
+	/* A later run adds to them. */
+	ts_tuner_extend(t, 8);
+	assert_int_equal(ts_tuner_run(t, NULL, NULL), TS_OK);
+	assert_true(ts_tuner_phases(t).measure_s >= ph.measure_s + 0.02);
+	assert_true(f.calls > first_calls);
 }
 
 static void test_tuner_fake__measures_distinct_and_keeps_best(void **state)
@@ -1148,6 +1192,7 @@ static void test_curve__csv_and_svg(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		TS_TEST(test_tuner_phases__measuring_search_and_comparison),
 		TS_TEST(test_costmodel_monotone__ranks_held_out_data),
 		TS_TEST(test_costmodel_errors__name_the_problem),
 		TS_TEST(test_evolve_batches__never_repeat_a_config),
