@@ -780,13 +780,18 @@ static void candidate_timeout(ts_measurer *m, struct exchange *x,
 	worker_stop(m);
 }
 
-/* Send the request for "json" to the worker of "m", starting one when
- * none runs or the one running has died. */
-static ts_status send_request(ts_measurer *m, const char *json)
+/* The request for "json" as the worker reads it. */
+static char *request_text(ts_measurer *m, const char *json)
 {
-	char *head = ts_asprintf("measure %s %zu\n", ts_fault_name(m->fault),
-		strlen(json));
-	char *msg = ts_asprintf("%s%s", head, json);
+	return ts_asprintf("measure %s %zu\n%s", ts_fault_name(m->fault),
+		strlen(json), json);
+}
+
+/* Send the requests "msg" to the worker of "m" in one piece (so that a
+ * worker that finds one finds all), starting a worker when none runs or
+ * the one running has died. */
+static ts_status send_requests(ts_measurer *m, const char *msg)
+{
 	size_t n = strlen(msg);
 
 	for (int attempt = 0; attempt < 2; attempt++) {
@@ -808,6 +813,13 @@ static ts_status send_request(ts_measurer *m, const char *json)
 	}
 	return ts_ctx_set_error(m->ctx, "measure: cannot send a candidate to "
 		"the worker program '%s'", m->worker_path);
+}
+
+/* Send the request for "json" to the worker of "m", starting one when
+ * none runs or the one running has died. */
+static ts_status send_request(ts_measurer *m, const char *json)
+{
+	return send_requests(m, request_text(m, json));
 }
 
 /* Whether "sch" can be sent to the worker; else fill "out". */
@@ -902,33 +914,50 @@ struct queue {
 static ts_status queue_to(ts_measurer *m, struct queue *q, char **json,
 	int from, int upto)
 {
-	if (m->fd < 0 || m->started != q->started)
-		q->sent = from;
-	for (int attempt = 0; q->sent <= upto; ) {
-		int k = q->sent++;
-		if (!json[k])
-			continue;
-		if (send_request(m, json[k]) < 0)
+	for (int attempt = 0; ; attempt++) {
+		ts_buf b;
+		int first;
+		if (m->fd < 0 || m->started != q->started)
+			q->sent = from;
+		first = q->sent;
+		ts_buf_init(&b);
+		ts_buf_puts(&b, "");
+		for (; q->sent <= upto; q->sent++)
+			if (json[q->sent])
+				ts_buf_puts(&b, request_text(m, json[q->sent]));
+		if (!b.len)
+			return TS_OK;
+		if (send_requests(m, b.s) < 0)
 			return TS_ERROR;
-		if (m->started == q->started)
-			continue;
-		q->started = m->started;
-		if (k == from)
-			continue;
-		/* The worker died before taking "k": a new one holds "k"
-		 * alone, ahead of those it lost. */
-		if (++attempt == 3)
+		if (m->started == q->started || first == from) {
+			q->started = m->started;
+			return TS_OK;
+		}
+		/* The worker died before taking these: a new one holds them
+		 * alone, without those it lost before them. */
+		if (attempt == 2)
 			return ts_ctx_set_error(m->ctx, "measure: the worker "
 				"program '%s' keeps dying", m->worker_path);
 		worker_stop(m);
-		q->sent = from;
 	}
-	return TS_OK;
+}
+
+/* The first of the "n" requests "json" after "i" that is sent, "k"
+ * times over (n when none). */
+static int next_sent(char **json, int n, int i, int k)
+{
+	while (k-- > 0)
+		do
+			i++;
+		while (i < n && !json[i]);
+	return TS_MIN(i, n);
 }
 
 /* Measure the "n" schedules "sch" with the worker of "m" into "out", in
- * order, the request of the next candidate sent before the results of
- * one are read, so that a pipelining worker builds it meanwhile. */
+ * order, the requests of the next two candidates sent before the results
+ * of one are read: a pipelining worker builds the next while this one
+ * checks its output, and when its turn comes, the one after it is there
+ * to be built. */
 static ts_status local_batch(ts_measurer *m, int n,
 	const ts_schedule *const *sch, ts_measure_result *out)
 {
@@ -941,14 +970,10 @@ static ts_status local_batch(ts_measurer *m, int n,
 			json[i] = ts_schedule_to_json(sch[i]);
 	}
 	for (int i = 0; i < n; i++) {
-		int ahead = i + 1;
+		int upto = m->opt.pipeline ? next_sent(json, n, i, 2) : i;
 		if (!json[i])
 			continue;
-		while (ahead < n && !json[ahead])
-			ahead++;
-		if (queue_to(m, &q, json, i, i) < 0 ||
-		    (m->opt.pipeline && ahead < n &&
-		     queue_to(m, &q, json, i, ahead) < 0))
+		if (queue_to(m, &q, json, i, TS_MIN(upto, n - 1)) < 0)
 			return TS_ERROR;
 		collect(m, &out[i]);
 	}

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -49,6 +50,11 @@ struct worker {
 				 * timed */
 	int gate;		/* in a child: the end it waits on for its
 				 * turn to run, or -1 */
+	int quiet;		/* in a child: the end it waits on before
+				 * timing, until the next child has built, or
+				 * -1 */
+	int built;		/* in a child built ahead: the end it closes
+				 * once built, or -1 */
 	double min_repeat_s;
 	const char *cpu, *features;	/* NULL: this machine's */
 	char *flush_buf;	/* larger than the last-level cache */
@@ -178,6 +184,11 @@ static void wait_turn(struct worker *w)
 	char c;
 	ssize_t k;
 
+	if (w->built >= 0) {
+		close(w->built);	/* the worker may let the child
+					 * before this one time now */
+		w->built = -1;
+	}
 	if (w->gate < 0)
 		return;
 	while ((k = read(w->gate, &c, 1)) < 0 && errno == EINTR)
@@ -186,6 +197,32 @@ static void wait_turn(struct worker *w)
 		_exit(0);
 	close(w->gate);
 	w->gate = -1;
+}
+
+static void tick(struct worker *w);
+
+/* In a child that has its turn: wait, saying it is alive, until the
+ * child after it has built (the worker writes to "quiet"), so that no
+ * build runs beside the timed runs: on a 2-core AMD Zen 4 a build on the
+ * other core made timed kernels up to 1.6x slower.  At most 5 s (builds
+ * take 0.1 s; one that takes longer is rare and may be timed out). */
+static void wait_quiet(struct worker *w)
+{
+	struct pollfd p = { .fd = w->quiet, .events = POLLIN };
+	double until = ts_measure_now() + 5;
+	char c;
+
+	if (w->quiet < 0)
+		return;
+	while (ts_measure_now() < until) {
+		int r = poll(&p, 1, 200);
+		tick(w);
+		if (r > 0 || (r < 0 && errno != EINTR))
+			break;
+	}
+	(void)!read(w->quiet, &c, 1);
+	close(w->quiet);
+	w->quiet = -1;
 }
 
 /* Report the failure "code" of a candidate with the context's message
@@ -513,6 +550,7 @@ static void run_candidate(struct worker *w, const char *json, int fault)
 			build_s);
 		_exit(0);
 	}
+	wait_quiet(w);
 	time_runs(w, m, args, err, build_s);
 	_exit(0);
 }
@@ -617,43 +655,79 @@ static bool request_waiting(struct worker *w)
 struct child {
 	pid_t pid;		/* 0: none */
 	int gate;
+	int quiet;		/* written when it may time, or -1 */
+	int built;		/* ends when it has built, or -1 */
 	bool ahead;		/* forked while another child ran */
 };
 
+static const struct child no_child = { 0, -1, -1, -1, false };
+
+/* Let the child "c" time its runs. */
+static void child_quiet(struct child *c)
+{
+	if (c->quiet < 0)
+		return;
+	(void)!write(c->quiet, "q", 1);
+	close(c->quiet);
+	c->quiet = -1;
+}
+
+/* Close those of "a", "b" and "c" that are open. */
+static void close_ends(int a, int b, int c)
+{
+	int fd[3] = { a, b, c };
+
+	for (int i = 0; i < 3; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+}
+
+/* Open the pipe "p", or set both ends to -1. */
+static bool pipe_or_none(int *p)
+{
+	if (pipe(p) == 0)
+		return true;
+	p[0] = p[1] = -1;
+	return false;
+}
+
 /* Read the next request and fork its child, which waits for its turn
- * when "gated"; false at the end of input or on a bad request. */
+ * when "gated"; false at the end of input or on a bad request.  When "w"
+ * pipelines, the child also waits before timing until told that no build
+ * runs, and a gated child says when it has built. */
 static bool child_fork(struct worker *w, bool gated, struct child *c)
 {
 	char line[256], fault[32], *json;
-	int p[2] = { -1, -1 };
+	int g[2] = { -1, -1 }, q[2] = { -1, -1 }, b[2] = { -1, -1 };
 	size_t n;
 
-	c->pid = 0;
-	c->gate = -1;
+	*c = no_child;
 	c->ahead = gated;
 	if (!read_line(w, line, sizeof(line)) ||
 	    sscanf(line, "measure %31s %zu", fault, &n) != 2 ||
 	    !(json = read_bytes(w, n)))
 		return false;
-	if (gated && pipe(p) < 0) {
+	if ((gated && (!pipe_or_none(g) || !pipe_or_none(b))) ||
+	    (w->pipeline && !pipe_or_none(q))) {
+		close_ends(g[0], g[1], b[0]);
+		close_ends(b[1], q[0], q[1]);
 		c->pid = -1;	/* reported as a failed start */
 		return true;
 	}
 	c->pid = fork();
 	if (c->pid == 0) {
-		if (gated)
-			close(p[1]);
-		child_start(w, json, ts_fault_from_name(fault),
-			gated ? p[0] : -1);
+		close_ends(g[1], b[0], q[1]);	/* the worker's */
+		w->quiet = q[0];
+		w->built = b[1];
+		child_start(w, json, ts_fault_from_name(fault), g[0]);
 	}
-	if (gated) {
-		close(p[0]);
-		c->gate = p[1];
-	}
+	close_ends(g[0], b[1], q[0]);		/* the child's */
+	c->gate = g[1];
+	c->built = b[0];
+	c->quiet = q[1];
 	if (c->pid < 0) {
-		if (gated)
-			close(c->gate);
-		c->gate = -1;
+		close_ends(c->gate, c->built, c->quiet);
+		c->gate = c->built = c->quiet = -1;
 	}
 	return true;
 }
@@ -668,42 +742,59 @@ static void child_go(struct child *c)
 	c->gate = -1;
 }
 
-/* Wait for the child "pid" and return its wait status; when the
+/* Whether the child "c" built ahead has built (or died): its end of
+ * the "built" pipe is closed.  Then that end is closed here too. */
+static bool child_built(struct child *c)
+{
+	struct pollfd p = { .fd = c->built, .events = POLLIN };
+
+	if (c->built < 0)
+		return true;
+	if (poll(&p, 1, 0) <= 0)
+		return false;
+	close(c->built);
+	c->built = -1;
+	return true;
+}
+
+/* Wait for the child "cur" and return its wait status; when the
  * measurer goes away meanwhile, kill the child and set "*orphan".
- * Meanwhile, when "w" pipelines and "next" holds no child, fork the
- * child of the next request as soon as it arrives, to build while this
- * one runs. */
-static int wait_child(struct worker *w, pid_t pid, struct child *next,
-	bool *orphan)
+ * "next", the child built meanwhile (pid 0: none), lets "cur" time its
+ * runs once it has built. */
+static int wait_child(struct child *cur, struct child *next, bool *orphan)
 {
 	const struct timespec tick = { 0, 2000000 };
 	int status = 0;
 
 	for (;;) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-		if (r == pid || (r < 0 && errno != EINTR))
-			return status;
+		pid_t r = waitpid(cur->pid, &status, WNOHANG);
+		if (r == cur->pid || (r < 0 && errno != EINTR))
+			break;
 		if (measurer_gone()) {
 			*orphan = true;
-			kill(pid, SIGKILL);
-		} else if (w->pipeline && !next->pid && request_waiting(w) &&
-		    !child_fork(w, true, next)) {
-			*orphan = true;	/* a bad request: stop serving */
-			kill(pid, SIGKILL);
+			kill(cur->pid, SIGKILL);
 		}
+		if (cur->quiet >= 0 && (next->pid <= 0 || child_built(next)))
+			child_quiet(cur);
 		nanosleep(&tick, NULL);
 	}
+	if (cur->quiet >= 0)
+		close(cur->quiet);
+	cur->quiet = -1;
+	return status;
 }
 
 /* Serve requests until standard input ends: fork a child per candidate
  * and report its start and its end, one candidate after the other.  When
- * pipelining, the next candidate's child is forked while one runs: it
- * builds, then waits for its turn, which comes when the one before has
- * ended, so that building overlaps timing but two candidates never run
- * at once. */
+ * pipelining, the next candidate's child is forked when one gets its
+ * turn, if its request is there: it builds while the one before it
+ * checks its output, which waits for that build to end before it times
+ * its runs; then the new child waits for its turn, which comes when the
+ * one before has ended.  So building overlaps everything but timing, and
+ * two candidates never run at once. */
 static int worker_serve(struct worker *w)
 {
-	struct child cur, next = { 0, -1, false };
+	struct child cur, next = no_child;
 	bool orphan = false;
 
 	/* A child that died before its turn has closed its gate. */
@@ -713,7 +804,7 @@ static int worker_serve(struct worker *w)
 		int status;
 		if (next.pid) {
 			cur = next;
-			next = (struct child){ 0, -1, false };
+			next = no_child;
 		} else if (!child_fork(w, false, &cur)) {
 			break;
 		}
@@ -723,7 +814,13 @@ static int worker_serve(struct worker *w)
 		}
 		child_go(&cur);
 		say("start %ld %d\n", (long)cur.pid, cur.ahead ? 1 : 0);
-		status = wait_child(w, cur.pid, &next, &orphan);
+		if (w->pipeline && request_waiting(w) &&
+		    !child_fork(w, true, &next)) {
+			kill(cur.pid, SIGKILL);	/* a bad request */
+			orphan = true;
+			break;
+		}
+		status = wait_child(&cur, &next, &orphan);
 		if (orphan)
 			break;
 		rename(child_err(w, cur.pid), ts_measure_file(w->dir,
@@ -744,7 +841,7 @@ static int worker_serve(struct worker *w)
  * outputs when "reference"; return the exit code. */
 int ts_measure_worker_main(const char *dir, bool reference)
 {
-	struct worker w = { .dir = dir, .gate = -1 };
+	struct worker w = { .dir = dir, .gate = -1, .quiet = -1, .built = -1 };
 
 	/* Before the collector starts: children of this process allocate. */
 	GC_set_handle_fork(1);
