@@ -662,14 +662,15 @@ struct child {
 
 static const struct child no_child = { 0, -1, -1, -1, false };
 
-/* Let the child "c" time its runs. */
-static void child_quiet(struct child *c)
+/* Tell a child what it waits for on the pipe "*fd" (its turn, or that
+ * it may time its runs), once. */
+static void release(int *fd)
 {
-	if (c->quiet < 0)
+	if (*fd < 0)
 		return;
-	(void)!write(c->quiet, "q", 1);
-	close(c->quiet);
-	c->quiet = -1;
+	(void)!write(*fd, "r", 1);
+	close(*fd);
+	*fd = -1;
 }
 
 /* Close those of "a", "b" and "c" that are open. */
@@ -732,16 +733,6 @@ static bool child_fork(struct worker *w, bool gated, struct child *c)
 	return true;
 }
 
-/* Give the child "c" its turn. */
-static void child_go(struct child *c)
-{
-	if (c->gate < 0)
-		return;
-	(void)!write(c->gate, "g", 1);
-	close(c->gate);
-	c->gate = -1;
-}
-
 /* Whether the child "c" built ahead has built (or died): its end of
  * the "built" pipe is closed.  Then that end is closed here too. */
 static bool child_built(struct child *c)
@@ -775,7 +766,7 @@ static int wait_child(struct child *cur, struct child *next, bool *orphan)
 			kill(cur->pid, SIGKILL);
 		}
 		if (cur->quiet >= 0 && (next->pid <= 0 || child_built(next)))
-			child_quiet(cur);
+			release(&cur->quiet);
 		nanosleep(&tick, NULL);
 	}
 	if (cur->quiet >= 0)
@@ -812,7 +803,7 @@ static int worker_serve(struct worker *w)
 			say("exit -1\n");
 			continue;
 		}
-		child_go(&cur);
+		release(&cur.gate);
 		say("start %ld %d\n", (long)cur.pid, cur.ahead ? 1 : 0);
 		if (w->pipeline && request_waiting(w) &&
 		    !child_fork(w, true, &next)) {
