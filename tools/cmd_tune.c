@@ -215,6 +215,8 @@ struct task_result {
 	const char *static_hash;	/* ts_schedule_hash of the baseline */
 	bool kept_static;	/* the best is the static choice */
 	double candidate_s;	/* verified time of the fastest other */
+	ts_tune_phases phases;	/* where the time went */
+	int built_ahead;	/* candidates built while another ran */
 };
 
 /* Seconds of the monotonic clock. */
@@ -306,6 +308,8 @@ static ts_status tune_task(ts_ctx *ctx, const struct tune_opts *o,
 	ts_tool_warnings(ctx);
 	st = ts_tuner_run(t, o->quiet ? NULL : progress_bar, NULL);
 	r->elapsed_s = now_s() - r->elapsed_s;
+	r->phases = ts_tuner_phases(t);
+	r->built_ahead = ts_measurer_built_ahead(to.measurer);
 	ts_tuner_free(t);
 	ts_measurer_free(to.measurer);
 	if (st < 0)
@@ -398,6 +402,17 @@ static void print_choice(const struct tune_opts *o,
 		printf("kept: the static schedule; no candidate was faster\n");
 }
 
+/* Say where the time of "r" went. */
+static void print_time(const struct task_result *r)
+{
+	printf("time %.1f s: search %.1f s, measuring %.1f s (%d of %d "
+	       "candidates built while another ran), final comparison %.1f "
+	       "s (%d runs)\n", r->elapsed_s, r->phases.search_s,
+		r->phases.measure_s, r->built_ahead,
+		r->trials + r->phases.verify_runs, r->phases.verify_s,
+		r->phases.verify_runs);
+}
+
 /* Tune the program of "o" in "ctx"; return the exit code. */
 static int tune_program(ts_ctx *ctx, const struct tune_opts *o)
 {
@@ -451,6 +466,7 @@ static int tune_program(ts_ctx *ctx, const struct tune_opts *o)
 	ts_tool_warnings(ctx);
 	print_summary(1, &r);
 	print_choice(o, &r);
+	print_time(&r);
 	return isfinite(r.tuned_s) ? TS_EXIT_OK : TS_EXIT_FAIL;
 }
 

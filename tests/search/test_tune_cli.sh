@@ -18,6 +18,8 @@ TSL
 grep -q "^task  *naive ms  *static ms  *tuned ms  *speedup" "$tmp/out"
 grep -q "^mm  *[0-9.]*  *[0-9.-]*  *[0-9.]*  *[0-9.-]*x* .* 8  *[0-9.]* " "$tmp/out"
 grep -q "8/8  best [0-9.]* ms" "$tmp/err"
+# where the time went: every measurement a trial, none compared again
+grep -q "^time [0-9.]* s: search [0-9.]* s, measuring [0-9.]* s ([0-9]* of 8 candidates built while another ran), final comparison 0.0 s (0 runs)$" "$tmp/out"
 test "$(wc -l < "$tmp/mm.jsonl")" = 8
 test "$(head -1 "$tmp/mm.csv")" = "trial,best_s"
 test "$(wc -l < "$tmp/mm.csv")" = 9
@@ -48,6 +50,8 @@ then
 else
 	test "$lines" = 14 || test "$lines" = 15
 fi
+# each schedule compared again is measured three times
+grep -q "final comparison [0-9.]* s ($((3 * (lines - 12))) runs)$" "$tmp/out"
 test ! -s "$tmp/err" || ! grep -q "\[#" "$tmp/err"
 
 # hardware-guided top-k
