@@ -693,10 +693,10 @@ static bool pipe_or_none(int *p)
 }
 
 /* Read the next request and fork its child, which waits for its turn
- * when "gated"; false at the end of input or on a bad request.  When "w"
- * pipelines, the child also waits before timing until told that no build
- * runs, and a gated child says when it has built. */
-static bool child_fork(struct worker *w, bool gated, struct child *c)
+ * when "gated"; return 1, 0 at the end of input, -1 on a bad request.
+ * When "w" pipelines, the child also waits before timing until told that
+ * no build runs, and a gated child says when it has built. */
+static int child_fork(struct worker *w, bool gated, struct child *c)
 {
 	char line[256], fault[32], *json;
 	int g[2] = { -1, -1 }, q[2] = { -1, -1 }, b[2] = { -1, -1 };
@@ -704,16 +704,17 @@ static bool child_fork(struct worker *w, bool gated, struct child *c)
 
 	*c = no_child;
 	c->ahead = gated;
-	if (!read_line(w, line, sizeof(line)) ||
-	    sscanf(line, "measure %31s %zu", fault, &n) != 2 ||
+	if (!read_line(w, line, sizeof(line)))
+		return 0;
+	if (sscanf(line, "measure %31s %zu", fault, &n) != 2 ||
 	    !(json = read_bytes(w, n)))
-		return false;
+		return -1;
 	if ((gated && (!pipe_or_none(g) || !pipe_or_none(b))) ||
 	    (w->pipeline && !pipe_or_none(q))) {
 		close_ends(g[0], g[1], b[0]);
 		close_ends(b[1], q[0], q[1]);
 		c->pid = -1;	/* reported as a failed start */
-		return true;
+		return 1;
 	}
 	c->pid = fork();
 	if (c->pid == 0) {
@@ -730,7 +731,7 @@ static bool child_fork(struct worker *w, bool gated, struct child *c)
 		close_ends(c->gate, c->built, c->quiet);
 		c->gate = c->built = c->quiet = -1;
 	}
-	return true;
+	return 1;
 }
 
 /* Whether the child "c" built ahead has built (or died): its end of
@@ -787,6 +788,7 @@ static int worker_serve(struct worker *w)
 {
 	struct child cur, next = no_child;
 	bool orphan = false;
+	int got;
 
 	/* A child that died before its turn has closed its gate. */
 	signal(SIGPIPE, SIG_IGN);
@@ -796,7 +798,9 @@ static int worker_serve(struct worker *w)
 		if (next.pid) {
 			cur = next;
 			next = no_child;
-		} else if (!child_fork(w, false, &cur)) {
+		} else if ((got = child_fork(w, false, &cur)) <= 0) {
+			if (got < 0)
+				return 2;	/* not the measurer's */
 			break;
 		}
 		if (cur.pid < 0) {
@@ -806,10 +810,9 @@ static int worker_serve(struct worker *w)
 		release(&cur.gate);
 		say("start %ld %d\n", (long)cur.pid, cur.ahead ? 1 : 0);
 		if (w->pipeline && request_waiting(w) &&
-		    !child_fork(w, true, &next)) {
-			kill(cur.pid, SIGKILL);	/* a bad request */
-			orphan = true;
-			break;
+		    child_fork(w, true, &next) < 0) {
+			kill(cur.pid, SIGKILL);
+			return 2;	/* a bad request */
 		}
 		status = wait_child(&cur, &next, &orphan);
 		if (orphan)
