@@ -8,7 +8,9 @@
  *	measurer -> worker	"measure <fault> <n>\n" and n bytes of
  *				schedule JSON
  *	worker -> measurer	"ready <protocol> <dag hash>"	once
- *				"start <pid>"	a child took the candidate
+ *				"start <pid> <ahead>"	a child has the
+				candidate's turn; ahead 1 when it was built
+				while the one before it ran
  *				"built <seconds>"	lowered and compiled
  *				"tick"	alive between runs
  *				"message <text>"	'\n' as "\n", '\\' as "\\"
@@ -17,13 +19,16 @@
  *				"exit <wait status>"	the child is gone
  *
  * "start" and "exit" come from the worker, the rest from the child.
+ * The measurer may send the requests of a batch ahead; the worker answers
+ * them one candidate after the other, in order, and a child built ahead
+ * says nothing before its turn.
  */
 #ifndef TESSEL_SEARCH_MEASURE_INTERNAL_H
 #define TESSEL_SEARCH_MEASURE_INTERNAL_H
 
 #include <tessel/measure.h>
 
-#define TS_MEASURE_PROTOCOL 1
+#define TS_MEASURE_PROTOCOL 2
 
 /* Misbehaviours a test can ask of a candidate's child. */
 enum ts_fault {
