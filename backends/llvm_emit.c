@@ -1258,7 +1258,11 @@ static int vector_registers(const emitter *e)
 
 /* The stores that the loops the schedule unrolled in "s" make, each
  * entered "mult" times (0 where nothing is unrolled): the accumulators of
- * a register tile, one per register of "lanes" 4-byte lanes. */
+ * a register tile, one per register of "lanes" 4-byte lanes.  Outside
+ * unrolled loops, statements in sequence count as the largest of them: a
+ * tile is zeroed, loaded, updated and stored by four unrolled nests in a
+ * row over the same accumulators (counting the four made a tile of 4
+ * scalars take 16 registers). */
 static double unrolled_stores(const ts_stmt *s, double mult, bool inside,
 	int lanes)
 {
@@ -1275,8 +1279,11 @@ static double unrolled_stores(const ts_stmt *s, double mult, bool inside,
 			mult *= ceil((double)s->var->extent / lanes);
 		return unrolled_stores(s->body, mult, inside, lanes);
 	case TS_STMT_BLOCK:
-		for (int i = 0; i < s->nstmts; i++)
-			n += unrolled_stores(s->stmts[i], mult, inside, lanes);
+		for (int i = 0; i < s->nstmts; i++) {
+			double k = unrolled_stores(s->stmts[i], mult, inside,
+				lanes);
+			n = inside ? n + k : fmax(n, k);
+		}
 		return n;
 	case TS_STMT_IF:
 		return unrolled_stores(s->body, mult, inside, lanes) +

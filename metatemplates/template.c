@@ -1165,21 +1165,27 @@ static ts_status apply_fused(const ts_template *tp, const ts_stage_plan *p,
 }
 
 /* Apply the location knob of "p": its consumer is already scheduled
- * with tiling "ct" (or not tiled: then root). */
+ * with tiling "ct" (or not tiled: then root).  A consumer without
+ * spatial axes (a full sum) has no tile loop to compute it at: root, as
+ * the model rates it (an imported loss whose weights' sum is computed
+ * there failed to schedule for AVX2 targets). */
 static ts_status apply_location(const ts_template *tp, const ts_stage_plan *p,
 	const ts_config *cfg, ts_schedule *sch, const struct tiling *ct)
 {
 	const char *name = tp->dag->stages[p->stage]->name;
 	int at = (int)ts_config_get(cfg, p->knob_at, 0);
 	int nl = ct && ct->stage ? (int)strlen(ct->structure) : 0;
+	int pos;
 
 	if (at == AT_INLINE)
 		return ts_schedule_compute_inline(sch, name);
 	if (at == AT_ROOT || nl < 2 || ct->structure[0] != 'S')
 		return TS_OK;
-	return ts_schedule_compute_at(sch, name, ct->stage,
-		loop_at(ct, ct->level_last[at == AT_OUTER ? 0 :
-		(ct->structure[1] == 'S' ? 1 : 0)]));
+	pos = ct->level_last[at == AT_OUTER ? 0 :
+		(ct->structure[1] == 'S' ? 1 : 0)];
+	if (pos < 0)
+		return TS_OK;
+	return ts_schedule_compute_at(sch, name, ct->stage, loop_at(ct, pos));
 }
 
 ts_schedule *ts_template_apply(const ts_template *tp, const ts_config *cfg)

@@ -1423,6 +1423,11 @@ static double location_time(const ts_model *m, const ts_config *cfg, int s)
 	else if (bytes <= (double)ts_target_cache_per_core(&cpu->l3) *
 	    fill_fraction[2])
 		bw = ts_target_read_bytes_per_cycle(tp->target, 2) * 2 / 3 * f;
+	/* A consumer without spatial axes has no tile to compute it in:
+	 * it stays at root (ts_template_apply). */
+	if (tp->dag->stages[p->at_consumer]->ndim == 0 &&
+	    ts_config_get(cfg, p->knob_at, 0) >= 2)
+		return bytes / bw;
 	switch (ts_config_get(cfg, p->knob_at, 0)) {
 	case 0: return bytes / bw;			/* root: a pass */
 	case 1: return (double)ci->counts.flops * 1e-10;	/* inline */

@@ -409,15 +409,26 @@ static void test_tune_lenet__network_without_flag_then_run(void **state)
 	unlink(log);
 }
 
+/* The layouts of a network being tuned are chosen by timing, which
+ * decides whether a weight is blocked (a subgraph of its own): the counts
+ * vary with the machine and its load (8 subgraphs and 7 tasks, or 7 and
+ * 6 under a parallel make), and every task has a round of its own. */
 static void test_tune_mlp_network_flag__still_accepted(void **state)
 {
 	char args[2048], *out, *err;
+	int nsub = 0, ntasks = 0, nrounds = 0;
+	const char *line;
 
 	(void)state;
 	snprintf(args, sizeof(args), "tune '%s' --network --trials 3 "
 		"--batch 1 --threads 1 --quiet", example("mlp"));
 	assert_int_equal(run_tessel(args, &out, &err), 0);
-	assert_has(out, "mlp: 8 subgraphs, 7 tasks; 7 rounds of 1 trials");
+	assert_has(out, "mlp: ");
+	line = strstr(out, "mlp: ");
+	assert_int_equal(sscanf(line, "mlp: %d subgraphs, %d tasks; %d "
+		"rounds of 1 trials", &nsub, &ntasks, &nrounds), 3);
+	assert_true(ntasks >= 6 && nsub > ntasks);
+	assert_int_equal(nrounds, ntasks);
 }
 
 /* The schedule hashes of the tasks of "name".tsl compiled through the

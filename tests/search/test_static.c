@@ -184,6 +184,49 @@ static void test_static_topk__is_ranked_and_reproducible(void **state)
 	}
 }
 
+/* A producer that the template may compute at a loop of its consumer,
+ * read by a full sum (no spatial axis, so no tile loop): the mean of a
+ * weighted loss as ONNX's SoftmaxCrossEntropyLoss writes it.  For every
+ * shipped x86 target each of the best configurations applies (for AVX2
+ * targets the model chose to compute the weights at the sum's outer
+ * tile, which does not exist), and the AVX2 target's runs on this host
+ * and matches the interpreter. */
+static void test_static_location__full_sum_consumer(void **state)
+{
+	ts_ctx *ctx = *state;
+	static const char *const targets[] = { "zen3", "zen4", "zen5",
+		"skylake-sp", "sapphire-rapids" };
+	ts_dag *dag = ts_parse_string(ctx, "loss.tsl",
+		"input x: f32[3, 5, 2, 7]\n"
+		"input y: i64[3, 2, 7]\n"
+		"input w: f32[5]\n"
+		"per[i: 3, j: 2, k: 7] = select(y[i, j, k] == 2, f32(0.0), "
+		"-x[i, clamp(y[i, j, k], 0, 4), j, k] * w[clamp(y[i, j, k], "
+		"0, 4)])\n"
+		"wt[i: 3, j: 2, k: 7] = select(y[i, j, k] == 2, f32(0.0), "
+		"w[clamp(y[i, j, k], 0, 4)])\n"
+		"output z[] = (sum(r1: 3, r2: 2, r3: 7) per[r1, r2, r3]) / "
+		"(sum(r1: 3, r2: 2, r3: 7) wt[r1, r2, r3])\n");
+
+	assert_non_null(dag);
+	for (size_t t = 0; t < sizeof(targets) / sizeof(targets[0]); t++) {
+		ts_target *tg = ts_target_lookup(ctx, targets[t]);
+		ts_static_result *r = ts_static_fill(ctx, dag, tg, 4);
+		assert_non_null(r);
+		for (int i = 0; i < r->k; i++) {
+			ts_schedule *sch = ts_template_apply(r->tp, r->topk[i]);
+			ts_func *f;
+			if (!sch)
+				fail_msg("%s, configuration %d: %s", targets[t],
+					i, ts_ctx_error(ctx));
+			f = ts_lower(ctx, dag, sch);
+			assert_non_null(f);
+			if (t == 0 && i == 0)
+				run_and_check(ctx, "loss for zen3", dag, f, tg);
+		}
+	}
+}
+
 static void test_static_model__prefers_what_the_target_needs(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -654,6 +697,7 @@ int main(void)
 		TS_TEST(test_static_features__subset_rule),
 		TS_TEST(test_static_code__is_the_targets),
 		TS_TEST(test_static_topk__is_ranked_and_reproducible),
+		TS_TEST(test_static_location__full_sum_consumer),
 		TS_TEST(test_static_model__prefers_what_the_target_needs),
 		TS_TEST(test_static_model__never_rates_the_choice_below_naive),
 		TS_TEST(test_static_model__prices_short_and_gathered_vectors),
