@@ -624,10 +624,23 @@ static void activation_inputs(const ts_dag *net, const ts_subgraph *sg,
 		act[i] = is_activation(net, sg->inputs[i]);
 }
 
-/* Time "dag" under its static schedule with "threads" threads; a cache
- * keyed by canonical string avoids timing a DAG twice. */
+/* The model's estimate of "dag" under its best static configuration
+ * for "threads" threads, in seconds (INFINITY when it has none). */
+static double estimate_dag(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *tg, int threads)
+{
+	ts_static_result *r = ts_static_baseline_fill(ctx, dag, tg, threads,
+		1);
+
+	ts_ctx_clear_error(ctx);
+	return r && r->k > 0 ? r->best_cost : INFINITY;
+}
+
+/* Time "dag" under its static schedule with "threads" threads, or with
+ * "estimate" rate it with the model instead; a cache keyed by canonical
+ * string avoids rating a DAG twice. */
 static double time_dag(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
-	int threads, ts_vec *keys, ts_vec *vals)
+	int threads, bool estimate, ts_vec *keys, ts_vec *vals)
 {
 	const char *key = ts_dag_canonical_string(dag);
 	ts_schedule *sch;
@@ -641,6 +654,13 @@ static double time_dag(ts_ctx *ctx, const ts_dag *dag, const ts_target *tg,
 	for (int i = 0; i < keys->n; i++)
 		if (!strcmp(keys->v[i], key))
 			return *(double *)vals->v[i];
+	if (estimate) {
+		v = ts_new_atomic(double, 1);
+		*v = estimate_dag(ctx, dag, tg, threads);
+		ts_vec_push(keys, (void *)key);
+		ts_vec_push(vals, v);
+		return *v;
+	}
 	/* The code size is bounded: a candidate whose static schedule
 	 * unrolls a whole tensor would keep LLVM busy for minutes and
 	 * gigabytes (the network build bounds it the same way). */
@@ -684,6 +704,7 @@ struct layout_env {
 	const ts_partition *p;
 	const ts_target *tg;
 	int threads, x;
+	bool estimate;		/* rate with the model, not the clock */
 	ts_vec keys, vals;	/* timing cache */
 	bool **wblock;		/* [g][c]: layout c of node g blocks its
 				 * weights (NULL: never) */
@@ -751,7 +772,7 @@ static ts_status fill_node(struct layout_env *env, ts_layout_problem *lp,
 		if (!d)
 			return TS_ERROR;
 		lp->cost[g][c] = time_dag(env->ctx, d, env->tg, env->threads,
-			&env->keys, &env->vals);
+			env->estimate, &env->keys, &env->vals);
 		lp->names[g][c] = layout_name(c, env->x);
 		if (c == 0 && env->plain)
 			env->plain[g] = lp->cost[g][c];
@@ -760,7 +781,7 @@ static ts_status fill_node(struct layout_env *env, ts_layout_problem *lp,
 			if (!(d = node_dag(env, g, c, true)))
 				return TS_ERROR;
 			t = time_dag(env->ctx, d, env->tg, env->threads,
-				&env->keys, &env->vals);
+				env->estimate, &env->keys, &env->vals);
 			if (t < lp->cost[g][c]) {
 				lp->cost[g][c] = t;
 				lp->names[g][c] = ts_asprintf("%s, weights "
@@ -780,7 +801,8 @@ static ts_status fill_node(struct layout_env *env, ts_layout_problem *lp,
 				lp->trans[e][a * lp->ncands[g] + b] = a == b ? 0 :
 					time_dag(env->ctx, transform_dag(env->ctx,
 					sg->inputs[i], a, b, env->x), env->tg,
-					env->threads, &env->keys, &env->vals);
+					env->threads, env->estimate, &env->keys,
+					&env->vals);
 	}
 	return TS_OK;
 }
@@ -949,10 +971,14 @@ ts_partition *ts_partition_block_weights(ts_ctx *ctx, const ts_partition *p,
 		nblocked);
 }
 
-ts_layout_plan *ts_network_choose_layouts(ts_ctx *ctx, const ts_partition *p,
-	const ts_target *target, int threads, int64_t max_states)
+/* The layout plan of "p": its costs timed or, with "estimate", rated by
+ * the model. */
+static ts_layout_plan *choose_layouts(ts_ctx *ctx, const ts_partition *p,
+	const ts_target *target, int threads, int64_t max_states,
+	bool estimate)
 {
-	struct layout_env env = { ctx, p, target, threads, block_of(target) };
+	struct layout_env env = { ctx, p, target, threads, block_of(target),
+		estimate };
 	int *nc = ts_new_atomic(int, p->nsubgraphs + 1);
 	ts_layout_plan *plan = ts_new(ts_layout_plan);
 
@@ -983,4 +1009,17 @@ ts_layout_plan *ts_network_choose_layouts(ts_ctx *ctx, const ts_partition *p,
 	for (int g = 0; g < p->nsubgraphs; g++)
 		plan->weights[g] = env.wblock[g][plan->solution->choice[g]];
 	return plan;
+}
+
+ts_layout_plan *ts_network_choose_layouts(ts_ctx *ctx, const ts_partition *p,
+	const ts_target *target, int threads, int64_t max_states)
+{
+	return choose_layouts(ctx, p, target, threads, max_states, false);
+}
+
+ts_layout_plan *ts_network_estimate_layouts(ts_ctx *ctx,
+	const ts_partition *p, const ts_target *target, int threads,
+	int64_t max_states)
+{
+	return choose_layouts(ctx, p, target, threads, max_states, true);
 }

@@ -182,14 +182,23 @@ ts_partition *ts_network_lay_out(ts_ctx *ctx, const ts_dag *dag,
 		return o->keep_weights ? (ts_partition *)p :
 			ts_partition_block_weights(ctx, p, target, NULL);
 	}
-	plan = ts_network_choose_layouts(ctx, p, target, o->threads,
-		1 << 16);
+	plan = o->estimate ? ts_network_estimate_layouts(ctx, p, target,
+		o->threads, 1 << 16) : ts_network_choose_layouts(ctx, p, target,
+		o->threads, 1 << 16);
 	if (!plan)
-		return NULL;
-	if (o->records && append_plan(ctx, dag, p, key, plan, o->records) < 0)
 		return NULL;
 	if (out)
 		*out = plan;
+	if (o->estimate) {
+		if (how)
+			*how = ts_asprintf("layouts chosen by the model (%.4f "
+				"ms against %.4f ms as declared, estimated)",
+				plan->solution->total * 1e3,
+				plan->solution->default_total * 1e3);
+		return plan->partition;
+	}
+	if (o->records && append_plan(ctx, dag, p, key, plan, o->records) < 0)
+		return NULL;
 	if (how)
 		*how = ts_asprintf("layouts chosen by timing (%.4f ms against "
 			"%.4f ms as declared)%s%s", plan->solution->total * 1e3,

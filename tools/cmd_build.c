@@ -29,6 +29,7 @@ struct build_opts {
 	int threads;		/* cores of the schedules; 0: all */
 	int64_t seed;		/* draws the static choices */
 	bool layout;		/* a network: choose its layouts by timing */
+	bool layout_model;	/* ... or with the model */
 };
 
 /* Take "v" as the output folder of "o". */
@@ -113,6 +114,13 @@ static bool set_layout(void *o, const char *v)
 	return true;
 }
 
+/* Ask "o" to choose a network's layouts with the model ("v" unused). */
+static bool set_layout_model(void *o, const char *v)
+{
+	((struct build_opts *)o)->layout_model = true;
+	return true;
+}
+
 /* The options of tessel build; add a row to add one. */
 static const struct ts_tool_option build_options[] = {
 	{ "-o", true, set_out, "the output folder (created if missing)" },
@@ -124,6 +132,9 @@ static const struct ts_tool_option build_options[] = {
 	{ "--layout", false, set_layout,
 	  "a network: choose each subgraph's layout by timing\n"
 	  "                     where --records holds none (and append it)" },
+	{ "--layout-model", false, set_layout_model,
+	  "a network: choose each subgraph's layout with the\n"
+	  "                     model, no timing (not recorded)" },
 	{ "--target-triple", true, set_triple,
 	  "e.g. aarch64-linux-gnu (default: this machine)" },
 	{ "--cpu", true, set_cpu,
@@ -281,7 +292,8 @@ static int build_program(ts_ctx *ctx, const struct build_opts *o)
 	ts_partition *p;
 	ts_func *f;
 	struct ts_tool_network_opts no = { "build", o->records, o->threads,
-		0, o->schedule && !strcmp(o->schedule, "naive"), o->layout };
+		0, o->schedule && !strcmp(o->schedule, "naive"), o->layout,
+		o->layout_model };
 	int code = TS_EXIT_OK;
 
 	if (dag && o->target && ts_tool_is_cuda_target(o->target)) {

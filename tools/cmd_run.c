@@ -32,6 +32,7 @@ struct run_opts {
 	const char *inputs;	/* folder of <input>.npy files, or NULL */
 	const char *out;	/* folder receiving <output>.npy, or NULL */
 	bool layout;		/* a network: choose its layouts by timing */
+	bool layout_model;	/* ... or with the model */
 };
 
 /* Take "v" as the schedule of "o". */
@@ -106,6 +107,13 @@ static bool set_layout(void *o, const char *v)
 	return true;
 }
 
+/* Ask "o" to choose a network's layouts with the model ("v" unused). */
+static bool set_layout_model(void *o, const char *v)
+{
+	((struct run_opts *)o)->layout_model = true;
+	return true;
+}
+
 /* Take "v" as the folder "o" writes its outputs to. */
 static bool set_out(void *o, const char *v)
 {
@@ -124,6 +132,9 @@ static const struct ts_tool_option run_options[] = {
 	{ "--layout", false, set_layout,
 	  "a network: choose each subgraph's layout by timing\n"
 	  "                     where --records holds none (and append it)" },
+	{ "--layout-model", false, set_layout_model,
+	  "a network: choose each subgraph's layout with the\n"
+	  "                     model, no timing (not recorded)" },
 	{ "--check", false, set_check,
 	  "compare the outputs with the reference interpreter" },
 	{ "--json", false, set_json,
@@ -377,7 +388,8 @@ static void print_result(const struct run_opts *o,
 static struct ts_tool_network_opts network_opts(const struct run_opts *o)
 {
 	struct ts_tool_network_opts no = { "run", o->records, o->threads, 0,
-		o->schedule && !strcmp(o->schedule, "naive"), o->layout };
+		o->schedule && !strcmp(o->schedule, "naive"), o->layout,
+		o->layout_model };
 
 	return no;
 }

@@ -34,6 +34,7 @@ struct tasks_opts {
 	const char *records;	/* best record per task, or NULL */
 	const char *build;	/* directory of the AOT library, or NULL */
 	bool run, check, naive, profile, layout;
+	bool layout_model;	/* choose the layouts with the model */
 	double min_time;	/* seconds of timed runs; 0: no timing */
 	uint64_t seed;
 };
@@ -52,6 +53,8 @@ static void usage(FILE *out)
 		"  --layout        choose the layout of each subgraph (timed),\n"
 		"                  appended to --records or --log as a layout\n"
 		"                  record; a log that has one replays it\n"
+		"  --layout-model  choose the layouts with the model: no\n"
+		"                  timing, nothing recorded\n"
 		"  --tune R        with --run: tune the tasks for R rounds shared\n"
 		"                  by expected gain (task scheduler)\n"
 		"  --trials N      measurements per round (default 16)\n"
@@ -127,6 +130,8 @@ static int parse_args(int argc, char **argv, struct tasks_opts *o)
 			return TS_EXIT_OK;
 		} else if (!strcmp(a, "--layout")) {
 			o->layout = true;
+		} else if (!strcmp(a, "--layout-model")) {
+			o->layout_model = true;
 		} else if (!strcmp(a, "--run") || !strcmp(a, "--check") ||
 			   !strcmp(a, "--naive") || !strcmp(a, "--profile")) {
 			o->run = true;
@@ -352,7 +357,8 @@ ts_partition *ts_tool_network_partition(ts_ctx *ctx, const ts_dag *dag,
 	if (o) {
 		lo.threads = o->threads;
 		lo.records = o->records;
-		lo.choose = o->layout && !o->naive;
+		lo.choose = (o->layout || o->layout_model) && !o->naive;
+		lo.estimate = o->layout_model;
 	}
 	if (!(p = ts_network_lay_out(ctx, dag, p, tg, &lo, &how, NULL))) {
 		ts_tool_report(ctx);
@@ -498,8 +504,8 @@ static const ts_partition *tasks_partition(ts_ctx *ctx, const ts_dag *dag,
 	const ts_target *tg, const struct tasks_opts *o)
 {
 	ts_partition *p = ts_partition_dag(ctx, dag, tg), *q;
-	ts_layout_options lo = { o->threads, o->layout, false,
-		o->records ? o->records : o->log };
+	ts_layout_options lo = { o->threads, o->layout || o->layout_model,
+		false, o->records ? o->records : o->log, o->layout_model };
 	ts_layout_plan *plan = NULL;
 	const char *how = NULL;
 

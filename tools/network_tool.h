@@ -17,6 +17,7 @@ struct ts_tool_network_opts {
 	bool naive;		/* naive schedules */
 	bool layout;		/* choose layouts by timing where the
 				 * records hold none (ts_network_lay_out) */
+	bool layout_model;	/* choose them with the model instead */
 };
 
 /* The partition of "dag" for "tg" when "dag" is a network (at least two

@@ -95,6 +95,25 @@ expect 1 badlayout "$tessel" run --threads 1 --records "$tmp/layout.jsonl" \
 	"$examples/lenet.tsl"
 has badlayout err "layout.jsonl:2: the layout record does not apply"
 
+# The layouts chosen by the model: nothing timed, nothing recorded, and
+# run compiles the schedules that tasks lists (the choice is the same).
+: >"$tmp/model.jsonl"
+expect 0 modellayout "$tessel" tasks --layout-model --check --threads 1 \
+	--records "$tmp/model.jsonl" "$examples/lenet.tsl"
+has modellayout out "layout: chosen"
+has modellayout out "check Y: ok"
+has modellayout err "layouts chosen by the model"
+[ ! -s "$tmp/model.jsonl" ] || fail "modellayout: a layout was recorded"
+expect 0 runmodel "$tessel" run --json --check --threads 1 --min-time 0.01 \
+	--layout-model "$examples/lenet.tsl"
+has runmodel err "layouts chosen by the model"
+has runmodel out '"passed": true'
+want=$(sed -n 's/^schedules: //p' "$tmp/modellayout.out")
+got=$(sed -n 's/.*"task_schedules": \[\([^]]*\)\].*/\1/p' \
+	"$tmp/runmodel.out" | tr -d '",')
+[ -n "$want" ] && [ "$got" = "$want" ] ||
+	fail "runmodel: schedules '$got', tasks '$want'"
+
 expect 2 nofile "$tessel" tasks
 has nofile err "usage: tessel tasks"
 expect 2 badopt "$tessel" tasks --threads zero "$examples/lenet.tsl"

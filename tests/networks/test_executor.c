@@ -419,6 +419,42 @@ static void test_layouts_choose_lenet__never_worse_than_nchw(void **state)
 	ts_network_free(net);
 }
 
+/* The layouts rated by the model: no timing, so the same choice twice,
+ * each node's cost a static estimate (NCHW costs at most what
+ * ts_static_baseline_fill rates the subgraph's task as declared: the
+ * better of that and its weights blocked), never worse than the
+ * defaults by the model's own
+ * costs, and a network that matches the interpreter. */
+static void test_layouts_estimate__static_and_repeatable(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_network_lenet(ctx, 1);
+	ts_target *tg = host(ctx);
+	ts_partition *p = ts_partition_dag(ctx, dag, tg);
+	ts_layout_plan *a = ts_network_estimate_layouts(ctx, p, tg, 1,
+		1 << 16);
+	ts_layout_plan *b = ts_network_estimate_layouts(ctx, p, tg, 1,
+		1 << 16);
+	ts_static_result *r;
+	ts_network *net;
+
+	if (!a || !b)
+		fail_msg("%s", ts_ctx_error(ctx));
+	assert_true(a->solution->total <= a->solution->default_total);
+	for (int g = 0; g < p->nsubgraphs; g++) {
+		assert_int_equal(a->solution->choice[g], b->solution->choice[g]);
+		assert_int_equal(a->weights[g], b->weights[g]);
+	}
+	r = ts_static_baseline_fill(ctx, p->tasks[p->subgraphs[0].task]->dag,
+		tg, 1, 1);
+	assert_non_null(r);
+	assert_true(a->problem->cost[0][0] <= r->best_cost);
+	net = ts_network_build(ctx, a->partition,
+		ts_partition_static_schedules(ctx, a->partition, tg, 0, 1), NULL);
+	compare_built(ctx, dag, net);
+	ts_network_free(net);
+}
+
 /* The "layout" object of a layout record for "p": "choice" and
  * "weights" per subgraph, anchors from "p" but the one of subgraph
  * "rename" (-1: none) changed, and only "n" subgraphs. */
@@ -667,6 +703,7 @@ int main(void)
 		TS_TEST(test_layouts_weights_blocked__match_eval_static_and_naive),
 		TS_TEST(test_executor_blocked_weights__converted_again_when_changed),
 		TS_TEST(test_layouts_choose_lenet__never_worse_than_nchw),
+		TS_TEST(test_layouts_estimate__static_and_repeatable),
 		TS_TEST(test_network_aot_lenet__library_matches_eval),
 	};
 
