@@ -404,11 +404,12 @@ __ts_gc ts_layout_plan *ts_network_choose_layouts(__ts_keep ts_ctx *ctx,
 	__ts_keep const ts_partition *p, __ts_keep const ts_target *target,
 	int threads, int64_t max_states);
 /* The same plan with no measurement: each cost is the static model's
- * estimate of the DAG's best configuration for "threads" threads (each
- * candidate DAG is statically filled: for ResNet-18, 31 s against 10 s
- * for its static compile, on an AMD Zen 3).  On ResNet-18 at one thread
- * on an AMD Zen 3 it chose as well as the timed plan (61.7 and 62.0 ms,
- * 66.5 ms with the weights blocked alone). */
+ * estimate of the DAG's best configuration for "threads" threads, and
+ * each layout takes its weights blocked wherever they can be (the model
+ * rated BERT's products on declared weights as fast, and they were
+ * slower).  Each candidate DAG is statically filled: for ResNet-18, 24 s
+ * against 10 s for its static compile, on an AMD Zen 3, where its
+ * layouts ran 1.00x to 1.07x faster than the declared ones. */
 __ts_gc ts_layout_plan *ts_network_estimate_layouts(__ts_keep ts_ctx *ctx,
 	__ts_keep const ts_partition *p, __ts_keep const ts_target *target,
 	int threads, int64_t max_states);

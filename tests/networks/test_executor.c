@@ -419,36 +419,34 @@ static void test_layouts_choose_lenet__never_worse_than_nchw(void **state)
 	ts_network_free(net);
 }
 
-/* The layouts rated by the model: no timing, so the same choice twice,
- * each node's cost a static estimate (NCHW costs at most what
- * ts_static_baseline_fill rates the subgraph's task as declared: the
- * better of that and its weights blocked), never worse than the
- * defaults by the model's own
- * costs, and a network that matches the interpreter. */
+/* The layouts rated by the model: no timing, so the same choice twice;
+ * the weights blocked wherever the static rule blocks them (a reduced
+ * ResNet-18: one weight in each subgraph it blocks); and a network that
+ * matches the interpreter. */
 static void test_layouts_estimate__static_and_repeatable(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_dag *dag = ts_network_lenet(ctx, 1);
+	ts_dag *dag = ts_network_resnet18(ctx, 1, 32, 16, 10);
 	ts_target *tg = host(ctx);
 	ts_partition *p = ts_partition_dag(ctx, dag, tg);
 	ts_layout_plan *a = ts_network_estimate_layouts(ctx, p, tg, 1,
 		1 << 16);
 	ts_layout_plan *b = ts_network_estimate_layouts(ctx, p, tg, 1,
 		1 << 16);
-	ts_static_result *r;
+	int nblocked = 0, nweights = 0;
 	ts_network *net;
 
 	if (!a || !b)
 		fail_msg("%s", ts_ctx_error(ctx));
-	assert_true(a->solution->total <= a->solution->default_total);
+	assert_true(isfinite(a->solution->total) && a->solution->total > 0);
 	for (int g = 0; g < p->nsubgraphs; g++) {
 		assert_int_equal(a->solution->choice[g], b->solution->choice[g]);
 		assert_int_equal(a->weights[g], b->weights[g]);
+		nweights += a->weights[g];
 	}
-	r = ts_static_baseline_fill(ctx, p->tasks[p->subgraphs[0].task]->dag,
-		tg, 1, 1);
-	assert_non_null(r);
-	assert_true(a->problem->cost[0][0] <= r->best_cost);
+	assert_non_null(ts_partition_block_weights(ctx, p, tg, &nblocked));
+	assert_true(nblocked > 0);
+	assert_int_equal(nweights, nblocked);
 	net = ts_network_build(ctx, a->partition,
 		ts_partition_static_schedules(ctx, a->partition, tg, 0, 1), NULL);
 	compare_built(ctx, dag, net);
