@@ -341,7 +341,7 @@ static ts_tune_options fake_options(struct fake *f, int trials,
  * so the static choice, which depends on the target, decided whether the
  * candidates beat it (on a Zen 3 host none did, and nothing was compared
  * again). */
-static ts_target *host(ts_ctx *ctx)
+static ts_target *tune_target(ts_ctx *ctx)
 {
 	ts_target *t = ts_target_lookup(ctx, "zen4");
 
@@ -364,7 +364,7 @@ static void test_tuner_phases__measuring_search_and_comparison(
 	int first_calls;
 
 	o.verify = 2;
-	t = ts_tuner_new(ctx, dag, host(ctx), &o);
+	t = ts_tuner_new(ctx, dag, tune_target(ctx), &o);
 	assert_non_null(t);
 	ph = ts_tuner_phases(t);
 	assert_true(ph.search_s == 0 && ph.measure_s == 0 &&
@@ -393,7 +393,7 @@ static void test_tuner_fake__measures_distinct_and_keeps_best(void **state)
 	ts_dag *dag = ts_parse_string(ctx, "tiny.tsl", tiny_matmul);
 	struct fake f = { 0 };
 	ts_tune_options o = fake_options(&f, 40, NULL);
-	ts_tuner *t = ts_tuner_new(ctx, dag, host(ctx), &o);
+	ts_tuner *t = ts_tuner_new(ctx, dag, tune_target(ctx), &o);
 	const double *hist;
 	int n, errors = 0;
 
@@ -434,7 +434,7 @@ static void test_tuner_verify__chooses_by_the_new_times(void **state)
 	ts_tuner *t;
 
 	o.verify = 4;
-	t = ts_tuner_new(ctx, dag, host(ctx), &o);
+	t = ts_tuner_new(ctx, dag, tune_target(ctx), &o);
 	assert_non_null(t);
 	assert_int_equal(ts_tuner_run(t, NULL, NULL), TS_OK);
 	/* 3 batches, then the 4 best again, and the static choice unless
@@ -528,7 +528,7 @@ static void test_tuner_verify__never_keeps_a_best_slower_than_static(
 	o.measure_fn = lucky_measure;
 	o.measure_data = &f;
 	unlink(log);
-	t = ts_tuner_new(ctx, dag, host(ctx), &o);
+	t = ts_tuner_new(ctx, dag, tune_target(ctx), &o);
 	assert_non_null(t);
 	f.static_json = ts_schedule_to_json(ts_tuner_static_schedule(t));
 	assert_int_equal(ts_tuner_run(t, NULL, NULL), TS_OK);
@@ -575,7 +575,7 @@ static void test_tuner_verify__margin_keeps_static(void **state)
 		o.evolve.generations = 2;
 		o.measure_fn = lucky_measure;
 		o.measure_data = &f;
-		t = ts_tuner_new(ctx, dag, host(ctx), &o);
+		t = ts_tuner_new(ctx, dag, tune_target(ctx), &o);
 		assert_non_null(t);
 		f.static_json = ts_schedule_to_json(
 			ts_tuner_static_schedule(t));
@@ -624,7 +624,7 @@ static void test_static_baseline__is_the_tuners_static_choice(void **state)
 				assert_non_null(dag);
 				o.threads = threads;
 				o.seed = seed;
-				t = ts_tuner_new(ctx, dag, host(ctx), &o);
+				t = ts_tuner_new(ctx, dag, tune_target(ctx), &o);
 				assert_non_null(t);
 				a = ts_tuner_static_schedule(t);
 				ts_ctx_free(ctx);
@@ -633,7 +633,7 @@ static void test_static_baseline__is_the_tuners_static_choice(void **state)
 					baseline_decls[d]);
 				ts_ctx_set_seed(ctx, seed);
 				(void)ts_ctx_random(ctx);
-				b = ts_static_baseline(ctx, dag, host(ctx),
+				b = ts_static_baseline(ctx, dag, tune_target(ctx),
 					threads);
 				assert_non_null(a);
 				assert_non_null(b);
@@ -661,7 +661,7 @@ static int tune_fresh(uint64_t seed, int trials, const char *log,
 	int resumed;
 
 	ts_ctx_set_seed(ctx, seed);
-	t = ts_tuner_new(ctx, dag, host(ctx), &o);
+	t = ts_tuner_new(ctx, dag, tune_target(ctx), &o);
 	assert_non_null(t);
 	assert_int_equal(ts_tuner_run(t, NULL, NULL), TS_OK);
 	assert_int_equal(ts_tuner_trials(t), trials);
@@ -715,7 +715,7 @@ static bool tune_verifying(uint64_t seed, int trials, const char *log,
 
 	o.verify = 2;
 	ts_ctx_set_seed(ctx, seed);
-	t = ts_tuner_new(ctx, dag, host(ctx), &o);
+	t = ts_tuner_new(ctx, dag, tune_target(ctx), &o);
 	assert_non_null(t);
 	/* A slow static choice: the candidates are worth comparing. */
 	f->slow = ts_schedule_to_json(ts_tuner_static_schedule(t));
@@ -759,7 +759,7 @@ static void test_tuner_resume__verifies_only_what_is_faster(void **state)
 		ts_tune_options o = fake_options(&g, 8, NULL);
 		ts_tuner *t;
 		o.verify = 2;
-		t = ts_tuner_new(ctx, dag, host(ctx), &o);
+		t = ts_tuner_new(ctx, dag, tune_target(ctx), &o);
 		assert_non_null(t);
 		/* The static choice faster than every candidate: no
 		 * comparison, and it is the best. */
@@ -817,7 +817,7 @@ static void test_tuner_topk__measures_the_static_top_k(void **state)
 
 	o.topk = 5;
 	o.batch = 3;
-	t = ts_tuner_new(ctx, dag, host(ctx), &o);
+	t = ts_tuner_new(ctx, dag, tune_target(ctx), &o);
 	assert_non_null(t);
 	assert_int_equal(ts_tuner_run(t, NULL, NULL), TS_OK);
 	assert_int_equal(ts_tuner_trials(t), 5);
@@ -836,7 +836,7 @@ static void test_tuner_lead_and_extend__go_on_from_the_top_k(void **state)
 	ts_ctx *ctx = ts_ctx_alloc(), *c2 = ts_ctx_alloc();
 	ts_dag *dag = ts_parse_string(ctx, "tiny.tsl", tiny_matmul);
 	ts_dag *d2 = ts_parse_string(c2, "tiny.tsl", tiny_matmul);
-	ts_static_result *st = ts_static_baseline_fill(c2, d2, host(c2), 1,
+	ts_static_result *st = ts_static_baseline_fill(c2, d2, tune_target(c2), 1,
 		32);
 	struct fake f = { 0 };
 	ts_tune_options o = fake_options(&f, 6, NULL);
@@ -858,7 +858,7 @@ static void test_tuner_lead_and_extend__go_on_from_the_top_k(void **state)
 	assert_int_equal(n, 4);
 	o.lead = 4;
 	o.batch = 3;
-	t = ts_tuner_new(ctx, dag, host(ctx), &o);
+	t = ts_tuner_new(ctx, dag, tune_target(ctx), &o);
 	assert_non_null(t);
 	assert_int_equal(ts_tuner_run(t, NULL, NULL), TS_OK);
 	assert_int_equal(ts_tuner_trials(t), 6);
@@ -898,11 +898,11 @@ static void test_tuner_learn__trains_from_the_first_batch(void **state)
 
 	oa.seed = 7;
 	ob.seed = oc.seed = 3;
-	a = ts_tuner_new(ctx, dag, host(ctx), &oa);
+	a = ts_tuner_new(ctx, dag, tune_target(ctx), &oa);
 	assert_non_null(a);
 	assert_int_equal(ts_tuner_run(a, NULL, NULL), TS_OK);
-	b = ts_tuner_new(ctx, dag, host(ctx), &ob);
-	c = ts_tuner_new(ctx, dag, host(ctx), &oc);
+	b = ts_tuner_new(ctx, dag, tune_target(ctx), &ob);
+	c = ts_tuner_new(ctx, dag, tune_target(ctx), &oc);
 	assert_non_null(b);
 	assert_non_null(c);
 	ts_tuner_learn(b, a);
@@ -960,17 +960,17 @@ static void test_tuner_adopt__first_candidate_from_same_shape(void **state)
 
 	oa.seed = 11;
 	ob.batch = 1;
-	a = ts_tuner_new(ctx, da, host(ctx), &oa);
+	a = ts_tuner_new(ctx, da, tune_target(ctx), &oa);
 	assert_non_null(a);
 	assert_int_equal(ts_tuner_run(a, NULL, NULL), TS_OK);
-	b = ts_tuner_new(ctx, db, host(ctx), &ob);
+	b = ts_tuner_new(ctx, db, tune_target(ctx), &ob);
 	assert_non_null(b);
 	/* The same axes over a transposed input: another kernel. */
 	t_other = ts_tuner_new(ctx, ts_parse_string(ctx, "e.tsl",
 		"input P: f32[24, 32]\n"
 		"input Q: f32[24, 40]\n"
 		"output E[i: 32, j: 40] = sum(k: 24) P[k, i] * Q[k, j]\n"),
-		host(ctx), &ob);
+		tune_target(ctx), &ob);
 	assert_non_null(t_other);
 	assert_int_equal(ts_tuner_adopt(b, a, "X", "D", 2), 0);
 	assert_int_equal(ts_tuner_adopt(t_other, a, "C", "E", 2), 0);
@@ -1004,15 +1004,15 @@ static void test_tuner_bad_options__is_an_error(void **state)
 	ts_tune_options o = ts_tune_options_default();
 
 	o.batch = 0;
-	assert_null(ts_tuner_new(ctx, dag, host(ctx), &o));
+	assert_null(ts_tuner_new(ctx, dag, tune_target(ctx), &o));
 	assert_error_contains(ctx, "tune: bad options: trials 200, batch 0,");
 	o.batch = 16;
 	o.lead = -1;
-	assert_null(ts_tuner_new(ctx, dag, host(ctx), &o));
+	assert_null(ts_tuner_new(ctx, dag, tune_target(ctx), &o));
 	assert_error_contains(ctx, "lead -1, budget 0");
 	o.lead = 0;
 	o.budget_s = -1;
-	assert_null(ts_tuner_new(ctx, dag, host(ctx), &o));
+	assert_null(ts_tuner_new(ctx, dag, tune_target(ctx), &o));
 	assert_error_contains(ctx, "lead 0, budget -1");
 	assert_int_equal(ts_tune_options_set(ctx, &o, "budget", "x"),
 		TS_ERROR);
@@ -1048,7 +1048,7 @@ static void test_tuner_real__best_schedule_matches_interpreter(void **state)
 	o.evolve.population = 32;
 	o.evolve.generations = 2;
 	o.measure.min_repeat_s = 0.005;
-	t = ts_tuner_new(ctx, dag, host(ctx), &o);
+	t = ts_tuner_new(ctx, dag, tune_target(ctx), &o);
 	assert_non_null(t);
 	if (ts_tuner_run(t, count_progress, &reports) < 0)
 		fail_msg("tuning failed: %s", ts_ctx_error(ctx));
