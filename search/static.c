@@ -283,6 +283,17 @@ static void climb(struct search *se, struct rated *cur, int steps)
 	}
 }
 
+/* Fill the knob owners and affected stages of "se" from "tp". */
+static void search_init(struct search *se, const ts_template *tp)
+{
+	se->owner = ts_new_atomic(int, tp->space->nknobs + 1);
+	se->naffected = ts_new_atomic(int, se->nstages + 1);
+	memset(se->naffected, 0, sizeof(int) * (size_t)(se->nstages + 1));
+	se->affected = ts_new_array(int *, se->nstages + 1);
+	owners_fill(se, tp);
+	affected_fill(se, tp);
+}
+
 /* Search the space of "tp" with the model "m" into the pool "p", with
  * "budget" times the default numbers of samples and steps. */
 static void search_run(ts_ctx *ctx, const ts_template *tp, const ts_model *m,
@@ -293,12 +304,7 @@ static void search_run(ts_ctx *ctx, const ts_template *tp, const ts_model *m,
 	struct rated *best, *start[10];
 	int nstarts;
 
-	se.owner = ts_new_atomic(int, tp->space->nknobs + 1);
-	se.naffected = ts_new_atomic(int, se.nstages + 1);
-	memset(se.naffected, 0, sizeof(int) * (size_t)(se.nstages + 1));
-	se.affected = ts_new_array(int *, se.nstages + 1);
-	owners_fill(&se, tp);
-	affected_fill(&se, tp);
+	search_init(&se, tp);
 	best = rate_full(&se, ts_template_default(tp));
 	/* The naive nest is a candidate like any other: the choice is
 	 * never one the model rates worse than it. */
@@ -389,6 +395,171 @@ static void distinct_schedules(ts_ctx *ctx, const ts_template *tp,
  * ten seeds from 2.1x to 1.14x for 1.5x the time. */
 enum { SEARCH_RUNS = 3 };
 
+/* Climbs from the best register tiles of each vector axis, each of the
+ * default steps. */
+enum { TILE_CLIMBS = 2 };
+
+/* Random configurations the register tiles are also tried in, besides
+ * the best so far: the other knobs of the best suit its own tile. */
+enum { TILE_CONTEXTS = 7 };
+
+/* Register tiles.  Random samples rarely draw a good register tile of a
+ * tiled stage (the innermost factors of every spatial axis together,
+ * the vectorised one a multiple of the lanes), and a climb does not
+ * leave the basin of the tile it starts from: changing the vector axis
+ * or one factor alone rates worse.  On ResNet-18 for an AVX2 target,
+ * three free searches found the best estimate of a 3x3 convolution
+ * under one seed in three; under the others they kept a tile
+ * vectorised along the image row, rated 1.14x worse, that ran 1.7x
+ * slower (48 against 82 GFLOP/s).  So after the first free search, the
+ * second climbs from register tiles enumerated for the dominant stage:
+ * every vector axis, every product of dividing factors whose
+ * accumulators fill between a quarter of the vector registers and all
+ * but two, each tried in the best configuration so far and in a few
+ * random ones; the third is free again (the tiles miss what a stage
+ * other than the dominant one gains).  Over the catalogue at three
+ * seeds, for an AVX2 target, every ResNet-18 3x3 convolution then lands
+ * within 3% of its best estimate (within 14% before), in less time
+ * than three free searches (the climbs rate one stage at a time). */
+struct tiles {
+	struct search *se;
+	int stage;
+	int lanes, lo, hi;	/* accumulator vectors allowed */
+	const struct rated *base;
+	struct pool *best;	/* the best tiles, per choice of vector
+				 * axis */
+	int choice;		/* the vector axis's choice at hand */
+	bool *dirty;
+};
+
+/* Set the innermost factor of split knob "k" in "c" to "f" (which
+ * divides its extent), keeping the middle levels where they still
+ * divide what is left and giving the rest to the outermost. */
+static void set_inner(ts_config *c, const ts_knob *k, int64_t f)
+{
+	int64_t *v = c->v + k->offset, rest = k->extent / f;
+
+	v[k->nparts - 1] = f;
+	for (int i = 1; i < k->nparts - 1; i++) {
+		if (rest % v[i])
+			v[i] = 1;
+		rest /= v[i];
+	}
+	v[0] = rest;
+}
+
+/* Enumerate the innermost factors of spatial axes "a" onwards of the
+ * tile stage of "t" in "c" ("vec": the vectorised axis; "acc":
+ * accumulator vectors so far), rating each complete tile. */
+static void tiles_from(struct tiles *t, ts_config *c, int a, int vec,
+	int64_t acc)
+{
+	const ts_stage_plan *p = &t->se->m->tp->plans[t->stage];
+	const ts_knob *k;
+
+	if (acc > t->hi)
+		return;
+	if (a == p->nspatial) {
+		struct rated *x;
+		if (acc < t->lo || !ts_config_is_valid(c))
+			return;
+		x = rate_change(t->se, t->base, ts_config_copy(c), t->dirty);
+		pool_offer(&t->best[t->choice], x->cfg, x->total);
+		return;
+	}
+	if (p->split[a] < 0) {
+		tiles_from(t, c, a + 1, vec, acc);
+		return;
+	}
+	k = t->se->sp->knobs[p->split[a]];
+	for (int i = 0; i < k->ncands; i++) {
+		int64_t f = k->cands[i], n = f;
+		if (f < 1 || k->extent % f)
+			continue;
+		if (a == vec) {
+			if (f % t->lanes)
+				continue;
+			n = f / t->lanes;
+		}
+		set_inner(c, k, f);
+		tiles_from(t, c, a + 1, vec, acc * n);
+	}
+}
+
+/* The stage of "best" whose term is the largest. */
+static int dominant_stage(const struct rated *best, int nstages)
+{
+	int d = 0;
+
+	for (int s = 1; s < nstages; s++)
+		if (best->stage[s] > best->stage[d])
+			d = s;
+	return d;
+}
+
+/* Climb into "p" from the "nclimbs" best register tiles of each vector
+ * axis of the dominant stage of p's best; return false where that stage
+ * has none. */
+static bool climb_tiles(ts_ctx *ctx, const ts_template *tp,
+	const ts_model *m, struct pool *p, int nclimbs, double budget)
+{
+	struct search se = { ctx, tp->space, m, tp->dag->nstages, NULL, NULL,
+		NULL, p };
+	bool any = false;
+	struct tiles t = { &se };
+	const ts_stage_plan *pl;
+	const ts_stage *st;
+	const ts_knob *kv;
+
+	if (p->n == 0)
+		return false;
+	search_init(&se, tp);
+	t.base = rate_full(&se, p->cfg[0]);
+	t.stage = dominant_stage(t.base, se.nstages);
+	pl = &tp->plans[t.stage];
+	st = tp->dag->stages[t.stage];
+	if (pl->rule != TS_RULE_TILE || pl->knob_vec < 0)
+		return false;
+	kv = tp->space->knobs[pl->knob_vec];
+	t.lanes = TS_MAX(1, ts_target_lanes(tp->target, st->out->dtype));
+	t.hi = TS_MAX(1, tp->target->cpu.vector_registers - 2);
+	t.lo = TS_MAX(1, tp->target->cpu.vector_registers / 4);
+	t.best = ts_new_array(struct pool, kv->nchoices);
+	for (int i = 0; i < kv->nchoices; i++) {
+		t.best[i].k = nclimbs;
+		t.best[i].cfg = ts_new_array(ts_config *, nclimbs);
+		t.best[i].cost = ts_new_atomic(double, nclimbs);
+	}
+	t.dirty = ts_new_atomic(bool, se.nstages + 1);
+	memset(t.dirty, 0, sizeof(bool) * se.nstages);
+	t.dirty[t.stage] = true;
+	for (int r = 0; r <= TILE_CONTEXTS; r++) {
+		ts_config *base = r == 0 ? p->cfg[0] :
+			ts_space_sample(tp->space, ctx);
+		if (r > 0)
+			t.base = rate_full(&se, base);
+		for (int i = 0; i < kv->nchoices; i++) {
+			ts_config *c = ts_config_copy(base);
+			int vec = -1;
+			for (int a = 0; a < st->ndim; a++)
+				if (!strcmp(st->axes[a]->name, kv->choices[i]))
+					vec = a;
+			if (vec < 0)
+				continue;
+			c->v[kv->offset] = i;
+			t.choice = i;
+			tiles_from(&t, c, 0, vec, 1);
+		}
+	}
+	for (int i = 0; i < kv->nchoices; i++)
+		for (int j = 0; j < t.best[i].n; j++) {
+			climb(&se, rate_full(&se, t.best[i].cfg[j]),
+				(int)((600 + 80 * se.nstages) * budget));
+			any = true;
+		}
+	return any;
+}
+
 ts_static_result *ts_static_fill(ts_ctx *ctx, const ts_dag *dag,
 	const ts_target *target, int k)
 {
@@ -415,7 +586,8 @@ ts_static_result *ts_static_fill(ts_ctx *ctx, const ts_dag *dag,
 	p.cfg = ts_new_array(ts_config *, p.k);
 	p.cost = ts_new_atomic(double, p.k);
 	search_run(ctx, r->tp, &m, &p, 0.5);
-	for (int run = 1; run < SEARCH_RUNS; run++) {
+	for (int run = climb_tiles(ctx, r->tp, &m, &p, TILE_CLIMBS, 1.0) ?
+	     SEARCH_RUNS - 1 : 1; run < SEARCH_RUNS; run++) {
 		struct pool q = p;
 		int rated = p.rated;
 		q.n = q.rated = 0;

@@ -679,6 +679,55 @@ static void test_static_model__special_costs_and_l3_residents(void **state)
 	assert_true(e[1][0].memory[3] > 0);
 }
 
+/* The static choice does not depend on the seed's luck: ResNet-18's 3x3
+ * convolutions with blocked weights and a residual epilogue (as its
+ * network tasks have them), for an AVX2 target, land within 5% of the
+ * best estimate over eight seeds.  Three free searches ended at 2.1x
+ * above it under one seed of eight for the 256@14 layer (and 1.13x for
+ * the 128@28 one), in configurations that ran 1.7x slower. */
+static void test_static_fill__register_tiles_under_every_seed(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_target *tg = ts_target_lookup(ctx, "zen3");
+	static const int64_t layers[][2] = { { 128, 28 }, { 256, 14 } };
+
+	for (size_t l = 0; l < sizeof(layers) / sizeof(layers[0]); l++) {
+		int64_t c = layers[l][0], h = layers[l][1];
+		char src[1024];
+		ts_dag *dag;
+		double lo = INFINITY, hi = 0;
+		snprintf(src, sizeof(src),
+			"input X: f32[1, %1$lld, %2$lld, %2$lld]\n"
+			"input R: f32[1, %1$lld, %2$lld, %2$lld]\n"
+			"weight W: f32[%3$lld, %1$lld, 3, 3, 16]\n"
+			"weight B: f32[%1$lld]\n"
+			"P[n: 1, c: %1$lld, h: %4$lld, w: %4$lld] = select(h >= 1 "
+			"&& h <= %2$lld && w >= 1 && w <= %2$lld, "
+			"X[n, c, h - 1, w - 1], 0.0)\n"
+			"C[n: 1, k: %1$lld, h: %2$lld, w: %2$lld] = sum(rc: %1$lld, "
+			"r: 3, s: 3) P[n, rc, h + r, w + s] * "
+			"W[k // 16, rc, r, s, k %% 16]\n"
+			"output Y[n: 1, k: %1$lld, h: %2$lld, w: %2$lld] = "
+			"max(C[n, k, h, w] + B[k] + R[n, k, h, w], 0.0)\n",
+			(long long)c, (long long)h, (long long)(c / 16),
+			(long long)(h + 2));
+		dag = ts_parse_string(ctx, "conv.tsl", src);
+		assert_non_null(dag);
+		for (int seed = 1; seed <= 8; seed++) {
+			ts_static_result *r;
+			ts_ctx_set_seed(ctx, (uint64_t)seed);
+			r = ts_static_baseline_fill(ctx, dag, tg, 1, 1);
+			assert_non_null(r);
+			lo = fmin(lo, r->best_cost);
+			hi = fmax(hi, r->best_cost);
+		}
+		if (hi > 1.05 * lo)
+			fail_msg("%lld@%lld: best estimates from %.3f to %.3f ms "
+				"over eight seeds", (long long)c, (long long)h,
+				lo * 1e3, hi * 1e3);
+	}
+}
+
 static void test_static_fill__rejects_gpu_targets(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -709,6 +758,7 @@ int main(void)
 		TS_TEST(test_static_model__guarded_window_is_not_vectorized_by_llvm),
 		TS_TEST(test_static_padding_before_window__not_inlined),
 		TS_TEST(test_static_model__special_costs_and_l3_residents),
+		TS_TEST(test_static_fill__register_tiles_under_every_seed),
 		TS_TEST(test_static_fill__rejects_gpu_targets),
 	};
 
