@@ -644,27 +644,60 @@ static int64_t unroll_limit(const ts_template *tp)
  * the axis (measured: that 1x1 convolution over rows of 56 in tiles of
  * 32 ran 8.7 ms with its tail of 24, tiles of 16 with a tail of 8 ran
  * 1.06 ms, and 19 ms with every tile guarded). */
-static int partition_axis(const struct tiling *t)
+/* Whether axis "a" of "t" can run its tail as a loop of its own: one
+ * level below the outermost splits it, its tiles overshoot its extent
+ * with at least one whole tile, and its outer loop is not fused into
+ * the parallel loop. */
+static bool partitionable(const struct tiling *t, int a)
 {
-	int a, k, split = 0;
-	int64_t inner = 1, tail;
+	int k, split = 0;
+	int64_t inner = 1;
 
-	if (!t->at_root || t->norder == 0)
-		return -1;
-	a = t->order_axis[t->norder - 1];
 	for (int l = 1; l < t->ta[a].nlevels; l++) {
 		inner *= t->ta[a].trip[l];
 		split += t->ta[a].trip[l] > 1;
 	}
 	if (split != 1 || t->extent[a] < inner || t->extent[a] % inner == 0)
-		return -1;
-	tail = t->extent[a] % inner;
-	if ((tail & (tail - 1)) != 0 && 8 * tail > t->extent[a])
-		return -1;
+		return false;
 	for (k = 0; k < t->norder; k++)
 		if (t->order_axis[k] == a && t->order_part[k] == 0)
 			break;
-	return k < t->norder && t->kind[k] != TS_LOOP_PARALLEL ? a : -1;
+	return k < t->norder && t->kind[k] != TS_LOOP_PARALLEL;
+}
+
+/* The tail of axis "a" of "t" (its extent modulo its tile). */
+static int64_t axis_tail(const struct tiling *t, int a)
+{
+	int64_t inner = 1;
+
+	for (int l = 1; l < t->ta[a].nlevels; l++)
+		inner *= t->ta[a].trip[l];
+	return t->extent[a] % inner;
+}
+
+static int partition_axis(const struct tiling *t)
+{
+	int a;
+	int64_t tail;
+
+	if (!t->at_root || t->norder == 0)
+		return -1;
+	a = t->order_axis[t->norder - 1];
+	if (partitionable(t, a)) {
+		tail = axis_tail(t, a);
+		return (tail & (tail - 1)) == 0 || 8 * tail <= t->extent[a] ?
+			a : -1;
+	}
+	/* Else a spatial axis of the register tile that is not the vector
+	 * axis: its tail is a narrower tile of the same vectors, unrolled
+	 * like the whole ones (a 7 x 7 image in tiles of 4 columns: 4,
+	 * then 3, where a guard tests every column of the last tile). */
+	for (a = 0; a < t->nspatial; a++)
+		if (a != t->vec && t->ta[a].nlevels > 1 &&
+		    t->ta[a].trip[t->ta[a].nlevels - 1] > 1 &&
+		    partitionable(t, a))
+			return a;
+	return -1;
 }
 
 /* The bit mask of the axes below "naxes" that access "a" depends on. */
@@ -1239,13 +1272,16 @@ ts_schedule *ts_template_apply(const ts_template *tp, const ts_config *cfg)
 
 /* The iterations axis "a" of "t" costs when its tail runs as a loop of
  * its own: the whole tiles, then the tail in vectors as wide as the
- * tile's (at most the target's lanes), the last one partly idle. */
+ * tile's (at most the target's lanes), the last one partly idle; an axis
+ * other than the vector axis runs its tail exactly. */
 static int64_t tail_padded(const ts_template *tp, const ts_stage_plan *p,
 	const struct tiling *t, int a)
 {
 	const ts_stage *s = tp->dag->stages[p->stage];
 	int64_t inner = 1, tail, w;
 
+	if (a != t->vec)
+		return t->extent[a];
 	for (int l = 1; l < t->ta[a].nlevels; l++)
 		inner *= t->ta[a].trip[l];
 	tail = t->extent[a] % inner;

@@ -432,20 +432,21 @@ struct tiles {
 	bool *dirty;
 };
 
-/* Set the innermost factor of split knob "k" in "c" to "f" (which
- * divides its extent), keeping the middle levels where they still
- * divide what is left and giving the rest to the outermost. */
+/* Set the innermost factor of split knob "k" in "c" to "f": where "f"
+ * divides the extent, keep the middle levels where they still divide
+ * what is left and give the rest to the outermost; else split only
+ * there, so that the tail can run as a tile of its own. */
 static void set_inner(ts_config *c, const ts_knob *k, int64_t f)
 {
 	int64_t *v = c->v + k->offset, rest = k->extent / f;
 
 	v[k->nparts - 1] = f;
 	for (int i = 1; i < k->nparts - 1; i++) {
-		if (rest % v[i])
+		if (k->extent % f || rest % v[i])
 			v[i] = 1;
 		rest /= v[i];
 	}
-	v[0] = rest;
+	v[0] = k->extent % f ? (k->extent + f - 1) / f : rest;
 }
 
 /* Enumerate the innermost factors of spatial axes "a" onwards of the
@@ -474,7 +475,7 @@ static void tiles_from(struct tiles *t, ts_config *c, int a, int vec,
 	k = t->se->sp->knobs[p->split[a]];
 	for (int i = 0; i < k->ncands; i++) {
 		int64_t f = k->cands[i], n = f;
-		if (f < 1 || k->extent % f)
+		if (f < 1 || f > k->extent || (a == vec && k->extent % f))
 			continue;
 		if (a == vec) {
 			if (f % t->lanes)

@@ -702,7 +702,10 @@ static void test_template_fused_epilogue__vectors_a_register_splits(
  * vectors of 16 (tail 8, a power of two).  The tail stays guarded where
  * it would be split again (tiles of 2 x 16), where it would be a vector
  * of 24 (lanes built one by one), and where the outer loop is fused
- * into the parallel loop. */
+ * into the parallel loop.  An axis of the register tile other than the
+ * vector axis runs its tail as a narrower tile (no vector of its own to
+ * build) and the model counts no padding there: that convolution
+ * vectorised along its output channels in tiles of 16 columns. */
 static void test_template_tail__a_loop_where_it_is_one(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -723,6 +726,12 @@ static void test_template_tail__a_loop_where_it_is_one(void **state)
 		"\"Y.vec\":\"w\",\"Y.par\":%d,\"Y.unroll\":true,"
 		"\"Y.cache_write\":true,\"Y.pack.X\":\"none\","
 		"\"Y.pack.W\":\"none\"}";
+	const char *fk = "{\"Y.n\":[1,1,1,1],\"Y.k\":[1,2,1,16],"
+		"\"Y.h\":[2,2,1,1],\"Y.w\":%s,\"Y.rc\":[1,64],"
+		"\"Y.vec\":\"k\",\"Y.par\":0,\"Y.unroll\":true,"
+		"\"Y.cache_write\":true,\"Y.pack.X\":\"none\","
+		"\"Y.pack.W\":\"none\"}";
+	ts_nest n;
 	char b[512];
 
 	snprintf(b, sizeof(b), fs, "[16,64]");
@@ -736,6 +745,13 @@ static void test_template_tail__a_loop_where_it_is_one(void **state)
 	snprintf(b, sizeof(b), fc, "[2,1,1,32]", 0);
 	assert_false(tail_loop(ctx, tc, conv, b));
 	snprintf(b, sizeof(b), fc, "[4,1,1,16]", 4);
+	assert_false(tail_loop(ctx, tc, conv, b));
+	snprintf(b, sizeof(b), fk, "[4,1,1,16]");
+	assert_true(tail_loop(ctx, tc, conv, b));
+	assert_true(ts_template_nest(tc, ts_config_from_json(ctx, tc->space,
+		b), 0, &n));
+	assert_int_equal(n.padded, n.useful);
+	snprintf(b, sizeof(b), fk, "[2,2,1,16]");
 	assert_false(tail_loop(ctx, tc, conv, b));
 }
 
