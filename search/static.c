@@ -400,7 +400,8 @@ enum { SEARCH_RUNS = 3 };
 enum { TILE_CLIMBS = 2 };
 
 /* Random configurations the register tiles are also tried in, besides
- * the best so far: the other knobs of the best suit its own tile. */
+ * the best so far and its neighbours: the other knobs of the best suit
+ * its own tile. */
 enum { TILE_CONTEXTS = 7 };
 
 /* Register tiles.  Random samples rarely draw a good register tile of a
@@ -431,6 +432,18 @@ struct tiles {
 	int choice;		/* the vector axis's choice at hand */
 	bool *dirty;
 };
+
+/* The lowest value and the number of values of a knob that is not a
+ * split. */
+static int64_t knob_low(const ts_knob *k)
+{
+	return k->kind == TS_KNOB_CHOICE ? 0 : k->lo;
+}
+
+static int64_t knob_values(const ts_knob *k)
+{
+	return k->kind == TS_KNOB_CHOICE ? k->nchoices : k->hi - k->lo + 1;
+}
 
 /* Set the innermost factor of split knob "k" in "c" to "f": where "f"
  * divides the extent, keep the middle levels where they still divide
@@ -487,6 +500,44 @@ static void tiles_from(struct tiles *t, ts_config *c, int a, int vec,
 	}
 }
 
+/* The configurations the register tiles of stage "s" are tried in, into
+ * "*n": "best", "best" with each other value of each knob of "s" but
+ * its splits and its vector axis "kv" (a tile may want another packing,
+ * or its stage at root to run its tail as a tile), and TILE_CONTEXTS
+ * random ones. */
+static ts_config **tile_bases(struct search *se, ts_config *best, int s,
+	int kv, int *n)
+{
+	const ts_space *sp = se->sp;
+	int cap = TILE_CONTEXTS + 1;
+	ts_config **b;
+
+	for (int k = 0; k < sp->nknobs; k++)
+		if (se->owner[k] == s && k != kv &&
+		    sp->knobs[k]->kind != TS_KNOB_SPLIT)
+			cap += (int)(knob_values(sp->knobs[k]) - 1);
+	b = ts_new_array(ts_config *, cap);
+	*n = 0;
+	b[(*n)++] = best;
+	for (int k = 0; k < sp->nknobs; k++) {
+		const ts_knob *kn = sp->knobs[k];
+		if (se->owner[k] != s || k == kv || kn->kind == TS_KNOB_SPLIT)
+			continue;
+		for (int64_t v = 0; v < knob_values(kn); v++) {
+			ts_config *c;
+			if (v == best->v[kn->offset] - knob_low(kn))
+				continue;
+			c = ts_config_copy(best);
+			c->v[kn->offset] = knob_low(kn) + v;
+			if (ts_config_is_valid(c))
+				b[(*n)++] = c;
+		}
+	}
+	for (int r = 0; r < TILE_CONTEXTS; r++)
+		b[(*n)++] = ts_space_sample(sp, se->ctx);
+	return b;
+}
+
 /* The stage of "best" whose term is the largest. */
 static int dominant_stage(const struct rated *best, int nstages)
 {
@@ -511,6 +562,8 @@ static bool climb_tiles(ts_ctx *ctx, const ts_template *tp,
 	const ts_stage_plan *pl;
 	const ts_stage *st;
 	const ts_knob *kv;
+	ts_config **bases;
+	int nbases;
 
 	if (p->n == 0)
 		return false;
@@ -534,13 +587,11 @@ static bool climb_tiles(ts_ctx *ctx, const ts_template *tp,
 	t.dirty = ts_new_atomic(bool, se.nstages + 1);
 	memset(t.dirty, 0, sizeof(bool) * se.nstages);
 	t.dirty[t.stage] = true;
-	for (int r = 0; r <= TILE_CONTEXTS; r++) {
-		ts_config *base = r == 0 ? p->cfg[0] :
-			ts_space_sample(tp->space, ctx);
-		if (r > 0)
-			t.base = rate_full(&se, base);
+	bases = tile_bases(&se, p->cfg[0], t.stage, pl->knob_vec, &nbases);
+	for (int r = 0; r < nbases; r++) {
+		t.base = rate_full(&se, bases[r]);
 		for (int i = 0; i < kv->nchoices; i++) {
-			ts_config *c = ts_config_copy(base);
+			ts_config *c = ts_config_copy(bases[r]);
 			int vec = -1;
 			for (int a = 0; a < st->ndim; a++)
 				if (!strcmp(st->axes[a]->name, kv->choices[i]))
