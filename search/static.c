@@ -6,9 +6,10 @@
  * the same per stage whatever the size of the DAG.  Candidates are the
  * template's default, the naive nest (ts_template_naive), a few random
  * samples of the whole space, per-stage
- * samples on top of the best so far, and local search (mutations that
- * lower the estimate) from the best of those; the best k distinct ones
- * are kept. */
+ * samples on top of the best so far, register tiles of the dominant
+ * stage enumerated from the target's registers (climb_tiles), and local
+ * search (mutations that lower the estimate) from the best of those; the
+ * best k distinct ones are kept. */
 #include <config.h>
 
 #include <math.h>
