@@ -502,38 +502,53 @@ static void tiles_from(struct tiles *t, ts_config *c, int a, int vec,
 }
 
 /* The configurations the register tiles of stage "s" are tried in, into
- * "*n": "best", "best" with each other value of each knob of "s" but
- * its splits and its vector axis "kv" (a tile may want another packing,
- * or its stage at root to run its tail as a tile), and TILE_CONTEXTS
+ * "*n": "best", "best" with one or two of the knobs of "s" but its
+ * splits and its vector axis "kv" changed (a tile may want another
+ * packing, or its stage at root to run its tail as a tile of its own,
+ * and then no packing of its weights: two changes), and TILE_CONTEXTS
  * random ones. */
 static ts_config **tile_bases(struct search *se, ts_config *best, int s,
 	int kv, int *n)
 {
 	const ts_space *sp = se->sp;
-	int cap = TILE_CONTEXTS + 1;
+	int m = 0, cap;
+	int *knob;
+	int64_t *value;
 	ts_config **b;
 
 	for (int k = 0; k < sp->nknobs; k++)
 		if (se->owner[k] == s && k != kv &&
 		    sp->knobs[k]->kind != TS_KNOB_SPLIT)
-			cap += (int)(knob_values(sp->knobs[k]) - 1);
-	b = ts_new_array(ts_config *, cap);
-	*n = 0;
-	b[(*n)++] = best;
+			m += (int)(knob_values(sp->knobs[k]) - 1);
+	knob = ts_new_atomic(int, m + 1);
+	value = ts_new_atomic(int64_t, m + 1);
+	m = 0;
 	for (int k = 0; k < sp->nknobs; k++) {
 		const ts_knob *kn = sp->knobs[k];
 		if (se->owner[k] != s || k == kv || kn->kind == TS_KNOB_SPLIT)
 			continue;
-		for (int64_t v = 0; v < knob_values(kn); v++) {
+		for (int64_t v = knob_low(kn); v < knob_low(kn) +
+		     knob_values(kn); v++)
+			if (v != best->v[kn->offset]) {
+				knob[m] = k;
+				value[m++] = v;
+			}
+	}
+	cap = 1 + m + m * m + TILE_CONTEXTS;
+	b = ts_new_array(ts_config *, cap);
+	*n = 0;
+	b[(*n)++] = best;
+	for (int i = 0; i < m; i++)
+		for (int j = i; j < m; j++) {
 			ts_config *c;
-			if (v == best->v[kn->offset] - knob_low(kn))
+			if (j > i && knob[j] == knob[i])
 				continue;
 			c = ts_config_copy(best);
-			c->v[kn->offset] = knob_low(kn) + v;
+			c->v[sp->knobs[knob[i]]->offset] = value[i];
+			c->v[sp->knobs[knob[j]]->offset] = value[j];
 			if (ts_config_is_valid(c))
 				b[(*n)++] = c;
 		}
-	}
 	for (int r = 0; r < TILE_CONTEXTS; r++)
 		b[(*n)++] = ts_space_sample(sp, se->ctx);
 	return b;
