@@ -501,6 +501,34 @@ static void tiles_from(struct tiles *t, ts_config *c, int a, int vec,
 	}
 }
 
+/* Add to the "*n" configurations "b" each with the reduction axes of
+ * stage "s" whole at their innermost level, where that differs: a
+ * register tile keeps its accumulators over the whole reduction (a
+ * 512@7 convolution's tile, in a configuration whose channel loop was
+ * split 32 x 16, was rated as reloading them 32 times). */
+static ts_config **with_whole_reductions(struct search *se, int s,
+	ts_config **b, int *n)
+{
+	const ts_stage_plan *p = &se->m->tp->plans[s];
+	int n0 = *n;
+
+	for (int i = 0; i < n0; i++) {
+		ts_config *c = ts_config_copy(b[i]);
+		for (int a = p->nspatial; a < p->nspatial + p->nreduce; a++) {
+			const ts_knob *k;
+			if (p->split[a] < 0)
+				continue;
+			k = se->sp->knobs[p->split[a]];
+			for (int l = 0; l < k->nparts; l++)
+				c->v[k->offset + l] = l == k->nparts - 1 ?
+					k->extent : 1;
+		}
+		if (!ts_config_equal(c, b[i]) && ts_config_is_valid(c))
+			b[(*n)++] = c;
+	}
+	return b;
+}
+
 /* The configurations the register tiles of stage "s" are tried in, into
  * "*n": "best", "best" with one or two of the knobs of "s" but its
  * splits and its vector axis "kv" changed (a tile may want another
@@ -534,7 +562,7 @@ static ts_config **tile_bases(struct search *se, ts_config *best, int s,
 				value[m++] = v;
 			}
 	}
-	cap = 1 + m + m * m + TILE_CONTEXTS;
+	cap = 2 * (1 + m + m * m + TILE_CONTEXTS);
 	b = ts_new_array(ts_config *, cap);
 	*n = 0;
 	b[(*n)++] = best;
@@ -551,7 +579,7 @@ static ts_config **tile_bases(struct search *se, ts_config *best, int s,
 		}
 	for (int r = 0; r < TILE_CONTEXTS; r++)
 		b[(*n)++] = ts_space_sample(sp, se->ctx);
-	return b;
+	return with_whole_reductions(se, s, b, n);
 }
 
 /* The stage of "best" whose term is the largest. */
