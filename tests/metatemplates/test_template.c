@@ -755,6 +755,63 @@ static void test_template_tail__a_loop_where_it_is_one(void **state)
 	assert_false(tail_loop(ctx, tc, conv, b));
 }
 
+/* A packed copy of weights blocked along the vector axis (W[k // 8, c,
+ * r, s, k % 8], the layout the network pass gives them) keeps their
+ * layout: the vector dimension is already last.  Moving the block index
+ * last made every weight vector a gather (a 512@7 convolution ran 73 ms
+ * against 4 ms unpacked).  Weights declared OIHW are still permuted so
+ * that the vectors along k are contiguous; both kernels match the
+ * interpreter. */
+static void test_template_pack__blocked_weights_keep_their_layout(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	static const struct { const char *w, *load; int nperm; } cases[] = {
+		{ "f32[4, 8, 3, 3, 8]", "W[k // 8, c, r, s, k % 8]", 0 },
+		{ "f32[32, 8, 3, 3]", "W[k, c, r, s]", 4 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char src[512], json[768];
+		const ts_stage_plan *p;
+		ts_template *tp;
+		ts_dag *dag;
+		ts_config *c;
+		ts_array **in, *want[1];
+		int perm[8], kw = -1;
+
+		snprintf(src, sizeof(src), "input X: f32[1, 8, 8, 8]\n"
+			"input W: %s\n"
+			"output Y[n: 1, k: 32, h: 6, w: 6] = sum(c: 8, r: 3, "
+			"s: 3) X[n, c, h + r, w + s] * %s\n", cases[i].w,
+			cases[i].load);
+		tp = template_src(ctx, src, "zen3", &dag);
+		assert_non_null(tp);
+		p = &tp->plans[0];
+		for (int k = 0; k < p->npack; k++)
+			if (!strcmp(ts_tensor_name(dag->stages[0]->inputs[
+			    p->pack_input[k]]), "W"))
+				kw = k;
+		assert_true(kw >= 0);
+		snprintf(json, sizeof(json), "{\"Y.n\":[1,1,1,1],"
+			"\"Y.k\":[1,2,1,16],\"Y.h\":[3,1,1,2],"
+			"\"Y.w\":[3,1,1,2],\"Y.c\":[1,8],\"Y.r\":[1,3],"
+			"\"Y.s\":[1,3],\"Y.vec\":\"k\",\"Y.par\":0,"
+			"\"Y.unroll\":true,\"Y.cache_write\":true,"
+			"\"Y.pack.X\":\"none\",\"Y.pack.W\":\"outer\"}");
+		c = ts_config_from_json(ctx, tp->space, json);
+		if (!c)
+			fail_msg("%s: %s", json, ts_ctx_error(ctx));
+		assert_int_equal(ts_template_pack_layout(tp, p, c,
+			dag->stages[0]->inputs[p->pack_input[kw]], perm),
+			cases[i].nperm);
+		in = ts_dag_random_inputs(ctx, dag, 7);
+		assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+		check_schedule(ctx, "pack", dag, ts_template_apply(tp, c), in,
+			want, c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -771,6 +828,7 @@ int main(void)
 		TS_TEST(test_template_unroll__bounded_by_the_registers),
 		TS_TEST(test_template_register_tile__ordered_for_its_operands),
 		TS_TEST(test_template_fused_epilogue__vectors_a_register_splits),
+		TS_TEST(test_template_pack__blocked_weights_keep_their_layout),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
