@@ -627,9 +627,39 @@ static int64_t unroll_limit(const ts_template *tp)
 	return 4 * (int64_t)regs;
 }
 
-/* The axis of the innermost loop of "t" when its tiles overshoot its
- * extent and its tail can run as a loop of its own (TS_TAIL_PARTITION),
- * else -1.  With a guard, the innermost loop tests it at every
+/* What one iteration of the outermost loop of axis "a" of "t" covers:
+ * the product of its inner levels. */
+static int64_t tile_inner(const struct tiling *t, int a)
+{
+	int64_t inner = 1;
+
+	for (int l = 1; l < t->ta[a].nlevels; l++)
+		inner *= t->ta[a].trip[l];
+	return inner;
+}
+
+/* Whether axis "a" of "t" can run its tail as a loop of its own: one
+ * level below the outermost splits it, its tiles overshoot its extent
+ * with at least one whole tile, and its outer loop is not fused into
+ * the parallel loop. */
+static bool partitionable(const struct tiling *t, int a)
+{
+	int64_t inner = tile_inner(t, a);
+	int k, split = 0;
+
+	for (int l = 1; l < t->ta[a].nlevels; l++)
+		split += t->ta[a].trip[l] > 1;
+	if (split != 1 || t->extent[a] < inner || t->extent[a] % inner == 0)
+		return false;
+	for (k = 0; k < t->norder; k++)
+		if (t->order_axis[k] == a && t->order_part[k] == 0)
+			break;
+	return k < t->norder && t->kind[k] != TS_LOOP_PARALLEL;
+}
+
+/* The axis of "t" whose tail runs as a loop of its own
+ * (TS_TAIL_PARTITION), else -1: the axis of the innermost loop when its
+ * tiles overshoot its extent and its tail can so run.  With a guard, the innermost loop tests it at every
  * iteration and LLVM keeps it scalar or masks every vector (measured: a
  * row sum of exp over 1000 columns in vectors of 64 ran 1.8x slower
  * guarded than in vectors of 8 that divide the row).  Only a stage's own
@@ -643,38 +673,12 @@ static int64_t unroll_limit(const ts_template *tp)
  * tail of another width is taken only when it is at most an eighth of
  * the axis (measured: that 1x1 convolution over rows of 56 in tiles of
  * 32 ran 8.7 ms with its tail of 24, tiles of 16 with a tail of 8 ran
- * 1.06 ms, and 19 ms with every tile guarded). */
-/* Whether axis "a" of "t" can run its tail as a loop of its own: one
- * level below the outermost splits it, its tiles overshoot its extent
- * with at least one whole tile, and its outer loop is not fused into
- * the parallel loop. */
-static bool partitionable(const struct tiling *t, int a)
-{
-	int k, split = 0;
-	int64_t inner = 1;
-
-	for (int l = 1; l < t->ta[a].nlevels; l++) {
-		inner *= t->ta[a].trip[l];
-		split += t->ta[a].trip[l] > 1;
-	}
-	if (split != 1 || t->extent[a] < inner || t->extent[a] % inner == 0)
-		return false;
-	for (k = 0; k < t->norder; k++)
-		if (t->order_axis[k] == a && t->order_part[k] == 0)
-			break;
-	return k < t->norder && t->kind[k] != TS_LOOP_PARALLEL;
-}
-
-/* The tail of axis "a" of "t" (its extent modulo its tile). */
-static int64_t axis_tail(const struct tiling *t, int a)
-{
-	int64_t inner = 1;
-
-	for (int l = 1; l < t->ta[a].nlevels; l++)
-		inner *= t->ta[a].trip[l];
-	return t->extent[a] % inner;
-}
-
+ * 1.06 ms, and 19 ms with every tile guarded).  Where the innermost
+ * axis has no tail to partition, a spatial axis of the register tile
+ * other than the vector axis may: its tail is a narrower tile of the
+ * same vectors, unrolled like the whole ones (a 7 x 7 image in tiles of
+ * 4 columns: 4, then 3, where a guard tests every column of the last
+ * tile). */
 static int partition_axis(const struct tiling *t)
 {
 	int a;
@@ -684,14 +688,10 @@ static int partition_axis(const struct tiling *t)
 		return -1;
 	a = t->order_axis[t->norder - 1];
 	if (partitionable(t, a)) {
-		tail = axis_tail(t, a);
+		tail = t->extent[a] % tile_inner(t, a);
 		return (tail & (tail - 1)) == 0 || 8 * tail <= t->extent[a] ?
 			a : -1;
 	}
-	/* Else a spatial axis of the register tile that is not the vector
-	 * axis: its tail is a narrower tile of the same vectors, unrolled
-	 * like the whole ones (a 7 x 7 image in tiles of 4 columns: 4,
-	 * then 3, where a guard tests every column of the last tile). */
 	for (a = 0; a < t->nspatial; a++)
 		if (a != t->vec && t->ta[a].nlevels > 1 &&
 		    t->ta[a].trip[t->ta[a].nlevels - 1] > 1 &&
@@ -1301,12 +1301,10 @@ static int64_t tail_padded(const ts_template *tp, const ts_stage_plan *p,
 	const struct tiling *t, int a)
 {
 	const ts_stage *s = tp->dag->stages[p->stage];
-	int64_t inner = 1, tail, w;
+	int64_t inner = tile_inner(t, a), tail, w;
 
 	if (a != t->vec)
 		return t->extent[a];
-	for (int l = 1; l < t->ta[a].nlevels; l++)
-		inner *= t->ta[a].trip[l];
 	tail = t->extent[a] % inner;
 	w = TS_MIN(inner, ts_target_lanes(tp->target, s->body->dtype));
 	w = TS_MAX(w, 1);

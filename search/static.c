@@ -415,14 +415,15 @@ enum { TILE_CONTEXTS = 7 };
  * vectorised along the image row, rated 1.14x worse, that ran 1.7x
  * slower (48 against 82 GFLOP/s).  So after the first free search, the
  * second climbs from register tiles enumerated for the dominant stage:
- * every vector axis, every product of dividing factors whose
+ * every vector axis, every product of candidate innermost factors (the
+ * vector axis's dividing its extent and a multiple of the lanes) whose
  * accumulators fill between a quarter of the vector registers and all
- * but two, each tried in the best configuration so far and in a few
- * random ones; the third is free again (the tiles miss what a stage
- * other than the dominant one gains).  Over the catalogue at three
- * seeds, for an AVX2 target, every ResNet-18 3x3 convolution then lands
- * within 3% of its best estimate (within 14% before), in less time
- * than three free searches (the climbs rate one stage at a time). */
+ * but two, each tried in the configurations of tile_bases; the third is
+ * free again (the tiles miss what a stage other than the dominant one
+ * gains).  Over six seeds, for an AVX2 target, every ResNet-18
+ * convolution then lands within 3% of its best estimate (within 14%
+ * before, 1.3x for the 512@7 layers), in about the time of three free
+ * searches (a tile is rated by re-estimating its own stage). */
 struct tiles {
 	struct search *se;
 	int stage;
@@ -488,16 +489,13 @@ static void tiles_from(struct tiles *t, ts_config *c, int a, int vec,
 	}
 	k = t->se->sp->knobs[p->split[a]];
 	for (int i = 0; i < k->ncands; i++) {
-		int64_t f = k->cands[i], n = f;
-		if (f < 1 || f > k->extent || (a == vec && k->extent % f))
+		int64_t f = k->cands[i];
+		if (f < 1 || f > k->extent ||
+		    (a == vec && (k->extent % f || f % t->lanes)))
 			continue;
-		if (a == vec) {
-			if (f % t->lanes)
-				continue;
-			n = f / t->lanes;
-		}
 		set_inner(c, k, f);
-		tiles_from(t, c, a + 1, vec, acc * n);
+		tiles_from(t, c, a + 1, vec, acc * (a == vec ? f / t->lanes :
+			f));
 	}
 }
 
@@ -506,7 +504,7 @@ static void tiles_from(struct tiles *t, ts_config *c, int a, int vec,
  * register tile keeps its accumulators over the whole reduction (a
  * 512@7 convolution's tile, in a configuration whose channel loop was
  * split 32 x 16, was rated as reloading them 32 times). */
-static ts_config **with_whole_reductions(struct search *se, int s,
+static void with_whole_reductions(struct search *se, int s,
 	ts_config **b, int *n)
 {
 	const ts_stage_plan *p = &se->m->tp->plans[s];
@@ -526,7 +524,6 @@ static ts_config **with_whole_reductions(struct search *se, int s,
 		if (!ts_config_equal(c, b[i]) && ts_config_is_valid(c))
 			b[(*n)++] = c;
 	}
-	return b;
 }
 
 /* The configurations the register tiles of stage "s" are tried in, into
@@ -534,7 +531,8 @@ static ts_config **with_whole_reductions(struct search *se, int s,
  * splits and its vector axis "kv" changed (a tile may want another
  * packing, or its stage at root to run its tail as a tile of its own,
  * and then no packing of its weights: two changes), and TILE_CONTEXTS
- * random ones. */
+ * random ones, each also with its reductions whole in the tile
+ * (with_whole_reductions, which the capacity counts twice for). */
 static ts_config **tile_bases(struct search *se, ts_config *best, int s,
 	int kv, int *n)
 {
@@ -579,7 +577,8 @@ static ts_config **tile_bases(struct search *se, ts_config *best, int s,
 		}
 	for (int r = 0; r < TILE_CONTEXTS; r++)
 		b[(*n)++] = ts_space_sample(sp, se->ctx);
-	return with_whole_reductions(se, s, b, n);
+	with_whole_reductions(se, s, b, n);
+	return b;
 }
 
 /* The stage of "best" whose term is the largest. */
@@ -607,7 +606,7 @@ static bool climb_tiles(ts_ctx *ctx, const ts_template *tp,
 	const ts_stage *st;
 	const ts_knob *kv;
 	ts_config **bases;
-	int nbases;
+	int nbases, *vec;
 
 	if (p->n == 0)
 		return false;
@@ -631,20 +630,25 @@ static bool climb_tiles(ts_ctx *ctx, const ts_template *tp,
 	t.dirty = ts_new_atomic(bool, se.nstages + 1);
 	memset(t.dirty, 0, sizeof(bool) * se.nstages);
 	t.dirty[t.stage] = true;
+	/* The spatial axis each choice of the vector knob names ("none":
+	 * -1). */
+	vec = ts_new_atomic(int, kv->nchoices);
+	for (int i = 0; i < kv->nchoices; i++) {
+		vec[i] = -1;
+		for (int a = 0; a < st->ndim; a++)
+			if (!strcmp(st->axes[a]->name, kv->choices[i]))
+				vec[i] = a;
+	}
 	bases = tile_bases(&se, p->cfg[0], t.stage, pl->knob_vec, &nbases);
 	for (int r = 0; r < nbases; r++) {
 		t.base = rate_full(&se, bases[r]);
-		for (int i = 0; i < kv->nchoices; i++) {
-			ts_config *c = ts_config_copy(bases[r]);
-			int vec = -1;
-			for (int a = 0; a < st->ndim; a++)
-				if (!strcmp(st->axes[a]->name, kv->choices[i]))
-					vec = a;
-			if (vec < 0)
+		for (t.choice = 0; t.choice < kv->nchoices; t.choice++) {
+			ts_config *c;
+			if (vec[t.choice] < 0)
 				continue;
-			c->v[kv->offset] = i;
-			t.choice = i;
-			tiles_from(&t, c, 0, vec, 1);
+			c = ts_config_copy(bases[r]);
+			c->v[kv->offset] = t.choice;
+			tiles_from(&t, c, 0, vec[t.choice], 1);
 		}
 	}
 	for (int i = 0; i < kv->nchoices; i++)
@@ -664,6 +668,7 @@ ts_static_result *ts_static_fill(ts_ctx *ctx, const ts_dag *dag,
 	ts_dag_info *info;
 	struct pool p = { 0 };
 	ts_model m;
+	int first_free;
 
 	if (target->kind != TS_TARGET_CPU) {
 		ts_ctx_set_error(ctx, "static filling: target '%s' is a %s; "
@@ -682,8 +687,11 @@ ts_static_result *ts_static_fill(ts_ctx *ctx, const ts_dag *dag,
 	p.cfg = ts_new_array(ts_config *, p.k);
 	p.cost = ts_new_atomic(double, p.k);
 	search_run(ctx, r->tp, &m, &p, 0.5);
-	for (int run = climb_tiles(ctx, r->tp, &m, &p, TILE_CLIMBS, 1.0) ?
-	     SEARCH_RUNS - 1 : 1; run < SEARCH_RUNS; run++) {
+	/* The second search from register tiles where the dominant stage
+	 * has them, free otherwise; the last one free. */
+	first_free = climb_tiles(ctx, r->tp, &m, &p, TILE_CLIMBS, 1.0) ?
+		SEARCH_RUNS - 1 : 1;
+	for (int run = first_free; run < SEARCH_RUNS; run++) {
 		struct pool q = p;
 		int rated = p.rated;
 		q.n = q.rated = 0;
