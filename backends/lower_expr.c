@@ -71,40 +71,61 @@ ts_aff ts_aff_add(ts_aff a, const ts_aff *b, int64_t k)
 	return a;
 }
 
+/* Split "a" into "q" "d" + "r": "q" the terms whose coefficients "d"
+ * divides (divided by it) with the floor of the constant, "r" the rest.
+ * False when the range of "r" is unknown or leaves [0, "d"). */
+static bool aff_split(const ts_aff *a, int64_t d, ts_aff *q, ts_aff *r)
+{
+	int64_t lo, hi, qc = a->cst / d - (a->cst % d < 0);
+
+	*q = ts_aff_const(qc);
+	*r = ts_aff_const(a->cst - qc * d);
+	for (int i = 0; i < a->n; i++) {
+		ts_aff t = ts_aff_const(0);
+		bool whole = a->coef[i] % d == 0;
+		t.n = 1;
+		t.atom[0] = a->atom[i];
+		t.coef[0] = whole ? a->coef[i] / d : a->coef[i];
+		if (whole)
+			*q = ts_aff_add(*q, &t, 1);
+		else
+			*r = ts_aff_add(*r, &t, 1);
+	}
+	return q->ok && r->ok && ts_aff_bounds(r, &lo, &hi) && lo >= 0 &&
+		hi < d;
+}
+
 /* Rewrite "n" // "d" (when "div") or "n" % "d" for a constant "d" > 0
  * by the ranges of the loop variables in "n": the terms of "n" whose
  * coefficients are multiples of "d" leave the remainder alone, so when
  * the other terms stay within [0, "d"), (q d + r) // d = q and
  * (q d + r) % d = r.  This turns the index of a blocked layout read in
  * split loops, k // 32 with k = 32 k.o + k.i, into k.o and k.i: an
- * affine index the emitter can load contiguously.  NULL when the
- * remainder's range is unknown or leaves [0, "d"). */
+ * affine index the emitter can load contiguously.  Failing that, a
+ * divisor "d1" of "d" may split it: with n = q d1 + r and r in [0, d1),
+ * n // d = q // (d / d1) and n % d = (q % (d / d1)) d1 + r (channels in
+ * blocks of 8 read from weights blocked by 16).  NULL when no divisor
+ * does. */
 static ts_expr *div_by_range(ts_ctx *ctx, ts_expr *n, int64_t d, bool div)
 {
-	ts_aff a = ts_aff_of_expr(ctx, n), q = ts_aff_const(0);
-	ts_aff r = ts_aff_const(0);
-	int64_t lo, hi, qc;
+	ts_aff a = ts_aff_of_expr(ctx, n), q, r;
+	ts_expr *qe, *m;
 
 	if (!a.ok)
 		return NULL;
-	qc = a.cst / d - (a.cst % d < 0);
-	q.cst = qc;
-	r.cst = a.cst - qc * d;
-	for (int i = 0; i < a.n; i++) {
-		ts_aff t = ts_aff_const(0);
-		bool whole = a.coef[i] % d == 0;
-		t.n = 1;
-		t.atom[0] = a.atom[i];
-		t.coef[0] = whole ? a.coef[i] / d : a.coef[i];
-		if (whole)
-			q = ts_aff_add(q, &t, 1);
-		else
-			r = ts_aff_add(r, &t, 1);
+	if (aff_split(&a, d, &q, &r))
+		return ts_aff_to_expr(ctx, div ? &q : &r);
+	for (int64_t d1 = d / 2; d1 > 1; d1--) {
+		if (d % d1 || !aff_split(&a, d1, &q, &r))
+			continue;
+		qe = ts_aff_to_expr(ctx, &q);
+		m = ts_lower_int(ctx, d / d1);
+		if (div)
+			return ts_floordiv(ctx, qe, m);
+		return ts_add(ctx, ts_mul(ctx, ts_mod(ctx, qe, m),
+			ts_lower_int(ctx, d1)), ts_aff_to_expr(ctx, &r));
 	}
-	if (!q.ok || !r.ok || !ts_aff_bounds(&r, &lo, &hi) || lo < 0 ||
-	    hi >= d)
-		return NULL;
-	return ts_aff_to_expr(ctx, div ? &q : &r);
+	return NULL;
 }
 
 /* Return "e" with its operands simplified, for use as an atom. */

@@ -128,4 +128,3 @@ bool ts_expr_safe_everywhere(const ts_expr *e)
 	return ts_expr_safe_everywhere(e->a) && ts_expr_safe_everywhere(e->b) &&
 		ts_expr_safe_everywhere(e->c);
 }
-

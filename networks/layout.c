@@ -330,23 +330,55 @@ static const char *layout_name(int l, int x)
 	return "NCHW";
 }
 
+int ts_layout_physical_shape(int l, int x, const int64_t *s, int64_t *shape)
+{
+	int n = l == LAYOUT_NCHWC ? 5 : 4;
+
+	for (int d = 0; d < n; d++)
+		shape[d] = s[ts_layout_source_dim(l, d)];
+	if (l == LAYOUT_NCHWC) {
+		shape[1] /= x;
+		shape[4] = x;
+	}
+	return n;
+}
+
+int ts_layout_source_dim(int l, int d)
+{
+	static const int nhwc[4] = { 0, 2, 3, 1 }, nchwc[5] = { 0, 1, 2, 3, 1 };
+
+	return l == LAYOUT_NHWC ? nhwc[d] : l == LAYOUT_NCHWC ? nchwc[d] : d;
+}
+
+int ts_layout_physical_index(ts_ctx *ctx, int l, int x, ts_expr *const *lg,
+	ts_expr **ph)
+{
+	int n = l == LAYOUT_NCHWC ? 5 : 4;
+
+	for (int d = 0; d < n; d++)
+		ph[d] = lg[ts_layout_source_dim(l, d)];
+	if (l == LAYOUT_NCHWC) {
+		ph[1] = ts_floordiv(ctx, lg[1], ts_int(ctx, x));
+		ph[4] = ts_mod(ctx, lg[1], ts_int(ctx, x));
+	}
+	return n;
+}
+
+void ts_layout_logical_index(ts_ctx *ctx, int l, int x, ts_expr *const *ph,
+	ts_expr **lg)
+{
+	int n = l == LAYOUT_NCHWC ? 5 : 4;
+
+	for (int d = 0; d < n; d++)
+		lg[ts_layout_source_dim(l, d)] = ph[d];
+	if (l == LAYOUT_NCHWC)
+		lg[1] = ts_add(ctx, ts_mul(ctx, ph[1], ts_int(ctx, x)), ph[4]);
+}
+
 /* The physical shape of the logical [n, c, h, w] "t" in layout "l". */
 static int layout_shape(const ts_tensor *t, int l, int x, int64_t *shape)
 {
-	const int64_t *s = t->shape;
-
-	if (l == LAYOUT_NHWC) {
-		int64_t v[4] = { s[0], s[2], s[3], s[1] };
-		memcpy(shape, v, sizeof(v));
-		return 4;
-	}
-	if (l == LAYOUT_NCHWC) {
-		int64_t v[5] = { s[0], s[1] / x, s[2], s[3], x };
-		memcpy(shape, v, sizeof(v));
-		return 5;
-	}
-	memcpy(shape, s, 4 * sizeof(int64_t));
-	return 4;
+	return ts_layout_physical_shape(l, x, t->shape, shape);
 }
 
 /* A stage "name" that reads "src" (logical [n, c, h, w]) and stores it
@@ -365,33 +397,12 @@ static ts_tensor *layout_stage(ts_ctx *ctx, const char *name, ts_tensor *src,
 			to_physical ? phys[d] : logical->shape[d]);
 		v[d] = ts_var(ctx, ax[d]);
 	}
-	if (to_physical) {
-		/* logical index of each physical point */
-		idx[0] = v[0];
-		idx[1] = l == LAYOUT_NHWC ? v[3] : l == LAYOUT_NCHWC ?
-			ts_add(ctx, ts_mul(ctx, v[1], ts_int(ctx, x)), v[4])
-			: v[1];
-		idx[2] = l == LAYOUT_NHWC ? v[1] : v[2];
-		idx[3] = l == LAYOUT_NHWC ? v[2] : v[3];
-		return ts_compute(ctx, name, n, ax, ts_load(ctx, src, 4, idx));
-	}
-	/* physical index of each logical point */
-	idx[0] = v[0];
-	if (l == LAYOUT_NCHW) {
-		idx[1] = v[1];
-		idx[2] = v[2];
-		idx[3] = v[3];
-	} else if (l == LAYOUT_NHWC) {
-		idx[1] = v[2];
-		idx[2] = v[3];
-		idx[3] = v[1];
-	} else {
-		idx[1] = ts_floordiv(ctx, v[1], ts_int(ctx, x));
-		idx[2] = v[2];
-		idx[3] = v[3];
-		idx[4] = ts_mod(ctx, v[1], ts_int(ctx, x));
-	}
-	return ts_compute(ctx, name, 4, ax, ts_load(ctx, src, nd, idx));
+	if (to_physical)
+		ts_layout_logical_index(ctx, l, x, v, idx);
+	else
+		ts_layout_physical_index(ctx, l, x, v, idx);
+	return ts_compute(ctx, name, n, ax, ts_load(ctx, src,
+		to_physical ? 4 : nd, idx));
 }
 
 /* Weights.  A weight (an input declared "weight") may be kept blocked
@@ -438,12 +449,29 @@ static bool others_read(const ts_stage *s, const ts_tensor *t,
 	return false;
 }
 
+/* Whether some dimension of load "ld" is indexed by a reduction axis of
+ * "s". */
+static bool reduced_in(const ts_stage *s, const ts_expr *ld)
+{
+	for (int d = 0; d < ld->nargs; d++)
+		for (int r = 0; r < s->nraxes; r++)
+			if (ts_expr_uses_axis(ld->args[d], s->raxes[r]))
+				return true;
+	return false;
+}
+
 /* The dimension of input "t" of task DAG "sub" that a blocked layout of
  * block "x" splits, or -1: "t" is read once, by one stage, and that
- * dimension's index is a spatial axis of the stage that no other input
- * reads (a dimension the weight owns, like a convolution's output
- * channel), of an extent "x" divides; the innermost such dimension. */
-static int weight_dim(const ts_dag *sub, const ts_tensor *t, int x)
+ * dimension's index is a spatial axis of the stage of an extent "x"
+ * divides; the innermost such dimension.  Without "shared", no other
+ * input reads that axis (a dimension the weight owns, like a
+ * convolution's output channel).  With it, another input may read it
+ * too, as long as the stage reduces over another dimension of "t": the
+ * channels of a depthwise convolution's W[c, 0, r, s], which vectors
+ * along c read one lane per channel (gathers, 3x slower over a 960
+ * channel layer in NHWC, unless blocked). */
+static int weight_dim(const ts_dag *sub, const ts_tensor *t, int x,
+	bool shared)
 {
 	const ts_stage *reader = NULL;
 	const ts_expr *ld = NULL;
@@ -460,7 +488,7 @@ static int weight_dim(const ts_dag *sub, const ts_tensor *t, int x)
 		reader = sub->stages[s];
 		ld = v.v[0];
 	}
-	if (!reader)
+	if (!reader || (shared && !reduced_in(reader, ld)))
 		return -1;
 	for (int d = ld->nargs - 1; d >= 0; d--) {
 		const ts_expr *e = ld->args[d];
@@ -469,7 +497,7 @@ static int weight_dim(const ts_dag *sub, const ts_tensor *t, int x)
 			continue;
 		for (int a = 0; a < reader->ndim; a++)
 			spatial |= reader->axes[a] == e->axis;
-		if (spatial && !others_read(reader, t, e->axis))
+		if (spatial && (shared || !others_read(reader, t, e->axis)))
 			return d;
 	}
 	return -1;
@@ -528,6 +556,48 @@ static ts_tensor *block_stage(ts_ctx *ctx, const char *name, ts_tensor *src,
 	return ts_compute(ctx, name, n, ax, ts_load(ctx, src, n + 1, idx));
 }
 
+/* Whether every load of "t" in stage "r" reads its channel dimension at
+ * the channel axis of "r". */
+static bool channel_kept(const ts_stage *r, const ts_tensor *t)
+{
+	ts_vec v = { 0 };
+
+	loads_of(r->body, t, &v);
+	for (int k = 0; k < v.n; k++) {
+		const ts_expr *ld = v.v[k];
+		if (ld->args[1]->kind != TS_EXPR_VAR ||
+		    ld->args[1]->axis != r->axes[1])
+			return false;
+	}
+	return true;
+}
+
+/* Which stages of "sub" are computed in layout "l" with block "x" when
+ * its outputs take it: a 4-D stage whose channels the block divides and
+ * that is an output or read only by such stages, each at its own
+ * channel (a padding stage read through a window).  They then
+ * accumulate and store in that layout directly; the others, in their
+ * declared layout, are converted as they are read or written. */
+static bool *physical_stages(const ts_dag *sub, int l, int x)
+{
+	bool *ph = ts_new_atomic(bool, sub->nstages + 1);
+
+	memset(ph, 0, sizeof(bool) * (size_t)(sub->nstages + 1));
+	for (int s = sub->nstages - 1; s >= 0; s--) {
+		const ts_stage *st = sub->stages[s];
+		bool ok = st->ndim == 4 && (l != LAYOUT_NCHWC ||
+			st->out->shape[1] % x == 0);
+		ok &= ts_dag_is_output(sub, st->out) ||
+			sub->nconsumers[s] > 0;
+		for (int k = 0; ok && k < sub->nconsumers[s]; k++) {
+			int r = sub->consumers[s][k];
+			ok = ph[r] && channel_kept(sub->stages[r], st->out);
+		}
+		ph[s] = ok;
+	}
+	return ph;
+}
+
 /* Rewrite task DAG "sub" so that its inputs flagged in "act" and its
  * 4-D outputs are in layout "l" (block "x"), and its inputs with
  * "wdim"[i] >= 0 (may be NULL) are blocked by "wb"[i] along that
@@ -540,6 +610,7 @@ static ts_dag *relayout_dag(ts_ctx *ctx, const ts_dag *sub, const bool *act,
 	ts_tensor **in = ts_new_array(ts_tensor *, sub->ninputs + 1);
 	ts_tensor **view = ts_new_array(ts_tensor *, sub->ninputs + 1);
 	ts_tensor **outs = ts_new_array(ts_tensor *, sub->noutputs + 1);
+	ts_relayout rl = { l, x, NULL };
 	ts_dag *d;
 
 	for (int i = 0; i < sub->ninputs; i++) {
@@ -557,10 +628,14 @@ static ts_dag *relayout_dag(ts_ctx *ctx, const ts_dag *sub, const bool *act,
 		if (!view[i])
 			return NULL;
 	}
-	if (ts_dag_copy_stages(ctx, sub, view, outs, true) < 0)
+	rl.physical = l != LAYOUT_NCHW ? physical_stages(sub, l, x) : NULL;
+	if (ts_dag_copy_stages(ctx, sub, view, outs, true,
+	    rl.physical ? &rl : NULL) < 0)
 		return NULL;
 	for (int o = 0; o < sub->noutputs; o++)
-		if (outs[o]->ndim == 4 && l != LAYOUT_NCHW)
+		if (outs[o]->ndim == 4 && l != LAYOUT_NCHW &&
+		    !rl.physical[ts_dag_stage_index(sub,
+		    sub->outputs[o]->stage)])
 			outs[o] = layout_stage(ctx, ts_asprintf("%s_%s",
 				outs[o]->name, layout_name(l, x)), outs[o],
 				outs[o], l, x, true);
@@ -726,11 +801,13 @@ static bool node_weights(struct layout_env *env, int g, int *wdim, int *wb)
 		wdim[i] = -1;
 		if (!sg->inputs[i]->weight || sg->inputs[i]->stage)
 			continue;
-		wdim[i] = weight_dim(sub, sub->inputs[i], wb[i]);
+		wdim[i] = weight_dim(sub, sub->inputs[i], wb[i], false);
 		if (wdim[i] < 0) {
 			wb[i] = env->x;
-			wdim[i] = weight_dim(sub, sub->inputs[i], wb[i]);
+			wdim[i] = weight_dim(sub, sub->inputs[i], wb[i], false);
 		}
+		if (wdim[i] < 0)
+			wdim[i] = weight_dim(sub, sub->inputs[i], wb[i], true);
 		any |= wdim[i] >= 0;
 	}
 	return any;

@@ -6,13 +6,43 @@
 
 #include <tessel/network.h>
 
+/* A layout of 4-D activations [n, c, h, w] other than the declared one
+ * (networks/layout.c): layout "l" with channel block "x", and which
+ * stages of the DAG being copied are stored in it ("physical", one per
+ * stage, in the DAG's order). */
+typedef struct ts_relayout {
+	int l, x;
+	const bool *physical;
+} ts_relayout;
+
+/* The physical shape of the logical [n, c, h, w] "shape" in layout "l"
+ * with block "x", into "phys"; return its number of dimensions. */
+int ts_layout_physical_shape(int l, int x, const int64_t *shape,
+	int64_t *phys);
+/* The logical dimension that physical dimension "d" of layout "l"
+ * walks. */
+int ts_layout_source_dim(int l, int d);
+/* The physical index "ph" of the logical index "lg" in layout "l" with
+ * block "x"; return its number of dimensions. */
+int ts_layout_physical_index(ts_ctx *ctx, int l, int x, ts_expr *const *lg,
+	ts_expr **ph);
+/* The logical index "lg" (four dimensions) of the physical index "ph"
+ * in layout "l" with block "x". */
+void ts_layout_logical_index(ts_ctx *ctx, int l, int x, ts_expr *const *ph,
+	ts_expr **lg);
+
 /* Copy every stage of "src" in "ctx", reading "inputs"[i] wherever
  * src->inputs[i] was read (a tensor of the same shape and dtype); write
  * the copies of src->outputs into "outs".  With "through_views", where
  * "inputs"[i] is a view of a placeholder (a stage whose body is one
- * load of it), the copies read the placeholder at the view's indices. */
+ * load of it), the copies read the placeholder at the view's indices.
+ * With "rl" (may be NULL), the stages it marks are computed over the
+ * axes of its layout and stored in it, and read through it: a
+ * convolution relaid to NCHW8c accumulates its blocks of channels in
+ * place instead of being transposed after. */
 ts_status ts_dag_copy_stages(ts_ctx *ctx, const ts_dag *src,
-	ts_tensor *const *inputs, ts_tensor **outs, bool through_views);
+	ts_tensor *const *inputs, ts_tensor **outs, bool through_views,
+	const ts_relayout *rl);
 
 /* The task of "p" equal to "dag" (the same canonical string), or -1. */
 int ts_partition_find_task(const ts_partition *p, const ts_dag *dag);

@@ -29,7 +29,10 @@ struct clone_map {
 	ts_ctx *ctx;
 	ts_vec from, to;	/* tensors */
 	ts_vec afrom, ato;	/* axes */
+	ts_vec vfrom, vto;	/* axes read as expressions (ts_expr *) */
+	ts_vec phys;		/* copies stored in the layout of "rl" */
 	bool through_views;	/* read a view's source directly */
+	const ts_relayout *rl;	/* NULL: every stage as it is */
 };
 
 /* The copy of "p" in "m" (a tensor or an axis), or NULL. */
@@ -102,8 +105,9 @@ static ts_expr *clone_load(struct clone_map *m, const ts_expr *e)
 	ts_expr *idx[TS_MAX_DIMS], *src[TS_MAX_DIMS];
 	ts_tensor *t = map_find(&m->from, &m->to, e->tensor);
 	const ts_expr *body = t->stage ? t->stage->body : NULL;
+	int n = e->nargs;
 
-	for (int i = 0; i < e->nargs; i++)
+	for (int i = 0; i < n; i++)
 		idx[i] = clone_expr(m, e->args[i]);
 	if (m->through_views && body && body->kind == TS_EXPR_LOAD &&
 	    !body->tensor->stage) {
@@ -111,10 +115,20 @@ static ts_expr *clone_load(struct clone_map *m, const ts_expr *e)
 		for (int d = 0; d < body->nargs && ok; d++)
 			ok = (src[d] = subst_index(m->ctx, body->args[d],
 				t->stage->axes, idx, t->stage->ndim)) != NULL;
-		if (ok)
+		if (ok) {
+			for (int d = 0; d < body->nargs; d++)
+				src[d] = ts_index_simplify(m->ctx, src[d]);
 			return ts_load(m->ctx, body->tensor, body->nargs, src);
+		}
 	}
-	return ts_load(m->ctx, t, e->nargs, idx);
+	if (map_find(&m->phys, &m->phys, t)) {	/* stored physically */
+		n = ts_layout_physical_index(m->ctx, m->rl->l, m->rl->x, idx,
+			src);
+		memcpy(idx, src, sizeof(ts_expr *) * (size_t)n);
+	}
+	for (int i = 0; i < n; i++)
+		idx[i] = ts_index_simplify(m->ctx, idx[i]);
+	return ts_load(m->ctx, t, n, idx);
 }
 
 /* Copy the reduction "e" over fresh reduction axes. */
@@ -135,8 +149,10 @@ static ts_expr *clone_expr(struct clone_map *m, const ts_expr *e)
 	case TS_EXPR_INT:
 	case TS_EXPR_FLOAT:
 		return clone_const(m, e);
-	case TS_EXPR_VAR:
-		return ts_var(m->ctx, clone_axis(m, e->axis));
+	case TS_EXPR_VAR: {
+		ts_expr *v = map_find(&m->vfrom, &m->vto, e->axis);
+		return v ? v : ts_var(m->ctx, clone_axis(m, e->axis));
+	}
 	case TS_EXPR_LOAD:
 		return clone_load(m, e);
 	case TS_EXPR_UNARY:
@@ -156,36 +172,74 @@ static ts_expr *clone_expr(struct clone_map *m, const ts_expr *e)
 	}
 }
 
-/* Copy stage "s" into "m" and map its output to the copy. */
-static ts_tensor *clone_stage(struct clone_map *m, const ts_stage *s)
+/* The axes of the copy of "s" stored in the layout of "m->rl", into
+ * "ax": one per physical dimension, named after the logical one it
+ * walks; each logical axis of "s" is read as its expression of them. */
+static int physical_axes(struct clone_map *m, const ts_stage *s, ts_axis **ax)
+{
+	int64_t shape[TS_MAX_DIMS];
+	ts_expr *v[TS_MAX_DIMS], *lg[TS_MAX_DIMS];
+	int n = ts_layout_physical_shape(m->rl->l, m->rl->x, s->out->shape,
+		shape);
+
+	for (int d = 0; d < n; d++) {
+		int from = ts_layout_source_dim(m->rl->l, d);
+		bool again = false;
+		const char *name = s->axes[from]->name;
+		for (int k = 0; k < d; k++)
+			again |= ts_layout_source_dim(m->rl->l, k) == from;
+		ax[d] = ts_axis_new(m->ctx, again ? ts_asprintf("%s_blk",
+			name) : name, shape[d]);
+		v[d] = ts_var(m->ctx, ax[d]);
+	}
+	ts_layout_logical_index(m->ctx, m->rl->l, m->rl->x, v, lg);
+	for (int d = 0; d < s->ndim; d++) {
+		ts_vec_push(&m->vfrom, s->axes[d]);
+		ts_vec_push(&m->vto, lg[d]);
+	}
+	return n;
+}
+
+/* Copy stage "s" into "m" and map its output to the copy; with
+ * "physical", over the axes of the layout of "m->rl". */
+static ts_tensor *clone_stage(struct clone_map *m, const ts_stage *s,
+	bool physical)
 {
 	ts_axis *ax[TS_MAX_DIMS];
 	ts_tensor *t;
+	int n = s->ndim;
 
-	for (int i = 0; i < s->ndim; i++)
-		ax[i] = clone_axis(m, s->axes[i]);
-	t = ts_compute_typed(m->ctx, s->name, s->out->dtype, s->ndim, ax,
+	if (physical)
+		n = physical_axes(m, s, ax);
+	else
+		for (int i = 0; i < s->ndim; i++)
+			ax[i] = clone_axis(m, s->axes[i]);
+	t = ts_compute_typed(m->ctx, s->name, s->out->dtype, n, ax,
 		clone_expr(m, s->body));
 	if (t) {
 		t->stage->line = s->line;
 		ts_vec_push(&m->from, s->out);
 		ts_vec_push(&m->to, t);
+		if (physical)
+			ts_vec_push(&m->phys, t);
 	}
 	return t;
 }
 
 ts_status ts_dag_copy_stages(ts_ctx *ctx, const ts_dag *src,
-	ts_tensor *const *inputs, ts_tensor **outs, bool through_views)
+	ts_tensor *const *inputs, ts_tensor **outs, bool through_views,
+	const ts_relayout *rl)
 {
 	struct clone_map m = { ctx };
 
 	m.through_views = through_views;
+	m.rl = rl;
 	for (int i = 0; i < src->ninputs; i++) {
 		ts_vec_push(&m.from, src->inputs[i]);
 		ts_vec_push(&m.to, inputs[i]);
 	}
 	for (int i = 0; i < src->nstages; i++)
-		if (!clone_stage(&m, src->stages[i]))
+		if (!clone_stage(&m, src->stages[i], rl && rl->physical[i]))
 			return TS_ERROR;
 	for (int i = 0; i < src->noutputs; i++)
 		outs[i] = map_find(&m.from, &m.to, src->outputs[i]);
@@ -331,7 +385,7 @@ static ts_dag *subgraph_dag(ts_ctx *ctx, const ts_dag *dag,
 		ts_vec_push(&m.to, ins[i]);
 	}
 	for (int i = 0; i < sg->nstages; i++)
-		if (!clone_stage(&m, dag->stages[sg->stages[i]]))
+		if (!clone_stage(&m, dag->stages[sg->stages[i]], false))
 			return NULL;
 	for (int i = 0; i < sg->noutputs; i++)
 		outs[i] = map_find(&m.from, &m.to, sg->outputs[i]);

@@ -537,6 +537,13 @@ static void test_index_simplify(void **state)
 		ts_const(ctx, TS_I64, 1));
 	assert_string_equal(ts_expr_to_string(ts_index_simplify(ctx,
 		ts_floordiv(ctx, e, e8))), "(a * 8 + b + 1) // 8");
+	/* By a multiple of the block: channels in blocks of 8 read from
+	 * weights blocked by 16, (8 a + b) // 16 and (8 a + b) % 16. */
+	e = ts_add(ctx, ts_mul(ctx, a, e8), b);
+	assert_string_equal(ts_expr_to_string(ts_index_simplify(ctx,
+		ts_floordiv(ctx, e, ts_const(ctx, TS_I64, 16)))), "a // 2");
+	assert_string_equal(ts_expr_to_string(ts_index_simplify(ctx,
+		ts_mod(ctx, e, ts_const(ctx, TS_I64, 16)))), "a % 2 * 8 + b");
 }
 
 static void test_loop_print__constructs(void **state)

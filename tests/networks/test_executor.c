@@ -309,6 +309,87 @@ static void test_layouts_weights_blocked__match_eval_static_and_naive(
 		20);
 }
 
+/* An inverted residual block as an importer writes it: a 1x1
+ * expansion with bias and clip, depthwise 3x3 convolutions at strides 1
+ * and 2 over padding stages, a 1x1 projection. */
+static const char *const inverted_residual =
+	"input X: f32[1, 16, 10, 10]\n"
+	"weight E: f32[32, 16, 1, 1]\n"
+	"weight D: f32[32, 1, 3, 3]\n"
+	"weight D2: f32[32, 1, 3, 3]\n"
+	"weight B: f32[32]\n"
+	"weight F: f32[24, 32, 1, 1]\n"
+	"A[n: 1, c: 32, h: 10, w: 10] = min(max((sum(k: 16) "
+	"X[n, k, h, w] * E[c, k, 0, 0]) + B[c], 0.0), 6.0)\n"
+	"P[n: 1, c: 32, h: 12, w: 12] = select(h >= 1 && h < 11 && "
+	"w >= 1 && w < 11, A[n, c, h - 1, w - 1], 0.0)\n"
+	"G[n: 1, c: 32, h: 10, w: 10] = min(max((sum(r: 3, s: 3) "
+	"P[n, c, h + r, w + s] * D[c, 0, r, s]) + B[c], 0.0), 6.0)\n"
+	"Q[n: 1, c: 32, h: 11, w: 11] = select(h >= 1 && w >= 1, "
+	"G[n, c, h - 1, w - 1], 0.0)\n"
+	"H[n: 1, c: 32, h: 5, w: 5] = sum(r: 3, s: 3) "
+	"Q[n, c, h * 2 + r, w * 2 + s] * D2[c, 0, r, s]\n"
+	"output Y[n: 1, o: 24, h: 5, w: 5] = sum(k: 32) "
+	"H[n, k, h, w] * F[o, k, 0, 0]\n";
+
+/* The task of "q" anchored on stage "name" of the network, or NULL. */
+static const ts_dag *task_named(const ts_partition *q, const char *name)
+{
+	for (int g = 0; g < q->nsubgraphs; g++)
+		if (!strcmp(q->dag->stages[q->subgraphs[g].anchor]->name, name))
+			return q->tasks[q->subgraphs[g].task]->dag;
+	return NULL;
+}
+
+static void test_layouts_depthwise__computed_in_place_and_match(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, NULL, inverted_residual);
+	ts_target *tg = host(ctx);
+	ts_partition *p, *q;
+	static const int nhwc[] = { 1 }, blocked[] = { 2 };
+	int *choice, ntr;
+	bool *wb;
+	const ts_dag *t;
+	const ts_stage *last;
+
+	assert_non_null(dag);
+	for (int l = 0; l < 3; l++) {
+		const int *pat = l == 0 ? (int[]){ 0 } : l == 1 ? nhwc : blocked;
+		run_with_layouts(ctx, dag, pat, 1, true, true);
+		run_with_layouts(ctx, dag, pat, 1, true, false);
+	}
+	/* In NCHW[x]c the depthwise sums accumulate in blocks of channels
+	 * (5-D, the block last), their padding stages too, and nothing
+	 * transposes them after; their weights are blocked along the
+	 * channels they share with the activations. */
+	p = ts_partition_dag(ctx, dag, tg);
+	assert_non_null(p);
+	choice = calloc((size_t)p->nsubgraphs, sizeof(int));
+	wb = calloc((size_t)p->nsubgraphs, sizeof(bool));
+	for (int g = 0; g < p->nsubgraphs; g++) {
+		choice[g] = ts_network_layout_count(p, tg, g) > 2 ? 2 : 0;
+		wb[g] = true;
+	}
+	q = ts_network_apply_layouts(ctx, p, tg, choice, wb, &ntr);
+	free(choice);
+	free(wb);
+	assert_non_null(q);
+	if (ts_target_lanes(tg, TS_F32) > 1 && 32 % ts_target_lanes(tg,
+	    TS_F32) == 0) {
+		assert_int_equal(count_once(q), 4);
+		t = task_named(q, "H");
+		assert_non_null(t);
+		last = t->stages[t->nstages - 1];
+		assert_int_equal(last->ndim, 5);
+		assert_int_equal(t->outputs[0]->ndim, 5);
+		assert_int_equal(last->out, t->outputs[0]);
+		for (int s = 0; s < t->nstages; s++)
+			assert_int_equal(t->stages[s]->ndim, 5);
+	}
+}
+
 /* Run "net" on "in" and compare its first output with ts_eval of "dag". */
 static void run_matches(ts_ctx *ctx, const ts_dag *dag, ts_network *net,
 	ts_array **in)
@@ -699,6 +780,7 @@ int main(void)
 		TS_TEST(test_layouts_resnet_reduced__every_pattern_matches_eval),
 		TS_TEST(test_layouts_lenet_bad_choice__names_subgraph),
 		TS_TEST(test_layouts_weights_blocked__match_eval_static_and_naive),
+		TS_TEST(test_layouts_depthwise__computed_in_place_and_match),
 		TS_TEST(test_executor_blocked_weights__converted_again_when_changed),
 		TS_TEST(test_layouts_choose_lenet__never_worse_than_nchw),
 		TS_TEST(test_layouts_estimate__static_and_repeatable),
