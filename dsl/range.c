@@ -128,3 +128,4 @@ bool ts_expr_safe_everywhere(const ts_expr *e)
 	return ts_expr_safe_everywhere(e->a) && ts_expr_safe_everywhere(e->b) &&
 		ts_expr_safe_everywhere(e->c);
 }
+
