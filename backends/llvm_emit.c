@@ -898,6 +898,13 @@ static LLVMValueRef emit_binary(emitter *e, const ts_expr *x)
 		return emit_logic_guarded(e, x);
 
 	a = emit_expr(e, x->a);
+	/* pow(a, 2) is a * a, exactly (the square of an f32 is exact in
+	 * the f64 the interpreter computes in): a layer norm's variance as
+	 * exported from PyTorch squares 98,304 elements through the
+	 * general pow, 0.49 ms of a 26 ms transformer layer. */
+	if (x->op == TS_OP_POW && ts_dtype_is_float(t) &&
+	    x->b->kind == TS_EXPR_FLOAT && x->b->fval == 2.0)
+		return LLVMBuildFMul(e->b, a, a, "");
 	b = emit_expr(e, x->b);
 	unify(e, &a, &b);
 	if (ts_dtype_is_float(t))
