@@ -330,9 +330,15 @@ static const char *layout_name(int l, int x)
 	return "NCHW";
 }
 
+/* The number of dimensions of layout "l". */
+static int layout_ndim(int l)
+{
+	return l == LAYOUT_NCHWC ? 5 : 4;
+}
+
 int ts_layout_physical_shape(int l, int x, const int64_t *s, int64_t *shape)
 {
-	int n = l == LAYOUT_NCHWC ? 5 : 4;
+	int n = layout_ndim(l);
 
 	for (int d = 0; d < n; d++)
 		shape[d] = s[ts_layout_source_dim(l, d)];
@@ -353,7 +359,7 @@ int ts_layout_source_dim(int l, int d)
 int ts_layout_physical_index(ts_ctx *ctx, int l, int x, ts_expr *const *lg,
 	ts_expr **ph)
 {
-	int n = l == LAYOUT_NCHWC ? 5 : 4;
+	int n = layout_ndim(l);
 
 	for (int d = 0; d < n; d++)
 		ph[d] = lg[ts_layout_source_dim(l, d)];
@@ -367,18 +373,10 @@ int ts_layout_physical_index(ts_ctx *ctx, int l, int x, ts_expr *const *lg,
 void ts_layout_logical_index(ts_ctx *ctx, int l, int x, ts_expr *const *ph,
 	ts_expr **lg)
 {
-	int n = l == LAYOUT_NCHWC ? 5 : 4;
-
-	for (int d = 0; d < n; d++)
+	for (int d = 0; d < layout_ndim(l); d++)
 		lg[ts_layout_source_dim(l, d)] = ph[d];
 	if (l == LAYOUT_NCHWC)
 		lg[1] = ts_add(ctx, ts_mul(ctx, ph[1], ts_int(ctx, x)), ph[4]);
-}
-
-/* The physical shape of the logical [n, c, h, w] "t" in layout "l". */
-static int layout_shape(const ts_tensor *t, int l, int x, int64_t *shape)
-{
-	return ts_layout_physical_shape(l, x, t->shape, shape);
 }
 
 /* A stage "name" that reads "src" (logical [n, c, h, w]) and stores it
@@ -388,7 +386,7 @@ static ts_tensor *layout_stage(ts_ctx *ctx, const char *name, ts_tensor *src,
 	const ts_tensor *logical, int l, int x, bool to_physical)
 {
 	int64_t phys[5];
-	int nd = layout_shape(logical, l, x, phys), n = to_physical ? nd : 4;
+	int nd = ts_layout_physical_shape(l, x, logical->shape, phys), n = to_physical ? nd : 4;
 	ts_axis *ax[5];
 	ts_expr *v[5], *idx[5];
 
@@ -617,7 +615,8 @@ static ts_dag *relayout_dag(ts_ctx *ctx, const ts_dag *sub, const bool *act,
 		const ts_tensor *t = sub->inputs[i];
 		int64_t phys[TS_MAX_DIMS];
 		bool blk = wdim && wdim[i] >= 0;
-		int nd = act[i] ? layout_shape(t, l, x, phys) :
+		int nd = act[i] ? ts_layout_physical_shape(l, x, t->shape,
+			phys) :
 			blk ? blocked_shape(t, wdim[i], wb[i], phys) : t->ndim;
 		in[i] = ts_placeholder(ctx, t->name, t->dtype, nd,
 			act[i] || blk ? phys : t->shape);
@@ -651,7 +650,7 @@ static ts_dag *transform_dag(ts_ctx *ctx, const ts_tensor *t, int a, int b,
 	int x)
 {
 	int64_t phys[5];
-	int nd = layout_shape(t, a, x, phys);
+	int nd = ts_layout_physical_shape(a, x, t->shape, phys);
 	ts_tensor *in = ts_placeholder(ctx, "T", t->dtype, nd, phys);
 	ts_tensor *lg = layout_stage(ctx, "T_logical", in, t, a, x, false);
 	ts_tensor *out = lg ? layout_stage(ctx, "T_out", lg, t, b, x, true)

@@ -96,6 +96,18 @@ static ts_expr *subst_index(ts_ctx *ctx, const ts_expr *e,
 	}
 }
 
+/* A load of "t" at "idx" ("n" indices); under a change of layout, each
+ * index simplified by the ranges of its axes ((8 co + ci) // 8 is co),
+ * so that the analysis sees the strides the code will have.  Copies in
+ * their declared layout keep their indices as written. */
+static ts_expr *relaid_load(struct clone_map *m, ts_tensor *t, int n,
+	ts_expr **idx)
+{
+	for (int i = 0; m->rl && i < n; i++)
+		idx[i] = ts_index_simplify(m->ctx, idx[i]);
+	return ts_load(m->ctx, t, n, idx);
+}
+
 /* Copy the load "e" with its tensor mapped through "m".  With
  * "through_views", a load of a tensor whose stage is a view (its body
  * one load of an input, a change of layout) reads that input at the
@@ -115,20 +127,15 @@ static ts_expr *clone_load(struct clone_map *m, const ts_expr *e)
 		for (int d = 0; d < body->nargs && ok; d++)
 			ok = (src[d] = subst_index(m->ctx, body->args[d],
 				t->stage->axes, idx, t->stage->ndim)) != NULL;
-		if (ok) {
-			for (int d = 0; d < body->nargs; d++)
-				src[d] = ts_index_simplify(m->ctx, src[d]);
-			return ts_load(m->ctx, body->tensor, body->nargs, src);
-		}
+		if (ok)
+			return relaid_load(m, body->tensor, body->nargs, src);
 	}
 	if (map_find(&m->phys, &m->phys, t)) {	/* stored physically */
 		n = ts_layout_physical_index(m->ctx, m->rl->l, m->rl->x, idx,
 			src);
 		memcpy(idx, src, sizeof(ts_expr *) * (size_t)n);
 	}
-	for (int i = 0; i < n; i++)
-		idx[i] = ts_index_simplify(m->ctx, idx[i]);
-	return ts_load(m->ctx, t, n, idx);
+	return relaid_load(m, t, n, idx);
 }
 
 /* Copy the reduction "e" over fresh reduction axes. */
