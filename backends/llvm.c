@@ -9,6 +9,8 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include <tessel/lower.h>
+
 #include "backends/ir.h"
 #include "backends/llvm_internal.h"
 
@@ -296,11 +298,14 @@ ts_status ts_llvm_optimize(ts_ctx *ctx, LLVMModuleRef m,
 	return TS_OK;
 }
 
-/* Emit "f" into a new module of "c", set its data layout, optimise it. */
+/* Emit "f", its loops split where its selects change value
+ * (ts_func_split_selects), into a new module of "c", set its data layout,
+ * optimise it. */
 LLVMModuleRef ts_llvm_build(ts_ctx *ctx, LLVMContextRef c, const ts_func *f,
 	const ts_compile_options *opt, const struct ts_llvm_target *target)
 {
-	LLVMModuleRef m = ts_llvm_emit(ctx, c, f, opt, target);
+	LLVMModuleRef m = ts_llvm_emit(ctx, c, ts_func_split_selects(ctx, f),
+		opt, target);
 	LLVMTargetDataRef td;
 
 	if (!m)

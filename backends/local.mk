@@ -7,7 +7,8 @@ libtessel_la_SOURCES += \
 	backends/lower_internal.h \
 	backends/lower_expr.c \
 	backends/lower.c \
-	backends/promote.c
+	backends/promote.c \
+	backends/split_select.c
 tesselinclude_HEADERS += include/tessel/loop.h include/tessel/lower.h
 include $(srcdir)/backends/llvm.mk
 include $(srcdir)/backends/cuda.mk

@@ -46,6 +46,12 @@ __ts_gc ts_expr *ts_index_simplify(__ts_keep ts_ctx *ctx, __ts_keep ts_expr *e);
  * and stored after them (backends/promote.c); ts_lower calls it. */
 void ts_func_promote_accumulators(__ts_keep ts_ctx *ctx, __ts_keep ts_func *f);
 
+/* "f" with its serial loops split where the conditions of its selects
+ * change value, and the conditions that no longer change folded
+ * (backends/split_select.c); the CPU code generator calls it. */
+__ts_gc ts_func *ts_func_split_selects(__ts_keep ts_ctx *ctx,
+	__ts_keep const ts_func *f);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,3 +19,11 @@ tests_backends_test_random_schedules_SOURCES = \
 tests_backends_test_random_schedules_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_backends_test_random_schedules_LDADD = examples/libcatalogue.la \
 	$(TEST_LIBS)
+check_PROGRAMS += tests/backends/test_split_select
+TESTS += tests/backends/test_split_select
+tests_backends_test_split_select_SOURCES = \
+	tests/backends/test_split_select.c \
+	tests/backends/random_schedule.c tests/backends/random_schedule.h \
+	tests/backends/fence.c tests/backends/fence.h
+tests_backends_test_split_select_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_backends_test_split_select_LDADD = $(TEST_LIBS)
