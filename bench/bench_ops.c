@@ -18,6 +18,12 @@
  * noise).  A naive run expected to take longer than NAIVE_LIMIT_S is not
  * timed and the row says so.
  *
+ * A network (ts_partition_is_network: LeNet, the MLP, ResNet-18, the
+ * transformer layer) is compiled as tessel run and the C API compile it
+ * (ts_network_compile: partitioned into tasks, weights blocked, each task
+ * scheduled statically, or naively for the naive column) and run through
+ * the executor.
+ *
  * Each operator runs in a child process with a time limit, so that one
  * whose compilation runs away (or crashes) gets a FAIL row and the table
  * goes on.
@@ -36,6 +42,8 @@
 #include <unistd.h>
 
 #include <gc.h>
+
+#include <tessel/network.h>
 
 #include "bench/bench.h"
 #include "examples/catalogue.h"
@@ -151,26 +159,45 @@ static bool ops_same_as_eval(ts_ctx *ctx, const ts_dag *dag,
 	return ops_same(dag, args, want);
 }
 
-/* Time the naive module "mn" on "an" interleaved with the one-thread
- * static module rs[0] (or that one alone when one naive run is long),
+/* A compiled operator: one module, or a network of tasks. */
+struct ops_prog {
+	ts_module *m;
+	ts_network *net;
+	ts_array **args;	/* inputs, then outputs */
+	int ninputs;
+};
+
+/* Run "arg", an ops_prog, once. */
+static void ops_prog_run(void *arg)
+{
+	struct ops_prog *p = arg;
+
+	if (p->net)
+		ts_network_run(p->net, p->args, p->args + p->ninputs);
+	else
+		ts_module_run(p->m, p->args);
+}
+
+/* Time the naive program "naive" interleaved with the one-thread
+ * static program rs[0] (or that one alone when one naive run is long),
  * then the two-thread one rs[1] on its own: the worker threads of a
  * parallel run spin for a while after it, and under BENCH_CPU_TIME that
  * process time would fall on whichever kernel runs next (measured: a
  * 12 microsecond kernel timed 2x slower after a two-thread run); fill
  * "row". */
-static void ops_time(struct bench_runner *rs, struct bench_kernel *naive,
+static void ops_time(struct bench_runner *rs, struct ops_prog *naive,
 	struct ops_row *row, double min_time)
 {
 	struct bench_runner all[3];
 	double t0 = bench_now();
 
-	bench_kernel_run(naive);
+	ops_prog_run(naive);
 	row->naive_s = bench_now() - t0;
 	if (row->naive_s > 0.5) {
 		bench_interleave(rs, 1, 3, 1000, min_time);
 	} else {
 		all[0] = (struct bench_runner){ .name = "naive",
-			.run = bench_kernel_run, .arg = naive };
+			.run = ops_prog_run, .arg = naive };
 		all[1] = rs[0];
 		all[2] = rs[2];
 		bench_interleave(all, 3, 3, 1000, min_time);
@@ -201,15 +228,55 @@ static void ops_check(ts_ctx *ctx, const ts_dag *dag, struct ops_row *row,
 		: eval ? "2T, eval" : "2T only";
 }
 
+/* Compile "dag" in "ctx" for "threads" threads, naively or statically,
+ * as a network through the executor when "network"; exit on failure. */
+static struct ops_prog ops_compile(ts_ctx *ctx, const ts_dag *dag,
+	int threads, bool naive, bool network, const char *name)
+{
+	struct ops_prog p = { .ninputs = ts_dag_ninputs(dag) };
+
+	if (network) {
+		ts_network_options no = ts_network_options_default();
+		no.threads = threads;
+		no.naive = naive;
+		p.net = ts_network_compile(ctx, dag, bench_host_target(ctx,
+			threads), &no);
+	} else {
+		p.m = naive ? bench_compile_naive(ctx, dag) :
+			bench_compile_static(ctx, dag, threads, NULL);
+	}
+	if (!p.m && !p.net)
+		bench_die(ctx, name);
+	return p;
+}
+
+/* Release what "p" holds. */
+static void ops_prog_free(struct ops_prog *p)
+{
+	ts_module_free(p->m);
+	ts_network_free(p->net);
+}
+
+/* Whether "dag" is a network for the host. */
+static bool ops_is_network(ts_ctx *ctx, const ts_dag *dag)
+{
+	ts_partition *p = ts_partition_dag(ctx, dag, bench_host_target(ctx,
+		0));
+	bool net = p && ts_partition_is_network(p);
+
+	ts_ctx_clear_error(ctx);
+	return net;
+}
+
 /* Measure "dag" in "ctx" into "row": static with 1 and 2 threads, naive
  * when affordable; check the outputs. */
 static void ops_measure(ts_ctx *ctx, const ts_dag *dag, struct ops_row *row,
 	double min_time)
 {
 	ts_dag_info *info = ts_analyze_dag(ctx, dag);
-	ts_module *s1, *s2, *mn = NULL;
+	bool network = ops_is_network(ctx, dag);
+	struct ops_prog s1, s2, sn = { 0 };
 	ts_array **a1, **a2, **an;
-	struct bench_kernel r1, r2, rn;
 	struct bench_runner rs[3];
 	struct ops_copy cp;
 
@@ -218,19 +285,19 @@ static void ops_measure(ts_ctx *ctx, const ts_dag *dag, struct ops_row *row,
 	row->reuse = ops_classes(info, row->classes, sizeof(row->classes));
 	row->gflop = bench_dag_flops(ctx, dag) * 1e-9;
 	row->naive_est_s = row->gflop * 1e9 / NAIVE_RATE;
-	s1 = bench_compile_static(ctx, dag, 1, NULL);
-	s2 = s1 ? bench_compile_static(ctx, dag, 2, NULL) : NULL;
-	a1 = s2 ? bench_args(ctx, dag, 11) : NULL;
+	s1 = ops_compile(ctx, dag, 1, false, network, row->name);
+	s2 = ops_compile(ctx, dag, 2, false, network, row->name);
+	a1 = bench_args(ctx, dag, 11);
 	a2 = a1 ? bench_args_fresh_outputs(ctx, dag, a1) : NULL;
 	an = a2 ? bench_args_fresh_outputs(ctx, dag, a1) : NULL;
 	if (!an)
 		bench_die(ctx, row->name);
-	r1 = (struct bench_kernel){ s1, a1 };
-	r2 = (struct bench_kernel){ s2, a2 };
+	s1.args = a1;
+	s2.args = a2;
 	rs[0] = (struct bench_runner){ .name = "static1",
-		.run = bench_kernel_run, .arg = &r1 };
+		.run = ops_prog_run, .arg = &s1 };
 	rs[1] = (struct bench_runner){ .name = "static2",
-		.run = bench_kernel_run, .arg = &r2 };
+		.run = ops_prog_run, .arg = &s2 };
 	row->bytes = ops_bytes(dag, a1);
 	cp.n = (size_t)(row->bytes / 2) + 64;
 	cp.src = malloc(cp.n);
@@ -242,12 +309,10 @@ static void ops_measure(ts_ctx *ctx, const ts_dag *dag, struct ops_row *row,
 	rs[2] = (struct bench_runner){ .name = "copy", .run = ops_copy_run,
 		.arg = &cp };
 	row->naive_s = NAN;
-	if (row->naive_est_s <= NAIVE_LIMIT_S &&
-	    !(mn = bench_compile_naive(ctx, dag)))
-		bench_die(ctx, row->name);
-	rn = (struct bench_kernel){ mn, an };
-	if (mn) {
-		ops_time(rs, &rn, row, min_time);
+	if (row->naive_est_s <= NAIVE_LIMIT_S) {
+		sn = ops_compile(ctx, dag, 1, true, network, row->name);
+		sn.args = an;
+		ops_time(rs, &sn, row, min_time);
 	} else {
 		struct bench_runner one[2] = { rs[0], rs[2] };
 		bench_interleave(one, 2, 3, 1000, min_time);
@@ -258,10 +323,10 @@ static void ops_measure(ts_ctx *ctx, const ts_dag *dag, struct ops_row *row,
 	}
 	free(cp.src);
 	free(cp.dst);
-	ops_check(ctx, dag, row, a1, a2, mn ? an : NULL);
-	ts_module_free(s1);
-	ts_module_free(s2);
-	ts_module_free(mn);
+	ops_check(ctx, dag, row, a1, a2, sn.args ? an : NULL);
+	ops_prog_free(&s1);
+	ops_prog_free(&s2);
+	ops_prog_free(&sn);
 }
 
 /* The verdict of "row" under the rules of the file comment. */
