@@ -309,6 +309,55 @@ static void test_layouts_weights_blocked__match_eval_static_and_naive(
 		20);
 }
 
+/* A convolution, a dense layer of 60 outputs reading its 6x4x4 map as
+ * it is, and one of 10 classes. */
+static const char *const padded_dense =
+	"input X: f32[1, 3, 6, 6]\n"
+	"weight W1: f32[6, 3, 3, 3]\n"
+	"weight W2: f32[60, 6, 4, 4]\n"
+	"weight W3: f32[10, 60]\n"
+	"C[n: 1, k: 6, h: 4, w: 4] = max(sum(c: 3, r: 3, s: 3) "
+	"X[n, c, h + r, w + s] * W1[k, c, r, s], 0.0)\n"
+	"D[n: 1, o: 60] = sum(c: 6, h: 4, w: 4) C[n, c, h, w] * "
+	"W2[o, c, h, w]\n"
+	"output Y[n: 1, j: 10] = sum(o: 60) D[n, o] * W3[j, o]\n";
+
+static void test_layouts_weights_padded__last_block_zero_and_match(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, NULL, padded_dense);
+	ts_target *tg = host(ctx);
+	ts_partition *q;
+	int n = 0, blocked = 0;
+	static const int nchw[] = { 0 }, any[] = { 0, 1, 2 };
+
+	assert_non_null(dag);
+	/* No block divides 60: W2 is blocked with its last block padded
+	 * (64 rows, 4 of zeros); 6 channels and 10 classes would be
+	 * mostly padding and stay as declared. */
+	q = ts_partition_block_weights(ctx, ts_partition_dag(ctx, dag, tg),
+		tg, &n);
+	assert_non_null(q);
+	for (int g = 0; g < q->nsubgraphs; g++) {
+		const ts_tensor *w = q->subgraphs[g].outputs[0];
+		if (!q->subgraphs[g].once)
+			continue;
+		blocked++;
+		if (ts_target_lanes(tg, TS_F32) > 1) {
+			assert_int_equal(w->ndim, 5);
+			assert_int_equal(w->shape[0] * w->shape[4], 64);
+			assert_int_equal(w->shape[1], 6);
+		}
+	}
+	assert_int_equal(blocked, ts_target_lanes(tg, TS_F32) > 1 ? 1 : 0);
+	assert_int_equal(run_with_layouts(ctx, dag, nchw, 1, true, false),
+		blocked);
+	assert_int_equal(run_with_layouts(ctx, dag, nchw, 1, true, true),
+		blocked);
+	run_with_layouts(ctx, dag, any, 3, true, true);
+}
+
 /* An inverted residual block as an importer writes it: a 1x1
  * expansion with bias and clip, depthwise 3x3 convolutions at strides 1
  * and 2 over padding stages, a 1x1 projection. */
@@ -781,6 +830,7 @@ int main(void)
 		TS_TEST(test_layouts_lenet_bad_choice__names_subgraph),
 		TS_TEST(test_layouts_weights_blocked__match_eval_static_and_naive),
 		TS_TEST(test_layouts_depthwise__computed_in_place_and_match),
+		TS_TEST(test_layouts_weights_padded__last_block_zero_and_match),
 		TS_TEST(test_executor_blocked_weights__converted_again_when_changed),
 		TS_TEST(test_layouts_choose_lenet__never_worse_than_nchw),
 		TS_TEST(test_layouts_estimate__static_and_repeatable),
