@@ -73,7 +73,10 @@ static int64_t padded_bytes(const ts_tensor *t)
 }
 
 /* Collect the intermediate buffers of "p" into "mp" with their
- * lifetimes. */
+ * lifetimes: one buffer per tensor, even when several subgraphs write
+ * it (an intermediate that two tasks each recompute, as the gates of an
+ * unrolled LSTM cell split between them), alive from its first writer
+ * to its last writer or reader. */
 static void plan_lifetimes(const ts_partition *p, ts_memory_plan *mp)
 {
 	ts_vec bufs = { 0 };
@@ -81,7 +84,9 @@ static void plan_lifetimes(const ts_partition *p, ts_memory_plan *mp)
 	for (int g = 0; g < p->nsubgraphs; g++) {
 		const ts_subgraph *sg = &p->subgraphs[g];
 		for (int o = 0; o < sg->noutputs; o++)
-			if (!ts_dag_is_output(p->dag, sg->outputs[o]))
+			if (!ts_dag_is_output(p->dag, sg->outputs[o]) &&
+			    tensor_index((ts_tensor *const *)bufs.v, bufs.n,
+			    sg->outputs[o]) < 0)
 				ts_vec_push(&bufs, sg->outputs[o]);
 	}
 	mp->nbuffers = bufs.n;
@@ -90,19 +95,21 @@ static void plan_lifetimes(const ts_partition *p, ts_memory_plan *mp)
 	mp->last = ts_new_atomic(int, bufs.n + 1);
 	mp->offset = ts_new_atomic(int64_t, bufs.n + 1);
 	mp->bytes = ts_new_atomic(int64_t, bufs.n + 1);
-	for (int b = 0; b < bufs.n; b++)
+	for (int b = 0; b < bufs.n; b++) {
 		mp->bytes[b] = padded_bytes(mp->tensors[b]);
+		mp->first[b] = mp->last[b] = -1;
+	}
 	for (int g = 0; g < p->nsubgraphs; g++) {
 		const ts_subgraph *sg = &p->subgraphs[g];
 		for (int b = 0; b < bufs.n; b++) {
-			if (tensor_index(sg->outputs, sg->noutputs,
-			    mp->tensors[b]) >= 0 && sg->once) {
+			bool writes = tensor_index(sg->outputs, sg->noutputs,
+				mp->tensors[b]) >= 0;
+			if (writes && sg->once) {
 				mp->first[b] = 0;
 				mp->last[b] = p->nsubgraphs - 1;
-			} else if (tensor_index(sg->outputs, sg->noutputs,
-			    mp->tensors[b]) >= 0)
-				mp->first[b] = mp->last[b] = g;
-			if (tensor_index(sg->inputs, sg->ninputs,
+			} else if (writes && mp->first[b] < 0)
+				mp->first[b] = g;
+			if (writes || tensor_index(sg->inputs, sg->ninputs,
 			    mp->tensors[b]) >= 0)
 				mp->last[b] = TS_MAX(mp->last[b], g);
 		}

@@ -45,6 +45,22 @@ static void check_plan(const ts_partition *p, const ts_memory_plan *mp)
 		assert_int_equal(mp->offset[a] % 64, 0);
 		assert_true(mp->offset[a] + mp->bytes[a] <= mp->arena_bytes);
 		assert_true(mp->first[a] <= mp->last[a]);
+		for (b = a + 1; b < mp->nbuffers; b++)
+			if (mp->tensors[a] == mp->tensors[b])
+				fail_msg("%s has two buffers", mp->tensors[a]->name);
+		/* Alive wherever a subgraph writes or reads it. */
+		for (int g = 0; g < p->nsubgraphs; g++) {
+			const ts_subgraph *sg = &p->subgraphs[g];
+			bool uses = false;
+			for (int i = 0; i < sg->ninputs; i++)
+				uses |= sg->inputs[i] == mp->tensors[a];
+			for (int o = 0; o < sg->noutputs; o++)
+				uses |= sg->outputs[o] == mp->tensors[a];
+			if (uses && (g < mp->first[a] || g > mp->last[a]))
+				fail_msg("%s is used by subgraph %d outside its "
+					"lifetime [%d, %d]", mp->tensors[a]->name,
+					g, mp->first[a], mp->last[a]);
+		}
 	}
 	assert_true(mp->arena_bytes <= mp->total_bytes);
 }
@@ -307,6 +323,47 @@ static void test_layouts_weights_blocked__match_eval_static_and_naive(
 	assert_int_equal(run_with_layouts(ctx, dag, nchw, 1, true, true), 20);
 	assert_int_equal(run_with_layouts(ctx, dag, blocked, 1, true, true),
 		20);
+}
+
+/* Two steps of an LSTM cell as PyTorch exports it: the gates of each
+ * step's product are split, and the two tasks that read a step's gates
+ * each recompute them, so two subgraphs write the same intermediate. */
+static const char *const cell_steps =
+	"weight Wi: f32[256, 32]\n"
+	"weight bi: f32[256]\n"
+	"weight Wh: f32[256, 64]\n"
+	"input x0: f32[1, 32]\n"
+	"input s0: f32[1, 64]\n"
+	"input x1: f32[1, 32]\n"
+	"A[i0: 1, i1: 256] = (sum(r0: 32) x0[i0, r0] * Wi[i1, r0]) + "
+	"bi[i1]\n"
+	"S[i0: 1, i1: 64] = s0[i0, i1] + A[i0, i1 + 128]\n"
+	"M[i0: 1, i1: 64] = A[i0, i1 + 192] * S[i0, i1]\n"
+	"G[i0: 1, i1: 256] = sum(r0: 64) M[i0, r0] * Wh[i1, r0]\n"
+	"B[i0: 1, i1: 256] = (sum(r0: 32) x1[i0, r0] * Wi[i1, r0]) + "
+	"bi[i1]\n"
+	"C[i0: 1, i1: 256] = G[i0, i1] + B[i0, i1]\n"
+	"output y0[i0: 1, i1: 64] = S[i0, i1] + C[i0, i1 + 128]\n"
+	"output y1[i0: 1, i1: 64] = C[i0, i1 + 192]\n";
+
+static void test_memory_plan_written_twice__one_buffer_alive_throughout(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, NULL, cell_steps);
+	ts_network_options o = ts_network_options_default();
+	ts_network *net;
+
+	assert_non_null(dag);
+	/* C was planned twice, each buffer alive at the second writer
+	 * only: the first writer's C overwrote S, which it reads. */
+	o.threads = 1;
+	for (int naive = 0; naive < 2; naive++) {
+		o.naive = naive;
+		net = ts_network_compile(ctx, dag, host(ctx), &o);
+		compare_built(ctx, dag, net);
+		ts_network_free(net);
+	}
 }
 
 /* A convolution, a dense layer of 60 outputs reading its 6x4x4 map as
@@ -831,6 +888,7 @@ int main(void)
 		TS_TEST(test_layouts_weights_blocked__match_eval_static_and_naive),
 		TS_TEST(test_layouts_depthwise__computed_in_place_and_match),
 		TS_TEST(test_layouts_weights_padded__last_block_zero_and_match),
+		TS_TEST(test_memory_plan_written_twice__one_buffer_alive_throughout),
 		TS_TEST(test_executor_blocked_weights__converted_again_when_changed),
 		TS_TEST(test_layouts_choose_lenet__never_worse_than_nchw),
 		TS_TEST(test_layouts_estimate__static_and_repeatable),
