@@ -1418,18 +1418,20 @@ static void emit_coop_copy(struct emit *E, const ts_stmt **loops, int n,
 
 /* Tensor cores.
  *
- * A kernel whose thread loops stand for warps (under a loop bound to
- * threadIdx.y or z with none bound to threadIdx.x above it; the kernel's
- * threadIdx.x, if any, has 32 threads) computes the per-thread
- * accumulator tiles of the IR with nvcuda::wmma when every use of such a
- * tile is one of three loop nests whose two innermost loops walk a
- * 16 x 16 tile of it (guards that always hold are allowed):
+ * They run what the schedule asked for with its tensorize step
+ * (ts_stmt_tensorized): nothing else.  A kernel whose thread loops stand
+ * for warps (under a loop bound to threadIdx.y or z with none bound to
+ * threadIdx.x above it; the kernel's threadIdx.x, if any, has 32
+ * threads) computes a per-thread accumulator tile of the IR with
+ * nvcuda::wmma when a tensorized nest updates it and every use of it is
+ * one of three loop nests whose two innermost loops walk a 16 x 16 tile
+ * of it (guards that always hold are allowed):
  *
  *	fill	tile = constant			-> wmma::fill_fragment
  *	mma	tile += a * b over a loop of 16	-> load_matrix_sync of both
- *		(the accumulator possibly	   operands (16 x 16 tiles of
- *		promoted into a scalar)		   f16 buffers in shared or
- *						   global memory), mma_sync
+ *		(tensorized; the accumulator	   operands (16 x 16 tiles of
+ *		possibly promoted into a	   f16 buffers in shared or
+ *		scalar)				   global memory), mma_sync
  *	store	x = f(tile), anything else	-> store_matrix_sync into the
  *						   warp's staging tile, then
  *						   its 32 lanes compute f; a
@@ -1439,7 +1441,11 @@ static void emit_coop_copy(struct emit *E, const ts_stmt **loops, int n,
  *
  * The tile is then an array of fragments, the launch gets 32 lanes along
  * threadIdx.x, and every other statement in the warp runs on lane 0 as
- * statements outside a thread loop do. */
+ * statements outside a thread loop do.  What is read here is only where
+ * the step's operands lie (leading dimensions, majors, alignment): a
+ * tensorized nest whose operands wmma cannot load, or a target without
+ * tensor cores, runs the nest as written on CUDA cores, and the context
+ * gets a warning saying why. */
 
 static void collect_loads(const ts_expr *e, const ts_tensor *t, ts_vec *v);
 static bool mentions_buffer(const ts_stmt *s, const ts_tensor *t);
@@ -1448,6 +1454,7 @@ static bool mentions_buffer(const ts_stmt *s, const ts_tensor *t);
 struct frag {
 	const ts_tensor *buf;
 	int64_t nfrag;		/* 16 x 16 tiles */
+	int nmma;		/* tensorized nests updating it */
 };
 
 /* One 16 x 16 tile of a buffer in a fragment nest: the loop variables of
@@ -1466,6 +1473,7 @@ struct tile {
 struct fnest {
 	int nouter;
 	const ts_stmt *outer[2 * TS_MAX_DIMS + 2];
+	const ts_stmt *head;	/* the loop of the rows or columns outside */
 	const ts_axis *row, *col, *k;
 	const ts_stmt *store;	/* fill, store: the store; mma: the update */
 	struct tile acc, a, b;
@@ -1747,6 +1755,7 @@ static const ts_stmt *fnest_loops(const ts_stmt *s, struct fnest *nest)
 	nest->nouter = n - 2;
 	for (int i = 0; i < n - 2; i++)
 		nest->outer[i] = loops[i];
+	nest->head = loops[n - 2];
 	nest->row = loops[n - 2]->var;
 	nest->col = loops[n - 1]->var;
 	return body;
@@ -1824,7 +1833,7 @@ static bool match_mma(struct emit *E, const ts_stmt *s, const ts_tensor *acc,
 	ts_expr *const *idx;
 
 	memset(nest, 0, sizeof(*nest));
-	if (!(b = fnest_loops(s, nest)))
+	if (!(b = fnest_loops(s, nest)) || !nest->head->tensorize)
 		return false;
 	if (b->kind == TS_STMT_ALLOC && ts_tensor_size(b->buffer) == 1 &&
 	    b->body && b->body->kind == TS_STMT_BLOCK &&
@@ -2003,6 +2012,7 @@ static void tc_scan(struct emit *E, const ts_stmt *s, bool in_x, bool in_t,
 			struct frag *fr = ts_new(struct frag);
 			fr->buf = s->buffer;
 			fr->nfrag = ts_tensor_size(s->buffer) / 256;
+			fr->nmma = nmma;
 			ts_vec_push(&E->frags, fr);
 		}
 		return;
@@ -2488,6 +2498,63 @@ static char *params(struct emit *E)
 	return b.s ? b.s : (char *)"void";
 }
 
+/* Why kernel "k" cannot run on tensor cores whatever its nests, or
+ * NULL. */
+static const char *tc_refusal(struct emit *E, const struct kern *k)
+{
+	const ts_target *t = E->opts->target;
+
+	if (t && t->gpu.cc_major > 0 && t->gpu.cc_major < 7)
+		return ts_asprintf("target sm_%d%d has no tensor cores",
+			t->gpu.cc_major, t->gpu.cc_minor);
+	if (k->block[0] != 1 && k->block[0] != 32)
+		return ts_asprintf("its threads are not warps (%d threads "
+			"along threadIdx.x)", (int)k->block[0]);
+	return NULL;
+}
+
+/* The number of tensorized loops in "s". */
+static int count_tensorized(const ts_stmt *s)
+{
+	int n = 0;
+
+	if (!s)
+		return 0;
+	switch (s->kind) {
+	case TS_STMT_FOR:
+		return s->tensorize + count_tensorized(s->body);
+	case TS_STMT_BLOCK:
+		for (int i = 0; i < s->nstmts; i++)
+			n += count_tensorized(s->stmts[i]);
+		return n;
+	case TS_STMT_IF:
+		return count_tensorized(s->body) + count_tensorized(s->orelse);
+	case TS_STMT_ALLOC:
+		return count_tensorized(s->body);
+	default:
+		return 0;
+	}
+}
+
+/* Warn when a tensorized nest of kernel "k" (top-level statement "s")
+ * runs on CUDA cores: "why" the kernel cannot use tensor cores, or NULL
+ * when some nest's operands or accumulator are the reason. */
+static void tc_report(struct emit *E, const struct kern *k, const ts_stmt *s,
+	const char *why)
+{
+	int asked = count_tensorized(s), done = 0;
+
+	for (int i = 0; i < E->frags.n; i++)
+		done += ((struct frag *)E->frags.v[i])->nmma;
+	if (done >= asked)
+		return;
+	ts_ctx_warn(E->ctx, "kernel %s: %d of %d tensorized nests run on CUDA "
+		"cores: %s", k->name, asked - done, asked, why ? why :
+		"wmma cannot hold their accumulator or load their operands "
+		"(16 x 16 tiles of f16 in memory every lane sees, rows 16 "
+		"bytes and tiles 32 bytes aligned)");
+}
+
 /* Emit the kernel for the top-level statement "s" into "out". */
 static void emit_kernel(struct emit *E, const ts_stmt *s, ts_buf *out)
 {
@@ -2495,6 +2562,7 @@ static void emit_kernel(struct emit *E, const ts_stmt *s, ts_buf *out)
 	int depth[6] = { 0 };
 	int64_t smax = E->opts->target && E->opts->target->gpu.shared_per_block
 		? E->opts->target->gpu.shared_per_block : MAX_SHARED;
+	const char *why;
 	ts_buf body;
 	ts_cuda_launch_desc *l;
 
@@ -2504,9 +2572,8 @@ static void emit_kernel(struct emit *E, const ts_stmt *s, ts_buf *out)
 	scan_bound(E, s, k, depth);
 	E->frags.n = E->mem_bufs.n = 0;
 	tc_scan(E, s, false, false, false);
-	if (E->frags.n && (k->block[0] == 1 || k->block[0] == 32) &&
-	    !(E->opts->target && E->opts->target->gpu.cc_major > 0 &&
-	    E->opts->target->gpu.cc_major < 7)) {
+	why = tc_refusal(E, k);
+	if (E->frags.n && !why) {
 		/* Each thread of the IR is a warp of 32 lanes. */
 		k->warp = true;
 		k->block[0] = 32;
@@ -2514,6 +2581,7 @@ static void emit_kernel(struct emit *E, const ts_stmt *s, ts_buf *out)
 	} else {
 		E->frags.n = 0;
 	}
+	tc_report(E, k, s, why);
 	k->nthreads = k->block[0] * k->block[1] * k->block[2];
 	check_launch(E, k);
 	if (E->failed)

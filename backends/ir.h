@@ -15,6 +15,7 @@ struct ts_stmt {
 	ts_axis *var;		/* loop variable; var->extent is the trip count */
 	ts_loop_kind loop;	/* how the loop runs */
 	ts_bind bind;		/* for TS_LOOP_BOUND */
+	bool tensorize;		/* heads a tensorized nest (TS_STEP_TENSORIZE) */
 	/* BLOCK */
 	int nstmts;
 	ts_stmt **stmts;

@@ -207,6 +207,8 @@ static void put_for(ts_buf *b, const ts_stmt *s, int indent)
 		ts_buf_printf(b, "%s ", ts_loop_kind_name(s->loop));
 	ts_buf_printf(b, "for %s in 0..%" PRId64 ":", s->var->name,
 		s->var->extent);
+	if (s->tensorize)
+		ts_buf_puts(b, "  # tensorized");
 	if (s->comment)
 		ts_buf_printf(b, "  # %s", s->comment);
 	ts_buf_putc(b, '\n');

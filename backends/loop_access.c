@@ -111,3 +111,8 @@ ts_expr *ts_stmt_value(const ts_stmt *s)
 {
 	return s->kind == TS_STMT_STORE ? s->value : NULL;
 }
+
+bool ts_stmt_tensorized(const ts_stmt *s)
+{
+	return s->kind == TS_STMT_FOR && s->tensorize;
+}

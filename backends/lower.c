@@ -1270,6 +1270,9 @@ static ts_stmt *emit_loop(struct nest *n, int p)
 		return NULL;
 	s = ts_stmt_for(v, lp->kind, body);
 	s->bind = lp->bind;
+	/* The nest that computes, not its initialisation or write-back. */
+	s->tensorize = n->mode == MODE_MAIN && n->ss->tensorize &&
+		strcmp(n->ss->tensorize, lp->name) == 0;
 	return s;
 }
 

@@ -279,6 +279,7 @@ static ts_stmt *promote(ts_ctx *ctx, const struct chain *c)
 		ts_stmt *l = ts_stmt_for(c->loops[k]->var, c->loops[k]->loop,
 			store);
 		l->bind = c->loops[k]->bind;
+		l->tensorize = c->loops[k]->tensorize;
 		l->comment = c->loops[k]->comment;
 		store = l;
 	}

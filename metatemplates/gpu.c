@@ -619,9 +619,9 @@ static void tc_factors(const ts_gpu_template *tp, const ts_gpu_plan *p,
 /* Tile the stage of plan "p" in "sch" for tensor cores as "cfg" of "tp"
  * says: rows and columns split into block, warp, fragments per warp and
  * 16, the reduction into outer and inner steps of 16; loops run block,
- * warp, outer and inner
- * reduction, fragments, then the 16 x 16 x 16 fragment itself (all
- * unrolled).  The warp loop is bound to threadIdx.y (the emitter gives
+ * warp, outer and inner reduction, fragments, then the 16 x 16 x 16
+ * fragment itself (all unrolled), tensorized: the emitter runs it as one
+ * wmma step.  The warp loop is bound to threadIdx.y (the emitter gives
  * each of its iterations a warp), the accumulator tile is cached there
  * and both operands are staged in shared memory at the outer reduction
  * loop.  "in_block": computed at a consumer's block loop, so without a
@@ -682,7 +682,7 @@ static ts_status apply_tc(const ts_gpu_template *tp, const ts_gpu_plan *p,
 		if (ts_schedule_unroll(sch, s->name, k < 3 ? in16[k] :
 		    k < 5 ? lv[k - 3][2] : lv[2][1]) < 0)
 			return TS_ERROR;
-	return TS_OK;
+	return ts_schedule_tensorize(sch, s->name, in16[0]);
 }
 
 /* Schedule tensor-core anchor "p" of "tp" with its epilogue in "sch" as

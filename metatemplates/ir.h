@@ -122,6 +122,7 @@ struct ts_sched_stage {
 	const char *attach_loop;	/* TS_ATTACH_AT: its loop's name */
 	const char *cache_write;	/* loop name, or NULL */
 	const char *rfactor;	/* loop name, or NULL */
+	const char *tensorize;	/* loop name, or NULL */
 	int nreads;
 	ts_sched_read *reads;
 };

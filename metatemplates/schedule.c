@@ -562,6 +562,49 @@ static bool loop_is_reduce(const ts_sched_stage *ss, const ts_sched_loop *l)
 	return l->reduce && !(ss->rfactor && strcmp(ss->rfactor, l->name) == 0);
 }
 
+/* Why the loop "name" of "ss" cannot head a tensorized nest (see
+ * TS_STEP_TENSORIZE), or NULL: it and the two loops after it are the
+ * innermost, two spatial loops of 16 and a reduction loop of 16. */
+static const char *tensorize_misfit(const ts_sched_stage *ss,
+	const char *name)
+{
+	int p = ts_sched_stage_loop_pos(ss, name);
+
+	if (p < 0)
+		return ts_asprintf("no loop '%s' (loops: %s)", name,
+			loop_list(ss));
+	if (p + 3 != ss->norder)
+		return ts_asprintf("'%s' is not the third innermost loop "
+			"(loops: %s)", name, loop_list(ss));
+	for (int q = p; q < p + 3; q++) {
+		const ts_sched_loop *l = &ss->loops[ss->order[q]];
+		if (l->extent != 16)
+			return ts_asprintf("loop '%s' has %" PRId64 " iterations, "
+				"not 16", l->name, l->extent);
+		if (loop_is_reduce(ss, l) != (q == p + 2))
+			return ts_asprintf("loop '%s' %s a reduction loop",
+				l->name, q == p + 2 ? "is not" : "is");
+	}
+	return NULL;
+}
+
+/* Step "st" of kind tensorize on "ss". */
+static ts_status tensorize_apply(ts_schedule *sch, ts_sched_stage *ss,
+	const ts_step *st)
+{
+	const char *why = tensorize_misfit(ss, st->loop);
+
+	if (why)
+		return ts_ctx_set_error(sch->ctx, "stage '%s': tensorize at "
+			"'%s': %s", ss->stage->name, st->loop, why);
+	if (ss->tensorize)
+		return ts_ctx_set_error(sch->ctx, "stage '%s': tensorize "
+			"already applied at '%s'", ss->stage->name,
+			ss->tensorize);
+	ss->tensorize = st->loop;
+	return TS_OK;
+}
+
 /* Steps "st" that annotate one loop of "ss": parallel, vectorize,
  * unroll, bind. */
 static ts_status annotate_apply(ts_schedule *sch, ts_sched_stage *ss,
@@ -650,6 +693,9 @@ static const struct ts_step_ops step_ops[TS_STEP_KIND_COUNT] = {
 	[TS_STEP_BIND] = { "BI", "bind", annotate_apply,
 		ts_step_bind_print, ts_step_bind_to_json,
 		ts_step_bind_from_json },
+	[TS_STEP_TENSORIZE] = { "TZ", "tensorize", tensorize_apply,
+		ts_step_loop_print, ts_step_loop_to_json,
+		ts_step_loop_from_json },
 };
 
 const struct ts_step_ops *ts_step_ops_of(ts_step_kind k)
@@ -812,6 +858,12 @@ ts_status ts_schedule_bind(ts_schedule *sch, const char *stage,
 	return ts_schedule_apply(sch, &st);
 }
 
+ts_status ts_schedule_tensorize(ts_schedule *sch, const char *stage,
+	const char *loop)
+{
+	return apply_simple(sch, TS_STEP_TENSORIZE, stage, loop, NULL);
+}
+
 /* Whether loop "l" of "ss" derives from loop "anc" (or is it). */
 static bool loop_descends(const ts_sched_stage *ss, int l, int anc)
 {
@@ -896,10 +948,11 @@ static ts_status check_partitions(const ts_schedule *sch,
 }
 
 /* Check the loops of "ss": vectorized loops innermost, cache_write
- * outside every reduction loop. */
+ * outside every reduction loop, a tensorized nest still innermost and
+ * 16 x 16 x 16. */
 static ts_status check_loops(const ts_schedule *sch, const ts_sched_stage *ss)
 {
-	const char *n = ss->stage->name;
+	const char *n = ss->stage->name, *why;
 
 	for (int p = 0; p < ss->norder; p++) {
 		const ts_sched_loop *l = &ss->loops[ss->order[p]];
@@ -928,6 +981,9 @@ static ts_status check_loops(const ts_schedule *sch, const ts_sched_stage *ss)
 		return ts_ctx_set_error(sch->ctx, "stage '%s': rfactor loop "
 			"'%s' no longer exists (loops: %s)", n, ss->rfactor,
 			loop_list(ss));
+	if (ss->tensorize && (why = tensorize_misfit(ss, ss->tensorize)))
+		return ts_ctx_set_error(sch->ctx, "stage '%s': tensorize at "
+			"'%s': %s", n, ss->tensorize, why);
 	for (int i = 0; i < ss->nreads; i++)
 		if (check_read(sch, ss, &ss->reads[i]) < 0)
 			return TS_ERROR;

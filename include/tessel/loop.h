@@ -67,6 +67,10 @@ ts_scope ts_stmt_scope(__ts_keep const ts_stmt *s);
 int ts_stmt_nidx(__ts_keep const ts_stmt *s);
 __ts_gc __ts_null ts_expr *ts_stmt_index(__ts_keep const ts_stmt *s, int i);
 __ts_gc __ts_null ts_expr *ts_stmt_value(__ts_keep const ts_stmt *s);
+/* Whether the loop "s" heads a nest that its schedule tensorized: "s"
+ * and the two loops inside it are a 16 x 16 x 16 multiply-accumulate
+ * for the target's matrix units (TS_STEP_TENSORIZE). */
+bool ts_stmt_tensorized(__ts_keep const ts_stmt *s);
 
 /* Statement constructors ("orelse" NULL: an if without else). */
 __ts_gc ts_stmt *ts_stmt_for(__ts_keep ts_axis *var, ts_loop_kind loop,

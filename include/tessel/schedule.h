@@ -3,9 +3,9 @@
  * A schedule says HOW a DAG runs: per stage, an ordered list of steps in
  * the manner of TVM (split, reorder, fuse, compute_at, compute_inline,
  * compute_root, cache_write, cache_read, rfactor, parallel, vectorize,
- * unroll, bind).  The schedule keeps every step in the order it was
- * applied (each step names its stage) and, as derived state, the loops of
- * every stage.  Steps are validated when applied; ts_schedule_check checks
+ * unroll, bind, tensorize).  The schedule keeps every step in the order
+ * it was applied (each step names its stage) and, as derived state, the
+ * loops of every stage.  Steps are validated when applied; ts_schedule_check checks
  * what only the whole schedule can tell (an attach loop renamed by a
  * later split, a vectorized loop that is no longer innermost, ...).
  *
@@ -75,6 +75,7 @@ typedef enum ts_step_kind {
 	TS_STEP_VECTORIZE,
 	TS_STEP_UNROLL,
 	TS_STEP_BIND,
+	TS_STEP_TENSORIZE,
 	TS_STEP_KIND_COUNT
 } ts_step_kind;
 
@@ -99,6 +100,12 @@ typedef enum ts_tail {
  *			a buffer indexed by it)
  *	PARALLEL, VECTORIZE, UNROLL	loop
  *	BIND		loop, bind
+ *	TENSORIZE	loop (the outermost of the three innermost loops:
+ *			rows and columns, 16 each, then a reduction loop
+ *			of 16; the nest runs as one 16 x 16 x 16
+ *			multiply-accumulate of the target's matrix units,
+ *			its accumulator tile held in their registers; a
+ *			backend without them runs the nest as written)
  */
 typedef struct ts_step ts_step;
 
@@ -170,6 +177,8 @@ ts_status ts_schedule_unroll(__ts_keep ts_schedule *sch,
 	__ts_keep const char *stage, __ts_keep const char *loop);
 ts_status ts_schedule_bind(__ts_keep ts_schedule *sch,
 	__ts_keep const char *stage, __ts_keep const char *loop, ts_bind bind);
+ts_status ts_schedule_tensorize(__ts_keep ts_schedule *sch,
+	__ts_keep const char *stage, __ts_keep const char *loop);
 
 /* The state of the stage called "name", or NULL. */
 __ts_gc __ts_null const ts_sched_stage *ts_schedule_find_stage(

@@ -718,6 +718,87 @@ static void test_gpu_template_tensor_core__absent(void **state)
 	}
 }
 
+/* "sch" replayed without its tensorize steps. */
+static ts_schedule *without_tensorize(ts_ctx *ctx, const ts_schedule *sch)
+{
+	ts_schedule *c = ts_schedule_new(ctx, sch->dag);
+	int ntz = 0;
+
+	for (int i = 0; i < sch->nsteps; i++)
+		if (sch->steps[i].kind == TS_STEP_TENSORIZE)
+			ntz++;
+		else
+			assert_int_equal(ts_schedule_apply(c, &sch->steps[i]),
+				TS_OK);
+	assert_int_equal(ntz, 1);
+	return c;
+}
+
+/* Tensor cores run what the schedule's tensorize step asks, nothing
+ * else: every tensor-core configuration of the template tensorizes its
+ * fragment nest; the same schedule without that step emits no wmma (one
+ * thread per warp of the schedule); emitted for a GPU without tensor
+ * cores, the tensorized nest runs as written and a warning says why. */
+static void test_cuda_emit_tensorize__only_where_asked(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_target *p100 = ts_new(ts_target);
+
+	*p100 = *ts_target_lookup(ctx, "h100");
+	p100->gpu.arch = "sm_60";
+	p100->gpu.peak_tflops_tensor_f16 = 0;
+	ts_target_finish(p100);
+	for (size_t i = 0; i < (size_t)TS_TEST_NTC_DECLS; i++) {
+		ts_gpu_template *tp = tc_template(ctx, ts_test_tc_decls[i], "h100");
+		for (int fuse = 0; fuse < 2; fuse++) {
+			ts_config *c = tc_config(ctx, tp, fuse);
+			ts_schedule *sch = ts_gpu_template_apply(tp, c);
+			ts_func *f = sch ? ts_lower(ctx, tp->dag, sch) : NULL;
+			ts_func *g = f ? ts_lower(ctx, tp->dag,
+				without_tensorize(ctx, sch)) : NULL;
+			ts_cuda_program *p;
+			const char *w;
+			assert_non_null(g);
+			assert_non_null(strstr(ts_schedule_to_string(sch),
+				": tensorize "));
+			assert_non_null(strstr(ts_func_to_string(f),
+				"# tensorized"));
+			ts_ctx_clear_warnings(ctx);
+			p = ts_cuda_emit(ctx, f, &(ts_cuda_options){
+				.target = tp->target });
+			assert_non_null(p);
+			assert_wmma(p, ts_test_tc_decls[i]);
+			assert_null(ts_ctx_warnings(ctx));
+			/* Without the step the unfused schedule is plain code;
+			 * the fused one cannot be (its epilogue's lanes are
+			 * the warps' own), and emitting it is an error. */
+			p = ts_cuda_emit(ctx, g, &(ts_cuda_options){
+				.target = tp->target });
+			if (fuse) {
+				assert_true(!p || !strstr(p->source, "wmma"));
+				ts_ctx_clear_error(ctx);
+				continue;
+			}
+			if (!p)
+				fail_msg("tc%zu: %s", i, ts_ctx_error(ctx));
+			if (strstr(p->source, "wmma"))
+				fail_msg("tc%zu: wmma without tensorize:\n%s", i,
+					p->source);
+			assert_int_equal(p->kernels[0].block[0], 1);
+			assert_null(ts_ctx_warnings(ctx));
+			p = ts_cuda_emit(ctx, f, &(ts_cuda_options){
+				.target = p100 });
+			assert_non_null(p);
+			assert_null(strstr(p->source, "wmma"));
+			w = ts_ctx_warnings(ctx);
+			if (!w || !strstr(w, "1 of 1 tensorized nests run on "
+			    "CUDA cores: target sm_60 has no tensor cores"))
+				fail_msg("tc%zu: warning \"%s\"", i, w ? w : "");
+			ts_ctx_clear_warnings(ctx);
+		}
+	}
+}
+
 /* GPU static filling of f16 matmuls (plain, batched, a 1x1 convolution)
  * at real sizes on targets with tensor cores: the choice uses them, is no
  * faster than the tensor-core peak allows and beats the same
@@ -809,6 +890,7 @@ int main(void)
 		TS_TEST(test_gpu_template_tensor_core__absent),
 		TS_TEST(test_gpu_static_fill__tensor_core),
 		TS_TEST(test_cuda_emit_tensor_core__compiles),
+		TS_TEST(test_cuda_emit_tensorize__only_where_asked),
 		TS_TEST(test_cuda_run_tensor_core__matches_eval),
 		TS_TEST(test_cuda_cli__schedule_build_run),
 		TS_TEST(test_cuda_emit_catalogue__compiles),

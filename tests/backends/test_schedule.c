@@ -212,6 +212,63 @@ static void test_schedule_check__errors(void **state)
 		"a loop of 'C'");
 }
 
+/* tensorize: the step's nest is the three innermost loops, rows and
+ * columns of 16 then a reduction loop of 16; it is refused otherwise,
+ * checked again when later steps move loops, printed, kept in JSON,
+ * and marks the head of the nest in the loop IR. */
+static void test_schedule_tensorize__nest_checked(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, "mm",
+		"input A: f16[32, 48]\ninput B: f16[48, 64]\n"
+		"output C[i: 32, j: 64] = sum(k: 48) f32(A[i, k]) * "
+		"f32(B[k, j])\n");
+	const char *order[] = { "i.o", "j.o", "k.o", "i.i", "j.i", "k.i" };
+	const char *axes[] = { "i", "j", "k" };
+	ts_schedule *sch, *back;
+	ts_func *f;
+	char *ir;
+
+	assert_non_null(dag);
+	sch = ts_schedule_new(ctx, dag);
+	assert_int_equal(ts_schedule_tensorize(sch, "C", "j"), TS_ERROR);
+	assert_error_contains(ctx, "stage 'C': tensorize at 'j': 'j' is not "
+		"the third innermost loop (loops: i, j, k)");
+	assert_int_equal(ts_schedule_tensorize(sch, "C", "i"), TS_ERROR);
+	assert_error_contains(ctx, "loop 'i' has 32 iterations, not 16");
+	assert_int_equal(ts_schedule_tensorize(sch, "C", "x"), TS_ERROR);
+	assert_error_contains(ctx, "no loop 'x' (loops: i, j, k)");
+	for (int a = 0; a < 3; a++)
+		assert_int_equal(ts_schedule_split(sch, "C", axes[a], 16,
+			TS_TAIL_GUARD), TS_OK);
+	assert_int_equal(ts_schedule_tensorize(sch, "C", "k.o"), TS_ERROR);
+	assert_error_contains(ctx, "'k.o' is not the third innermost loop");
+	assert_int_equal(ts_schedule_tensorize(sch, "C", "j.i"), TS_ERROR);
+	assert_error_contains(ctx, "loop 'k.o' has 3 iterations, not 16");
+	assert_int_equal(ts_schedule_reorder(sch, "C", 6, order), TS_OK);
+	assert_int_equal(ts_schedule_tensorize(sch, "C", "i.i"), TS_OK);
+	assert_int_equal(ts_schedule_tensorize(sch, "C", "i.i"), TS_ERROR);
+	assert_error_contains(ctx, "tensorize already applied at 'i.i'");
+	assert_int_equal(ts_schedule_check(sch), TS_OK);
+	assert_string_equal(ts_step_to_string(&sch->steps[sch->nsteps - 1]),
+		"C: tensorize i.i");
+	back = ts_schedule_from_json(ctx, dag, ts_schedule_to_json(sch));
+	assert_non_null(back);
+	assert_non_null(strstr(ts_schedule_to_json(sch), "\"kind\":\"TZ\""));
+	assert_string_equal(ts_schedule_find_stage(back, "C")->tensorize, "i.i");
+	/* Lowered: the loop i.i says so, and only it. */
+	assert_non_null(f = ts_lower(ctx, dag, back));
+	ir = ts_func_to_string(f);
+	assert_non_null(strstr(ir, "for i.i in 0..16:  # tensorized"));
+	assert_null(strstr(strstr(ir, "# tensorized") + 1, "# tensorized"));
+	/* A later step that moves the nest: caught by the check. */
+	assert_int_equal(ts_schedule_reorder(sch, "C", 2,
+		(const char *[]){ "k.i", "j.i" }), TS_OK);
+	assert_int_equal(ts_schedule_check(sch), TS_ERROR);
+	assert_error_contains(ctx, "stage 'C': tensorize at 'i.i': loop 'k.i' "
+		"is a reduction loop");
+}
+
 /* A compute_at target that is inlined afterwards. */
 static void test_schedule_check__target_inlined(void **state)
 {
@@ -392,6 +449,7 @@ int main(void)
 		TS_TEST(test_schedule_inline__reduction_rejected),
 		TS_TEST(test_schedule_check__errors),
 		TS_TEST(test_schedule_check__target_inlined),
+		TS_TEST(test_schedule_tensorize__nest_checked),
 		TS_TEST(test_schedule_print__every_kind),
 		TS_TEST(test_schedule_json__round_trip),
 		TS_TEST(test_schedule_json__errors),
