@@ -160,9 +160,12 @@ __ts_gc ts_schedule **ts_partition_static_schedules(__ts_keep ts_ctx *ctx,
 	int topk, int threads);
 /* Whether "p" is a network rather than one operator: at least two of
  * its subgraphs are layers, each reading a network input of two or more
- * dimensions that no other subgraph reads (its own weights).  A softmax
- * or a layer norm, whose subgraphs all read the same input, is one
+ * dimensions that no other subgraph reads (its own weights), or it has
+ * TS_NETWORK_MIN_SUBGRAPHS subgraphs or more (a recurrent layer unrolled
+ * over time reads the same weights at every step).  A softmax or a
+ * layer norm, whose few subgraphs all read the same input, is one
  * operator. */
+#define TS_NETWORK_MIN_SUBGRAPHS 32
 bool ts_partition_is_network(__ts_keep const ts_partition *p);
 struct ts_record;
 /* The schedule of each task of "p" replayed from the best valid record

@@ -150,6 +150,38 @@ static void test_run_softmax__stays_one_kernel(void **state)
 	assert_null(strstr(out, "network"));
 }
 
+/* A recurrence unrolled over 40 steps, every step reading the same
+ * weights (as an RNN exported from PyTorch does): no subgraph has
+ * weights of its own, but its 40 loop nests make it a network, run
+ * through the executor and checked. */
+static void test_run_recurrence__many_steps_are_a_network(void **state)
+{
+	ts_ctx *ctx = *state;
+	char *path = ts_test_temp_path("netcli", "rnn.tsl");
+	char args[2048], *out, *err;
+	ts_dag *dag;
+	ts_partition *p;
+	FILE *f;
+
+	assert_non_null(f = fopen(path, "w"));
+	fputs("input X: f32[40, 16]\nweight W: f32[16, 16]\n"
+		"H0[j: 16] = tanh(sum(k: 16) X[0, k] * W[k, j])\n", f);
+	for (int t = 1; t < 40; t++)
+		fprintf(f, "%sH%d[j: 16] = tanh(sum(k: 16) (X[%d, k] + H%d[k]) "
+			"* W[k, j])\n", t == 39 ? "output " : "", t, t, t - 1);
+	fclose(f);
+	assert_non_null(dag = ts_parse_file(ctx, path));
+	assert_non_null(p = ts_partition_dag(ctx, dag, ts_target_host(ctx)));
+	assert_true(p->nsubgraphs >= TS_NETWORK_MIN_SUBGRAPHS);
+	assert_true(ts_partition_is_network(p));
+	snprintf(args, sizeof(args), "run '%s' --check --threads 1 "
+		"--min-time 0", path);
+	assert_int_equal(run_tessel(args, &out, &err), 0);
+	assert_has(out, "-rnn (");
+	assert_has(out, ": network ");
+	assert_has(out, "check: pass");
+}
+
 static void test_run_records__record_per_task_else_static(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -528,6 +560,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		TS_TEST(test_run_lenet__network_checked_without_flag),
 		TS_TEST(test_run_softmax__stays_one_kernel),
+		TS_TEST(test_run_recurrence__many_steps_are_a_network),
 		TS_TEST(test_run_records__record_per_task_else_static),
 		TS_TEST(test_run_records_unreadable__names_log),
 		TS_TEST(test_build_mlp__one_library_matches_interpreter),
