@@ -320,7 +320,7 @@ static ts_stmt *split_loop(ts_ctx *ctx, const ts_stmt *s, ts_stmt *body)
 			c.at[j - 1] = t;
 		}
 	block = ts_stmt_block(0, NULL);
-	for (int i = 0, lo = 0; i < c.n; lo = (int)c.at[i++]) {
+	for (int64_t i = 0, lo = 0; i < c.n; lo = c.at[i++]) {
 		int64_t n = c.at[i] - lo;
 		ts_axis *w;
 		if (n == 1) {
