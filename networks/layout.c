@@ -803,6 +803,15 @@ struct layout_env {
 	bool **wblock;		/* [g][c]: layout c of node g blocks its
 				 * weights (NULL: never) */
 	double *plain;		/* [g]: node g in NCHW, weights as declared */
+	ts_vec blocked;		/* struct blocked: weights blocked so far */
+};
+
+/* A weight "t" blocked by "b" along dimension "d" into "out", by a
+ * subgraph that every later reader of the same blocking shares. */
+struct blocked {
+	const ts_tensor *t;
+	int d, b;
+	ts_tensor *out;
 };
 
 /* The weights of subgraph "g" of "env" that a blocked layout can split:
@@ -947,19 +956,31 @@ static void insert_transform(struct layout_env *env, ts_partition *q,
 	sg->inputs[i] = conv;
 }
 
-/* Insert into "q" the blocking of weight input "i" of "sg" by "b" along
- * dimension "d", run once (ts_subgraph.once), and read the blocked
- * tensor instead. */
-static void insert_weight_transform(struct layout_env *env, ts_partition *q,
+/* Have input "i" of "sg", a weight, read it blocked by "b" along
+ * dimension "d": insert into "q" the blocking, run once
+ * (ts_subgraph.once), unless an earlier subgraph of "q" blocked the same
+ * weight in the same way (a recurrent layer reads its weights at every
+ * step), whose output it then reads.  Returns whether it inserted. */
+static bool insert_weight_transform(struct layout_env *env, ts_partition *q,
 	ts_subgraph *sg, int i, int d, int b)
 {
 	ts_ctx *ctx = env->ctx;
 	const ts_tensor *t = sg->inputs[i];
 	int64_t shape[TS_MAX_DIMS];
 	int nd = blocked_shape(t, d, b, shape);
-	ts_tensor *in = ts_placeholder(ctx, "W", t->dtype, t->ndim, t->shape);
-	ts_tensor *out = block_stage(ctx, "W_blocked", in, t, d, b, true);
+	ts_tensor *in, *out;
 	ts_subgraph tr = { 0 };
+	struct blocked *bl;
+
+	for (int k = 0; k < env->blocked.n; k++) {
+		bl = env->blocked.v[k];
+		if (bl->t == t && bl->d == d && bl->b == b) {
+			sg->inputs[i] = bl->out;
+			return false;
+		}
+	}
+	in = ts_placeholder(ctx, "W", t->dtype, t->ndim, t->shape);
+	out = block_stage(ctx, "W_blocked", in, t, d, b, true);
 
 	tr.anchor = sg->anchor;
 	tr.once = true;
@@ -973,6 +994,10 @@ static void insert_weight_transform(struct layout_env *env, ts_partition *q,
 		ts_asprintf("weight blocked %d", b), TS_CLASS_DIRECT, 0);
 	push_subgraph(q, &tr);
 	sg->inputs[i] = tr.outputs[0];
+	bl = ts_new(struct blocked);
+	*bl = (struct blocked){ t, d, b, tr.outputs[0] };
+	ts_vec_push(&env->blocked, bl);
+	return true;
 }
 
 /* The partition of "env" with the layouts "choice" applied: relaid
@@ -1006,11 +1031,9 @@ static ts_partition *apply_layouts(struct layout_env *env, const int *choice,
 			int *wb = ts_new_atomic(int, sg.ninputs + 1);
 			node_weights(env, g, wdim, wb);
 			for (int i = 0; i < sg.ninputs; i++)
-				if (wdim[i] >= 0) {
-					insert_weight_transform(env, q, &sg, i,
-						wdim[i], wb[i]);
-					(*ntransforms)++;
-				}
+				if (wdim[i] >= 0)
+					*ntransforms += insert_weight_transform(
+						env, q, &sg, i, wdim[i], wb[i]);
 		}
 		sg.task = ts_partition_add_task(q, node_dag(env, g, choice[g],
 			wblk), t->name, t->klass, t->flops);

@@ -366,6 +366,49 @@ static void test_memory_plan_written_twice__one_buffer_alive_throughout(
 	}
 }
 
+/* A weight two subgraphs read (the input weights of both steps of the
+ * cell) is blocked once, and both read the one blocked copy; every
+ * layout still matches ts_eval. */
+static void test_layouts_weights_shared__blocked_once(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, NULL, cell_steps);
+	ts_target *tg = host(ctx);
+	ts_partition *q;
+	const ts_tensor *wi = NULL;
+	int n = 0, readers = 0;
+	static const int nchw[] = { 0 }, any[] = { 0, 1, 2 };
+
+	assert_non_null(dag);
+	q = ts_partition_block_weights(ctx, ts_partition_dag(ctx, dag, tg),
+		tg, &n);
+	assert_non_null(q);
+	assert_int_equal(count_once(q), n);
+	for (int g = 0; g < q->nsubgraphs; g++) {
+		const ts_subgraph *sg = &q->subgraphs[g];
+		if (sg->once) {
+			/* No weight blocked twice. */
+			for (int h = 0; h < g; h++)
+				if (q->subgraphs[h].once)
+					assert_ptr_not_equal(q->subgraphs[h].inputs[0],
+						sg->inputs[0]);
+			if (!strcmp(sg->inputs[0]->name, "Wi"))
+				wi = sg->outputs[0];
+		}
+	}
+	if (ts_target_lanes(tg, TS_F32) > 1) {
+		/* 256 rows: blocked, and read by the two steps. */
+		assert_non_null(wi);
+		for (int g = 0; g < q->nsubgraphs; g++)
+			for (int i = 0; i < q->subgraphs[g].ninputs; i++)
+				readers += q->subgraphs[g].inputs[i] == wi;
+		assert_int_equal(readers, 2);
+	}
+	assert_int_equal(run_with_layouts(ctx, dag, nchw, 1, true, false), n);
+	assert_int_equal(run_with_layouts(ctx, dag, nchw, 1, true, true), n);
+	run_with_layouts(ctx, dag, any, 3, true, false);
+}
+
 /* A convolution, a dense layer of 60 outputs reading its 6x4x4 map as
  * it is, and one of 10 classes. */
 static const char *const padded_dense =
@@ -888,6 +931,7 @@ int main(void)
 		TS_TEST(test_layouts_weights_blocked__match_eval_static_and_naive),
 		TS_TEST(test_layouts_depthwise__computed_in_place_and_match),
 		TS_TEST(test_layouts_weights_padded__last_block_zero_and_match),
+		TS_TEST(test_layouts_weights_shared__blocked_once),
 		TS_TEST(test_memory_plan_written_twice__one_buffer_alive_throughout),
 		TS_TEST(test_executor_blocked_weights__converted_again_when_changed),
 		TS_TEST(test_layouts_choose_lenet__never_worse_than_nchw),
