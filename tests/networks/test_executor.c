@@ -874,40 +874,58 @@ static void test_layout_record_bad__names_the_line(void **state)
 	unlink(log);
 }
 
-static void test_network_aot_lenet__library_matches_eval(void **state)
+/* The library "tessel build" makes of "dag" (named "name"), loaded and
+ * run on random inputs against ts_eval. */
+static void aot_matches_eval(ts_ctx *ctx, const ts_dag *dag,
+	const char *name)
 {
-	ts_ctx *ctx = *state;
-	ts_dag *dag = ts_network_lenet(ctx, 2);
 	ts_network *net = ts_network_compile(ctx, dag, host(ctx), NULL);
-	char dir[] = "/tmp/ts_net_aotXXXXXX", so[256], *src;
-	ts_array **in = ts_dag_random_inputs(ctx, dag, 4), *want[1] = { 0 };
-	ts_array *got = ts_array_for_tensor(ctx, dag->outputs[0]);
+	char dir[] = "/tmp/ts_net_aotXXXXXX", so[256], sig[128], *src;
+	ts_array **in = ts_dag_random_inputs(ctx, dag, 4), *want[4] = { 0 };
+	ts_array *got[4];
 	const void *ins[16];
-	void *outs[1] = { got->data }, *lib;
+	void *outs[4], *lib;
 	int (*entry)(const void *const *, void *const *);
 
 	assert_non_null(net);
+	assert_true(dag->ninputs <= 16 && dag->noutputs <= 4);
 	assert_non_null(mkdtemp(dir));
-	if (ts_network_build_aot(ctx, net, dir, "lenet2") != TS_OK)
+	if (ts_network_build_aot(ctx, net, dir, name) != TS_OK)
 		fail_msg("%s", ts_ctx_error(ctx));
-	src = ts_network_driver_source(net, "lenet2",
+	src = ts_network_driver_source(net, name,
 		(const char *[]){ "a", "b", "c", "d", "e", "f", "g", "h", "i",
 		"j", "k", "l", "m", "n", "o", "p", "q", "r" });
-	assert_non_null(strstr(src, "int lenet2(const void *const *inputs"));
-	snprintf(so, sizeof(so), "%s/liblenet2.so", dir);
+	snprintf(sig, sizeof(sig), "int %s(const void *const *inputs", name);
+	assert_non_null(strstr(src, sig));
+	snprintf(so, sizeof(so), "%s/lib%s.so", dir, name);
 	lib = dlopen(so, RTLD_NOW | RTLD_LOCAL);
 	if (!lib)
 		fail_msg("%s", dlerror());
-	entry = (int (*)(const void *const *, void *const *))dlsym(lib,
-		"lenet2");
+	entry = (int (*)(const void *const *, void *const *))dlsym(lib, name);
 	assert_non_null(entry);
 	for (int i = 0; i < dag->ninputs; i++)
 		ins[i] = in[i]->data;
+	for (int o = 0; o < dag->noutputs; o++) {
+		got[o] = ts_array_for_tensor(ctx, dag->outputs[o]);
+		outs[o] = got[o]->data;
+	}
 	assert_int_equal(entry(ins, outs), 0);
 	assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
-	assert_true(ts_array_close(got, want[0], NULL));
+	for (int o = 0; o < dag->noutputs; o++)
+		assert_true(ts_array_close(got[o], want[o], NULL));
 	dlclose(lib);
 	ts_network_free(net);
+}
+
+/* LeNet, and the LSTM cell whose blocked input weights two steps share. */
+static void test_network_aot__library_matches_eval(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *cell = ts_parse_string(ctx, NULL, cell_steps);
+
+	aot_matches_eval(ctx, ts_network_lenet(ctx, 2), "lenet2");
+	assert_non_null(cell);
+	aot_matches_eval(ctx, cell, "cell");
 }
 
 int main(void)
@@ -936,7 +954,7 @@ int main(void)
 		TS_TEST(test_executor_blocked_weights__converted_again_when_changed),
 		TS_TEST(test_layouts_choose_lenet__never_worse_than_nchw),
 		TS_TEST(test_layouts_estimate__static_and_repeatable),
-		TS_TEST(test_network_aot_lenet__library_matches_eval),
+		TS_TEST(test_network_aot__library_matches_eval),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
