@@ -166,9 +166,10 @@ static const struct ts_tool_options build_command = {
 	"Compile FILE.tsl ahead of time: DIR/<name>.o and DIR/<name>.h for "
 	"the target,\nand DIR/lib<name>.so when the target has this "
 	"machine's architecture\n(linked with $CC, default cc).  A network "
-	"(two or more layers with weights\nof their own) becomes one library "
-	"for this machine, DIR/lib<file>.so, with\none entry point; each "
-	"task takes its best record (--records) or the static\nschedule.\n\n",
+	"(two or more layers with weights\nof their own, or 32 loop nests or "
+	"more) becomes one library for this\nmachine, DIR/lib<file>.so, with "
+	"one entry point; each task takes its best\nrecord (--records) or "
+	"the static schedule.\n\n",
 	"0 success, 1 the compilation failed, 2 bad usage or input",
 };
 

@@ -163,8 +163,9 @@ static const struct ts_tool_options run_command = {
 	"Compile FILE.tsl with the LLVM backend for this machine, run it on "
 	"random\ninputs and print the median time of repeated runs (after "
 	"one warm-up)\nand GFLOP/s.  A network (two or more layers with weights of "
-	"their own) runs\ntask by task through the executor, each task "
-	"with its best record (--records)\nor its static schedule.  With "
+	"their own, or\n32 loop nests or more) runs task by task through the "
+	"executor, each task with\nits best record (--records) or its static "
+	"schedule.  With "
 	"--inputs and --out it runs on the data of .npy\nfiles (named as "
 	"tessel eval names them) and --check compares with the\n"
 	"interpreter on those inputs.\n\n",

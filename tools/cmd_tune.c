@@ -178,12 +178,12 @@ static const struct ts_tool_options tune_command = {
 	"times per task.  With --log, every\nmeasurement is appended to the "
 	"log, a later run resumes from it, and the\ntuning curve is written "
 	"as LOG.csv and LOG.svg (LOG without its extension).\nA network "
-	"(two or more layers with weights of their own) first gets its\n"
-	"layouts (the log's layout record, else chosen by timing and "
-	"appended to it),\nthen is tuned task by task: its tasks share "
-	"--trials in rounds of --batch,\nby expected gain; a task retires "
-	"when a round is expected to gain less\nthan 0.1% of the network's "
-	"latency.\n\n",
+	"(two or more layers with weights of their own, or 32 loop nests\n"
+	"or more) first gets its layouts (the log's layout record, else "
+	"chosen by\ntiming and appended to it), then is tuned task by task: "
+	"its tasks share\n--trials in rounds of --batch, by expected gain; "
+	"a task retires when a round\nis expected to gain less than 0.1% of "
+	"the network's latency.\n\n",
 	"0 success, 1 tuning failed, 2 bad usage or input",
 };
 
