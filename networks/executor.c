@@ -535,8 +535,11 @@ char *ts_network_driver_source(const ts_network *net, const char *name,
 	const char *const *symbols)
 {
 	const ts_partition *p = net->p;
+	int nseen = 0;
 	ts_buf b;
 
+	for (int g = 0; g < p->nsubgraphs; g++)
+		nseen += p->subgraphs[g].once ? p->subgraphs[g].ninputs : 0;
 	ts_buf_init(&b);
 	ts_buf_printf(&b, "/* %s: the network '%s' compiled by Tessel: %d "
 		"subgraphs over an arena\n * of %lld bytes. */\n#include "
@@ -544,19 +547,44 @@ char *ts_network_driver_source(const ts_network *net, const char *name,
 		p->nsubgraphs, (long long)net->mem->arena_bytes);
 	for (int t = 0; t < p->ntasks; t++)
 		ts_buf_printf(&b, "void %s_packed(void **args);\n", symbols[t]);
+	/* The arena lives as long as its thread (or until released): the
+	 * weights converted into it stay converted between calls, as in
+	 * the executor, and are converted again when one is passed at
+	 * another address. */
+	ts_buf_printf(&b, "\n/* The calling thread's arena and the weights "
+		"converted into it. */\nstatic _Thread_local char *ts_arena;\n"
+		"static _Thread_local const void *ts_seen[%d];\n\n"
+		"void %s_release(void)\n{\n\tfree(ts_arena);\n"
+		"\tts_arena = NULL;\n}\n", nseen + 1, name);
 	ts_buf_printf(&b, "\nint %s(const void *const *inputs, void *const "
-		"*outputs)\n{\n\tchar *arena = aligned_alloc(64, %lld);\n\n"
-		"\tif (!arena)\n\t\treturn -1;\n", name,
+		"*outputs)\n{\n\tchar *arena = ts_arena;\n\tint fresh = !arena;"
+		"\n\n\tif (!arena && !(arena = ts_arena = aligned_alloc(64, "
+		"%lld)))\n\t\treturn -1;\n", name,
 		(long long)(net->mem->arena_bytes + 64));
+	nseen = 0;
 	for (int g = 0; g < p->nsubgraphs; g++) {
 		const ts_subgraph *sg = &p->subgraphs[g];
 		ts_buf_puts(&b, "\t{\n\t\tvoid *a[] = { ");
 		for (int i = 0; i < sg->ninputs + sg->noutputs; i++)
 			ts_buf_printf(&b, "%s%s", i ? ", " : "",
 				driver_arg(net, g, i));
-		ts_buf_printf(&b, " };\n\t\t%s_packed(a);\n\t}\n",
+		ts_buf_puts(&b, " };\n");
+		if (!sg->once) {
+			ts_buf_printf(&b, "\t\t%s_packed(a);\n\t}\n",
+				symbols[sg->task]);
+			continue;
+		}
+		ts_buf_puts(&b, "\t\tif (fresh");
+		for (int i = 0; i < sg->ninputs; i++)
+			ts_buf_printf(&b, " || ts_seen[%d] != a[%d]", nseen + i, i);
+		ts_buf_puts(&b, ") {\n");
+		for (int i = 0; i < sg->ninputs; i++)
+			ts_buf_printf(&b, "\t\t\tts_seen[%d] = a[%d];\n",
+				nseen + i, i);
+		ts_buf_printf(&b, "\t\t\t%s_packed(a);\n\t\t}\n\t}\n",
 			symbols[sg->task]);
+		nseen += sg->ninputs;
 	}
-	ts_buf_puts(&b, "\tfree(arena);\n\treturn 0;\n}\n");
+	ts_buf_puts(&b, "\treturn 0;\n}\n");
 	return b.s;
 }

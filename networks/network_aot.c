@@ -40,8 +40,13 @@ static char *header_source(const ts_dag *dag, const char *name)
 	ts_buf_printf(&b, "/* %s.h: the network '%s' compiled by Tessel.\n"
 		" *\n * int %s(inputs, outputs) runs it; it returns 0, or -1 when "
 		"its\n * buffers cannot be allocated.  Every array is dense, "
-		"C order, aligned\n * to 64 bytes.\n *\n", name, dag->name ?
-		dag->name : name, name);
+		"C order, aligned\n * to 64 bytes.  The buffers belong to the "
+		"calling thread and stay\n * between calls, with the weights "
+		"converted into Tessel's layout:\n * they are converted again "
+		"when a weight comes at another address,\n * not when it is "
+		"changed in place; %s_release() frees the calling\n * thread's "
+		"buffers (call it after changing a weight in place).\n *\n",
+		name, dag->name ? dag->name : name, name, name);
 	for (int i = 0; i < dag->ninputs + dag->noutputs; i++) {
 		bool in = i < dag->ninputs;
 		const ts_tensor *t = in ? dag->inputs[i]
@@ -54,9 +59,10 @@ static char *header_source(const ts_dag *dag, const char *name)
 				(long long)t->shape[d]);
 		ts_buf_puts(&b, "]\n");
 	}
-	ts_buf_printf(&b, " */\n#ifdef __cplusplus\nextern \"C\"\n#endif\n"
-		"int %s(const void *const *inputs, void *const *outputs);\n",
-		name);
+	ts_buf_printf(&b, " */\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
+		"int %s(const void *const *inputs, void *const *outputs);\n"
+		"void %s_release(void);\n#ifdef __cplusplus\n}\n#endif\n",
+		name, name);
 	return b.s;
 }
 

@@ -234,8 +234,12 @@ __ts_gc __ts_null const ts_func *ts_network_task_func(
  *	int "name"(const void *const *inputs, void *const *outputs)
  *
  * calling "symbols"[t]_packed (the AOT entry of task t) subgraph by
- * subgraph over an arena it allocates per call (returns -1 when that
- * fails, else 0).  Inputs and outputs follow the network's DAG. */
+ * subgraph over an arena of the calling thread, allocated at its first
+ * call (returns -1 when that fails, else 0) and kept: weights converted
+ * into Tessel's layout stay converted between calls and are converted
+ * again when a weight comes at another address.  "name"_release() frees
+ * the calling thread's arena (the next call converts again).  Inputs
+ * and outputs follow the network's DAG. */
 __ts_gc char *ts_network_driver_source(__ts_keep const ts_network *net,
 	__ts_keep const char *name, __ts_keep const char *const *symbols);
 /* Ahead of time: build every task with ts_build_aot into "dir" and link

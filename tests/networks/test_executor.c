@@ -874,18 +874,40 @@ static void test_layout_record_bad__names_the_line(void **state)
 	unlink(log);
 }
 
+/* Run "entry" on "in" into "got" and compare with ts_eval. */
+static void entry_matches_eval(ts_ctx *ctx, const ts_dag *dag,
+	int (*entry)(const void *const *, void *const *), ts_array **in,
+	ts_array **got)
+{
+	const void *ins[16];
+	void *outs[4];
+	ts_array *want[4] = { 0 };
+
+	for (int i = 0; i < dag->ninputs; i++)
+		ins[i] = in[i]->data;
+	for (int o = 0; o < dag->noutputs; o++)
+		outs[o] = got[o]->data;
+	assert_int_equal(entry(ins, outs), 0);
+	assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+	for (int o = 0; o < dag->noutputs; o++)
+		assert_true(ts_array_close(got[o], want[o], NULL));
+}
+
 /* The library "tessel build" makes of "dag" (named "name"), loaded and
- * run on random inputs against ts_eval. */
+ * run on random inputs against ts_eval: twice (the converted weights
+ * kept), on other arrays (converted again), on an array changed in
+ * place after name_release(), and on the first inputs again. */
 static void aot_matches_eval(ts_ctx *ctx, const ts_dag *dag,
 	const char *name)
 {
 	ts_network *net = ts_network_compile(ctx, dag, host(ctx), NULL);
 	char dir[] = "/tmp/ts_net_aotXXXXXX", so[256], sig[128], *src;
-	ts_array **in = ts_dag_random_inputs(ctx, dag, 4), *want[4] = { 0 };
+	ts_array **in = ts_dag_random_inputs(ctx, dag, 4);
+	ts_array **other = ts_dag_random_inputs(ctx, dag, 5);
 	ts_array *got[4];
-	const void *ins[16];
-	void *outs[4], *lib;
+	void *lib;
 	int (*entry)(const void *const *, void *const *);
+	void (*release)(void);
 
 	assert_non_null(net);
 	assert_true(dag->ninputs <= 16 && dag->noutputs <= 4);
@@ -902,17 +924,22 @@ static void aot_matches_eval(ts_ctx *ctx, const ts_dag *dag,
 	if (!lib)
 		fail_msg("%s", dlerror());
 	entry = (int (*)(const void *const *, void *const *))dlsym(lib, name);
+	snprintf(sig, sizeof(sig), "%s_release", name);
+	release = (void (*)(void))dlsym(lib, sig);
 	assert_non_null(entry);
-	for (int i = 0; i < dag->ninputs; i++)
-		ins[i] = in[i]->data;
-	for (int o = 0; o < dag->noutputs; o++) {
-		got[o] = ts_array_for_tensor(ctx, dag->outputs[o]);
-		outs[o] = got[o]->data;
-	}
-	assert_int_equal(entry(ins, outs), 0);
-	assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+	assert_non_null(release);
 	for (int o = 0; o < dag->noutputs; o++)
-		assert_true(ts_array_close(got[o], want[o], NULL));
+		got[o] = ts_array_for_tensor(ctx, dag->outputs[o]);
+	entry_matches_eval(ctx, dag, entry, in, got);
+	entry_matches_eval(ctx, dag, entry, in, got);
+	entry_matches_eval(ctx, dag, entry, other, got);
+	for (int i = 0; i < dag->ninputs; i++)
+		memcpy(other[i]->data, in[i]->data, (size_t)in[i]->size *
+			ts_dtype_size(in[i]->dtype));
+	release();
+	entry_matches_eval(ctx, dag, entry, other, got);
+	entry_matches_eval(ctx, dag, entry, in, got);
+	release();
 	dlclose(lib);
 	ts_network_free(net);
 }
