@@ -967,7 +967,7 @@ static bool insert_weight_transform(struct layout_env *env, ts_partition *q,
 	ts_ctx *ctx = env->ctx;
 	const ts_tensor *t = sg->inputs[i];
 	int64_t shape[TS_MAX_DIMS];
-	int nd = blocked_shape(t, d, b, shape);
+	int nd;
 	ts_tensor *in, *out;
 	ts_subgraph tr = { 0 };
 	struct blocked *bl;
@@ -979,6 +979,7 @@ static bool insert_weight_transform(struct layout_env *env, ts_partition *q,
 			return false;
 		}
 	}
+	nd = blocked_shape(t, d, b, shape);
 	in = ts_placeholder(ctx, "W", t->dtype, t->ndim, t->shape);
 	out = block_stage(ctx, "W_blocked", in, t, d, b, true);
 

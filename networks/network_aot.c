@@ -45,7 +45,8 @@ static char *header_source(const ts_dag *dag, const char *name)
 		"converted into Tessel's layout:\n * they are converted again "
 		"when a weight comes at another address,\n * not when it is "
 		"changed in place; %s_release() frees the calling\n * thread's "
-		"buffers (call it after changing a weight in place).\n *\n",
+		"buffers (call it after changing a weight in place, and\n * "
+		"before a thread that called it ends).\n *\n",
 		name, dag->name ? dag->name : name, name, name);
 	for (int i = 0; i < dag->ninputs + dag->noutputs; i++) {
 		bool in = i < dag->ninputs;

@@ -166,7 +166,8 @@ static const struct ts_tool_options build_command = {
 	"Compile FILE.tsl ahead of time: DIR/<name>.o and DIR/<name>.h for "
 	"the target,\nand DIR/lib<name>.so when the target has this "
 	"machine's architecture\n(linked with $CC, default cc).  A network "
-	"(two or more layers with weights\nof their own, or 32 loop nests or "
+	"(two or more layers with weights\nof their own, or "
+	TS_TOOL_STRING(TS_NETWORK_MIN_SUBGRAPHS) " loop nests or "
 	"more) becomes one library for this\nmachine, DIR/lib<file>.so, with "
 	"one entry point; each task takes its best\nrecord (--records) or "
 	"the static schedule.\n\n",

@@ -163,12 +163,12 @@ static const struct ts_tool_options run_command = {
 	"Compile FILE.tsl with the LLVM backend for this machine, run it on "
 	"random\ninputs and print the median time of repeated runs (after "
 	"one warm-up)\nand GFLOP/s.  A network (two or more layers with weights of "
-	"their own, or\n32 loop nests or more) runs task by task through the "
-	"executor, each task with\nits best record (--records) or its static "
-	"schedule.  With "
-	"--inputs and --out it runs on the data of .npy\nfiles (named as "
-	"tessel eval names them) and --check compares with the\n"
-	"interpreter on those inputs.\n\n",
+	"their own, or\n" TS_TOOL_STRING(TS_NETWORK_MIN_SUBGRAPHS) " loop "
+	"nests or more) runs task by task through the executor, each task "
+	"with\nits best record (--records) or its static schedule.  With "
+	"--inputs and --out\nit runs on the data of .npy files (named as "
+	"tessel eval names them) and\n--check compares with the interpreter "
+	"on those inputs.\n\n",
 	"0 success, 1 the compilation or the check failed, 2 bad usage\n"
 	"or input",
 };

@@ -8,6 +8,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* The number macro "x" as a string literal, for help texts. */
+#define TS_TOOL_STRINGIFY(x) #x
+#define TS_TOOL_STRING(x) TS_TOOL_STRINGIFY(x)
+
 /* One option: "name", whether it takes a value ("--name V" or
  * "--name=V"), the value it takes when no number follows ("implied",
  * NULL: a value is required), and the setter that stores the value in

@@ -5,9 +5,10 @@
  * compute_root, cache_write, cache_read, rfactor, parallel, vectorize,
  * unroll, bind, tensorize).  The schedule keeps every step in the order
  * it was applied (each step names its stage) and, as derived state, the
- * loops of every stage.  Steps are validated when applied; ts_schedule_check checks
- * what only the whole schedule can tell (an attach loop renamed by a
- * later split, a vectorized loop that is no longer innermost, ...).
+ * loops of every stage.  Steps are validated when applied;
+ * ts_schedule_check checks what only the whole schedule can tell (an
+ * attach loop renamed by a later split, a vectorized loop that is no
+ * longer innermost, ...).
  *
  * Loops.  A stage starts with one loop per axis: its spatial axes, then
  * (for a stage whose body is a reduction) its reduction axes, named as

@@ -207,6 +207,7 @@ static void test_func__naive_lowering_read_back(void **state)
 	assert_non_null(loop);
 	assert_int_equal(ts_axis_extent(ts_stmt_var(loop)), 2);
 	assert_int_equal(ts_stmt_loop_kind(loop), TS_LOOP_SERIAL);
+	assert_false(ts_stmt_tensorized(loop));
 	assert_non_null(ts_stmt_body(loop));
 	assert_null(ts_stmt_buffer(loop));
 	assert_null(ts_stmt_value(loop));
@@ -220,6 +221,7 @@ static void test_func__naive_lowering_read_back(void **state)
 	assert_null(ts_stmt_index(store, ts_stmt_nidx(store)));
 	assert_non_null(ts_stmt_value(store));
 	assert_null(ts_stmt_var(store));
+	assert_false(ts_stmt_tensorized(store));
 	assert_null(ts_stmt_body(store));
 
 	block = find_stmt(ts_func_body(f), TS_STMT_BLOCK);
