@@ -205,6 +205,9 @@ struct ts_nest {
 	int tail_loop;		/* the axis whose tail runs as a loop of its
 				 * own after the whole tiles, or -1 */
 	int npacked;
+	int at_loop[2];		/* the loop where a stage located in this
+				 * one at its outer (inner) tile is
+				 * computed, or -1: at root */
 };
 
 /* The loop nest of stage "stage" under "cfg" (false for stages that have

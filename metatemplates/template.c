@@ -1013,6 +1013,10 @@ static void fill_tiling(const ts_template *tp, const ts_stage_plan *p,
 		t->unroll = false;
 	}
 	row_tiling(tp, p, cfg, t);
+	/* A fused stage's tile runs in its consumer's, whose parallel loop
+	 * is one (apply_fused). */
+	if (fused(p, cfg))
+		t->npar = TS_MIN(t->npar, 1);
 }
 
 static int pack_layout(const ts_template *tp, const ts_stage_plan *p,
@@ -1199,7 +1203,7 @@ static ts_status apply_fused(const ts_template *tp, const ts_stage_plan *p,
 	 * fused parallel loop, and the guards it then keeps hold the
 	 * accumulators in memory (measured: dense+bias+relu with two
 	 * fused loops, 800 ms against 5 ms). */
-	h->npar = a.npar < 1 ? a.npar : 1;
+	h->npar = a.npar;
 	h->unroll = false;
 	if (apply_tiling(sch, h) < 0 || annotate_tiling(sch, h) < 0)
 		return TS_ERROR;
@@ -1220,26 +1224,39 @@ static ts_status apply_fused(const ts_template *tp, const ts_stage_plan *p,
 	return apply_packs(tp, p, cfg, sch, &a, -1, a.level_last[0]);
 }
 
+/* The position in the loops of the consumer's tiling "ct" where a stage
+ * located there at "at" (AT_OUTER, AT_INNER) is computed: the last loop
+ * of the outer tile level, or of the inner one where the consumer has
+ * one, but never the vector loop, which compute_at cannot split (the
+ * loop just outside it then: a mask computed in the tiles of a cast
+ * vectorized along its rows failed to schedule).  -1: at root, where a
+ * consumer is not tiled here or has no spatial tile (a full sum: an
+ * imported loss whose weights' sum is computed there failed to schedule
+ * for AVX2 targets). */
+static int location_pos(const struct tiling *ct, int at)
+{
+	int nl = ct && ct->stage ? (int)strlen(ct->structure) : 0, pos;
+
+	if (nl < 2 || ct->structure[0] != 'S')
+		return -1;
+	pos = ct->level_last[at == AT_OUTER ? 0 :
+		(ct->structure[1] == 'S' ? 1 : 0)];
+	if (pos >= 0 && ct->kind[pos] == TS_LOOP_VECTORIZED)
+		pos--;
+	return pos;
+}
+
 /* Apply the location knob of "p": its consumer is already scheduled
- * with tiling "ct" (or not tiled: then root).  A consumer without
- * spatial axes (a full sum) has no tile loop to compute it at: root, as
- * the model rates it (an imported loss whose weights' sum is computed
- * there failed to schedule for AVX2 targets). */
+ * with tiling "ct" (or not tiled: then root). */
 static ts_status apply_location(const ts_template *tp, const ts_stage_plan *p,
 	const ts_config *cfg, ts_schedule *sch, const struct tiling *ct)
 {
 	const char *name = tp->dag->stages[p->stage]->name;
-	int at = (int)ts_config_get(cfg, p->knob_at, 0);
-	int nl = ct && ct->stage ? (int)strlen(ct->structure) : 0;
-	int pos;
+	int at = (int)ts_config_get(cfg, p->knob_at, 0), pos;
 
 	if (at == AT_INLINE)
 		return ts_schedule_compute_inline(sch, name);
-	if (at == AT_ROOT || nl < 2 || ct->structure[0] != 'S')
-		return TS_OK;
-	pos = ct->level_last[at == AT_OUTER ? 0 :
-		(ct->structure[1] == 'S' ? 1 : 0)];
-	if (pos < 0)
+	if (at == AT_ROOT || (pos = location_pos(ct, at)) < 0)
 		return TS_OK;
 	return ts_schedule_compute_at(sch, name, ct->stage, loop_at(ct, pos));
 }
@@ -1349,8 +1366,7 @@ bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 		lp->axis = t.order_axis[k];
 		lp->level = t.order_level[k];
 		lp->trip = t.order_trip[k];
-		lp->kind = t.kind[k] == TS_LOOP_PARALLEL ? TS_LOOP_SERIAL :
-			t.kind[k];
+		lp->kind = t.kind[k];
 		if (lp->kind == TS_LOOP_UNROLLED)
 			nest->unrolled *= lp->trip;
 	}
@@ -1358,13 +1374,12 @@ bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 	 * axis; its width may be one lane (then nothing is vectorized). */
 	if (nest->vec_axis >= 0 && t.norder > 0)
 		nest->vec_width = t.order_trip[t.norder - 1];
-	nest->npar = (int)ts_config_get(cfg, p->knob_par, 0);
-	if (nest->fused && nest->npar > 1)
-		nest->npar = 1;	/* as apply_fused parallelizes */
-	if (nest->row_host >= 0 || rows_on(p, cfg))
-		nest->npar = t.npar;	/* as row_tiling parallelizes */
-	for (int k = 0; k < nest->npar && k < nest->nloops; k++)
-		nest->loops[k].kind = TS_LOOP_PARALLEL;
+	nest->npar = t.npar;
+	/* ts_template_apply schedules a fused anchor with its consumer and
+	 * computes what is located in it at root. */
+	for (int at = AT_OUTER; at <= AT_INNER; at++)
+		nest->at_loop[at - AT_OUTER] = nest->fused ? -1 :
+			location_pos(&t, at);
 	for (int k = 0; k < p->npack; k++)
 		nest->npacked += ts_template_pack_where(tp, p, cfg, k) !=
 			PACK_NONE;

@@ -1349,7 +1349,8 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 
 /* The time of stage "s" computed at level "level" (0 outer, 1 inner) of
  * its consumer's tiles under "cfg", given "pass", the time of the tiles'
- * work: a producer with a guarded load whose tile holds less than a
+ * work, and "root", its time at root, where it runs when the consumer's
+ * nest has no loop for it (ts_nest's at_loop): a producer with a guarded load whose tile holds less than a
  * vector, or a few vectors in rows shorter than one, also runs lane by
  * lane, a loop started for each tile (measured: a guarded mask at the
  * outer level of a consumer tiled one element a tile, 4.5 ms on an AVX2
@@ -1362,7 +1363,7 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
  * tiles, 1.36x slower (as did pricing every tile whose rows are shorter
  * than a vector: 7x7 maps in rows of nine, 1.08x slower). */
 static double tile_location_time(const ts_model *m, const ts_config *cfg,
-	int s, int level, double pass)
+	int s, int level, double pass, double root)
 {
 	const ts_template *tp = m->tp;
 	const ts_stage_plan *p = &tp->plans[s];
@@ -1372,17 +1373,14 @@ static double tile_location_time(const ts_model *m, const ts_config *cfg,
 	double f = ts_target_frequency_ghz(tp->target) * 1e9;
 	double iters = 1, elems = 0, row = 0, t;
 	int64_t size[TS_MAX_AXES];
-	int pos = -1, lanes = lanes_of(tp, st);
+	int pos, lanes = lanes_of(tp, st);
 	ts_nest n;
 
 	if (!tr || !cp->structure || !ts_template_nest(tp, cfg,
 	    p->at_consumer, &n))
 		return pass;
-	if (level == 1 && cp->structure[1] != 'S')
-		level = 0;
-	for (int q = 0; q < n.nloops; q++)
-		if (n.loops[q].level <= level)
-			pos = q;
+	if ((pos = n.at_loop[level]) < 0)
+		return root;
 	for (int q = 0; q <= pos; q++)
 		iters *= (double)n.loops[q].trip;
 	tile_inside(&n, tr->naxes, pos, size);
@@ -1423,18 +1421,15 @@ static double location_time(const ts_model *m, const ts_config *cfg, int s)
 	else if (bytes <= (double)ts_target_cache_per_core(&cpu->l3) *
 	    fill_fraction[2])
 		bw = ts_target_read_bytes_per_cycle(tp->target, 2) * 2 / 3 * f;
-	/* A consumer without spatial axes has no tile to compute it in:
-	 * it stays at root (ts_template_apply). */
-	if (tp->dag->stages[p->at_consumer]->ndim == 0 &&
-	    ts_config_get(cfg, p->knob_at, 0) >= 2)
-		return bytes / bw;
+	/* In a tile, where the consumer's nest has the loop
+	 * (ts_template_apply computes it at root otherwise). */
 	switch (ts_config_get(cfg, p->knob_at, 0)) {
 	case 0: return bytes / bw;			/* root: a pass */
 	case 1: return (double)ci->counts.flops * 1e-10;	/* inline */
 	case 2: return tile_location_time(m, cfg, s, 0,	/* outer tile */
-		1.3 * bytes / (bw * 4));
+		1.3 * bytes / (bw * 4), bytes / bw);
 	default: return tile_location_time(m, cfg, s, 1,	/* inner tile */
-		2.0 * bytes / (bw * 4));
+		2.0 * bytes / (bw * 4), bytes / bw);
 	}
 }
 

@@ -6,6 +6,8 @@ tests_metatemplates_test_space_LDADD = $(TEST_LIBS)
 
 check_PROGRAMS += tests/metatemplates/test_template
 TESTS += tests/metatemplates/test_template
+tests_metatemplates_test_template_SOURCES = \
+	tests/metatemplates/test_template.c $(CORPUS_GEN)
 tests_metatemplates_test_template_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_metatemplates_test_template_LDADD = examples/libcatalogue.la $(TEST_LIBS)
 

@@ -6,6 +6,7 @@
 #include <tessel/tessel.h>
 
 #include "examples/catalogue.h"
+#include "tests/corpus/gen.h"
 #include "metatemplates/rules.h"
 #include "support/support.h"
 
@@ -230,11 +231,198 @@ static void check_nest_is_scheduled(const char *name, const ts_template *tp,
 			partitioned_axis(ss), ts_config_to_json(c));
 }
 
-/* The model rates what the template schedules, for every catalogue
- * operator and sampled configurations. */
+/* The name lowering gives the loop of part "q" of the "nparts" parts of
+ * stage axis "name": splits name the outer part ".o" and the inner ".i",
+ * the inner one split again. */
+static char *part_name(const char *name, int q, int nparts)
+{
+	char *s = ts_asprintf("%s", name);
+
+	for (int i = 0; i < q; i++)
+		s = ts_asprintf("%s.i", s);
+	return q < nparts - 1 ? ts_asprintf("%s.o", s) : s;
+}
+
+/* Whether buffer name "b" is stage "name" or one of its buffers
+ * ("name.local", "name.rf", ...). */
+static bool of_stage(const char *b, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(b, name, n) && (!b[n] || b[n] == '.');
+}
+
+/* Whether "st" computes stage "y" of "dag": it writes a buffer of the
+ * stage and not of a stage named after it ("N.sum0" of "N"), and is its
+ * update when the stage reduces. */
+static bool computes(const ts_stmt *st, const ts_dag *dag, int y)
+{
+	const char *b = ts_tensor_name(ts_stmt_buffer(st));
+	const char *name = dag->stages[y]->name;
+
+	if (!of_stage(b, name))
+		return false;
+	for (int s = 0; s < dag->nstages; s++)
+		if (s != y && strlen(dag->stages[s]->name) > strlen(name) &&
+		    of_stage(b, dag->stages[s]->name))
+			return false;
+	return dag->stages[y]->nraxes == 0 || ts_stmt_is_update(st);
+}
+
+/* The loops around the first statement of "s" that computes stage
+ * "y" of "dag", outermost first, into "loops"; false when there is none. */
+static bool compute_path(const ts_stmt *s, const ts_dag *dag, int y,
+	const ts_stmt **loops, int *n)
+{
+	int mark = *n;
+
+	switch (ts_stmt_get_kind(s)) {
+	case TS_STMT_FOR:
+		loops[(*n)++] = s;
+		if (compute_path(ts_stmt_body(s), dag, y, loops, n))
+			return true;
+		*n = mark;
+		return false;
+	case TS_STMT_BLOCK:
+		for (int i = 0; i < ts_stmt_nstmts(s); i++)
+			if (compute_path(ts_stmt_child(s, i), dag, y,
+			    loops, n))
+				return true;
+		return false;
+	case TS_STMT_IF:
+		return compute_path(ts_stmt_body(s), dag, y, loops, n) ||
+			(ts_stmt_orelse(s) && compute_path(ts_stmt_orelse(s),
+			dag, y, loops, n));
+	case TS_STMT_ALLOC:
+		return compute_path(ts_stmt_body(s), dag, y, loops, n);
+	case TS_STMT_STORE:
+		return computes(s, dag, y);
+	default:
+		return false;
+	}
+}
+
+/* Check that the nest the model rates for root stage "y" under "c" is
+ * the loop nest lowering produces in "f": outermost first, the loops
+ * that run more than once with the same variables (the parallel ones
+ * fused into one), trips and annotations.  A partitioned axis runs its
+ * whole tiles first: its outer loop may run one trip fewer, and not at
+ * all when that leaves one.  Return the loops compared (0: the stage
+ * has no nest of its own at root). */
+static int check_nest_is_lowered(const char *name, const ts_template *tp,
+	const ts_config *c, const ts_func *f, int y)
+{
+	const ts_stage *st = tp->dag->stages[y];
+	const ts_stmt *loops[4 * TS_MAX_NEST];
+	int nl = 0, q = 0, k0 = 0;
+	ts_nest n;
+
+	if (!ts_template_nest(tp, c, y, &n) || n.fused || n.row_host >= 0)
+		return 0;
+	if (!compute_path(ts_func_body(f), tp->dag, y, loops, &nl))
+		fail_msg("%s: stage %s: no store computes it under %s", name,
+			st->name, ts_config_to_json(c));
+	if (n.npar > 0) {
+		char *fusedname = NULL;
+		int64_t trip = 1;
+		for (; k0 < n.npar && k0 < n.nloops; k0++) {
+			const ts_nest_loop *lp = &n.loops[k0];
+			int part = 0, nparts = 0;
+			for (int j = 0; j < n.nloops; j++)
+				if (n.loops[j].axis == lp->axis) {
+					part += j < k0;
+					nparts++;
+				}
+			char *pn = part_name(ts_stage_axis(st, lp->axis)->name,
+				part, nparts);
+			fusedname = fusedname ? ts_asprintf("%s@%s", fusedname,
+				pn) : pn;
+			trip *= lp->trip;
+		}
+		if (trip > 1) {
+			if (q >= nl || strcmp(ts_axis_name(ts_stmt_var(
+			    loops[q])), fusedname) ||
+			    ts_stmt_loop_kind(loops[q]) != TS_LOOP_PARALLEL)
+				fail_msg("%s: stage %s: the nest's parallel "
+					"loop %s is not lowered under %s", name,
+					st->name, fusedname,
+					ts_config_to_json(c));
+			q++;
+		}
+	}
+	for (int k = k0; k < n.nloops; k++) {
+		const ts_nest_loop *lp = &n.loops[k];
+		int part = 0, nparts = 0;
+		const char *vn;
+		int64_t trip;
+		bool tail;
+		for (int j = 0; j < n.nloops; j++)
+			if (n.loops[j].axis == lp->axis) {
+				part += j < k;
+				nparts++;
+			}
+		vn = part_name(ts_stage_axis(st, lp->axis)->name, part, nparts);
+		tail = lp->axis == n.tail_loop && part == 0;
+		if (lp->trip == 1 || (tail && lp->trip == 2 && (q >= nl ||
+		    strcmp(ts_axis_name(ts_stmt_var(loops[q])), vn))))
+			continue;
+		if (q >= nl || strcmp(ts_axis_name(ts_stmt_var(loops[q])), vn))
+			fail_msg("%s: stage %s: the nest's loop %s is not "
+				"lowered (%s there) under %s", name, st->name,
+				vn, q < nl ? ts_axis_name(ts_stmt_var(loops[q])) :
+				"nothing", ts_config_to_json(c));
+		trip = ts_axis_extent(ts_stmt_var(loops[q]));
+		if (trip != lp->trip && !(tail && trip == lp->trip - 1))
+			fail_msg("%s: stage %s loop %s: trip %lld in the nest, "
+				"%lld lowered under %s", name, st->name, vn,
+				(long long)lp->trip, (long long)trip,
+				ts_config_to_json(c));
+		if (ts_stmt_loop_kind(loops[q]) != lp->kind)
+			fail_msg("%s: stage %s loop %s: %s in the nest, %s "
+				"lowered under %s", name, st->name, vn,
+				ts_loop_kind_name(lp->kind),
+				ts_loop_kind_name(ts_stmt_loop_kind(loops[q])),
+				ts_config_to_json(c));
+		q++;
+	}
+	if (q != nl)
+		fail_msg("%s: stage %s: %d loops lowered around its computation, "
+			"%d in the nest under %s", name, st->name, nl, q,
+			ts_config_to_json(c));
+	return q;
+}
+
+/* Check the nests of every stage of "tp" at root under "c" against the
+ * schedule and the loop IR; return the loops compared with the IR. */
+static int check_nests(ts_ctx *ctx, const char *name, const ts_template *tp,
+	const ts_config *c)
+{
+	ts_schedule *sch = ts_template_apply(tp, c);
+	ts_func *f;
+	int loops = 0;
+
+	if (!sch)
+		fail_msg("%s: no schedule under %s: %s", name,
+			ts_config_to_json(c), ts_ctx_error(ctx));
+	f = ts_lower(ctx, tp->dag, sch);
+	if (!f)
+		fail_msg("%s: lowering under %s: %s", name,
+			ts_config_to_json(c), ts_ctx_error(ctx));
+	for (int y = 0; y < tp->dag->nstages; y++) {
+		check_nest_is_scheduled(name, tp, c, sch, y);
+		if (sch->stages[y].attach == TS_ATTACH_ROOT)
+			loops += check_nest_is_lowered(name, tp, c, f, y);
+	}
+	return loops;
+}
+
+/* The model rates what the template schedules and lowering produces,
+ * for every catalogue operator and sampled configurations. */
 static void test_template_nest__is_the_scheduled_nest(void **state)
 {
 	ts_ctx *ctx = *state;
+
+	int loops = 0;
 
 	for (int e = 0; e < ts_catalogue_count; e++) {
 		ts_dag *dag;
@@ -242,13 +430,47 @@ static void test_template_nest__is_the_scheduled_nest(void **state)
 		for (int i = 0; i < 40; i++) {
 			ts_config *c = i ? ts_space_sample(tp->space, ctx)
 				: ts_template_default(tp);
-			ts_schedule *sch = ts_template_apply(tp, c);
-			assert_non_null(sch);
-			for (int y = 0; y < dag->nstages; y++)
-				check_nest_is_scheduled(ts_catalogue[e].name,
-					tp, c, sch, y);
+			loops += check_nests(ctx, ts_catalogue[e].name, tp, c);
 		}
 	}
+	/* Every entry, 40 configurations: the check compares loops. */
+	assert_true(loops > 40 * ts_catalogue_count);
+}
+
+/* The same on declarations written in every style of the generator,
+ * in both forms, for the shipped x86 targets (their vector widths and
+ * registers tile differently). */
+static void test_template_nest__is_lowered_for_any_declaration(void **state)
+{
+	ts_ctx *ctx = *state;
+	static const char *const targets[] = { "zen3", "sapphire-rapids" };
+	ts_corpus_opts o = ts_corpus_opts_default();
+	int loops = 0, cases = 0;
+
+	for (uint64_t seed = 1; seed <= 300; seed++) {
+		ts_corpus_case cc;
+		ts_dag *dag;
+		ts_template *tp;
+		char *name;
+		o.form = seed & 1 ? TS_CORPUS_ONE_STATEMENT : TS_CORPUS_STAGED;
+		assert_int_equal(ts_corpus_generate(seed, &o, &cc), 0);
+		name = ts_asprintf("seed %llu (%s)", (unsigned long long)seed,
+			ts_corpus_style_name(cc.style));
+		dag = ts_parse_string(ctx, name, cc.text);
+		if (!dag)
+			fail_msg("%s: %s", name, ts_ctx_error(ctx));
+		tp = ts_template_new(ctx, dag, ts_analyze_dag(ctx, dag),
+			ts_target_lookup(ctx, targets[seed / 2 % 2]));
+		assert_non_null(tp);
+		for (int i = 0; i < 6; i++) {
+			ts_config *c = i ? ts_space_sample(tp->space, ctx)
+				: ts_template_default(tp);
+			loops += check_nests(ctx, name, tp, c);
+		}
+		cases++;
+		ts_corpus_case_clear(&cc);
+	}
+	assert_true(loops > 6 * cases);
 }
 
 /* The rfactor vectorization of a reduction's innermost axis is offered
@@ -821,6 +1043,7 @@ int main(void)
 		TS_TEST(test_template_rules__follow_the_classes),
 		TS_TEST(test_template_rules__one_table_for_cpu_and_gpu),
 		TS_TEST(test_template_nest__is_the_scheduled_nest),
+		TS_TEST(test_template_nest__is_lowered_for_any_declaration),
 		TS_TEST(test_template_rfvec__where_vectors_fill),
 		TS_TEST(test_template_fuse__through_inlined_stages),
 		TS_TEST(test_template_rows__groups_and_results),
