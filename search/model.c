@@ -1,7 +1,16 @@
 /* The analytical model of static filling: an estimate of the time of a
  * configuration on a CPU target, from the template's loop nests, the
  * analysis' footprints and the target's parameters.  No isl, no
- * measurement: it rates thousands of configurations per second. */
+ * measurement: it rates thousands of configurations per second.
+ *
+ * The nest it rates (ts_template_nest) is the tiling that
+ * ts_template_apply turns into schedule steps, every decision taken once
+ * in metatemplates/template.c, and test_template checks it loop by loop
+ * against the loop IR that lowering produces, on the catalogue and on
+ * generated declarations.  It does not lower each candidate itself:
+ * lowering takes 0.3 to 1.7 ms a configuration where the nest takes 1 to
+ * 2 us (measured on a Zen 3 for the catalogue's operators), and a static
+ * search rates some 17,000 configurations of a convolution. */
 #include <config.h>
 
 #include <math.h>
