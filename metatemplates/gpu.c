@@ -38,12 +38,6 @@ static const char *const rthread_choices[] = {
 };
 static const char *const at_choices[] = { "root", "inline" };
 
-static const char *const rule_names[TS_GPU_RULE_COUNT] = {
-	[TS_GPU_INLINE] = "inline", [TS_GPU_DIRECT] = "direct",
-	[TS_GPU_REDUCE] = "reduce", [TS_GPU_TILE] = "tile",
-	[TS_GPU_LOCATION] = "location",
-};
-
 /* The number a choice knob "knob" of "tp" holds under "cfg". */
 static int64_t choice_num(const ts_gpu_template *tp, const ts_config *cfg,
 	int knob)
@@ -58,7 +52,7 @@ static bool gpu_inlined(const void *arg, int s)
 {
 	const ts_gpu_template *tp = arg;
 
-	return tp->plans[s].rule == TS_GPU_INLINE;
+	return tp->plans[s].rule == TS_RULE_INLINE;
 }
 
 /* The GPU's actions for the decisions of the rule table. */
@@ -70,28 +64,28 @@ static ts_gpu_plan *gplan_of(void *arg, int s)
 /* One thread per output: nested reductions run inside it. */
 static void act_direct(void *tp, int s)
 {
-	gplan_of(tp, s)->rule = TS_GPU_DIRECT;
+	gplan_of(tp, s)->rule = TS_RULE_PLAIN;
 	gplan_of(tp, s)->nreduce = 0;
 }
 
 static void act_inline(void *tp, int s)
 {
-	gplan_of(tp, s)->rule = TS_GPU_INLINE;
+	gplan_of(tp, s)->rule = TS_RULE_INLINE;
 }
 
 static void act_location(void *tp, int s)
 {
-	gplan_of(tp, s)->rule = TS_GPU_LOCATION;
+	gplan_of(tp, s)->rule = TS_RULE_LOCATION;
 }
 
 static void act_complex(void *tp, int s)
 {
-	gplan_of(tp, s)->rule = TS_GPU_TILE;
+	gplan_of(tp, s)->rule = TS_RULE_TILE;
 }
 
 static void act_simple(void *tp, int s)
 {
-	gplan_of(tp, s)->rule = TS_GPU_REDUCE;
+	gplan_of(tp, s)->rule = TS_RULE_REDUCE;
 }
 
 static const ts_rule_ops gpu_ops = {
@@ -337,15 +331,15 @@ ts_gpu_template *ts_gpu_template_new(ts_ctx *ctx, const ts_dag *dag,
 		const char *name = dag->stages[s]->name;
 		int c;
 		switch (p->rule) {
-		case TS_GPU_LOCATION:
+		case TS_RULE_LOCATION:
 			p->knob_at = ts_space_add_choice(tp->space,
 				ts_asprintf("%s.at", name), 2, at_choices);
 			add_direct_knobs(tp, p);
 			break;
-		case TS_GPU_DIRECT:
+		case TS_RULE_PLAIN:
 			add_direct_knobs(tp, p);
 			break;
-		case TS_GPU_REDUCE:
+		case TS_RULE_REDUCE:
 			add_direct_knobs(tp, p);
 			p->knob_cross = ts_space_add_bool(tp->space,
 				ts_asprintf("%s.cross", name));
@@ -353,11 +347,11 @@ ts_gpu_template *ts_gpu_template_new(ts_ctx *ctx, const ts_dag *dag,
 				ts_asprintf("%s.rthreads", name), 5,
 				rthread_choices);
 			break;
-		case TS_GPU_TILE:
+		case TS_RULE_TILE:
 			if (add_tile_knobs(tp, p) < 0 || add_tc_knobs(tp, p) < 0)
 				return NULL;
 			c = ts_dag_effective_consumer(tp->dag, s, gpu_inlined, tp);
-			if (c >= 0 && tp->plans[c].rule == TS_GPU_DIRECT &&
+			if (c >= 0 && tp->plans[c].rule == TS_RULE_PLAIN &&
 			    tp->plans[c].nreduce == 0 &&
 			    tp->plans[c].fused_into < 0 &&
 			    dag->stages[c]->nraxes == 0) {
@@ -795,29 +789,29 @@ ts_schedule *ts_gpu_template_apply(const ts_gpu_template *tp,
 		int64_t vec = p->knob_vec >= 0 ?
 			choice_num(tp, cfg, p->knob_vec) : 1;
 		switch (p->rule) {
-		case TS_GPU_INLINE:
+		case TS_RULE_INLINE:
 			st = ts_schedule_compute_inline(sch, s->name);
 			break;
-		case TS_GPU_LOCATION:
+		case TS_RULE_LOCATION:
 			if (ts_config_get(cfg, p->knob_at, 0) == 1)
 				st = ts_schedule_compute_inline(sch, s->name);
 			else
 				st = apply_direct(sch, s, thr, vec);
 			break;
-		case TS_GPU_DIRECT:
+		case TS_RULE_PLAIN:
 			if (p->fused_into >= 0 &&
 			    fused(&tp->plans[p->fused_into], cfg))
 				break;	/* scheduled with its anchor */
 			st = apply_direct(sch, s, thr, vec);
 			break;
-		case TS_GPU_REDUCE:
+		case TS_RULE_REDUCE:
 			if (ts_config_get(cfg, p->knob_cross, 0))
 				st = apply_cross(sch, s, choice_num(tp, cfg,
 					p->knob_rthreads));
 			else
 				st = apply_direct(sch, s, thr, vec);
 			break;
-		case TS_GPU_TILE:
+		case TS_RULE_TILE:
 			if (tc_on(p, cfg))
 				st = fused(p, cfg) ? apply_tc_fused(tp, p, cfg,
 					sch) : apply_tc(tp, p, cfg, sch, false);
@@ -926,7 +920,7 @@ double ts_gpu_template_tile_traffic(const ts_gpu_template *tp,
 	int64_t size[TS_MAX_AXES], steps, blocks;
 	double bytes = 0;
 
-	if (p->rule != TS_GPU_TILE)
+	if (p->rule != TS_RULE_TILE)
 		return 0;
 	block_tile(tp, p, cfg, size, &steps);
 	blocks = tile_blocks(tp, p, cfg);
@@ -951,7 +945,7 @@ const char *ts_gpu_template_tc_reason(const ts_gpu_template *tp, int stage)
 
 	if (p->knob_tc >= 0)
 		return NULL;
-	if (p->rule != TS_GPU_TILE)
+	if (p->rule != TS_RULE_TILE)
 		return ts_asprintf("stage '%s' is not a complex reduction",
 			tp->dag->stages[stage]->name);
 	return p->tc_reason;
@@ -1002,12 +996,12 @@ void ts_gpu_template_launch(const ts_gpu_template *tp, const ts_config *cfg,
 	out->blocks = out->threads = out->per_thread = 1;
 	out->coalesced = true;
 	out->registers = 32;
-	if (p->rule == TS_GPU_INLINE || (p->rule == TS_GPU_LOCATION &&
+	if (p->rule == TS_RULE_INLINE || (p->rule == TS_RULE_LOCATION &&
 	    ts_config_get(cfg, p->knob_at, 0) == 1) || (p->fused_into >= 0 &&
 	    fused(&tp->plans[p->fused_into], cfg)))
 		return;
 	out->kernel = true;
-	if (p->rule == TS_GPU_REDUCE && ts_config_get(cfg, p->knob_cross, 0)) {
+	if (p->rule == TS_RULE_REDUCE && ts_config_get(cfg, p->knob_cross, 0)) {
 		out->cross = true;
 		out->blocks = e;
 		out->threads = TS_MIN(choice_num(tp, cfg, p->knob_rthreads),
@@ -1016,7 +1010,7 @@ void ts_gpu_template_launch(const ts_gpu_template *tp, const ts_config *cfg,
 		out->coalesced = coalesced_on(si, s->ndim + s->nraxes - 1);
 		return;
 	}
-	if (p->rule != TS_GPU_TILE) {
+	if (p->rule != TS_RULE_TILE) {
 		int64_t v = choice_num(tp, cfg, p->knob_vec);
 		out->threads = s->ndim ? TS_MIN(choice_num(tp, cfg,
 			p->knob_threads), e) : 1;
@@ -1096,9 +1090,9 @@ void ts_gpu_template_print(FILE *out, const ts_gpu_template *tp)
 {
 	for (int s = 0; s < tp->dag->nstages; s++) {
 		const ts_gpu_plan *p = &tp->plans[s];
-		fprintf(out, "stage %s: %s, gpu rule %s",
+		fprintf(out, "stage %s: %s, rule %s",
 			tp->dag->stages[s]->name, ts_class_name(p->klass),
-			rule_names[p->rule]);
+			ts_rule_name(p->rule));
 		if (p->epilogue >= 0)
 			fprintf(out, ", may fuse %s",
 				tp->dag->stages[p->epilogue]->name);

@@ -28,7 +28,7 @@
 static const char *rule_names[TS_RULE_COUNT] = {
 	[TS_RULE_INLINE] = "inline", [TS_RULE_TILE] = "tile",
 	[TS_RULE_LOCATION] = "location",
-	[TS_RULE_PLAIN] = "plain",
+	[TS_RULE_PLAIN] = "plain", [TS_RULE_REDUCE] = "reduce",
 };
 
 const char *ts_rule_name(ts_rule r)

@@ -42,7 +42,7 @@ static double stage_bytes(const ts_gpu_template *tp, const ts_config *cfg,
 {
 	const ts_stage_info *si = tp->info->stages[s];
 
-	if (tp->plans[s].rule == TS_GPU_TILE)
+	if (tp->plans[s].rule == TS_RULE_TILE)
 		return ts_gpu_template_tile_traffic(tp, cfg, s) +
 			(double)si->counts.bytes_written;
 	return (double)si->counts.bytes_read + (double)si->counts.bytes_written;
@@ -126,7 +126,7 @@ static double stage_time(const ts_gpu_template *tp, const ts_config *cfg,
 	 * four-byte words per cycle per SM. */
 	if (l.tensor_core) {
 		compute = tc_time(tp, cfg, s, flops, occ, wave_eff);
-	} else if (p->rule == TS_GPU_TILE) {
+	} else if (p->rule == TS_RULE_TILE) {
 		double lpf = l.operand_loads / (double)l.per_thread;
 		double words = (double)g->sm_count * 32.0 * (g->clock_ghz > 0 ?
 			g->clock_ghz : 1.5) * 1e9;
@@ -144,7 +144,7 @@ static double stage_time(const ts_gpu_template *tp, const ts_config *cfg,
 	/* Each staging step exposes its latency, hidden only by the other
 	 * blocks resident on the SM: a tile of many short steps pays for
 	 * its barriers. */
-	if (p->rule == TS_GPU_TILE && l.steps > 0 && l.shared_bytes > 0)
+	if (p->rule == TS_RULE_TILE && l.steps > 0 && l.shared_bytes > 0)
 		latency = (double)waves * (double)l.steps * STEP_CYCLES /
 			((g->clock_ghz > 0 ? g->clock_ghz : 1.5) * 1e9 *
 			(double)bps);
@@ -268,7 +268,7 @@ static void seed(const ts_gpu_template *tp, struct ranking *r, int *rated)
 		for (int s = 0; s < tp->dag->nstages; s++) {
 			const ts_gpu_plan *p = &tp->plans[s];
 			const ts_stage *st = tp->dag->stages[s];
-			if (p->rule != TS_GPU_TILE)
+			if (p->rule != TS_RULE_TILE)
 				continue;
 			for (int a = 0; a < st->ndim + st->nraxes; a++) {
 				int64_t e = ts_stage_axis(st, a)->extent;

@@ -55,6 +55,7 @@
 #define TESSEL_GPU_H
 
 #include <tessel/analysis.h>
+#include <tessel/metatemplate.h>
 #include <tessel/schedule.h>
 #include <tessel/space.h>
 #include <tessel/target.h>
@@ -63,21 +64,12 @@
 extern "C" {
 #endif
 
-/* What a stage becomes on a GPU. */
-typedef enum ts_gpu_rule {
-	TS_GPU_INLINE,		/* inlined into its consumers */
-	TS_GPU_DIRECT,		/* one thread per output element */
-	TS_GPU_REDUCE,		/* simple reduction: per thread or across */
-	TS_GPU_TILE,		/* complex reduction: SSSRRS tiles */
-	TS_GPU_LOCATION,	/* inline or root: a knob */
-	TS_GPU_RULE_COUNT
-} ts_gpu_rule;
-
 /* The plan of one stage. */
 typedef struct ts_gpu_plan {
 	int stage;
 	ts_class klass;
-	ts_gpu_rule rule;
+	ts_rule rule;		/* INLINE, LOCATION, PLAIN (one thread per
+				 * output element), REDUCE, TILE (SSSRRS) */
 	const char *decided_by;	/* the rule of the table that decided */
 	int knob_threads;	/* choice: threads per block (direct, reduce) */
 	int knob_vec;		/* choice: elements per thread (direct) */

@@ -39,12 +39,20 @@ extern "C" {
 #define TS_MAX_LEVELS 8
 #define TS_MAX_NEST (TS_MAX_AXES * TS_MAX_LEVELS)
 
-/* What a stage becomes. */
+/* What a stage becomes, on CPUs and GPUs alike (the rule table of
+ * metatemplates/rules.c decides; the target's actions choose among
+ * these). */
 typedef enum ts_rule {
 	TS_RULE_INLINE,		/* inlined into its consumers */
-	TS_RULE_TILE,		/* its own tiled loop nest at root */
-	TS_RULE_LOCATION,	/* root, inline or at a consumer loop: a knob */
-	TS_RULE_PLAIN,		/* nested reductions: spatial tiling only */
+	TS_RULE_TILE,		/* its own tiled loop nest at root (CPUs:
+				 * every reduction and direct stage; GPUs:
+				 * complex reductions) */
+	TS_RULE_LOCATION,	/* where it is computed is a knob */
+	TS_RULE_PLAIN,		/* spatial loops only (CPUs: nested
+				 * reductions; GPUs: one thread per output
+				 * element) */
+	TS_RULE_REDUCE,		/* a simple reduction per thread or across
+				 * the threads of a block (GPUs) */
 	TS_RULE_COUNT
 } ts_rule;
 

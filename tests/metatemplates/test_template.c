@@ -121,6 +121,48 @@ static void test_template_kernels__match_interpreter(void **state)
 	}
 }
 
+/* The same for declarations written in every style of the generator,
+ * in both forms: what the tuner samples computes what the interpreter
+ * does.  TS_TEMPLATE_SEEDS sets how many (default 24). */
+static void test_template_kernels__match_for_any_declaration(void **state)
+{
+	ts_ctx *ctx = *state;
+	const char *env = getenv("TS_TEMPLATE_SEEDS");
+	uint64_t nseeds = env ? strtoull(env, NULL, 10) : 24;
+	ts_corpus_opts o = ts_corpus_opts_default();
+
+	for (uint64_t seed = 1; seed <= nseeds; seed++) {
+		ts_corpus_case cc;
+		ts_dag *dag;
+		ts_template *tp;
+		ts_array **in, *want[16];
+		char *name;
+		o.form = seed & 1 ? TS_CORPUS_STAGED : TS_CORPUS_ONE_STATEMENT;
+		assert_int_equal(ts_corpus_generate(seed, &o, &cc), 0);
+		name = ts_asprintf("seed %llu (%s)", (unsigned long long)seed,
+			ts_corpus_style_name(cc.style));
+		dag = ts_parse_string(ctx, name, cc.text);
+		if (!dag)
+			fail_msg("%s: %s", name, ts_ctx_error(ctx));
+		assert_true(dag->noutputs <= 16);
+		tp = ts_template_new(ctx, dag, ts_analyze_dag(ctx, dag),
+			ts_target_lookup(ctx, "zen3"));
+		assert_non_null(tp);
+		in = ts_dag_random_inputs(ctx, dag, seed);
+		assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
+		for (int i = 0; i < 3; i++) {
+			ts_config *c = i ? ts_space_sample(tp->space, ctx)
+				: ts_template_default(tp);
+			ts_schedule *sch = ts_template_apply(tp, c);
+			if (!sch)
+				fail_msg("%s: no schedule under %s: %s", name,
+					ts_config_to_json(c), ts_ctx_error(ctx));
+			check_schedule(ctx, name, dag, sch, in, want, c);
+		}
+		ts_corpus_case_clear(&cc);
+	}
+}
+
 static void test_template_rules__follow_the_classes(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -558,20 +600,20 @@ static void test_template_rules__one_table_for_cpu_and_gpu(void **state)
 	assert_string_equal(cpu->plans[0].decided_by, "guarded-copy");
 	assert_int_equal(cpu->plans[0].rule, TS_RULE_LOCATION);
 	assert_string_equal(gpu->plans[0].decided_by, "inline");
-	assert_int_equal(gpu->plans[0].rule, TS_GPU_INLINE);
+	assert_int_equal(gpu->plans[0].rule, TS_RULE_INLINE);
 	assert_string_equal(cpu->plans[1].decided_by, "simple");
 	assert_string_equal(cpu->plans[1].structure, "SSRRS");
-	assert_int_equal(gpu->plans[1].rule, TS_GPU_REDUCE);
+	assert_int_equal(gpu->plans[1].rule, TS_RULE_REDUCE);
 	both_templates(ctx, ts_asprintf("%sinput W: f32[8, 8, 3, 3]\n"
 		"output Y[n: 1, k: 8, y: 16, x: 16] = sum(c: 8, r: 3, s: 3) "
 		"P[n, c, y + r, x + s] * W[k, c, r, s]\n", pad),
 		&dag, &cpu, &gpu);
 	assert_string_equal(cpu->plans[0].decided_by, "location");
 	assert_string_equal(gpu->plans[0].decided_by, "location");
-	assert_int_equal(gpu->plans[0].rule, TS_GPU_LOCATION);
+	assert_int_equal(gpu->plans[0].rule, TS_RULE_LOCATION);
 	assert_string_equal(cpu->plans[1].decided_by, "complex");
 	assert_string_equal(cpu->plans[1].structure, "SSRSRS");
-	assert_int_equal(gpu->plans[1].rule, TS_GPU_TILE);
+	assert_int_equal(gpu->plans[1].rule, TS_RULE_TILE);
 	/* The last rule holds for every stage, on every kind of target. */
 	table = ts_rule_table(&n);
 	assert_true(n >= 2);
@@ -1040,6 +1082,7 @@ int main(void)
 		TS_TEST(test_template_apply__every_sample_is_valid),
 		TS_TEST(test_template_default_and_naive__valid),
 		TS_TEST(test_template_kernels__match_interpreter),
+		TS_TEST(test_template_kernels__match_for_any_declaration),
 		TS_TEST(test_template_rules__follow_the_classes),
 		TS_TEST(test_template_rules__one_table_for_cpu_and_gpu),
 		TS_TEST(test_template_nest__is_the_scheduled_nest),
