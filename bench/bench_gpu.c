@@ -440,7 +440,7 @@ static ts_cuda_program *program(ts_ctx *ctx, const ts_dag *dag,
 
 static bool uses_tensor_cores(const ts_gpu_template *tp, const ts_config *c)
 {
-	for (int s = 0; s < ts_dag_nstages(tp->dag); s++)
+	for (int s = 0; s < ts_dag_nstages(ts_template_dag(tp)); s++)
 		if (ts_gpu_template_tensor_core(tp, c, s))
 			return true;
 	return false;

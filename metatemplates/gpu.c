@@ -56,7 +56,7 @@ static bool gpu_inlined(const void *arg, int s)
 }
 
 /* The GPU's actions for the decisions of the rule table. */
-static ts_gpu_plan *gplan_of(void *arg, int s)
+static ts_stage_plan *gplan_of(void *arg, int s)
 {
 	return &((ts_gpu_template *)arg)->plans[s];
 }
@@ -103,14 +103,14 @@ static const ts_rule_ops gpu_ops = {
 static void choose_rule(ts_gpu_template *tp, int s)
 {
 	const ts_stage *st = tp->dag->stages[s];
-	ts_gpu_plan *p = &tp->plans[s];
+	ts_stage_plan *p = &tp->plans[s];
 
 	p->stage = s;
 	p->klass = tp->info->stages[s]->klass;
 	p->knob_threads = p->knob_vec = p->knob_cross = -1;
 	p->knob_rthreads = p->knob_unroll = p->knob_fuse = p->knob_at = -1;
 	p->knob_tc = -1;
-	p->epilogue = p->fused_into = -1;
+	p->fuse_consumer = p->fused_into = -1;
 	p->nspatial = st->ndim;
 	p->nreduce = st->nraxes;
 	p->decided_by = ts_rule_decide(&gpu_ops, tp, tp->dag, tp->info,
@@ -118,7 +118,7 @@ static void choose_rule(ts_gpu_template *tp, int s)
 }
 
 /* Add the knobs of one thread per output element to "p". */
-static void add_direct_knobs(ts_gpu_template *tp, ts_gpu_plan *p)
+static void add_direct_knobs(ts_gpu_template *tp, ts_stage_plan *p)
 {
 	const char *n = tp->dag->stages[p->stage]->name;
 
@@ -129,7 +129,7 @@ static void add_direct_knobs(ts_gpu_template *tp, ts_gpu_plan *p)
 }
 
 /* Add the knobs of a complex reduction "p": tiles, staging, unroll. */
-static ts_status add_tile_knobs(ts_gpu_template *tp, ts_gpu_plan *p)
+static ts_status add_tile_knobs(ts_gpu_template *tp, ts_stage_plan *p)
 {
 	const ts_stage *s = tp->dag->stages[p->stage];
 	const ts_stage_info *si = tp->info->stages[p->stage];
@@ -222,7 +222,7 @@ static const char *tc_axes(const ts_stage *s, const ts_stage_info *si,
  * its fragment axis (a 2-D tile each), every other spatial axis goes to
  * the blocks (axes both operands read, and the further axes one operand
  * reads beside its fragment axis). */
-static const char *tc_facts(const ts_gpu_template *tp, ts_gpu_plan *p)
+static const char *tc_facts(const ts_gpu_template *tp, ts_stage_plan *p)
 {
 	const ts_stage *s = tp->dag->stages[p->stage];
 	const ts_stage_info *si = tp->info->stages[p->stage];
@@ -283,7 +283,7 @@ static const char *tc_facts(const ts_gpu_template *tp, ts_gpu_plan *p)
 
 /* Add the tensor-core knobs of tile "p" when the facts allow them:
  * the switch, and the splits of the fragment axes in units of 16. */
-static ts_status add_tc_knobs(ts_gpu_template *tp, ts_gpu_plan *p)
+static ts_status add_tc_knobs(ts_gpu_template *tp, ts_stage_plan *p)
 {
 	const ts_stage *s = tp->dag->stages[p->stage];
 	int ax[3];
@@ -322,12 +322,12 @@ ts_gpu_template *ts_gpu_template_new(ts_ctx *ctx, const ts_dag *dag,
 	tp->info = info;
 	tp->target = target;
 	tp->space = ts_space_new(ctx, dag->name);
-	tp->plans = ts_new_array(ts_gpu_plan, n + 1);
+	tp->plans = ts_new_array(ts_stage_plan, n + 1);
 	/* Producers last: inlining decisions feed effective consumers. */
 	for (int s = n - 1; s >= 0; s--)
 		choose_rule(tp, s);
 	for (int s = 0; s < n; s++) {
-		ts_gpu_plan *p = &tp->plans[s];
+		ts_stage_plan *p = &tp->plans[s];
 		const char *name = dag->stages[s]->name;
 		int c;
 		switch (p->rule) {
@@ -355,7 +355,7 @@ ts_gpu_template *ts_gpu_template_new(ts_ctx *ctx, const ts_dag *dag,
 			    tp->plans[c].nreduce == 0 &&
 			    tp->plans[c].fused_into < 0 &&
 			    dag->stages[c]->nraxes == 0) {
-				p->epilogue = c;
+				p->fuse_consumer = c;
 				tp->plans[c].fused_into = s;
 				p->knob_fuse = ts_space_add_bool(tp->space,
 					ts_asprintf("%s.fuse", name));
@@ -373,7 +373,7 @@ ts_config *ts_gpu_template_default(const ts_gpu_template *tp)
 	ts_config *c = ts_config_new(tp->space);
 
 	for (int s = 0; s < tp->dag->nstages; s++) {
-		const ts_gpu_plan *p = &tp->plans[s];
+		const ts_stage_plan *p = &tp->plans[s];
 		const ts_stage_info *si = tp->info->stages[s];
 		if (p->knob_threads >= 0)
 			ts_config_set(c, p->knob_threads, 0, 3);	/* 256 */
@@ -397,7 +397,7 @@ ts_config *ts_gpu_template_default(const ts_gpu_template *tp)
 }
 
 /* Whether anchor "p" is fused with its epilogue under "cfg". */
-static bool fused(const ts_gpu_plan *p, const ts_config *cfg)
+static bool fused(const ts_stage_plan *p, const ts_config *cfg)
 {
 	return p->knob_fuse >= 0 && ts_config_get(cfg, p->knob_fuse, 0);
 }
@@ -487,7 +487,7 @@ static ts_status apply_cross(ts_schedule *sch, const ts_stage *s,
 /* Factors of axis "a" of "p" under "cfg", outermost level first; "a"
  * below zero: the tensor-core split -1 - "a" (rows, columns,
  * reduction). */
-static void factors(const ts_gpu_template *tp, const ts_gpu_plan *p,
+static void factors(const ts_gpu_template *tp, const ts_stage_plan *p,
 	const ts_config *cfg, int a, int64_t *f)
 {
 	int knob = a < 0 ? p->tc_split[-1 - a] : p->split[a];
@@ -531,7 +531,7 @@ struct tiled {
  * levels are fused and bound, the accumulator tile lives in registers,
  * inputs are staged in shared memory and the inner reduction unrolled as
  * "cfg" says. */
-static ts_status apply_tile(const ts_gpu_template *tp, const ts_gpu_plan *p,
+static ts_status apply_tile(const ts_gpu_template *tp, const ts_stage_plan *p,
 	const ts_config *cfg, ts_schedule *sch, int first)
 {
 	const ts_stage *s = tp->dag->stages[p->stage];
@@ -595,7 +595,7 @@ static ts_status apply_tile(const ts_gpu_template *tp, const ts_gpu_plan *p,
 }
 
 /* Whether tile "p" computes on tensor cores under "cfg". */
-static bool tc_on(const ts_gpu_plan *p, const ts_config *cfg)
+static bool tc_on(const ts_stage_plan *p, const ts_config *cfg)
 {
 	return p->knob_tc >= 0 && ts_config_get(cfg, p->knob_tc, 0);
 }
@@ -603,7 +603,7 @@ static bool tc_on(const ts_gpu_plan *p, const ts_config *cfg)
 /* The tensor-core factors of tile "p" under "cfg": "f"[t] for the rows,
  * columns and reduction (t = 0, 1, 2), in units of 16, outermost level
  * first. */
-static void tc_factors(const ts_gpu_template *tp, const ts_gpu_plan *p,
+static void tc_factors(const ts_gpu_template *tp, const ts_stage_plan *p,
 	const ts_config *cfg, int64_t f[3][3])
 {
 	for (int t = 0; t < 3; t++)
@@ -620,7 +620,7 @@ static void tc_factors(const ts_gpu_template *tp, const ts_gpu_plan *p,
  * and both operands are staged in shared memory at the outer reduction
  * loop.  "in_block": computed at a consumer's block loop, so without a
  * block level; other spatial axes are left to the block loop. */
-static ts_status apply_tc(const ts_gpu_template *tp, const ts_gpu_plan *p,
+static ts_status apply_tc(const ts_gpu_template *tp, const ts_stage_plan *p,
 	const ts_config *cfg, ts_schedule *sch, bool in_block)
 {
 	const ts_stage *s = tp->dag->stages[p->stage];
@@ -686,10 +686,10 @@ static ts_status apply_tc(const ts_gpu_template *tp, const ts_gpu_plan *p,
  * neighbouring lanes on neighbouring elements; the anchor is computed at
  * its block loop into a block tile in shared memory. */
 static ts_status apply_tc_fused(const ts_gpu_template *tp,
-	const ts_gpu_plan *p, const ts_config *cfg, ts_schedule *sch)
+	const ts_stage_plan *p, const ts_config *cfg, ts_schedule *sch)
 {
 	const ts_stage *s = tp->dag->stages[p->stage];
-	const ts_stage *c = tp->dag->stages[p->epilogue];
+	const ts_stage *c = tp->dag->stages[p->fuse_consumer];
 	const char *order[TS_MAX_DIMS + 2], *blocks[TS_MAX_DIMS], *blk, *e;
 	int64_t f[3][3], bt[2], warps;
 	int n = 0, nb = 0;
@@ -733,11 +733,11 @@ static ts_status apply_tc_fused(const ts_gpu_template *tp,
 /* Schedule anchor "p" with its epilogue: the epilogue takes the block,
  * thread, virtual thread and register levels; the anchor is computed at
  * its block loop into a block tile, with its own thread loop. */
-static ts_status apply_fused(const ts_gpu_template *tp, const ts_gpu_plan *p,
+static ts_status apply_fused(const ts_gpu_template *tp, const ts_stage_plan *p,
 	const ts_config *cfg, ts_schedule *sch)
 {
 	const ts_stage *s = tp->dag->stages[p->stage];
-	const ts_stage *c = tp->dag->stages[p->epilogue];
+	const ts_stage *c = tp->dag->stages[p->fuse_consumer];
 	const char *lv[TS_MAX_DIMS][4], *order[TS_MAX_DIMS * 4], *blk, *thr;
 	const char *lvl[TS_MAX_DIMS] = { 0 };
 	static const int horder[] = { 0, 2, 1, 3 };
@@ -781,7 +781,7 @@ ts_schedule *ts_gpu_template_apply(const ts_gpu_template *tp,
 	/* Consumers before producers: compute_at needs the consumer's
 	 * loops. */
 	for (int i = dag->nstages - 1; i >= 0; i--) {
-		const ts_gpu_plan *p = &tp->plans[i];
+		const ts_stage_plan *p = &tp->plans[i];
 		const ts_stage *s = dag->stages[i];
 		ts_status st = TS_OK;
 		int64_t thr = p->knob_threads >= 0 ?
@@ -847,7 +847,7 @@ static bool coalesced_on(const ts_stage_info *si, int a)
 /* The block tile of "p" under "cfg": per axis, the block's spatial
  * extent and the inner reduction extent ("size"); the outer reduction
  * steps go to "*steps". */
-static void block_tile(const ts_gpu_template *tp, const ts_gpu_plan *p,
+static void block_tile(const ts_gpu_template *tp, const ts_stage_plan *p,
 	const ts_config *cfg, int64_t *size, int64_t *steps)
 {
 	const ts_stage *s = tp->dag->stages[p->stage];
@@ -873,7 +873,7 @@ static void block_tile(const ts_gpu_template *tp, const ts_gpu_plan *p,
 }
 
 /* The number of blocks of tile "p" under "cfg". */
-static int64_t tile_blocks(const ts_gpu_template *tp, const ts_gpu_plan *p,
+static int64_t tile_blocks(const ts_gpu_template *tp, const ts_stage_plan *p,
 	const ts_config *cfg)
 {
 	const ts_stage *s = tp->dag->stages[p->stage];
@@ -887,7 +887,7 @@ static int64_t tile_blocks(const ts_gpu_template *tp, const ts_gpu_plan *p,
 
 /* Bytes of shared memory the staged inputs of tile "p" take under "cfg"
  * (a block tile times the inner reduction tile). */
-static int64_t tile_shared(const ts_gpu_template *tp, const ts_gpu_plan *p,
+static int64_t tile_shared(const ts_gpu_template *tp, const ts_stage_plan *p,
 	const ts_config *cfg)
 {
 	const ts_stage *s = tp->dag->stages[p->stage];
@@ -915,7 +915,7 @@ static int64_t tile_shared(const ts_gpu_template *tp, const ts_gpu_plan *p,
 double ts_gpu_template_tile_traffic(const ts_gpu_template *tp,
 	const ts_config *cfg, int stage)
 {
-	const ts_gpu_plan *p = &tp->plans[stage];
+	const ts_stage_plan *p = &tp->plans[stage];
 	const ts_stage *s = tp->dag->stages[stage];
 	int64_t size[TS_MAX_AXES], steps, blocks;
 	double bytes = 0;
@@ -941,7 +941,7 @@ bool ts_gpu_template_tensor_core(const ts_gpu_template *tp,
 
 const char *ts_gpu_template_tc_reason(const ts_gpu_template *tp, int stage)
 {
-	const ts_gpu_plan *p = &tp->plans[stage];
+	const ts_stage_plan *p = &tp->plans[stage];
 
 	if (p->knob_tc >= 0)
 		return NULL;
@@ -961,7 +961,7 @@ bool ts_gpu_template_fused(const ts_gpu_template *tp, const ts_config *cfg,
  * lane's share of the warp's fragments, both operands staged, a 16 x 16
  * staging tile per warp for the accumulator's write-back and the block
  * tile of a fused epilogue. */
-static void tc_launch(const ts_gpu_template *tp, const ts_gpu_plan *p,
+static void tc_launch(const ts_gpu_template *tp, const ts_stage_plan *p,
 	const ts_config *cfg, ts_gpu_launch *out)
 {
 	const ts_stage *s = tp->dag->stages[p->stage];
@@ -986,7 +986,7 @@ static void tc_launch(const ts_gpu_template *tp, const ts_gpu_plan *p,
 void ts_gpu_template_launch(const ts_gpu_template *tp, const ts_config *cfg,
 	int stage, ts_gpu_launch *out)
 {
-	const ts_gpu_plan *p = &tp->plans[stage];
+	const ts_stage_plan *p = &tp->plans[stage];
 	const ts_stage *s = tp->dag->stages[stage];
 	const ts_stage_info *si = tp->info->stages[stage];
 	int64_t e = si->spatial_extent, f[TS_MAX_LEVELS], size[TS_MAX_AXES];
@@ -1089,13 +1089,13 @@ bool ts_gpu_template_fits(const ts_gpu_template *tp, const ts_config *cfg)
 void ts_gpu_template_print(FILE *out, const ts_gpu_template *tp)
 {
 	for (int s = 0; s < tp->dag->nstages; s++) {
-		const ts_gpu_plan *p = &tp->plans[s];
+		const ts_stage_plan *p = &tp->plans[s];
 		fprintf(out, "stage %s: %s, rule %s",
 			tp->dag->stages[s]->name, ts_class_name(p->klass),
 			ts_rule_name(p->rule));
-		if (p->epilogue >= 0)
+		if (p->fuse_consumer >= 0)
 			fprintf(out, ", may fuse %s",
-				tp->dag->stages[p->epilogue]->name);
+				tp->dag->stages[p->fuse_consumer]->name);
 		if (p->knob_tc >= 0)
 			fprintf(out, ", tensor cores possible");
 		fprintf(out, "\n");

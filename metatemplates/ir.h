@@ -146,7 +146,8 @@ struct ts_stage_plan {
 	int nspatial, nreduce;
 	int nslevels, nrlevels;	/* S and R letters */
 	int split[TS_MAX_AXES];	/* split knob per axis (spatial, reduce) */
-	int knob_vec;		/* choice: a spatial axis name or "none" */
+	int knob_vec;		/* choice: CPUs: a spatial axis name or
+				 * "none"; GPUs: elements per thread */
 	int vec_default;	/* the contiguous axis, or -1 */
 	int knob_par;		/* int: outer loops fused and parallel */
 	int knob_unroll;	/* bool: unroll the register tile */
@@ -165,6 +166,25 @@ struct ts_stage_plan {
 	int npack;		/* inputs that may be packed */
 	int pack_input[TS_MAX_DIMS];	/* index in stage->inputs */
 	int knob_pack[TS_MAX_DIMS];	/* choice: none, outer, inner */
+	/* GPUs: the threads of a block, and the inputs a tile stages in
+	 * shared memory. */
+	int knob_threads;	/* choice: threads per block (plain, reduce) */
+	int knob_cross;		/* bool: cross-thread reduction, or -1 */
+	int knob_rthreads;	/* choice: threads of a cross reduction */
+	int nshared;
+	int shared_input[TS_MAX_DIMS];	/* index in stage->inputs */
+	int knob_shared[TS_MAX_DIMS];	/* bool per staged input */
+	/* GPU tiles: the footprint of each input (stage->inputs order,
+	 * the first TS_MAX_DIMS), NULL where isl has none. */
+	ts_footprint *fp[TS_MAX_DIMS];
+	/* GPU tiles on tensor cores. */
+	int knob_tc;		/* bool, or -1 when the facts rule it out */
+	const char *tc_reason;	/* why there is no knob_tc, or NULL */
+	int tc_m, tc_n;		/* spatial axes of fragment rows, columns */
+	int tc_k;		/* the reduction axis (index in raxes) */
+	int tc_split[3];	/* m/16 and n/16 into block, warp and
+				 * fragments per warp; k/16 into outer and
+				 * inner steps */
 };
 
 /* A meta-template instantiated on a DAG and a target. */

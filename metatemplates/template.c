@@ -17,6 +17,7 @@
 
 #include <inttypes.h>
 
+#include <tessel/gpu.h>
 #include <tessel/metatemplate.h>
 
 #include "dsl/ir.h"
@@ -362,12 +363,21 @@ static void add_row_group(ts_template *tp, int h)
 		hs->name));
 }
 
+/* Whether "tp" was made for a GPU (metatemplates/gpu.c fills it). */
+static bool on_gpu(const ts_template *tp)
+{
+	return tp->target && tp->target->kind == TS_TARGET_GPU;
+}
+
 ts_template *ts_template_new(ts_ctx *ctx, const ts_dag *dag,
 	const ts_dag_info *info, const ts_target *target)
 {
-	ts_template *tp = ts_new(ts_template);
+	ts_template *tp;
 	int n = dag->nstages;
 
+	if (target && target->kind == TS_TARGET_GPU)
+		return ts_gpu_template_new(ctx, dag, info, target);
+	tp = ts_new(ts_template);
 	tp->ctx = ctx;
 	tp->dag = dag;
 	tp->info = info;
@@ -417,7 +427,11 @@ ts_template *ts_template_new(ts_ctx *ctx, const ts_dag *dag,
 
 ts_config *ts_template_default(const ts_template *tp)
 {
-	ts_config *c = ts_config_new(tp->space);
+	ts_config *c;
+
+	if (on_gpu(tp))
+		return ts_gpu_template_default(tp);
+	c = ts_config_new(tp->space);
 
 	for (int s = 0; s < tp->dag->nstages; s++) {
 		const ts_stage_plan *p = &tp->plans[s];
@@ -437,7 +451,11 @@ ts_config *ts_template_default(const ts_template *tp)
 
 ts_config *ts_template_naive(const ts_template *tp)
 {
-	ts_config *c = ts_config_new(tp->space);
+	ts_config *c;
+
+	if (on_gpu(tp))
+		return ts_gpu_template_default(tp);
+	c = ts_config_new(tp->space);
 
 	for (int s = 0; s < tp->dag->nstages; s++) {
 		const ts_stage_plan *p = &tp->plans[s];
@@ -1264,8 +1282,13 @@ static ts_status apply_location(const ts_template *tp, const ts_stage_plan *p,
 ts_schedule *ts_template_apply(const ts_template *tp, const ts_config *cfg)
 {
 	const ts_dag *dag = tp->dag;
-	ts_schedule *sch = ts_schedule_new(tp->ctx, dag);
-	struct tiling *t = ts_new_array(struct tiling, dag->nstages + 1);
+	ts_schedule *sch;
+	struct tiling *t;
+
+	if (on_gpu(tp))
+		return ts_gpu_template_apply(tp, cfg);
+	sch = ts_schedule_new(tp->ctx, dag);
+	t = ts_new_array(struct tiling, dag->nstages + 1);
 
 	/* Consumers before producers: compute_at needs the consumer's
 	 * loops. */
@@ -1337,6 +1360,8 @@ bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 	memset(nest, 0, sizeof(*nest));
 	nest->stage = stage;
 	nest->tail_loop = nest->row_host = -1;
+	if (on_gpu(tp))
+		return false;	/* threads and blocks, not a CPU nest */
 	if (p->rule != TS_RULE_TILE && p->rule != TS_RULE_PLAIN)
 		return false;
 	if (p->fused_into >= 0 && fused(&tp->plans[p->fused_into], cfg))
@@ -1388,6 +1413,10 @@ bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 
 void ts_template_print(FILE *out, const ts_template *tp)
 {
+	if (on_gpu(tp)) {
+		ts_gpu_template_print(out, tp);
+		return;
+	}
 	for (int s = 0; s < tp->dag->nstages; s++) {
 		const ts_stage_plan *p = &tp->plans[s];
 		fprintf(out, "stage %s: %s, rule %s", tp->dag->stages[s]->name,

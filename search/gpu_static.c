@@ -60,7 +60,7 @@ static double tc_time(const ts_gpu_template *tp, const ts_config *cfg,
 	int s, double flops, double occ, double wave_eff)
 {
 	const ts_target_gpu *g = &tp->target->gpu;
-	const ts_gpu_plan *p = &tp->plans[s];
+	const ts_stage_plan *p = &tp->plans[s];
 	double fm = (double)ts_config_get(cfg, p->tc_split[0], 2);
 	double fn = (double)ts_config_get(cfg, p->tc_split[1], 2);
 	double peak = (g->peak_tflops_tensor_f16 > 0 ? g->peak_tflops_tensor_f16
@@ -83,7 +83,7 @@ static double stage_time(const ts_gpu_template *tp, const ts_config *cfg,
 {
 	const ts_target_gpu *g = &tp->target->gpu;
 	const ts_stage_info *si = tp->info->stages[s];
-	const ts_gpu_plan *p = &tp->plans[s];
+	const ts_stage_plan *p = &tp->plans[s];
 	ts_gpu_launch l;
 	int64_t bps, waves, per_sm, resident;
 	int64_t warps_max = g->max_threads_per_sm / 32;
@@ -100,8 +100,8 @@ static double stage_time(const ts_gpu_template *tp, const ts_config *cfg,
 	waves = (l.blocks + bps * g->sm_count - 1) / (bps * g->sm_count);
 	wave_eff = (double)l.blocks / (double)(waves * bps * g->sm_count);
 	flops = (double)si->counts.flops;
-	if (p->epilogue >= 0 && ts_gpu_template_fused(tp, cfg, s))
-		flops += (double)tp->info->stages[p->epilogue]->counts.flops;
+	if (p->fuse_consumer >= 0 && ts_gpu_template_fused(tp, cfg, s))
+		flops += (double)tp->info->stages[p->fuse_consumer]->counts.flops;
 	peak = (g->peak_tflops_f32 > 0 ? g->peak_tflops_f32 : 10.0) * 1e12;
 	/* The busiest SM runs its share of the blocks, "resident" at a
 	 * time; its FMA pipes (4-cycle latency, four schedulers) are full
@@ -177,7 +177,7 @@ static void tc_canonical(const ts_gpu_template *tp, ts_config *c)
 	ts_config *d = NULL;
 
 	for (int s = 0; s < tp->dag->nstages; s++) {
-		const ts_gpu_plan *p = &tp->plans[s];
+		const ts_stage_plan *p = &tp->plans[s];
 		const ts_stage *st = tp->dag->stages[s];
 		int knobs[TS_MAX_AXES + TS_MAX_DIMS + 1], n = 0;
 		if (!ts_gpu_template_tensor_core(tp, c, s))
@@ -233,7 +233,7 @@ static double rank(const ts_gpu_template *tp, struct ranking *r,
  * "frags" x "frags" fragments (fewer where they do not divide), inner
  * reduction steps of "kin" fragments.  Returns false when "p" has no
  * tensor-core knob. */
-static bool tc_seed(const ts_gpu_template *tp, const ts_gpu_plan *p,
+static bool tc_seed(const ts_gpu_template *tp, const ts_stage_plan *p,
 	ts_config *c, int64_t warps, int64_t frags, int64_t kin)
 {
 	const ts_knob *k;
@@ -266,7 +266,7 @@ static void seed(const ts_gpu_template *tp, struct ranking *r, int *rated)
 	for (int v = 0; v < 4; v++) {
 		ts_config *c = ts_gpu_template_default(tp);
 		for (int s = 0; s < tp->dag->nstages; s++) {
-			const ts_gpu_plan *p = &tp->plans[s];
+			const ts_stage_plan *p = &tp->plans[s];
 			const ts_stage *st = tp->dag->stages[s];
 			if (p->rule != TS_RULE_TILE)
 				continue;

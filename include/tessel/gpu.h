@@ -64,50 +64,13 @@
 extern "C" {
 #endif
 
-/* The plan of one stage. */
-typedef struct ts_gpu_plan {
-	int stage;
-	ts_class klass;
-	ts_rule rule;		/* INLINE, LOCATION, PLAIN (one thread per
-				 * output element), REDUCE, TILE (SSSRRS) */
-	const char *decided_by;	/* the rule of the table that decided */
-	int knob_threads;	/* choice: threads per block (direct, reduce) */
-	int knob_vec;		/* choice: elements per thread (direct) */
-	int knob_cross;		/* bool: cross-thread reduction, or -1 */
-	int knob_rthreads;	/* choice: threads of a cross reduction */
-	int nspatial, nreduce;
-	int split[TS_MAX_AXES];	/* TILE: per axis (spatial: 4 levels,
-				 * reduction: 2) */
-	int knob_unroll;	/* TILE: bool */
-	int nshared;
-	int shared_input[TS_MAX_DIMS];	/* index in stage->inputs */
-	int knob_shared[TS_MAX_DIMS];	/* bool per staged input */
-	int knob_fuse;		/* TILE: bool, or -1 */
-	int epilogue;		/* the consumer it may fuse, or -1 */
-	int fused_into;		/* an epilogue: its anchor, or -1 */
-	int knob_at;		/* LOCATION: choice "root", "inline" */
-	/* TILE: the footprint of each input (stage->inputs order, the
-	 * first TS_MAX_DIMS), NULL where isl has none. */
-	ts_footprint *fp[TS_MAX_DIMS];
-	/* TILE on tensor cores. */
-	int knob_tc;		/* bool, or -1 when the facts rule it out */
-	const char *tc_reason;	/* why there is no knob_tc, or NULL */
-	int tc_m, tc_n;		/* spatial axes of fragment rows, columns */
-	int tc_k;		/* the reduction axis (index in raxes) */
-	int tc_split[3];	/* m/16 and n/16 into block, warp and
-				 * fragments per warp; k/16 into outer and
-				 * inner steps */
-} ts_gpu_plan;
-
-/* GPU meta-templates instantiated on a DAG and a GPU target. */
-typedef struct ts_gpu_template {
-	ts_ctx *ctx;
-	const ts_dag *dag;
-	const ts_dag_info *info;
-	const ts_target *target;
-	ts_space *space;
-	ts_gpu_plan *plans;	/* one per stage */
-} ts_gpu_template;
+/* A meta-template on a GPU target: the one template type of
+ * metatemplates/, its plans decided by the same rule table as on CPUs,
+ * its knobs and actions the GPU's (threads, cross-thread reductions,
+ * shared-memory staging, tensor cores).  The functions below take the
+ * templates ts_gpu_template_new makes; ts_template_dag and
+ * ts_template_space read them. */
+typedef struct ts_template ts_gpu_template;
 
 /* How one stage runs under a configuration: what the model rates. */
 typedef struct ts_gpu_launch {

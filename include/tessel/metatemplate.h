@@ -63,7 +63,10 @@ typedef struct ts_stage_plan ts_stage_plan;
 typedef struct ts_template ts_template;
 
 /* Build the knob space of "dag" for "target" (rules in the order written
- * in metatemplates/template.c).
+ * in metatemplates/rules.c, each target's actions: metatemplates/template.c
+ * for CPUs, metatemplates/gpu.c for GPUs).  ts_template_apply,
+ * ts_template_default and ts_template_print take either; the CPU nest
+ * and the naive configuration are CPU templates' only.
  * Requires: an analysed DAG.  Produces: a space and a plan per stage. */
 __ts_gc ts_template *ts_template_new(__ts_keep ts_ctx *ctx,
 	__ts_keep const ts_dag *dag, __ts_keep const ts_dag_info *info,

@@ -615,7 +615,7 @@ static void test_cuda_emit_tensor_core__compiles(void **state)
 			ts_cuda_program *p = emit_config(ctx, tp->dag, tp, c,
 				what);
 			assert_true(ts_gpu_template_tensor_core(tp, c,
-				tp->dag->nstages - 1 - (tp->plans[0].epilogue
+				tp->dag->nstages - 1 - (tp->plans[0].fuse_consumer
 				>= 0)));
 			assert_wmma(p, what);
 			{

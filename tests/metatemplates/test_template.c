@@ -571,17 +571,39 @@ static void both_templates(ts_ctx *ctx, const char *src, ts_dag **dag,
 	info = ts_analyze_dag(ctx, *dag);
 	assert_non_null(info);
 	*cpu = ts_template_new(ctx, *dag, info, ts_target_lookup(ctx, "zen3"));
-	*gpu = ts_gpu_template_new(ctx, *dag, info,
-		ts_target_lookup(ctx, "a100"));
+	*gpu = ts_template_new(ctx, *dag, info, ts_target_lookup(ctx, "a100"));
 	assert_non_null(*cpu);
 	assert_non_null(*gpu);
+}
+
+/* "gpu", made by ts_template_new for a GPU target, is the template
+ * ts_gpu_template_new makes, and the template functions run the GPU's
+ * actions on it: the same defaults and schedules; it has no CPU nest. */
+static void check_one_template(ts_ctx *ctx, const ts_dag *dag,
+	const ts_gpu_template *gpu)
+{
+	ts_gpu_template *g = ts_gpu_template_new(ctx, dag,
+		ts_analyze_dag(ctx, dag), ts_target_lookup(ctx, "a100"));
+	ts_config *d = ts_template_default(gpu);
+	ts_nest n;
+
+	assert_non_null(g);
+	assert_true(ts_config_equal(d, ts_gpu_template_default(g)));
+	for (int i = 0; i < 20; i++) {
+		ts_config *c = i ? ts_space_sample(gpu->space, ctx) : d;
+		assert_string_equal(
+			ts_schedule_to_string(ts_template_apply(gpu, c)),
+			ts_schedule_to_string(ts_gpu_template_apply(g, c)));
+	}
+	for (int s = 0; s < dag->nstages; s++)
+		assert_false(ts_template_nest(gpu, d, s, &n));
 }
 
 /* One rule table decides on CPUs and GPUs, in its order: a guarded copy
  * read by a pooling window is a location knob on a CPU (that exception
  * comes before "inline") and inlined on a GPU; a padding read with reuse
  * by a convolution is location-tunable on both; every stage names the
- * rule that decided it. */
+ * rule that decided it; one template type, one entry point. */
 static void test_template_rules__one_table_for_cpu_and_gpu(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -614,6 +636,7 @@ static void test_template_rules__one_table_for_cpu_and_gpu(void **state)
 	assert_string_equal(cpu->plans[1].decided_by, "complex");
 	assert_string_equal(cpu->plans[1].structure, "SSRSRS");
 	assert_int_equal(gpu->plans[1].rule, TS_RULE_TILE);
+	check_one_template(ctx, dag, gpu);
 	/* The last rule holds for every stage, on every kind of target. */
 	table = ts_rule_table(&n);
 	assert_true(n >= 2);
