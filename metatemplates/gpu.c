@@ -102,17 +102,9 @@ static const ts_rule_ops gpu_ops = {
 /* Decide stage "s" by the rule table. */
 static void choose_rule(ts_gpu_template *tp, int s)
 {
-	const ts_stage *st = tp->dag->stages[s];
 	ts_stage_plan *p = &tp->plans[s];
 
-	p->stage = s;
-	p->klass = tp->info->stages[s]->klass;
-	p->knob_threads = p->knob_vec = p->knob_cross = -1;
-	p->knob_rthreads = p->knob_unroll = p->knob_fuse = p->knob_at = -1;
-	p->knob_tc = -1;
-	p->fuse_consumer = p->fused_into = -1;
-	p->nspatial = st->ndim;
-	p->nreduce = st->nraxes;
+	ts_stage_plan_init(p, tp, s);
 	p->decided_by = ts_rule_decide(&gpu_ops, tp, tp->dag, tp->info,
 		s)->name;
 }
@@ -1063,26 +1055,30 @@ void ts_gpu_template_launch(const ts_gpu_template *tp, const ts_config *cfg,
 			out->coalesced = false;
 }
 
-bool ts_gpu_template_fits(const ts_gpu_template *tp, const ts_config *cfg)
+bool ts_gpu_template_stage_fits(const ts_gpu_template *tp,
+	const ts_config *cfg, int stage)
 {
 	const ts_target_gpu *g = &tp->target->gpu;
 	int64_t maxt = g->max_threads_per_block ? g->max_threads_per_block
 		: 1024;
 	int64_t shm = g->shared_per_block ? g->shared_per_block : 48 * 1024;
+	ts_gpu_launch l;
 
 	/* The emitter declares static shared memory: at most 48 KiB. */
 	shm = TS_MIN(shm, 48 * 1024);
-	for (int s = 0; s < tp->dag->nstages; s++) {
-		ts_gpu_launch l;
-		ts_gpu_template_launch(tp, cfg, s, &l);
-		if (!l.kernel)
-			continue;
-		if (l.threads > maxt || l.shared_bytes + 8 * l.threads > shm ||
-		    l.registers > 255 || (g->registers_per_block &&
-		    l.registers * l.threads > g->registers_per_block) ||
-		    l.blocks > INT32_MAX)
+	ts_gpu_template_launch(tp, cfg, stage, &l);
+	return !l.kernel || !(l.threads > maxt ||
+		l.shared_bytes + 8 * l.threads > shm || l.registers > 255 ||
+		(g->registers_per_block &&
+		 l.registers * l.threads > g->registers_per_block) ||
+		l.blocks > INT32_MAX);
+}
+
+bool ts_gpu_template_fits(const ts_gpu_template *tp, const ts_config *cfg)
+{
+	for (int s = 0; s < tp->dag->nstages; s++)
+		if (!ts_gpu_template_stage_fits(tp, cfg, s))
 			return false;
-	}
 	return true;
 }
 

@@ -187,6 +187,10 @@ struct ts_stage_plan {
 				 * inner steps */
 };
 
+/* Start the plan "p" of stage "s" of "tp", CPU or GPU: its stage, class
+ * and axes, every knob absent (-1) and no partner stage. */
+void ts_stage_plan_init(ts_stage_plan *p, const ts_template *tp, int s);
+
 /* A meta-template instantiated on a DAG and a target. */
 struct ts_template {
 	ts_ctx *ctx;

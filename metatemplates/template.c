@@ -242,23 +242,34 @@ static const ts_rule_ops cpu_ops = {
 };
 
 /* Decide stage "s" by the rule table. */
-static void choose_rule(ts_template *tp, int s)
+void ts_stage_plan_init(ts_stage_plan *p, const ts_template *tp, int s)
 {
-	ts_stage_plan *p = &tp->plans[s];
-
 	p->stage = s;
 	p->klass = tp->info->stages[s]->klass;
+	p->nspatial = tp->dag->stages[s]->ndim;
+	p->nreduce = tp->dag->stages[s]->nraxes;
 	/* Every knob absent until an action adds it: an inlined stage has
 	 * none, and a knob index left at 0 would name the first knob of
 	 * the space (ts_template_default once set a split of another
 	 * stage to 1 through it, and the model rated a nest of one row). */
 	p->knob_vec = p->knob_par = p->knob_unroll = -1;
 	p->knob_cache_write = p->knob_fuse = p->knob_at = -1;
-	p->knob_rfvec = -1;
+	p->knob_rfvec = p->knob_rows = -1;
 	for (int a = 0; a < TS_MAX_AXES; a++)
 		p->split[a] = -1;
+	p->knob_threads = p->knob_cross = p->knob_rthreads = -1;
+	p->knob_tc = -1;
+	for (int k = 0; k < 3; k++)
+		p->tc_split[k] = -1;
 	p->fuse_consumer = p->fused_into = p->at_consumer = -1;
-	p->knob_rows = p->row_host = -1;
+	p->row_host = -1;
+}
+
+static void choose_rule(ts_template *tp, int s)
+{
+	ts_stage_plan *p = &tp->plans[s];
+
+	ts_stage_plan_init(p, tp, s);
 	p->decided_by = ts_rule_decide(&cpu_ops, tp, tp->dag, tp->info,
 		s)->name;
 }

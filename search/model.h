@@ -27,4 +27,20 @@ double ts_model_estimate_with(const ts_model *m, const ts_config *cfg,
 double ts_model_stage_estimate(const ts_model *m, const ts_config *cfg,
 	int s, ts_estimate *e);
 
+/* GPUs (search/gpu_model.c).  The estimate of stage "s" of the GPU
+ * template "tp" under "cfg" in seconds: 0 for a stage without a kernel,
+ * INFINITY where its kernel does not fit the target. */
+double ts_gpu_model_stage_estimate(const ts_template *tp,
+	const ts_config *cfg, int s);
+/* Give the knobs that tiles on tensor cores ignore (the splits, staging
+ * and unrolling of the plain tiles) their defaults in "c", so that
+ * configurations that differ only there compare equal. */
+void ts_gpu_config_canonical(const ts_template *tp, ts_config *c);
+/* The GPU's seeds into "out" (room for TS_GPU_SEEDS): per tiled stage
+ * square-ish tiles of 8x8 to 16x16 threads with 4x4 or 8x8 outputs per
+ * thread (as two virtual threads of 2x2 or 4x4 registers) where they
+ * divide, and tiles on tensor cores; returns how many. */
+enum { TS_GPU_SEEDS = 10 };
+int ts_gpu_static_seeds(const ts_template *tp, ts_config **out);
+
 #endif

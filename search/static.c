@@ -1,5 +1,6 @@
-/* Static filling: choose a configuration with the analytical model, with
- * no measurement.  The estimate of a configuration is a sum over stages,
+/* Static filling: choose a configuration with the target's analytical
+ * model (search/model.c for CPUs, search/gpu_model.c for GPUs), with no
+ * measurement.  The estimate of a configuration is a sum over stages,
  * and a stage's term depends only on its own knobs and its neighbours',
  * so candidates that change the knobs of one stage are rated by
  * re-estimating that stage and its neighbours: the search costs about
@@ -7,7 +8,8 @@
  * template's default, the naive nest (ts_template_naive), a few random
  * samples of the whole space, per-stage
  * samples on top of the best so far, register tiles of the dominant
- * stage enumerated from the target's registers (climb_tiles), and local
+ * stage enumerated from a CPU's registers (climb_tiles) or a GPU's seeds
+ * (thread tiles, tensor cores), and local
  * search (mutations that lower the estimate) from the best of those; the
  * best k distinct ones are kept. */
 #include <config.h>
@@ -41,8 +43,9 @@ struct rated {
  * and the stages whose estimates a stage's knobs may change. */
 struct search {
 	ts_ctx *ctx;
+	const ts_template *tp;
 	const ts_space *sp;
-	const ts_model *m;
+	const ts_model *m;	/* CPU targets; GPU ones: search/gpu_model.c */
 	int nstages;
 	int *owner;		/* per knob: its stage, or -1 */
 	int *naffected;		/* per stage */
@@ -93,19 +96,27 @@ static void owners_fill(struct search *se, const ts_template *tp)
 		se->owner[k] = -1;
 	for (int s = 0; s < se->nstages; s++) {
 		const ts_stage_plan *p = &tp->plans[s];
-		if (p->rule == TS_RULE_TILE || p->rule == TS_RULE_PLAIN) {
-			for (int a = 0; a < p->nspatial + p->nreduce; a++)
-				own(se->owner, p->split[a], s);
-			own(se->owner, p->knob_vec, s);
-			own(se->owner, p->knob_par, s);
-			own(se->owner, p->knob_unroll, s);
-		}
+		for (int a = 0; a < TS_MAX_AXES; a++)
+			own(se->owner, p->split[a], s);
+		own(se->owner, p->knob_vec, s);
+		own(se->owner, p->knob_par, s);
+		own(se->owner, p->knob_unroll, s);
 		own(se->owner, p->knob_cache_write, s);
 		own(se->owner, p->knob_rfvec, s);
+		own(se->owner, p->knob_rows, s);
 		own(se->owner, p->knob_fuse, s);
 		own(se->owner, p->knob_at, s);
 		for (int k = 0; k < p->npack; k++)
 			own(se->owner, p->knob_pack[k], s);
+		/* GPUs */
+		own(se->owner, p->knob_threads, s);
+		own(se->owner, p->knob_cross, s);
+		own(se->owner, p->knob_rthreads, s);
+		own(se->owner, p->knob_tc, s);
+		for (int k = 0; k < 3; k++)
+			own(se->owner, p->tc_split[k], s);
+		for (int k = 0; k < p->nshared; k++)
+			own(se->owner, p->knob_shared[k], s);
 	}
 }
 
@@ -158,17 +169,31 @@ static void affected_fill(struct search *se, const ts_template *tp)
 	}
 }
 
+static bool on_gpu(const ts_template *tp)
+{
+	return tp->target->kind == TS_TARGET_GPU;
+}
+
+/* The estimate of stage "s" under "c" by the target's model. */
+static double stage_cost(const struct search *se, const ts_config *c, int s)
+{
+	if (on_gpu(se->tp))
+		return ts_gpu_model_stage_estimate(se->tp, c, s);
+	return ts_model_stage_estimate(se->m, c, s, NULL);
+}
+
 /* Rate "c" stage by stage into a new record. */
 static struct rated *rate_full(struct search *se, ts_config *c)
 {
 	struct rated *r = ts_new(struct rated);
 
+	if (on_gpu(se->tp))
+		ts_gpu_config_canonical(se->tp, c);
 	r->cfg = c;
 	r->stage = ts_new_atomic(double, se->nstages + 1);
 	r->total = 0;
 	for (int s = 0; s < se->nstages; s++)
-		r->total += r->stage[s] = ts_model_stage_estimate(se->m, c, s,
-			NULL);
+		r->total += r->stage[s] = stage_cost(se, c, s);
 	pool_offer(se->pool, c, r->total);
 	return r;
 }
@@ -181,6 +206,8 @@ static struct rated *rate_change(struct search *se, const struct rated *base,
 	struct rated *r = ts_new(struct rated);
 	bool *redo = ts_new_atomic(bool, se->nstages + 1);
 
+	if (on_gpu(se->tp))
+		ts_gpu_config_canonical(se->tp, c);
 	r->cfg = c;
 	r->stage = ts_new_atomic(double, se->nstages + 1);
 	memcpy(r->stage, base->stage, sizeof(double) * se->nstages);
@@ -191,8 +218,7 @@ static struct rated *rate_change(struct search *se, const struct rated *base,
 	r->total = 0;
 	for (int s = 0; s < se->nstages; s++) {
 		if (redo[s])
-			r->stage[s] = ts_model_stage_estimate(se->m, c, s,
-				NULL);
+			r->stage[s] = stage_cost(se, c, s);
 		r->total += r->stage[s];
 	}
 	pool_offer(se->pool, c, r->total);
@@ -300,19 +326,25 @@ static void search_init(struct search *se, const ts_template *tp)
 static void search_run(ts_ctx *ctx, const ts_template *tp, const ts_model *m,
 	struct pool *p, double budget)
 {
-	struct search se = { ctx, tp->space, m, tp->dag->nstages, NULL, NULL,
-		NULL, p };
+	struct search se = { .ctx = ctx, .tp = tp, .sp = tp->space, .m = m,
+		.nstages = tp->dag->nstages, .pool = p };
 	struct rated *best, *start[10];
 	int nstarts;
 
 	search_init(&se, tp);
 	best = rate_full(&se, ts_template_default(tp));
 	/* The naive nest is a candidate like any other: the choice is
-	 * never one the model rates worse than it. */
+	 * never one the model rates worse than it.  A GPU has seeds of
+	 * its own (thread tiles, tensor cores). */
 	{
 		struct rated *x = rate_full(&se, ts_template_naive(tp));
+		ts_config *seeds[TS_GPU_SEEDS];
+		int n = on_gpu(tp) ? ts_gpu_static_seeds(tp, seeds) : 0;
 		if (x->total < best->total)
 			best = x;
+		for (int i = 0; i < n; i++)
+			if ((x = rate_full(&se, seeds[i]))->total < best->total)
+				best = x;
 	}
 	for (int i = 0; i < (int)(600 * budget); i++) {
 		struct rated *x = rate_full(&se,
@@ -598,8 +630,8 @@ static int dominant_stage(const struct rated *best, int nstages)
 static bool climb_tiles(ts_ctx *ctx, const ts_template *tp,
 	const ts_model *m, struct pool *p, int nclimbs, double budget)
 {
-	struct search se = { ctx, tp->space, m, tp->dag->nstages, NULL, NULL,
-		NULL, p };
+	struct search se = { .ctx = ctx, .tp = tp, .sp = tp->space, .m = m,
+		.nstages = tp->dag->nstages, .pool = p };
 	bool any = false;
 	struct tiles t = { &se };
 	const ts_stage_plan *pl;
@@ -670,18 +702,12 @@ ts_static_result *ts_static_fill(ts_ctx *ctx, const ts_dag *dag,
 	ts_model m;
 	int first_free;
 
-	if (target->kind != TS_TARGET_CPU) {
-		ts_ctx_set_error(ctx, "static filling: target '%s' is a %s; "
-			"this filler rates CPU nests", target->name,
-			ts_target_kind_name(target->kind));
-		return NULL;
-	}
 	info = ts_analyze_dag(ctx, dag);
 	if (!info)
 		return NULL;
 	r = ts_new(ts_static_result);
 	r->tp = ts_template_new(ctx, dag, info, target);
-	if (!r->tp || ts_model_init(&m, r->tp) < 0)
+	if (!r->tp || (!on_gpu(r->tp) && ts_model_init(&m, r->tp) < 0))
 		return NULL;
 	p.k = k > 16 ? k : 16;
 	p.cfg = ts_new_array(ts_config *, p.k);
@@ -689,8 +715,8 @@ ts_static_result *ts_static_fill(ts_ctx *ctx, const ts_dag *dag,
 	search_run(ctx, r->tp, &m, &p, 0.5);
 	/* The second search from register tiles where the dominant stage
 	 * has them, free otherwise; the last one free. */
-	first_free = climb_tiles(ctx, r->tp, &m, &p, TILE_CLIMBS, 1.0) ?
-		SEARCH_RUNS - 1 : 1;
+	first_free = !on_gpu(r->tp) && climb_tiles(ctx, r->tp, &m, &p,
+		TILE_CLIMBS, 1.0) ? SEARCH_RUNS - 1 : 1;
 	for (int run = first_free; run < SEARCH_RUNS; run++) {
 		struct pool q = p;
 		int rated = p.rated;
@@ -702,7 +728,8 @@ ts_static_result *ts_static_fill(ts_ctx *ctx, const ts_dag *dag,
 			pool_offer(&p, q.cfg[i], q.cost[i]);
 		p.rated = rated + q.rated;
 	}
-	prefer_naive(r->tp, &m, &p);
+	if (!on_gpu(r->tp))
+		prefer_naive(r->tp, &m, &p);
 	distinct_schedules(ctx, r->tp, &p);
 	if (p.n == 0) {
 		ts_ctx_set_error(ctx, "static filling of '%s': no configuration "

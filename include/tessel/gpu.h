@@ -131,6 +131,10 @@ double ts_gpu_template_tile_traffic(__ts_keep const ts_gpu_template *tp,
  * shared memory and registers per block. */
 bool ts_gpu_template_fits(__ts_keep const ts_gpu_template *tp,
 	__ts_keep const ts_config *cfg);
+/* The same for the kernel of stage "stage" alone (true where it has
+ * none). */
+bool ts_gpu_template_stage_fits(__ts_keep const ts_gpu_template *tp,
+	__ts_keep const ts_config *cfg, int stage);
 void ts_gpu_template_print(__ts_keep FILE *out,
 	__ts_keep const ts_gpu_template *tp);
 

@@ -45,9 +45,10 @@ typedef struct ts_static_result {
 	double elapsed_ms;	/* time spent choosing */
 } ts_static_result;
 
-/* Statically schedule "dag" for "target": build the template, rate
- * candidates (structured seeds, random samples, then local search from
- * the best) and keep the "k" best.  The context's seed drives the random
+/* Statically schedule "dag" for "target", a CPU or a GPU: build the
+ * template, rate candidates with the target's model (structured seeds,
+ * random samples, then local search from the best) and keep the "k"
+ * best.  The context's seed drives the random
  * part.
  * Requires: a DAG and a target.  Produces: ranked configurations. */
 __ts_gc ts_static_result *ts_static_fill(__ts_keep ts_ctx *ctx,
@@ -83,17 +84,9 @@ __ts_gc ts_schedule *ts_static_baseline(__ts_keep ts_ctx *ctx,
 
 /* GPUs. */
 
-/* The result of GPU static filling. */
-typedef struct ts_gpu_static_result {
-	ts_gpu_template *tp;
-	ts_config *best;
-	double best_cost;	/* estimated seconds */
-	int k;
-	ts_config **topk;	/* best first */
-	double *topk_cost;
-	int rated;
-	double elapsed_ms;
-} ts_gpu_static_result;
+/* The result of GPU static filling: the same as a CPU's (one search,
+ * search/static.c, with the GPU's model and seeds). */
+typedef ts_static_result ts_gpu_static_result;
 
 /* The model's estimate of "cfg" in seconds: per kernel, the larger of
  * its arithmetic time (peak scaled by occupancy, register tiling and
@@ -103,8 +96,7 @@ typedef struct ts_gpu_static_result {
 double ts_gpu_model_estimate(__ts_keep const ts_gpu_template *tp,
 	__ts_keep const ts_config *cfg);
 
-/* Statically schedule "dag" for the GPU "target": defaults and structured
- * seeds, random samples, then local search from the best; keep "k".
+/* ts_static_fill for the GPU "target" (an error for a CPU one).
  * Requires: a DAG and a GPU target.  Produces: ranked configurations. */
 __ts_gc ts_gpu_static_result *ts_gpu_static_fill(__ts_keep ts_ctx *ctx,
 	__ts_keep const ts_dag *dag, __ts_keep const ts_target *target, int k);

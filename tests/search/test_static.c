@@ -728,15 +728,35 @@ static void test_static_fill__register_tiles_under_every_seed(void **state)
 	}
 }
 
-static void test_static_fill__rejects_gpu_targets(void **state)
+/* One search for CPUs and GPUs: on a GPU target ts_static_fill rates
+ * with the GPU's model, its costs are that model's estimates of whole
+ * configurations (the search rates stage by stage), its best applies,
+ * and ts_gpu_static_fill is the same search; that one refuses a CPU. */
+static void test_static_fill__one_search_for_gpu_targets(void **state)
 {
 	ts_ctx *ctx = *state;
 	ts_target *tg = ts_target_lookup(ctx, "h100");
-	ts_dag *dag = ts_catalogue_find("matmul")->build(ctx, TS_SIZE_TINY);
+	static const char *const names[] = { "matmul", "softmax",
+		"dense_bias_relu", "conv2d_nchw_s1" };
 
 	assert_non_null(tg);
-	assert_null(ts_static_fill(ctx, dag, tg, 1));
-	assert_error_contains(ctx, "target 'h100' is a gpu");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		ts_dag *dag = ts_catalogue_find(names[i])->build(ctx,
+			TS_SIZE_TINY);
+		ts_static_result *r, *g;
+		ts_ctx_set_seed(ctx, 7);
+		assert_non_null(r = ts_static_fill(ctx, dag, tg, 4));
+		ts_ctx_set_seed(ctx, 7);
+		assert_non_null(g = ts_gpu_static_fill(ctx, dag, tg, 4));
+		assert_true(ts_config_equal(r->best, g->best));
+		for (int k = 0; k < r->k; k++)
+			assert_true(fabs(r->topk_cost[k] - ts_gpu_model_estimate(
+				r->tp, r->topk[k])) <= 1e-9 * r->topk_cost[k]);
+		assert_non_null(ts_template_apply(r->tp, r->best));
+		assert_null(ts_gpu_static_fill(ctx, dag,
+			ts_target_lookup(ctx, "zen3"), 1));
+		assert_error_contains(ctx, "target 'zen3' is not a GPU");
+	}
 }
 
 int main(void)
@@ -759,7 +779,7 @@ int main(void)
 		TS_TEST(test_static_padding_before_window__not_inlined),
 		TS_TEST(test_static_model__special_costs_and_l3_residents),
 		TS_TEST(test_static_fill__register_tiles_under_every_seed),
-		TS_TEST(test_static_fill__rejects_gpu_targets),
+		TS_TEST(test_static_fill__one_search_for_gpu_targets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,8 +1,10 @@
-/* Static filling of GPU templates: an analytical model of one GPU
+/* The GPU's part of static filling: an analytical model of one GPU
  * (occupancy from threads, registers and shared memory per block, waves
  * of blocks over the SMs, coalescing of the thread axis, global traffic
  * after shared-memory staging, the tensor-core peak for tiles on tensor
- * cores) rates configurations with no measurement; the best are kept. */
+ * cores) that rates a configuration stage by stage with no measurement,
+ * and the seeds the search starts from.  The search is the CPU's
+ * (search/static.c). */
 #include <config.h>
 
 #include <math.h>
@@ -13,6 +15,7 @@
 #include "dsl/ir.h"
 #include "metatemplates/ir.h"
 #include "support/support.h"
+#include "search/model.h"
 
 /* Seconds a kernel launch costs at least. */
 #define LAUNCH_S 3e-6
@@ -151,28 +154,24 @@ static double stage_time(const ts_gpu_template *tp, const ts_config *cfg,
 	return TS_MAX(compute, memory) + latency + LAUNCH_S;
 }
 
+double ts_gpu_model_stage_estimate(const ts_template *tp,
+	const ts_config *cfg, int s)
+{
+	if (!ts_gpu_template_stage_fits(tp, cfg, s))
+		return INFINITY;
+	return stage_time(tp, cfg, s);
+}
+
 double ts_gpu_model_estimate(const ts_gpu_template *tp, const ts_config *cfg)
 {
 	double total = 0;
 
-	if (!ts_gpu_template_fits(tp, cfg))
-		return INFINITY;
 	for (int s = 0; s < tp->dag->nstages; s++)
-		total += stage_time(tp, cfg, s);
+		total += ts_gpu_model_stage_estimate(tp, cfg, s);
 	return total;
 }
 
-/* The ranked candidates kept so far. */
-struct ranking {
-	int k, n;
-	ts_config **c;
-	double *cost;
-};
-
-/* Give the knobs that tiles on tensor cores ignore (the splits, staging
- * and unrolling of the plain tiles) their defaults in "c", so that
- * configurations that differ only there compare equal. */
-static void tc_canonical(const ts_gpu_template *tp, ts_config *c)
+void ts_gpu_config_canonical(const ts_template *tp, ts_config *c)
 {
 	ts_config *d = NULL;
 
@@ -195,38 +194,6 @@ static void tc_canonical(const ts_gpu_template *tp, ts_config *c)
 				ts_config_set(c, knobs[k], l,
 					ts_config_get(d, knobs[k], l));
 	}
-}
-
-/* Rate "c" and keep it in "r" when it is among the best; return its
- * cost. */
-static double rank(const ts_gpu_template *tp, struct ranking *r,
-	ts_config *c, int *rated)
-{
-	double cost;
-	int pos;
-
-	tc_canonical(tp, c);
-	cost = ts_gpu_model_estimate(tp, c);
-
-	(*rated)++;
-	if (!isfinite(cost))
-		return cost;
-	for (int i = 0; i < r->n; i++)
-		if (ts_config_equal(r->c[i], c))
-			return cost;
-	for (pos = r->n; pos > 0 && r->cost[pos - 1] > cost; pos--)
-		;
-	if (pos >= r->k)
-		return cost;
-	if (r->n < r->k)
-		r->n++;
-	for (int i = r->n - 1; i > pos; i--) {
-		r->c[i] = r->c[i - 1];
-		r->cost[i] = r->cost[i - 1];
-	}
-	r->c[pos] = c;
-	r->cost[pos] = cost;
-	return cost;
 }
 
 /* Tensor-core seeds of tile "p" into "c": "warps" x "warps" warps of
@@ -255,14 +222,11 @@ static bool tc_seed(const ts_gpu_template *tp, const ts_stage_plan *p,
 	return true;
 }
 
-/* Seeds: the default, then per tiled stage square-ish tiles of 8x8 to
- * 16x16 threads with 4x4 or 8x8 outputs per thread (as two virtual
- * threads of 2x2 or 4x4 registers) where they divide. */
-static void seed(const ts_gpu_template *tp, struct ranking *r, int *rated)
+int ts_gpu_static_seeds(const ts_template *tp, ts_config **out)
 {
 	static const int64_t thr[] = { 8, 16, 16, 8 }, reg[] = { 2, 2, 4, 4 };
+	int n = 0;
 
-	rank(tp, r, ts_gpu_template_default(tp), rated);
 	for (int v = 0; v < 4; v++) {
 		ts_config *c = ts_gpu_template_default(tp);
 		for (int s = 0; s < tp->dag->nstages; s++) {
@@ -291,7 +255,7 @@ static void seed(const ts_gpu_template *tp, struct ranking *r, int *rated)
 			}
 		}
 		if (ts_config_is_valid(c))
-			rank(tp, r, c, rated);
+			out[n++] = c;
 	}
 	for (int v = 0; v < 6; v++) {
 		static const int64_t w[] = { 2, 2, 2, 4, 1, 4 };
@@ -301,53 +265,18 @@ static void seed(const ts_gpu_template *tp, struct ranking *r, int *rated)
 		for (int s = 0; s < tp->dag->nstages; s++)
 			any |= tc_seed(tp, &tp->plans[s], c, w[v], fr[v], 2);
 		if (any && ts_config_is_valid(c))
-			rank(tp, r, c, rated);
+			out[n++] = c;
 	}
+	return n;
 }
 
 ts_gpu_static_result *ts_gpu_static_fill(ts_ctx *ctx, const ts_dag *dag,
 	const ts_target *target, int k)
 {
-	ts_gpu_static_result *res;
-	struct ranking r = { 0 };
-	struct timespec t0, t1;
-	const ts_dag_info *info;
-	int rated = 0;
-
-	if (!dag)
-		return NULL;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (!(info = ts_analyze_dag(ctx, dag)))
-		return NULL;
-	res = ts_new(ts_gpu_static_result);
-	if (!(res->tp = ts_gpu_template_new(ctx, dag, info, target)))
-		return NULL;
-	r.k = k > 0 ? k : 1;
-	r.c = ts_new_array(ts_config *, r.k + 1);
-	r.cost = ts_new_atomic(double, r.k + 1);
-	seed(res->tp, &r, &rated);
-	/* Rating is cheap (about 2 us a configuration): sample widely. */
-	for (int i = 0; i < 8000; i++)
-		rank(res->tp, &r, ts_space_sample(res->tp->space, ctx), &rated);
-	/* Local search from the best: keep a neighbour that rates better. */
-	for (int round = 0; round < 4000 && r.n > 0; round++) {
-		ts_config *c = ts_config_mutate(r.c[(size_t)round % r.n], ctx);
-		rank(res->tp, &r, c, &rated);
-	}
-	if (r.n == 0)
-		return ts_ctx_set_error(ctx, "GPU static filling of '%s': no "
-			"configuration fits target '%s'", dag->name ? dag->name
-			: "dag", target->name), NULL;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	res->best = r.c[0];
-	res->best_cost = r.cost[0];
-	res->k = r.n;
-	res->topk = r.c;
-	res->topk_cost = r.cost;
-	res->rated = rated;
-	res->elapsed_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-		(double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-	return res;
+	if (!target || target->kind != TS_TARGET_GPU)
+		return ts_ctx_set_error(ctx, "GPU static filling: target '%s' "
+			"is not a GPU", target ? target->name : "(none)"), NULL;
+	return ts_static_fill(ctx, dag, target, k);
 }
 
 ts_schedule *ts_gpu_static_schedule(ts_ctx *ctx, const ts_dag *dag,
