@@ -728,6 +728,34 @@ static void test_static_fill__register_tiles_under_every_seed(void **state)
 	}
 }
 
+/* Check that every cost "r" keeps is the model's estimate of its whole
+ * configuration: the search rates a change by re-estimating the stages
+ * whose knobs changed and their neighbours, so a knob it did not know
+ * the stage of (a row group's, once) left a stale sum. */
+static void check_costs_are_estimates(const char *name,
+	const ts_static_result *r)
+{
+	for (int k = 0; k < r->k; k++) {
+		double e = ts_model_estimate(r->tp, r->topk[k], NULL);
+		if (fabs(r->topk_cost[k] - e) > 1e-9 * e)
+			fail_msg("%s: candidate %d costs %g, its estimate is %g",
+				name, k, r->topk_cost[k], e);
+	}
+}
+
+static void test_static_fill__costs_are_whole_estimates(void **state)
+{
+	ts_ctx *ctx = *state;
+	const ts_target *tg = ts_target_lookup(ctx, "zen3");
+
+	for (int e = 0; e < ts_catalogue_count; e++) {
+		ts_dag *dag = ts_catalogue[e].build(ctx, TS_SIZE_TINY);
+		ts_static_result *r = ts_static_fill(ctx, dag, tg, 16);
+		assert_non_null(r);
+		check_costs_are_estimates(ts_catalogue[e].name, r);
+	}
+}
+
 /* One search for CPUs and GPUs: on a GPU target ts_static_fill rates
  * with the GPU's model, its costs are that model's estimates of whole
  * configurations (the search rates stage by stage), its best applies,
@@ -779,6 +807,7 @@ int main(void)
 		TS_TEST(test_static_padding_before_window__not_inlined),
 		TS_TEST(test_static_model__special_costs_and_l3_residents),
 		TS_TEST(test_static_fill__register_tiles_under_every_seed),
+		TS_TEST(test_static_fill__costs_are_whole_estimates),
 		TS_TEST(test_static_fill__one_search_for_gpu_targets),
 	};
 
