@@ -121,33 +121,51 @@ static void test_template_kernels__match_interpreter(void **state)
 	}
 }
 
-/* The same for declarations written in every style of the generator,
- * in both forms: what the tuner samples computes what the interpreter
- * does.  TS_TEMPLATE_SEEDS sets how many (default 24). */
+/* The template for "target" of the declaration the generator writes
+ * for "seed" (in one form for odd seeds, the other for even ones, as
+ * "odd_form" says), its name in "name". */
+static ts_template *generated(ts_ctx *ctx, uint64_t seed,
+	ts_corpus_form odd_form, const char *target, char **name)
+{
+	ts_corpus_opts o = ts_corpus_opts_default();
+	ts_corpus_case cc;
+	ts_template *tp;
+	ts_dag *dag;
+	char *text;
+
+	o.form = seed & 1 ? odd_form : odd_form == TS_CORPUS_STAGED ?
+		TS_CORPUS_ONE_STATEMENT : TS_CORPUS_STAGED;
+	assert_int_equal(ts_corpus_generate(seed, &o, &cc), 0);
+	*name = ts_asprintf("seed %llu (%s)", (unsigned long long)seed,
+		ts_corpus_style_name(cc.style));
+	text = ts_asprintf("%s", cc.text);	/* the collector's, as the DAG */
+	ts_corpus_case_clear(&cc);
+	dag = ts_parse_string(ctx, *name, text);
+	if (!dag)
+		fail_msg("%s: %s", *name, ts_ctx_error(ctx));
+	tp = ts_template_new(ctx, dag, ts_analyze_dag(ctx, dag),
+		ts_target_lookup(ctx, target));
+	assert_non_null(tp);
+	return tp;
+}
+
+/* Kernels of sampled configurations match the interpreter for
+ * declarations written in every style of the generator, in both forms:
+ * what the tuner samples computes what the interpreter does.
+ * TS_TEMPLATE_SEEDS sets how many (default 24). */
 static void test_template_kernels__match_for_any_declaration(void **state)
 {
 	ts_ctx *ctx = *state;
 	const char *env = getenv("TS_TEMPLATE_SEEDS");
 	uint64_t nseeds = env ? strtoull(env, NULL, 10) : 24;
-	ts_corpus_opts o = ts_corpus_opts_default();
 
 	for (uint64_t seed = 1; seed <= nseeds; seed++) {
-		ts_corpus_case cc;
-		ts_dag *dag;
-		ts_template *tp;
-		ts_array **in, *want[16];
 		char *name;
-		o.form = seed & 1 ? TS_CORPUS_STAGED : TS_CORPUS_ONE_STATEMENT;
-		assert_int_equal(ts_corpus_generate(seed, &o, &cc), 0);
-		name = ts_asprintf("seed %llu (%s)", (unsigned long long)seed,
-			ts_corpus_style_name(cc.style));
-		dag = ts_parse_string(ctx, name, cc.text);
-		if (!dag)
-			fail_msg("%s: %s", name, ts_ctx_error(ctx));
+		ts_template *tp = generated(ctx, seed, TS_CORPUS_STAGED, "zen3",
+			&name);
+		const ts_dag *dag = tp->dag;
+		ts_array **in, *want[16];
 		assert_true(dag->noutputs <= 16);
-		tp = ts_template_new(ctx, dag, ts_analyze_dag(ctx, dag),
-			ts_target_lookup(ctx, "zen3"));
-		assert_non_null(tp);
 		in = ts_dag_random_inputs(ctx, dag, seed);
 		assert_int_equal(ts_eval(ctx, dag, in, want), TS_OK);
 		for (int i = 0; i < 3; i++) {
@@ -159,7 +177,6 @@ static void test_template_kernels__match_for_any_declaration(void **state)
 					ts_config_to_json(c), ts_ctx_error(ctx));
 			check_schedule(ctx, name, dag, sch, in, want, c);
 		}
-		ts_corpus_case_clear(&cc);
 	}
 }
 
@@ -486,31 +503,18 @@ static void test_template_nest__is_lowered_for_any_declaration(void **state)
 {
 	ts_ctx *ctx = *state;
 	static const char *const targets[] = { "zen3", "sapphire-rapids" };
-	ts_corpus_opts o = ts_corpus_opts_default();
 	int loops = 0, cases = 0;
 
 	for (uint64_t seed = 1; seed <= 300; seed++) {
-		ts_corpus_case cc;
-		ts_dag *dag;
-		ts_template *tp;
 		char *name;
-		o.form = seed & 1 ? TS_CORPUS_ONE_STATEMENT : TS_CORPUS_STAGED;
-		assert_int_equal(ts_corpus_generate(seed, &o, &cc), 0);
-		name = ts_asprintf("seed %llu (%s)", (unsigned long long)seed,
-			ts_corpus_style_name(cc.style));
-		dag = ts_parse_string(ctx, name, cc.text);
-		if (!dag)
-			fail_msg("%s: %s", name, ts_ctx_error(ctx));
-		tp = ts_template_new(ctx, dag, ts_analyze_dag(ctx, dag),
-			ts_target_lookup(ctx, targets[seed / 2 % 2]));
-		assert_non_null(tp);
+		ts_template *tp = generated(ctx, seed, TS_CORPUS_ONE_STATEMENT,
+			targets[seed / 2 % 2], &name);
 		for (int i = 0; i < 6; i++) {
 			ts_config *c = i ? ts_space_sample(tp->space, ctx)
 				: ts_template_default(tp);
 			loops += check_nests(ctx, name, tp, c);
 		}
 		cases++;
-		ts_corpus_case_clear(&cc);
 	}
 	assert_true(loops > 6 * cases);
 }
