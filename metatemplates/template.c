@@ -241,7 +241,6 @@ static const ts_rule_ops cpu_ops = {
 	},
 };
 
-/* Decide stage "s" by the rule table. */
 void ts_stage_plan_init(ts_stage_plan *p, const ts_template *tp, int s)
 {
 	p->stage = s;
@@ -265,6 +264,7 @@ void ts_stage_plan_init(ts_stage_plan *p, const ts_template *tp, int s)
 	p->row_host = -1;
 }
 
+/* Decide stage "s" by the rule table. */
 static void choose_rule(ts_template *tp, int s)
 {
 	ts_stage_plan *p = &tp->plans[s];

@@ -116,7 +116,8 @@ __ts_gc ts_config *ts_template_default(__ts_keep const ts_template *tp);
  * every loop in its declared order, untiled, serial, nothing vectorized
  * but what LLVM vectorizes itself, every location-tunable stage at
  * root.  The static search rates it with the others, so that it never
- * picks a configuration its model rates worse than that nest. */
+ * picks a configuration its model rates worse than that nest.  A GPU
+ * template has no such nest: its default. */
 __ts_gc ts_config *ts_template_naive(__ts_keep const ts_template *tp);
 /* The name of "r", a static string. */
 __ts_keep const char *ts_rule_name(ts_rule r);
