@@ -290,16 +290,48 @@ static void check_nest_is_scheduled(const char *name, const ts_template *tp,
 			partitioned_axis(ss), ts_config_to_json(c));
 }
 
-/* The name lowering gives the loop of part "q" of the "nparts" parts of
- * stage axis "name": splits name the outer part ".o" and the inner ".i",
- * the inner one split again. */
-static char *part_name(const char *name, int q, int nparts)
+/* Which part of its axis' splits loop "k" of "n" runs (0: the
+ * outermost), of how many ("nparts"). */
+static int loop_part(const ts_nest *n, int k, int *nparts)
 {
-	char *s = ts_asprintf("%s", name);
+	int part = 0;
 
-	for (int i = 0; i < q; i++)
+	*nparts = 0;
+	for (int j = 0; j < n->nloops; j++)
+		if (n->loops[j].axis == n->loops[k].axis) {
+			part += j < k;
+			(*nparts)++;
+		}
+	return part;
+}
+
+/* The name lowering gives loop "k" of nest "n" of stage "st": the
+ * splits of an axis name the outer part ".o" and the inner ".i", the
+ * inner one split again; the last part has no ".o". */
+static char *nest_loop_name(const ts_nest *n, const ts_stage *st, int k)
+{
+	int nparts, part = loop_part(n, k, &nparts);
+	char *s = ts_asprintf("%s", ts_stage_axis(st, n->loops[k].axis)->name);
+
+	for (int i = 0; i < part; i++)
 		s = ts_asprintf("%s.i", s);
-	return q < nparts - 1 ? ts_asprintf("%s.o", s) : s;
+	return part < nparts - 1 ? ts_asprintf("%s.o", s) : s;
+}
+
+/* The name of the loop lowering makes of the first "npar" loops of "n"
+ * fused, and their trips' product in "trip". */
+static char *parallel_name(const ts_nest *n, const ts_stage *st,
+	int64_t *trip)
+{
+	char *s = NULL;
+
+	*trip = 1;
+	for (int k = 0; k < n->npar && k < n->nloops; k++) {
+		char *part = nest_loop_name(n, st, k);
+		s = s ? ts_asprintf("%s@%s", s, part) : part;
+		*trip *= n->loops[k].trip;
+	}
+	return s;
 }
 
 /* Whether buffer name "b" is stage "name" or one of its buffers
@@ -361,6 +393,14 @@ static bool compute_path(const ts_stmt *s, const ts_dag *dag, int y,
 	}
 }
 
+/* Whether loop "q" of the "nl" loops "loops" exists and runs the
+ * variable "name". */
+static bool lowered_as(const ts_stmt *const *loops, int nl, int q,
+	const char *name)
+{
+	return q < nl && !strcmp(ts_axis_name(ts_stmt_var(loops[q])), name);
+}
+
 /* Check that the nest the model rates for root stage "y" under "c" is
  * the loop nest lowering produces in "f": outermost first, the loops
  * that run more than once with the same variables (the parallel ones
@@ -382,50 +422,27 @@ static int check_nest_is_lowered(const char *name, const ts_template *tp,
 		fail_msg("%s: stage %s: no store computes it under %s", name,
 			st->name, ts_config_to_json(c));
 	if (n.npar > 0) {
-		char *fusedname = NULL;
-		int64_t trip = 1;
-		for (; k0 < n.npar && k0 < n.nloops; k0++) {
-			const ts_nest_loop *lp = &n.loops[k0];
-			int part = 0, nparts = 0;
-			for (int j = 0; j < n.nloops; j++)
-				if (n.loops[j].axis == lp->axis) {
-					part += j < k0;
-					nparts++;
-				}
-			char *pn = part_name(ts_stage_axis(st, lp->axis)->name,
-				part, nparts);
-			fusedname = fusedname ? ts_asprintf("%s@%s", fusedname,
-				pn) : pn;
-			trip *= lp->trip;
-		}
-		if (trip > 1) {
-			if (q >= nl || strcmp(ts_axis_name(ts_stmt_var(
-			    loops[q])), fusedname) ||
-			    ts_stmt_loop_kind(loops[q]) != TS_LOOP_PARALLEL)
-				fail_msg("%s: stage %s: the nest's parallel "
-					"loop %s is not lowered under %s", name,
-					st->name, fusedname,
-					ts_config_to_json(c));
-			q++;
-		}
+		int64_t trip;
+		char *pn = parallel_name(&n, st, &trip);
+		k0 = TS_MIN(n.npar, n.nloops);
+		if (trip > 1 && (!lowered_as(loops, nl, q, pn) ||
+		    ts_stmt_loop_kind(loops[q]) != TS_LOOP_PARALLEL))
+			fail_msg("%s: stage %s: the nest's parallel loop %s is "
+				"not lowered under %s", name, st->name, pn,
+				ts_config_to_json(c));
+		q += trip > 1;
 	}
 	for (int k = k0; k < n.nloops; k++) {
 		const ts_nest_loop *lp = &n.loops[k];
-		int part = 0, nparts = 0;
-		const char *vn;
+		const char *vn = nest_loop_name(&n, st, k);
 		int64_t trip;
-		bool tail;
-		for (int j = 0; j < n.nloops; j++)
-			if (n.loops[j].axis == lp->axis) {
-				part += j < k;
-				nparts++;
-			}
-		vn = part_name(ts_stage_axis(st, lp->axis)->name, part, nparts);
-		tail = lp->axis == n.tail_loop && part == 0;
-		if (lp->trip == 1 || (tail && lp->trip == 2 && (q >= nl ||
-		    strcmp(ts_axis_name(ts_stmt_var(loops[q])), vn))))
+		int nparts;
+		bool tail = lp->axis == n.tail_loop &&
+			loop_part(&n, k, &nparts) == 0;
+		if (lp->trip == 1 || (tail && lp->trip == 2 &&
+		    !lowered_as(loops, nl, q, vn)))
 			continue;
-		if (q >= nl || strcmp(ts_axis_name(ts_stmt_var(loops[q])), vn))
+		if (!lowered_as(loops, nl, q, vn))
 			fail_msg("%s: stage %s: the nest's loop %s is not "
 				"lowered (%s there) under %s", name, st->name,
 				vn, q < nl ? ts_axis_name(ts_stmt_var(loops[q])) :
