@@ -8,9 +8,10 @@
  * in metatemplates/template.c, and test_template checks it loop by loop
  * against the loop IR that lowering produces, on the catalogue and on
  * generated declarations.  It does not lower each candidate itself:
- * lowering takes 0.3 to 1.7 ms a configuration where the nest takes 1 to
- * 2 us (measured on a Zen 3 for the catalogue's operators), and a static
- * search rates some 17,000 configurations of a convolution. */
+ * lowering takes 0.3 to 1.7 ms a configuration of one operator where
+ * the nest takes about 1 us (measured on a Zen 3 for the catalogue's
+ * operators), and a static search rates some 17,000 configurations of a
+ * convolution. */
 #include <config.h>
 
 #include <math.h>
@@ -1359,8 +1360,9 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 /* The time of stage "s" computed at level "level" (0 outer, 1 inner) of
  * its consumer's tiles under "cfg", given "pass", the time of the tiles'
  * work, and "root", its time at root, where it runs when the consumer's
- * nest has no loop for it (ts_nest's at_loop): a producer with a guarded load whose tile holds less than a
- * vector, or a few vectors in rows shorter than one, also runs lane by
+ * nest has no loop for it (ts_nest's at_loop): a producer with a guarded
+ * load whose tile holds less than a vector, or a few vectors in rows
+ * shorter than one, also runs lane by
  * lane, a loop started for each tile (measured: a guarded mask at the
  * outer level of a consumer tiled one element a tile, 4.5 ms on an AVX2
  * target against 1.0 ms at root, where the pass alone rated it 4x
