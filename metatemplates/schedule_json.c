@@ -352,6 +352,13 @@ ts_schedule *ts_schedule_from_json(ts_ctx *ctx, const ts_dag *dag,
 			jerr.text);
 		return NULL;
 	}
+	/* What tessel schedule --json prints: the steps are its "schedule". */
+	if (!json_object_get(root, "steps") &&
+	    json_is_object(json_object_get(root, "schedule"))) {
+		json_t *inner = json_incref(json_object_get(root, "schedule"));
+		json_decref(root);
+		root = inner;
+	}
 	h = json_object_get(root, "dag");
 	if (h && (!json_is_string(h) ||
 	    strcmp(json_string_value(h), ts_dag_hash(dag)) != 0)) {

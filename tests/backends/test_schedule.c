@@ -396,6 +396,18 @@ static void test_schedule_json__round_trip(void **state)
 	assert_string_equal(ts_schedule_to_string(back),
 		"C: split k by 4 -> k.o, k.i\nC: rfactor k.i\n");
 	assert_string_equal(ts_schedule_find_stage(back, "C")->rfactor, "k.i");
+
+	/* What tessel schedule --json prints holds the steps in "schedule";
+	 * its own "dag" names the program, not the hash. */
+	{
+		char *wrapped = ts_asprintf("{\"dag\": \"small\", "
+			"\"config\": {}, \"schedule\": %s}",
+			ts_schedule_to_json(rf));
+		back = ts_schedule_from_json(ctx, dag, wrapped);
+		assert_non_null(back);
+		assert_string_equal(ts_schedule_to_string(back),
+			ts_schedule_to_string(rf));
+	}
 }
 
 static void test_schedule_json__errors(void **state)
