@@ -58,6 +58,7 @@ typedef struct emitter {
 	const char *sym;	/* the external function's name */
 	struct env bufs;	/* buffer -> pointer */
 	struct env vars;	/* loop variable -> i64 (or vector of i64) */
+	const ts_axis *inner;	/* the innermost loop's variable, or NULL */
 	const ts_axis *vaxis;	/* the vectorized variable, or NULL */
 	unsigned width;		/* its extent, 0 outside vector code */
 	LLVMValueRef mask;	/* active lanes under vector guards, or NULL */
@@ -1207,6 +1208,38 @@ static void store_vector(emitter *e, LLVMValueRef v, LLVMValueRef p,
 }
 
 /* A STORE statement "s". */
+/* Whether "s" stores a float quotient whose divisor does not change in
+ * the innermost loop around it while its dividend does: a softmax's
+ * exp(x - m) / sum, a normalisation's (x - mean) / sqrt(var + eps).
+ * One division per iteration costs as much as the rest of such a loop
+ * (vdivps: a vector each 5 cycles on Zen 3, 16 with AVX-512 on Skylake);
+ * a multiply by the reciprocal, which LLVM computes once outside the
+ * loop, costs one FMA-port cycle.  It rounds twice: the stored value may
+ * differ from the quotient in its last bit or two (doc/grammar.md), so
+ * it is done only where the quotient is stored as it is, never inside a
+ * larger expression where a rounding or a cast to an integer could see
+ * the difference (a quantisation's round(x / scale)). */
+static bool is_invariant_quotient(const emitter *e, const ts_stmt *s)
+{
+	const ts_expr *x = s->value;
+
+	return e->inner && x->kind == TS_EXPR_BINARY &&
+		x->op == TS_OP_DIV && ts_dtype_is_float(x->dtype) &&
+		ts_dtype_is_float(s->buffer->dtype) &&
+		!depends(x->b, e->inner) && depends(x->a, e->inner);
+}
+
+/* The quotient "x" as its dividend times the reciprocal of its divisor
+ * (is_invariant_quotient). */
+static LLVMValueRef emit_reciprocal_product(emitter *e, const ts_expr *x)
+{
+	LLVMValueRef a = emit_expr(e, x->a), b = emit_expr(e, x->b);
+
+	b = LLVMBuildFDiv(e->b, real_like(e, b, 1.0), b, "");
+	unify(e, &a, &b);
+	return LLVMBuildFMul(e->b, a, b, "");
+}
+
 static void emit_store(emitter *e, const ts_stmt *s)
 {
 	const ts_tensor *t = s->buffer;
@@ -1224,6 +1257,8 @@ static void emit_store(emitter *e, const ts_stmt *s)
 	/* Only a float sum's update fuses (ts_stmt_is_fma_update). */
 	if (e->opt->contract && ts_stmt_is_fma_update(s))
 		v = emit_fmuladd(e, s->value->b, emit_expr(e, s->value->a));
+	else if (is_invariant_quotient(e, s))
+		v = emit_reciprocal_product(e, s->value);
 	else
 		v = emit_expr(e, s->value);
 	if (e->width && contiguous(e, s->nidx, s->idx)) {
@@ -1248,11 +1283,15 @@ static void emit_store(emitter *e, const ts_stmt *s)
  * variable a constant each time. */
 static void emit_unrolled(emitter *e, const ts_stmt *s)
 {
+	const ts_axis *inner = e->inner;
+
+	e->inner = s->var;
 	for (int64_t k = 0; k < s->var->extent && e->status == TS_OK; k++) {
 		env_push(&e->vars, s->var, LLVMConstInt(e->i64, k, 0));
 		emit_stmt(e, s->body);
 		e->vars.n--;
 	}
+	e->inner = inner;
 }
 
 /* The vector registers of the target (AVX-512: 32, else 16). */
@@ -1340,13 +1379,17 @@ static void emit_serial(emitter *e, const ts_stmt *s)
 	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->fn,
 		"");
 	LLVMValueRef phi, next, br, zero = LLVMConstInt(e->i64, 0, 0);
+	const ts_axis *inner;
 
 	LLVMBuildBr(e->b, body);
 	LLVMPositionBuilderAtEnd(e->b, body);
 	phi = LLVMBuildPhi(e->b, e->i64, s->var->name);
 	LLVMAddIncoming(phi, &zero, &pre, 1);
 	env_push(&e->vars, s->var, phi);
+	inner = e->inner;
+	e->inner = s->var;
 	emit_stmt(e, s->body);
+	e->inner = inner;
 	e->vars.n--;
 	next = LLVMBuildNUWAdd(e->b, phi, LLVMConstInt(e->i64, 1, 0), "");
 	latch = LLVMGetInsertBlock(e->b);
@@ -1365,6 +1408,7 @@ static void emit_vectorized(emitter *e, const ts_stmt *s)
 {
 	int64_t w = s->var->extent;
 	LLVMValueRef lanes[TS_MAX_VECTOR];
+	const ts_axis *inner;
 
 	if (e->vaxis || w > TS_MAX_VECTOR) {
 		emit_serial(e, s);
@@ -1376,11 +1420,13 @@ static void emit_vectorized(emitter *e, const ts_stmt *s)
 	}
 	for (int64_t k = 0; k < w; k++)
 		lanes[k] = LLVMConstInt(e->i64, k, 0);
-	e->vaxis = s->var;
+	inner = e->inner;
+	e->inner = e->vaxis = s->var;
 	e->width = (unsigned)w;
 	env_push(&e->vars, s->var, LLVMConstVector(lanes, (unsigned)w));
 	emit_stmt(e, s->body);
 	e->vars.n--;
+	e->inner = inner;
 	e->vaxis = NULL;
 	e->width = 0;
 	e->mask = NULL;

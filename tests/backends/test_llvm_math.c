@@ -496,6 +496,57 @@ static void test_math_gelu_static__matches_eval(void **state)
 	check_catalogue(*state, "gelu");
 }
 
+/* A quotient stored as it is, whose divisor does not change along the
+ * inner loop, is a multiply by the divisor's reciprocal computed once
+ * outside the loop (no vector fdiv left); one that is rounded and cast
+ * to an integer stays a division, so that the integers agree exactly
+ * with the interpreter.  Both against ts_eval. */
+static void test_math_invariant_quotient__is_a_reciprocal_product(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	static const char *src[2] = {
+		"input X: f32[4, 1000]\ninput S: f32[4]\n"
+		"output Y[i: 4, j: 1000] = X[i, j] / S[i]\n",
+		"input X: f32[4, 1000]\ninput S: f32[4]\n"
+		"output Y[i: 4, j: 1000] = i32(round(X[i, j] * 100.0 / S[i]))\n",
+	};
+
+	for (int k = 0; k < 2; k++) {
+		ts_dag *dag = ts_parse_string(ctx, "quotient.tsl", src[k]);
+		ts_array **in, *want[1], *args[3];
+		ts_func *f;
+		char *ir;
+		double err;
+
+		if (!dag)
+			fail_msg("parse: %s", ts_ctx_error(ctx));
+		f = ts_lower(ctx, dag, NULL);
+		if (!f)
+			fail_msg("lower: %s", ts_ctx_error(ctx));
+		ok(ctx, ts_module_emit_llvm_ir(ctx, f, NULL, &ir), "emit IR");
+		if (k == 0 && (strstr(ir, "fdiv <") ||
+		    !strstr(ir, "fdiv float 1.0")))
+			fail_msg("the stored quotient is not a product by "
+				"one reciprocal:\n%s", ir);
+		if (k == 1 && !strstr(ir, "fdiv <"))
+			fail_msg("the rounded quotient is not divided:\n%s",
+				ir);
+		in = ts_dag_random_inputs(ctx, dag, 3);
+		ok(ctx, ts_eval(ctx, dag, in, want), "eval");
+		args[0] = in[0];
+		args[1] = in[1];
+		args[2] = ts_array_for_tensor(ctx, dag->outputs[0]);
+		compile_run(ctx, f, NULL, args);
+		if (!ts_array_close(args[2], want[0], &err))
+			fail_msg("%s differs from ts_eval by %g", src[k], err);
+		if (k == 1)
+			for (int64_t i = 0; i < args[2]->size; i++)
+				assert_int_equal(ts_array_get_int(args[2], i),
+					ts_array_get_int(want[0], i));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -509,6 +560,7 @@ int main(void)
 		TS_TEST(test_math_f16__matches_eval),
 		TS_TEST(test_math_vectorized_loops__have_no_call),
 		TS_TEST(test_math_pow_two__is_the_square),
+		TS_TEST(test_math_invariant_quotient__is_a_reciprocal_product),
 		TS_TEST(test_math_softmax_static__matches_eval),
 		TS_TEST(test_math_layer_norm_static__matches_eval),
 		TS_TEST(test_math_gelu_static__matches_eval),
