@@ -4,6 +4,7 @@
 
 #include "tests/common.h"
 #include "tests/backends/small_program.h"
+#include "support/support.h"
 
 
 /* The names of the live loops of stage "name", comma separated. */
