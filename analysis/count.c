@@ -81,6 +81,18 @@ int ts_special_cost(ts_op op)
 	}
 }
 
+int ts_special_vec_cost(ts_op op, ts_dtype t)
+{
+	if (t != TS_F32)
+		return ts_special_cost(op);
+	switch (op) {
+	case TS_OP_EXP: return 16;
+	case TS_OP_SIGMOID: return 30;
+	case TS_OP_ERF: return 63;
+	default: return ts_special_cost(op);
+	}
+}
+
 /* Of "n" evaluations of the special function "e", those that differ:
  * an argument that does not depend on a spatial axis of the stage is
  * computed once for all of it, the compiler hoisting it out of that
@@ -106,6 +118,8 @@ static void count_unary(struct counter *k, const ts_expr *e, int64_t n)
 		int64_t d = distinct_calls(k, e, n);
 		k->c->special += d;
 		k->c->special_cost += d * ts_special_cost(e->op);
+		k->c->special_vec_cost += d * ts_special_vec_cost(e->op,
+			e->dtype);
 	} else if (e->op == TS_OP_NEG)
 		k->c->add += n;
 	else if (e->op == TS_OP_ISNAN || e->op == TS_OP_ISINF)
@@ -127,6 +141,7 @@ static void count_op(struct counter *k, ts_op op, int64_t n)
 	case TS_OP_POW:
 		k->c->special += n;
 		k->c->special_cost += n * ts_special_cost(op);
+		k->c->special_vec_cost += n * ts_special_cost(op);
 		break;
 	case TS_OP_AND: case TS_OP_OR: k->c->other += n; break;
 	default: k->c->compare += n; break;

@@ -13,7 +13,8 @@
  *            (degree 12) for f64; 2^n is applied in two halves so that
  *            overflow gives inf and gradual underflow stays correct.  A
  *            vector of f32 whose results are all normal adds n to the
- *            exponent bits instead (m_exp_vector).
+ *            exponent bits instead (m_exp_vector; sigmoid and erf
+ *            use it too).
  *   expm1(x) the same reduction, 2^n (e^r - 1) + (2^n - 1): no
  *            cancellation near 0.  Only for arguments in [-40, 0].
  *   log(x)   x = 2^e m, m in [sqrt(1/2), sqrt(2)), f = m - 1,
@@ -256,8 +257,10 @@ static LLVMValueRef exp_poly(const mb *s, LLVMValueRef r, bool taylor)
 	return s->dbl ? poly(s, r, k, 13) : poly(s, r, k + 6, 7);
 }
 
-/* e^"x" for every float "x". */
-static LLVMValueRef m_exp(const mb *s, LLVMValueRef x)
+static LLVMValueRef m_exp_vector(const mb *s, LLVMValueRef x);
+
+/* e^"x" for every float "x", without a branch. */
+static LLVMValueRef m_exp_any(const mb *s, LLVMValueRef x)
 {
 	LLVMValueRef n, nf, r, p, n1, n2;
 
@@ -272,6 +275,12 @@ static LLVMValueRef m_exp(const mb *s, LLVMValueRef x)
 	n2 = LLVMBuildSub(s->b, n, n1, "");
 	p = LLVMBuildFMul(s->b, p, pow2i(s, n1), "");
 	return LLVMBuildFMul(s->b, p, pow2i(s, n2), "");
+}
+
+/* e^"x" for every float "x": a vector of f32 through m_exp_vector. */
+static LLVMValueRef m_exp(const mb *s, LLVMValueRef x)
+{
+	return s->width && !s->dbl ? m_exp_vector(s, x) : m_exp_any(s, x);
 }
 
 /* e^"x" - 1 for "x" in [-40, 0] or NaN. */
@@ -392,11 +401,12 @@ static LLVMValueRef m_erf32(const mb *s, LLVMValueRef x)
 
 /* e^"x" for a vector "x" of f32: where every lane's 2^n is normal (a
  * result in [2^-125, 2^127), every x in about [-86.6, 87.6]), the
- * reduction and the polynomial of m_exp and a scaling by adding n to the
+ * reduction and the polynomial of m_exp_any and a scaling by adding n to the
  * exponent bits; a vector with any other lane (NaN, infinities, results
- * that overflow or are subnormal) takes m_exp.  The common path spends
- * 9 FMA-unit instructions a vector, m_exp 14 (its clamps and two
- * multiplies by powers of two): exp is most of a softmax's time. */
+ * that overflow or are subnormal) takes m_exp_any.  The common path spends
+ * 9 FMA-unit instructions a vector, m_exp_any 14 (its clamps and two
+ * multiplies by powers of two): exp is most of a softmax's time, and
+ * sigmoid and erf take it too. */
 static LLVMValueRef m_exp_vector(const mb *s, LLVMValueRef x)
 {
 	LLVMBasicBlockRef from = LLVMGetInsertBlock(s->b);
@@ -415,9 +425,13 @@ static LLVMValueRef m_exp_vector(const mb *s, LLVMValueRef x)
 	ok = LLVMBuildICmp(s->b, LLVMIntULE, LLVMBuildAdd(s->b, n,
 		ic(s, 125), ""), ic(s, 251), "");
 	ok = intrinsic(s, "llvm.vector.reduce.and", &ok, 1);
+	/* Lanes masked off may hold poison (a masked load's), and a
+	 * branch on poison is undefined: LLVM deleted the code after it.
+	 * Either way is right for the lanes that count. */
+	ok = LLVMBuildFreeze(s->b, ok, "");
 	LLVMBuildCondBr(s->b, ok, done, rare);
 	LLVMPositionBuilderAtEnd(s->b, rare);
-	slow = m_exp(s, x);
+	slow = m_exp_any(s, x);
 	blocks[1] = LLVMGetInsertBlock(s->b);
 	LLVMBuildBr(s->b, done);
 	LLVMPositionBuilderAtEnd(s->b, done);
@@ -440,8 +454,7 @@ LLVMValueRef ts_llvm_math_unary(LLVMModuleRef m, LLVMBuilderRef b, ts_op op,
 		return NULL;
 	mb_init(&s, m, b, LLVMTypeOf(v));
 	switch (op) {
-	case TS_OP_EXP:
-		return s.width && !s.dbl ? m_exp_vector(&s, v) : m_exp(&s, v);
+	case TS_OP_EXP: return m_exp(&s, v);
 	case TS_OP_LOG: return m_log(&s, v);
 	case TS_OP_TANH: return m_tanh(&s, v);
 	case TS_OP_SIGMOID: return m_sigmoid(&s, v);

@@ -1296,11 +1296,13 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 	peak = ts_target_peak_gflops_core(tp->target) * 1e9 * lanes /
 		TS_MAX(1, cpu->simd_bytes / 4);
 	/* A special function costs what its expansion (or the library
-	 * call) does, measured (ts_special_cost). */
-	flops = (double)(si->counts.flops - si->counts.special +
-		si->counts.special_cost);
-	flops *= (double)n->padded / (double)n->useful;
+	 * call) does, measured (ts_special_cost), less in the schedule's
+	 * own vectors (ts_special_vec_cost). */
 	run_vector(si, n, s, lanes, guarded, &rv);
+	flops = (double)(si->counts.flops - si->counts.special +
+		(rv.axis >= 0 && !rv.implicit ? si->counts.special_vec_cost :
+		 si->counts.special_cost));
+	flops *= (double)n->padded / (double)n->useful;
 	eff = vector_efficiency(si, n, lanes, s, complex, guarded);
 	if (p->nreduce > 0 && !(rv.implicit && rv.reduce_inside))
 		eff *= tile_efficiency(tp, cfg, si, n, lanes, complex);
