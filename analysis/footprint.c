@@ -192,6 +192,7 @@ static void derive_dim(int n, int d, struct box1 *base, struct box1 **step,
 	if (!base[d].ok || base[d].size != 1)
 		return box_dim_whole(bd);
 	bd->cst = base[d].cst;
+	bd->naxes = n;
 	for (int a = 0; a < n; a++) {
 		bd->origin_coef[a] = base[d].coef[a];
 		if (!same_origin(&step[a][d], &base[d], n))
@@ -462,7 +463,7 @@ void ts_footprint_eval(const ts_footprint *fp, const int64_t *origin,
 			ts_quasi_eval(bd, origin, size, &lo[d], &extent[d]);
 			continue;
 		}
-		for (int a = 0; a < TS_MAX_AXES; a++) {
+		for (int a = 0; a < bd->naxes; a++) {
 			if (!bd->origin_coef[a] && !bd->size_shift[a] &&
 			    !bd->size_coef[a])
 				continue;
@@ -496,7 +497,7 @@ int64_t ts_footprint_extent(const ts_footprint *fp, int d,
 		block_box(bd, 0, size[bd->block_axis], &lo, &e);
 		return e;
 	}
-	for (int a = 0; a < TS_MAX_AXES; a++)
+	for (int a = 0; a < bd->naxes; a++)
 		if (bd->size_coef[a])
 			e += bd->size_coef[a] * (size[a] - 1);
 	return e;

@@ -161,6 +161,8 @@ static void options(int argc, char **argv, ts_network_options *o,
 			o->topk = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--naive"))
 			o->naive = true;
+		else if (!strcmp(argv[i], "--declared-layouts"))
+			o->declared_layouts = true;
 	}
 }
 
@@ -207,7 +209,8 @@ static ts_network *compile(ts_ctx *ctx, const ts_dag *dag, ts_target *tg,
 		/* As tessel run --records: the log's layouts where it has
 		 * them. */
 		ts_layout_options lo = { o->threads, o->layout,
-			o->keep_weights, records };
+			o->keep_weights, records, false,
+			o->declared_layouts || o->naive };
 		p = ts_network_lay_out(ctx, dag, p, tg, &lo, NULL, NULL);
 	}
 	/* The choice tessel run makes: a record where it runs faster than
@@ -249,7 +252,8 @@ int main(int argc, char **argv)
 	if (argc < 4) {
 		fprintf(stderr, "usage: bench_network NET BATCH DIR "
 			"[--threads N] [--topk K] [--naive] [--tune ROUNDS "
-			"[--trials N]] [--records LOG] [--seed N]\n");
+			"[--trials N]] [--records LOG] [--seed N] "
+			"[--declared-layouts]\n");
 		return 2;
 	}
 	options(argc, argv, &o, &rounds, &trials, &records, &seed);

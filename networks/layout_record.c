@@ -164,6 +164,7 @@ ts_partition *ts_network_lay_out(ts_ctx *ctx, const ts_dag *dag,
 		target, o->threads), o->threads);
 	const ts_record *r;
 	ts_layout_plan *plan;
+	bool estimate;
 
 	if (out)
 		*out = NULL;
@@ -175,21 +176,22 @@ ts_partition *ts_network_lay_out(ts_ctx *ctx, const ts_dag *dag,
 				o->records, r->line);
 		return replay(ctx, p, target, r, o->records);
 	}
-	if (!o->choose) {
+	if (!o->choose && (o->declared || o->keep_weights)) {
 		if (how)
 			*how = o->keep_weights ? "layouts as declared" :
 				"layouts as declared, weights blocked";
 		return o->keep_weights ? (ts_partition *)p :
 			ts_partition_block_weights(ctx, p, target, NULL);
 	}
-	plan = o->estimate ? ts_network_estimate_layouts(ctx, p, target,
+	estimate = o->estimate || !o->choose;
+	plan = estimate ? ts_network_estimate_layouts(ctx, p, target,
 		o->threads, 1 << 16) : ts_network_choose_layouts(ctx, p, target,
 		o->threads, 1 << 16);
 	if (!plan)
 		return NULL;
 	if (out)
 		*out = plan;
-	if (o->estimate) {
+	if (estimate) {
 		if (how)
 			*how = ts_asprintf("layouts chosen by the model (%.4f "
 				"ms against %.4f ms as declared, estimated)",

@@ -806,7 +806,7 @@ ts_network *ts_network_compile(ts_ctx *ctx, const ts_dag *dag,
 	p = ts_partition_dag(ctx, dag, target);
 	if (p) {
 		ts_layout_options lo = { o.threads, o.layout, o.keep_weights,
-			o.records };
+			o.records, false, o.declared_layouts || o.naive };
 		p = ts_network_lay_out(ctx, dag, p, target, &lo, NULL, NULL);
 	}
 	if (!p)

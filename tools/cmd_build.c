@@ -29,7 +29,8 @@ struct build_opts {
 	int threads;		/* cores of the schedules; 0: all */
 	int64_t seed;		/* draws the static choices */
 	bool layout;		/* a network: choose its layouts by timing */
-	bool layout_model;	/* ... or with the model */
+	bool layout_model;	/* ... or with the model (the default) */
+	bool declared;		/* ... or keep them as declared */
 };
 
 /* Take "v" as the output folder of "o". */
@@ -121,6 +122,13 @@ static bool set_layout_model(void *o, const char *v)
 	return true;
 }
 
+/* Ask "o" to keep a network's layouts as declared ("v" unused). */
+static bool set_declared(void *o, const char *v)
+{
+	((struct build_opts *)o)->declared = true;
+	return true;
+}
+
 /* The options of tessel build; add a row to add one. */
 static const struct ts_tool_option build_options[] = {
 	{ "-o", true, set_out, "the output folder (created if missing)" },
@@ -134,7 +142,10 @@ static const struct ts_tool_option build_options[] = {
 	  "                     where --records holds none (and append it)" },
 	{ "--layout-model", false, set_layout_model,
 	  "a network: choose each subgraph's layout with the\n"
-	  "                     model, no timing (not recorded)" },
+	  "                     model, no timing (not recorded; the default)" },
+	{ "--declared-layouts", false, set_declared,
+	  "a network: keep the layouts as declared (weights\n"
+	  "                     blocked), no choice" },
 	{ "--target-triple", true, set_triple,
 	  "e.g. aarch64-linux-gnu (default: this machine)" },
 	{ "--cpu", true, set_cpu,
@@ -295,7 +306,7 @@ static int build_program(ts_ctx *ctx, const struct build_opts *o)
 	ts_func *f;
 	struct ts_tool_network_opts no = { "build", o->records, o->threads,
 		0, o->schedule && !strcmp(o->schedule, "naive"), o->layout,
-		o->layout_model };
+		o->layout_model, o->declared };
 	int code = TS_EXIT_OK;
 
 	if (dag && o->target && ts_tool_is_cuda_target(o->target)) {

@@ -32,7 +32,8 @@ struct run_opts {
 	const char *inputs;	/* folder of <input>.npy files, or NULL */
 	const char *out;	/* folder receiving <output>.npy, or NULL */
 	bool layout;		/* a network: choose its layouts by timing */
-	bool layout_model;	/* ... or with the model */
+	bool layout_model;	/* ... or with the model (the default) */
+	bool declared;		/* ... or keep them as declared */
 };
 
 /* Take "v" as the schedule of "o". */
@@ -114,6 +115,13 @@ static bool set_layout_model(void *o, const char *v)
 	return true;
 }
 
+/* Ask "o" to keep a network's layouts as declared ("v" unused). */
+static bool set_declared(void *o, const char *v)
+{
+	((struct run_opts *)o)->declared = true;
+	return true;
+}
+
 /* Take "v" as the folder "o" writes its outputs to. */
 static bool set_out(void *o, const char *v)
 {
@@ -134,7 +142,10 @@ static const struct ts_tool_option run_options[] = {
 	  "                     where --records holds none (and append it)" },
 	{ "--layout-model", false, set_layout_model,
 	  "a network: choose each subgraph's layout with the\n"
-	  "                     model, no timing (not recorded)" },
+	  "                     model, no timing (not recorded; the default)" },
+	{ "--declared-layouts", false, set_declared,
+	  "a network: keep the layouts as declared (weights\n"
+	  "                     blocked), no choice" },
 	{ "--check", false, set_check,
 	  "compare the outputs with the reference interpreter" },
 	{ "--json", false, set_json,
@@ -390,7 +401,7 @@ static struct ts_tool_network_opts network_opts(const struct run_opts *o)
 {
 	struct ts_tool_network_opts no = { "run", o->records, o->threads, 0,
 		o->schedule && !strcmp(o->schedule, "naive"), o->layout,
-		o->layout_model };
+		o->layout_model, o->declared };
 
 	return no;
 }

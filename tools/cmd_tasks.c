@@ -35,6 +35,7 @@ struct tasks_opts {
 	const char *build;	/* directory of the AOT library, or NULL */
 	bool run, check, naive, profile, layout;
 	bool layout_model;	/* choose the layouts with the model */
+	bool declared;		/* keep the declared layouts */
 	double min_time;	/* seconds of timed runs; 0: no timing */
 	uint64_t seed;
 };
@@ -54,7 +55,9 @@ static void usage(FILE *out)
 		"                  appended to --records or --log as a layout\n"
 		"                  record; a log that has one replays it\n"
 		"  --layout-model  choose the layouts with the model: no\n"
-		"                  timing, nothing recorded\n"
+		"                  timing, nothing recorded (the default)\n"
+		"  --declared-layouts  keep the layouts as declared (weights\n"
+		"                  blocked); no choice\n"
 		"  --tune R        with --run: tune the tasks for R rounds shared\n"
 		"                  by expected gain (task scheduler)\n"
 		"  --trials N      measurements per round (default 16)\n"
@@ -132,6 +135,8 @@ static int parse_args(int argc, char **argv, struct tasks_opts *o)
 			o->layout = true;
 		} else if (!strcmp(a, "--layout-model")) {
 			o->layout_model = true;
+		} else if (!strcmp(a, "--declared-layouts")) {
+			o->declared = true;
 		} else if (!strcmp(a, "--run") || !strcmp(a, "--check") ||
 			   !strcmp(a, "--naive") || !strcmp(a, "--profile")) {
 			o->run = true;
@@ -354,11 +359,13 @@ ts_partition *ts_tool_network_partition(ts_ctx *ctx, const ts_dag *dag,
 	}
 	if (!(force ? p->nsubgraphs > 1 : ts_partition_is_network(p)))
 		return NULL;
+	lo.declared = true;
 	if (o) {
 		lo.threads = o->threads;
 		lo.records = o->records;
 		lo.choose = (o->layout || o->layout_model) && !o->naive;
 		lo.estimate = o->layout_model;
+		lo.declared = o->declared || o->naive;
 	}
 	if (!(p = ts_network_lay_out(ctx, dag, p, tg, &lo, &how, NULL))) {
 		ts_tool_report(ctx);
@@ -366,7 +373,7 @@ ts_partition *ts_tool_network_partition(ts_ctx *ctx, const ts_dag *dag,
 			*code = TS_EXIT_FAIL;
 		return NULL;
 	}
-	if (o && (o->records || lo.choose))
+	if (o && (o->records || !lo.declared))
 		fprintf(stderr, "tessel %s: %s\n", o->verb, how);
 	return p;
 }
@@ -505,7 +512,8 @@ static const ts_partition *tasks_partition(ts_ctx *ctx, const ts_dag *dag,
 {
 	ts_partition *p = ts_partition_dag(ctx, dag, tg), *q;
 	ts_layout_options lo = { o->threads, o->layout || o->layout_model,
-		false, o->records ? o->records : o->log, o->layout_model };
+		false, o->records ? o->records : o->log, o->layout_model,
+		o->declared || o->naive };
 	ts_layout_plan *plan = NULL;
 	const char *how = NULL;
 
@@ -515,7 +523,7 @@ static const ts_partition *tasks_partition(ts_ctx *ctx, const ts_dag *dag,
 	ts_partition_print(stdout, plan ? p : q);
 	if (plan)
 		print_plan(p, plan);
-	if (lo.records || lo.choose)
+	if (lo.records || !lo.declared)
 		fprintf(stderr, "tessel tasks: %s\n", how);
 	return q;
 }
@@ -589,7 +597,8 @@ int ts_tool_tune_network(ts_ctx *ctx, const ts_dag *dag, ts_target *target,
 	const struct ts_tune_options *opt, bool quiet, bool layout)
 {
 	ts_partition *p = ts_partition_dag(ctx, dag, target);
-	ts_layout_options lo = { opt->threads, layout, false, opt->log };
+	ts_layout_options lo = { opt->threads, layout, false, opt->log, false,
+		!layout };
 	ts_tune_options to = *opt;
 	const char *how = NULL;
 	ts_schedule **tuned;

@@ -17,16 +17,20 @@ struct ts_tool_network_opts {
 	bool naive;		/* naive schedules */
 	bool layout;		/* choose layouts by timing where the
 				 * records hold none (ts_network_lay_out) */
-	bool layout_model;	/* choose them with the model instead */
+	bool layout_model;	/* choose them with the model (the
+				 * default) */
+	bool declared;		/* keep the layouts as declared, weights
+				 * blocked */
 };
 
 /* The partition of "dag" for "tg" when "dag" is a network (at least two
  * subgraphs that read weights of their own, or any partition of several
  * subgraphs with "force"), else NULL with no error.  Its layouts: those
  * of o->records' layout record for the network, else chosen by timing
- * with o->layout (and appended to o->records), else weights blocked;
- * said on stderr as "tessel VERB: layouts ..." when "o" asks for records
- * or a choice ("o" NULL: weights blocked).  NULL with the error reported
+ * with o->layout (and appended to o->records), else as declared with
+ * weights blocked with o->declared or o->naive, else chosen by the
+ * model; said on stderr as "tessel VERB: layouts ..." unless declared
+ * ("o" NULL: as declared, weights blocked).  NULL with the error reported
  * and "*code" (may be NULL) set when the layouts fail. */
 ts_partition *ts_tool_network_partition(ts_ctx *ctx, const ts_dag *dag,
 	const ts_target *tg, bool force, const struct ts_tool_network_opts *o,

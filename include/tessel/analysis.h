@@ -46,6 +46,7 @@ typedef struct ts_box_term {
 typedef struct ts_box_dim {
 	bool whole;
 	int64_t cst;
+	int naxes;		/* the coefficients past it are 0 */
 	int64_t origin_coef[TS_MAX_AXES];
 	int64_t size_shift[TS_MAX_AXES];
 	int64_t size_coef[TS_MAX_AXES];

@@ -111,9 +111,14 @@ typedef struct ts_network_options {
 	int threads;		/* threads of parallel loops; 0: default */
 	int opt_level;		/* LLVM optimisation level (3) */
 	bool naive;		/* naive schedules instead of static ones */
-	bool layout;		/* choose layouts (ts_network_choose_layouts) */
-	bool keep_weights;	/* without "layout": weights as declared
-				 * rather than ts_partition_block_weights */
+	bool layout;		/* choose layouts by timing
+				 * (ts_network_choose_layouts) rather than
+				 * with the model (the default) */
+	bool declared_layouts;	/* without "layout": the layouts as
+				 * declared, no choice */
+	bool keep_weights;	/* without "layout": the layouts and
+				 * weights as declared rather than blocked
+				 * (ts_partition_block_weights) */
 	int topk;		/* > 1: compile and time the "topk" best
 				 * static configurations of each task and
 				 * keep the fastest (hardware-guided) */
@@ -444,20 +449,24 @@ __ts_gc ts_partition *ts_network_apply_layouts(__ts_keep ts_ctx *ctx,
 	__ts_keep const int *choice, __ts_keep __ts_null const bool *weights,
 	__ts_keep __ts_null int *ntransforms);
 
-/* How ts_network_lay_out decides the layouts of a network. */
+/* How ts_network_lay_out decides the layouts of a network.  Zeroed, it
+ * asks for the model's choice (the default of every entry point). */
 typedef struct ts_layout_options {
-	int threads;		/* of the timed choice; 0: the target's */
+	int threads;		/* of the choice; 0: the target's */
 	bool choose;		/* time the choice (ts_network_choose_layouts)
 				 * when "records" holds no layout of this
 				 * network for this target */
-	bool keep_weights;	/* neither replayed nor chosen: weights as
-				 * declared (else blocked, the static rule) */
+	bool keep_weights;	/* neither replayed nor chosen: the layouts
+				 * and weights as declared */
 	const char *records;	/* a records log, or NULL: its layout
 				 * record of the network on the target is
 				 * replayed, and a timed choice appended */
 	bool estimate;		/* with "choose": rate the choice with the
-				 * model (ts_network_estimate_layouts)
-				 * instead of timing it; not recorded */
+				 * model instead of timing it (as without
+				 * "choose") */
+	bool declared;		/* neither replayed nor chosen: the layouts
+				 * as declared, weights blocked (the static
+				 * rule) unless "keep_weights" */
 } ts_layout_options;
 
 /* The partition "p" of the network "dag" on "target" laid out as "o"
@@ -465,12 +474,15 @@ typedef struct ts_layout_options {
  * workload is ts_dag_hash("dag") and whose target is ts_target_key
  * ("target"), replayed without timing; else, with o->choose, the timed
  * choice, appended to o->records as a layout record (doc/records.md);
- * else the weights blocked (ts_partition_block_weights) unless
- * o->keep_weights.  "*how" (may be NULL) receives a phrase saying where
- * the layouts come from, and "*plan" (may be NULL) the plan of a choice
- * timed now (NULL otherwise).  NULL with an error naming the log and
- * line when a layout record does not fit this partition, or when the log
- * cannot be read or written. */
+ * else, with o->declared or o->keep_weights, the layouts as declared
+ * and the weights blocked (ts_partition_block_weights) unless
+ * o->keep_weights; else the model's choice
+ * (ts_network_estimate_layouts: nothing timed, nothing recorded, the
+ * same for the same program, target and threads).  "*how" (may be NULL)
+ * receives a phrase saying where the layouts come from, and "*plan" (may
+ * be NULL) the plan of a choice made now (NULL otherwise).  NULL with an
+ * error naming the log and line when a layout record does not fit this
+ * partition, or when the log cannot be read or written. */
 __ts_gc ts_partition *ts_network_lay_out(__ts_keep ts_ctx *ctx,
 	__ts_keep const ts_dag *dag, __ts_keep const ts_partition *p,
 	__ts_keep const ts_target *target,

@@ -36,15 +36,18 @@ has() {
 # On a named target: how many weights are blocked (a subgraph each)
 # depends on the width of the vectors.  Nine subgraphs, and with AVX2 the
 # conversions of the second convolution's 50 and the first dense layer's
-# 500 output rows, padded to blocks of 8.
-expect 0 list "$tessel" tasks --target zen3 "$examples/lenet.tsl"
+# 500 output rows, padded to blocks of 8.  The layouts as declared: by
+# default the model chooses them (below).
+expect 0 list "$tessel" tasks --target zen3 --declared-layouts \
+	"$examples/lenet.tsl"
 has list out "11 subgraphs, 11 tasks"
 has list out "task 0  anchor C1  class complex_reduction  weight 1  flops 576000"
 has list out "stages: R1 (direct), P1 (simple_reduction)"
 
 # On a named target, so that the blocking (32 lanes of f32 on AVX-512)
 # does not depend on the machine running the test.
-expect 0 resnet "$tessel" tasks --target skylake-sp "$examples/resnet18.tsl"
+expect 0 resnet "$tessel" tasks --target skylake-sp --declared-layouts \
+	"$examples/resnet18.tsl"
 # 24 subgraphs and 22 tasks, and the conversions of the 20 convolutions'
 # weights, blocked along their output channels (11 distinct shapes), and
 # of the dense layer's, its 1000 rows padded to 1008 in blocks of 16.
@@ -118,6 +121,25 @@ got=$(sed -n 's/.*"task_schedules": \[\([^]]*\)\].*/\1/p' \
 	"$tmp/runmodel.out" | tr -d '",')
 [ -n "$want" ] && [ "$got" = "$want" ] ||
 	fail "runmodel: schedules '$got', tasks '$want'"
+# ... which is what run and build do by default, and --declared-layouts
+# turns off.
+model=$want
+expect 0 rundefault "$tessel" run --json --threads 1 --min-time 0.01 \
+	"$examples/lenet.tsl"
+has rundefault err "layouts chosen by the model"
+got=$(sed -n 's/.*"task_schedules": \[\([^]]*\)\].*/\1/p' \
+	"$tmp/rundefault.out" | tr -d '",')
+[ "$got" = "$model" ] || fail "rundefault: schedules '$got', tasks '$model'"
+expect 0 builddefault "$tessel" build -o "$tmp/lenetd" --threads 1 \
+	"$examples/lenet.tsl"
+has builddefault err "layouts chosen by the model"
+got=$(sed -n 's/^schedules: //p' "$tmp/builddefault.out")
+[ "$got" = "$model" ] || fail "builddefault: schedules '$got', tasks '$model'"
+expect 0 rundeclared "$tessel" run --json --threads 1 --min-time 0.01 \
+	--declared-layouts "$examples/lenet.tsl"
+if grep -q "layouts chosen" "$tmp/rundeclared.err"; then
+	fail "rundeclared: the layouts were chosen"
+fi
 
 expect 2 nofile "$tessel" tasks
 has nofile err "usage: tessel tasks"

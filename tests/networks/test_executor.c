@@ -862,7 +862,11 @@ static void test_layout_record_bad__names_the_line(void **state)
 	refused(ctx, dag, p, tg, layout_text(p, choice, wb, p->nsubgraphs,
 		-1), log, 3, "cannot take layout 1");
 	/* The records of the host with all its cores are not those of the
-	 * host with one. */
+	 * host with one: the model chooses, as by default, or the layouts
+	 * stay as declared when asked. */
+	assert_non_null(ts_network_lay_out(ctx, dag, p, tg, &lo, &how, NULL));
+	assert_non_null(strstr(how, "layouts chosen by the model ("));
+	lo.declared = true;
 	assert_non_null(ts_network_lay_out(ctx, dag, p, tg, &lo, &how, NULL));
 	assert_string_equal(how, "layouts as declared, weights blocked");
 	lo.keep_weights = true;
