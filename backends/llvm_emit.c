@@ -31,7 +31,6 @@
 #include "backends/llvm_internal.h"
 
 /* Vectorized loops wider than this run as scalar loops instead. */
-#define TS_MAX_VECTOR 64
 /* Unrolled loops longer than this run as scalar loops instead. */
 #define TS_MAX_UNROLL 1024
 
@@ -1407,10 +1406,10 @@ static void emit_serial(emitter *e, const ts_stmt *s)
 static void emit_vectorized(emitter *e, const ts_stmt *s)
 {
 	int64_t w = s->var->extent;
-	LLVMValueRef lanes[TS_MAX_VECTOR];
+	LLVMValueRef lanes[TS_MAX_VECTOR_LANES];
 	const ts_axis *inner;
 
-	if (e->vaxis || w > TS_MAX_VECTOR) {
+	if (e->vaxis || w > TS_MAX_VECTOR_LANES) {
 		emit_serial(e, s);
 		return;
 	}

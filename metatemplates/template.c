@@ -623,7 +623,13 @@ static void tiling_kinds(struct tiling *t)
 	if (t->npar > 0 && t->structure[0] == 'S')
 		for (int k = 0; k < t->npar && k < t->norder; k++)
 			t->kind[k] = TS_LOOP_PARALLEL;
+	/* A vector loop of more lanes than the code generator makes one
+	 * vector of stays a loop, for LLVM to vectorize (measured: an
+	 * int8 product's accumulators in rows of 128 i32, the fastest of
+	 * 24 configurations, which the model rated 240x slower as one
+	 * vector of 16 registers). */
 	if (va && va->trip[va->nlevels - 1] > 1 &&
+	    va->trip[va->nlevels - 1] <= TS_MAX_VECTOR_LANES &&
 	    (t->rfvec || (last_s == nl - 1 && last_s > 0)))
 		t->kind[t->norder - 1] = TS_LOOP_VECTORIZED;
 	if (t->unroll && last_s == nl - 1 && last_s > 0) {
@@ -1413,9 +1419,11 @@ bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 			nest->unrolled *= lp->trip;
 	}
 	/* The vector loop is the innermost whenever there is a vector
-	 * axis; its width may be one lane (then nothing is vectorized). */
+	 * axis; its width is one lane where nothing is vectorized (one
+	 * iteration, or more than the code generator makes a vector of). */
 	if (nest->vec_axis >= 0 && t.norder > 0)
-		nest->vec_width = t.order_trip[t.norder - 1];
+		nest->vec_width = t.kind[t.norder - 1] == TS_LOOP_VECTORIZED ?
+			t.order_trip[t.norder - 1] : 1;
 	nest->npar = t.npar;
 	/* Where a stage located in this one is computed.  For a fused
 	 * anchor this is its whole tile, as it is rated, although

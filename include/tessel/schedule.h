@@ -40,6 +40,11 @@ typedef enum ts_loop_kind {
 	TS_LOOP_KIND_COUNT
 } ts_loop_kind;
 
+/* The most lanes the CPU code generator emits a vectorized loop as one
+ * vector of; a longer one runs as a serial loop, which LLVM may
+ * vectorize itself. */
+#define TS_MAX_VECTOR_LANES 64
+
 typedef enum ts_bind {
 	TS_BIND_NONE,
 	TS_BIND_BLOCK_X, TS_BIND_BLOCK_Y, TS_BIND_BLOCK_Z,
