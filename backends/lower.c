@@ -679,6 +679,28 @@ static ts_expr *quasi_region(struct lower *L, const ts_box_dim *bd,
 	return ts_index_simplify(L->ctx, lo);
 }
 
+/* Whether the tile "o" gives every axis that the footprint "fp" depends
+ * on a value: a loop outside some of the stage's loops (a cache_read at
+ * a loop of a cache_write's copy-out, which has no reduction loop) does
+ * not. */
+static bool region_defined(const ts_footprint *fp, ts_expr **o)
+{
+	for (int d = 0; d < fp->ndim; d++) {
+		const ts_box_dim *bd = &fp->dim[d];
+		if (bd->whole || bd->block)
+			continue;
+		for (int k = 0; k < MAX_AXES; k++) {
+			bool used = bd->origin_coef[k] || bd->size_shift[k] ||
+				bd->size_coef[k];
+			for (int t = 0; t < bd->nterms; t++)
+				used |= bd->term[t].q[k] != 0;
+			if (used && !o[k])
+				return false;
+		}
+	}
+	return true;
+}
+
 /* Region of "t" (with the footprint "fp") that the tile "o", "s" of
  * stage "c" touches: origins in "lo", extents in "ext". */
 static void region(struct lower *L, const ts_footprint *fp, const ts_tensor *t,
@@ -1095,7 +1117,7 @@ static void open_reads(struct nest *n, int p, ts_vec *items)
 {
 	struct lower *L = n->L;
 	const char *name = n->ss->loops[n->ss->order[p]].name;
-	ts_expr *o[MAX_AXES], *lo[TS_MAX_DIMS];
+	ts_expr *o[MAX_AXES] = { NULL }, *lo[TS_MAX_DIMS];
 	int64_t s[MAX_AXES], ext[TS_MAX_DIMS], shape[TS_MAX_DIMS];
 	bool shared = block_tile(n, p, o, s);
 
@@ -1109,6 +1131,14 @@ static void open_reads(struct nest *n, int p, ts_vec *items)
 			continue;
 		if (!(fp = footprint(L, n->st, t)))
 			return;
+		if (!region_defined(fp, o)) {
+			L->failed = true;
+			ts_ctx_set_error(L->ctx, "cache_read of '%s' at loop "
+				"'%s' of stage '%s': the loop does not enclose "
+				"every loop the read depends on", t->name, name,
+				n->st->name);
+			return;
+		}
 		region(L, fp, t, o, s, lo, ext);
 		for (int j = 0; j < t->ndim; j++)
 			shape[j] = ext[rd->nperm ? rd->perm[j] : j];
