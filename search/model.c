@@ -221,6 +221,14 @@ static void run_vector(const ts_stage_info *si, const ts_nest *n,
 			step *= n->loops[k].trip;
 	for (int k = 0; k < si->naccesses; k++) {
 		int64_t st = si->accesses[k].stride[lp->axis] * step;
+		int64_t b = si->accesses[k].block[lp->axis];
+		/* A blocked layout read by tiles that do not start on its
+		 * blocks: the quotient and remainder of each index stay in
+		 * the loop and LLVM leaves it scalar (measured: a dense
+		 * layer over weights blocked by 8, its 500 outputs in tiles
+		 * of 125, 0.236 ms against 0.024 ms in tiles of 64). */
+		if (b > 0 && (step * lp->trip) % b != 0)
+			return;
 		if (st == 0 || st == 1)
 			continue;
 		if (si->accesses[k].write || st < 0 || st > 4)
@@ -1226,8 +1234,13 @@ static double codegen_penalty(const ts_nest *n, int lanes)
 
 /* A factor for a vector that spans blocks of a blocked layout: the
  * lowering reads it with one load per lane (a gather), so count every
- * such access a lane at a time against the vector loads it replaces. */
-static double block_penalty(const ts_stage_info *si, const ts_nest *n)
+ * such access a lane at a time, half a vector load a lane, against the
+ * vector loads it replaces (measured: a dense layer over weights
+ * blocked by 8, vectors of 32 outputs, 0.26 ms against 0.021 ms for
+ * LLVM's loop over tiles of 64 on an AVX2 core; counted as one more
+ * access, the model rated it the faster). */
+static double block_penalty(const ts_stage_info *si, const ts_nest *n,
+	int lanes)
 {
 	double f = 1;
 
@@ -1236,7 +1249,7 @@ static double block_penalty(const ts_stage_info *si, const ts_nest *n)
 	for (int k = 0; k < si->naccesses; k++) {
 		int64_t b = si->accesses[k].block[n->vec_axis];
 		if (b > 0 && (n->vec_width > b || b % n->vec_width))
-			f += 1;
+			f += 0.5 * (lanes > 2 ? lanes : 2);
 	}
 	return f;
 }
@@ -1355,7 +1368,7 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 			rest += e->memory[c];
 		e->total += 0.15 * (rest - e->total) + e->overhead;
 	}
-	e->total *= codegen_penalty(n, lanes) * block_penalty(si, n);
+	e->total *= codegen_penalty(n, lanes) * block_penalty(si, n, lanes);
 	return e->total;
 }
 
