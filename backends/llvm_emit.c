@@ -30,8 +30,8 @@
 #include "backends/ir.h"
 #include "backends/llvm_internal.h"
 
-/* Vectorized loops wider than this run as scalar loops instead. */
-/* Unrolled loops longer than this run as scalar loops instead. */
+/* Unrolled loops longer than this run as scalar loops instead.
+ * Vectorized loops wider than TS_MAX_VECTOR_LANES do too. */
 #define TS_MAX_UNROLL 1024
 
 struct binding {
@@ -1206,10 +1206,9 @@ static void store_vector(emitter *e, LLVMValueRef v, LLVMValueRef p,
 		LLVMSetAlignment(LLVMBuildStore(e->b, v, p), align);
 }
 
-/* A STORE statement "s". */
 /* Whether "s" stores a float quotient whose divisor does not change in
- * the innermost loop around it while its dividend does: a softmax's
- * exp(x - m) / sum, a normalisation's (x - mean) / sqrt(var + eps).
+ * the innermost loop around it while its dividend does (a row scaled by
+ * one of its statistics, e.g. exp(x - m) / sum).
  * One division per iteration costs as much as the rest of such a loop
  * (vdivps: a vector each 5 cycles on Zen 3, 16 with AVX-512 on Skylake);
  * a multiply by the reciprocal, which LLVM computes once outside the
@@ -1217,7 +1216,7 @@ static void store_vector(emitter *e, LLVMValueRef v, LLVMValueRef p,
  * differ from the quotient in its last bit or two (doc/grammar.md), so
  * it is done only where the quotient is stored as it is, never inside a
  * larger expression where a rounding or a cast to an integer could see
- * the difference (a quantisation's round(x / scale)). */
+ * the difference (e.g. round(x / scale)). */
 static bool is_invariant_quotient(const emitter *e, const ts_stmt *s)
 {
 	const ts_expr *x = s->value;
@@ -1239,6 +1238,7 @@ static LLVMValueRef emit_reciprocal_product(emitter *e, const ts_expr *x)
 	return LLVMBuildFMul(e->b, a, b, "");
 }
 
+/* A STORE statement "s". */
 static void emit_store(emitter *e, const ts_stmt *s)
 {
 	const ts_tensor *t = s->buffer;

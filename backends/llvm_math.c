@@ -401,19 +401,21 @@ static LLVMValueRef m_erf32(const mb *s, LLVMValueRef x)
 
 /* e^"x" for a vector "x" of f32: where every lane's 2^n is normal (a
  * result in [2^-125, 2^127), every x in about [-86.6, 87.6]), the
- * reduction and the polynomial of m_exp_any and a scaling by adding n to the
- * exponent bits; a vector with any other lane (NaN, infinities, results
- * that overflow or are subnormal) takes m_exp_any.  The common path spends
- * 9 FMA-unit instructions a vector, m_exp_any 14 (its clamps and two
- * multiplies by powers of two): exp is most of a softmax's time, and
- * sigmoid and erf take it too. */
+ * reduction and the polynomial of m_exp_any and a scaling by adding n
+ * to the exponent bits; a vector with any other lane (NaN, infinities,
+ * results that overflow or are subnormal) takes m_exp_any.  The common
+ * path spends 9 FMA-unit instructions a vector, m_exp_any 14 (its
+ * clamps and two multiplies by powers of two); sigmoid and erf take it
+ * too. */
 static LLVMValueRef m_exp_vector(const mb *s, LLVMValueRef x)
 {
 	LLVMBasicBlockRef from = LLVMGetInsertBlock(s->b);
 	LLVMValueRef fn = LLVMGetBasicBlockParent(from), n, nf, r, p, fast,
 		slow, ok, phi, in[2];
-	LLVMBasicBlockRef rare = LLVMAppendBasicBlockInContext(s->c, fn, "exp.rare");
-	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(s->c, fn, "exp.done");
+	LLVMBasicBlockRef rare = LLVMAppendBasicBlockInContext(s->c, fn,
+		"exp.rare");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(s->c, fn,
+		"exp.done");
 	LLVMBasicBlockRef blocks[2];
 
 	r = exp_reduce(s, x, &n, &nf);

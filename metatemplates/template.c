@@ -989,12 +989,6 @@ static void row_tiling(const ts_template *tp, const ts_stage_plan *p,
 		 * unroll (the model rated 1000 unrolled columns 5000x
 		 * slower than they ran). */
 		t->unroll = false;
-		/* A vector along it would be as long as the row: past four
-		 * registers the code generator runs it as a loop, which
-		 * LLVM vectorises itself (the model rated a vector of 1000
-		 * lanes 120x slower than that loop ran). */
-		if (t->vec == last && t->extent[last] > 4 * t->lanes)
-			t->vec = -1;
 		return;
 	}
 	if (!h)
