@@ -527,7 +527,11 @@ static void test_layouts_depthwise__computed_in_place_and_match(
 	assert_non_null(q);
 	if (ts_target_lanes(tg, TS_F32) > 1 && 32 % ts_target_lanes(tg,
 	    TS_F32) == 0) {
-		assert_int_equal(count_once(q), 4);
+		/* E, D and D2 blocked; F's 24 output channels too where the
+		 * blocks divide them (blocks of 16 would be a third
+		 * padding, and F stays as declared). */
+		assert_int_equal(count_once(q),
+			24 % ts_target_lanes(tg, TS_F32) == 0 ? 4 : 3);
 		t = task_named(q, "H");
 		assert_non_null(t);
 		last = t->stages[t->nstages - 1];

@@ -99,9 +99,10 @@ static ts_partition *partition_of(ts_ctx *ctx, const char *name)
 	return p;
 }
 
-/* The partition the command line runs a network with: the weights the
- * static rule blocks, converted by subgraphs of their own. */
-static ts_partition *cli_partition_of(ts_ctx *ctx, const char *name)
+/* The partition the command line runs a network with under
+ * --declared-layouts: the weights the static rule blocks, converted by
+ * subgraphs of their own. */
+static ts_partition *declared_partition_of(ts_ctx *ctx, const char *name)
 {
 	ts_target *host = ts_target_host(ctx);
 	ts_partition *p = ts_partition_block_weights(ctx,
@@ -111,10 +112,28 @@ static ts_partition *cli_partition_of(ts_ctx *ctx, const char *name)
 	return p;
 }
 
+/* The partition the command line runs a network with by default on
+ * "threads" threads (0: every core): the model's layouts, which depend
+ * on the host's vectors (LeNet keeps NCHW on an AVX2 host and takes a
+ * conversion more on an AVX-512 one). */
+static ts_partition *cli_partition_of(ts_ctx *ctx, const char *name,
+	int threads)
+{
+	const ts_target *tg = ts_target_for_threads(ts_target_host(ctx),
+		threads);
+	ts_partition *p = partition_of(ctx, name);
+	ts_layout_options lo = { 0 };
+
+	lo.threads = threads;
+	p = ts_network_lay_out(ctx, p->dag, p, tg, &lo, NULL, NULL);
+	assert_non_null(p);
+	return p;
+}
+
 static void test_run_lenet__network_checked_without_flag(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_partition *p = cli_partition_of(ctx, "lenet");
+	ts_partition *p = cli_partition_of(ctx, "lenet", 1);
 	char args[2048], want[256], *out, *err;
 
 	/* Nine subgraphs, and one more per weight the host's vectors
@@ -201,8 +220,10 @@ static void test_run_records__record_per_task_else_static(void **state)
 		ts_schedule_naive(ctx, t1), 1e-9, TS_ERR_WRONG_ANSWER);
 	add_record(ctx, log, t1, host_cores(ctx, 3),
 		ts_schedule_naive(ctx, t1), 1e-3, TS_ERR_NONE);
+	/* The records are of the declared layouts' tasks. */
 	snprintf(args, sizeof(args), "run '%s' --records '%s' --threads 1 "
-		"--check --min-time 0", example("lenet"), log);
+		"--declared-layouts --check --min-time 0", example("lenet"),
+		log);
 	assert_int_equal(run_tessel(args, &out, &err), 0);
 	/* the record is timed against the static schedule, and kept only
 	 * when faster */
@@ -217,7 +238,7 @@ static void test_run_records__record_per_task_else_static(void **state)
 	assert_has(err, want);
 	assert_has(err, "using the static schedule");
 	/* The command line runs the weights the static rule blocks. */
-	nt = cli_partition_of(ctx, "lenet")->ntasks;
+	nt = declared_partition_of(ctx, "lenet")->ntasks;
 	snprintf(want, sizeof(want), "tessel run: 1 of %d tasks from "
 		"records, %d static", nt, nt - 1);
 	if (!strstr(err, want)) {
@@ -253,7 +274,7 @@ static void test_partition_schedules__record_timed_not_believed(
 	void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_partition *p = cli_partition_of(ctx, "lenet");
+	ts_partition *p = declared_partition_of(ctx, "lenet");
 	char *log = ts_test_temp_path("netcli", "lie.jsonl");
 	char said[8192] = "";
 	int t = 0;
@@ -325,7 +346,7 @@ static void check_library(ts_ctx *ctx, const ts_dag *dag, const char *dir,
 static void test_build_mlp__one_library_matches_interpreter(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_partition *p = cli_partition_of(ctx, "mlp");
+	ts_partition *p = declared_partition_of(ctx, "mlp");
 	/* Task 0 converts the first weight; task 1 is the first layer. */
 	const ts_dag *t0 = p->tasks[1]->dag;
 	char *log = ts_test_temp_path("netcli", "log.jsonl");
@@ -353,7 +374,7 @@ static void test_build_mlp__one_library_matches_interpreter(void **state)
 static void test_build_network_bad_options__name_them(void **state)
 {
 	ts_ctx *ctx = *state;
-	ts_partition *p = cli_partition_of(ctx, "lenet");
+	ts_partition *p = cli_partition_of(ctx, "lenet", 0);
 	char *dir = ts_test_temp_path("netcli", "lib");
 	char args[2048], want[128], *out, *err;
 
@@ -447,8 +468,10 @@ static void test_tune_lenet__network_without_flag_then_run(void **state)
 	check_network_curve(log, ntasks);
 	/* The tuner measured with one thread: its records are for the
 	 * host with one core, and every task had a round. */
+	/* The records are of the declared layouts' tasks. */
 	snprintf(args, sizeof(args), "run '%s' --records '%s' --threads 1 "
-		"--check --min-time 0", example("lenet"), log);
+		"--declared-layouts --check --min-time 0", example("lenet"),
+		log);
 	assert_int_equal(run_tessel(args, &out, &err), 0);
 	snprintf(part, sizeof(part), " of %d tasks from records", ntasks);
 	assert_has(err, part);
