@@ -222,6 +222,9 @@ struct ts_nest {
 	int64_t unrolled;	/* iterations of the unrolled register tile */
 	int64_t padded;		/* iterations including guarded tails */
 	int64_t useful;		/* iterations of the stage */
+	bool guarded;		/* some tile overshoots its axis and tests
+				 * a guard (a tail run as a loop of its own,
+				 * tail_loop, does not) */
 	bool cache_write;
 	bool fused;		/* computed in its consumer's tile */
 	int row_host;		/* computed in the row tiles of that stage

@@ -1401,6 +1401,7 @@ bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 		nest->useful *= t.extent[a];
 		nest->padded *= a == t.partition ? tail_padded(tp, p, &t, a) :
 			tiles;
+		nest->guarded |= a != t.partition && tiles > t.extent[a];
 	}
 	nest->tail_loop = t.partition;
 	for (int k = 0; k < t.norder; k++) {
