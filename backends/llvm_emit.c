@@ -58,6 +58,9 @@ typedef struct emitter {
 	struct env bufs;	/* buffer -> pointer */
 	struct env vars;	/* loop variable -> i64 (or vector of i64) */
 	const ts_axis *inner;	/* the innermost loop's variable, or NULL */
+	bool reciprocal;	/* the store being emitted lets a quotient
+				 * by an invariant be a reciprocal product
+				 * (reciprocal_quotient) */
 	const ts_axis *vaxis;	/* the vectorized variable, or NULL */
 	unsigned width;		/* its extent, 0 outside vector code */
 	LLVMValueRef mask;	/* active lanes under vector guards, or NULL */
@@ -888,6 +891,80 @@ static LLVMValueRef emit_logic_guarded(emitter *e, const ts_expr *x)
 	return emit_select(e, &sel);
 }
 
+/* Whether "x" holds a float quotient. */
+static bool has_quotient(const ts_expr *x)
+{
+	if (!x || x->kind == TS_EXPR_LOAD)
+		return false;
+	if (x->kind == TS_EXPR_BINARY && x->op == TS_OP_DIV &&
+	    ts_dtype_is_float(x->dtype))
+		return true;
+	return has_quotient(x->a) || has_quotient(x->b) ||
+		has_quotient(x->c);
+}
+
+/* Whether "x" could tell a quotient from the product by its reciprocal:
+ * a rounding, a sign, a float floor division or remainder, a float
+ * comparison or a cast to an integer above a quotient (round(x /
+ * scale) would move by one where the two differ in their last bit). */
+static bool sees_last_bit(const ts_expr *x)
+{
+	bool sensitive;
+
+	if (!x || x->kind == TS_EXPR_LOAD)
+		return false;
+	switch (x->kind) {
+	case TS_EXPR_UNARY:
+		sensitive = x->op == TS_OP_FLOOR || x->op == TS_OP_ROUND ||
+			x->op == TS_OP_CEIL || x->op == TS_OP_SIGN;
+		break;
+	case TS_EXPR_BINARY:
+		sensitive = ts_dtype_is_float(x->a->dtype) &&
+			(x->op == TS_OP_FLOORDIV || x->op == TS_OP_MOD ||
+			(x->op >= TS_OP_LT && x->op <= TS_OP_NE));
+		break;
+	case TS_EXPR_CAST:
+		sensitive = !ts_dtype_is_float(x->dtype);
+		break;
+	default:
+		sensitive = false;
+	}
+	if (sensitive && has_quotient(x))
+		return true;
+	return sees_last_bit(x->a) || sees_last_bit(x->b) ||
+		sees_last_bit(x->c);
+}
+
+/* Whether the float quotient "x" may be emitted as a product by the
+ * reciprocal of its divisor: the divisor does not change in the
+ * innermost loop while the dividend does (a row scaled by one of its
+ * statistics, exp(x - m) / sum; an average's sum(x / 9)), and the value
+ * being stored does not round it (e->reciprocal, set by emit_store).
+ * One division per iteration costs as much as the rest of such a loop
+ * (vdivps: a vector each 5 cycles on Zen 3, 16 with AVX-512 on Skylake;
+ * nine a vector of a 3x3 average pooling, whose canonical form divides
+ * each term, ran it at 9% of a copy's bandwidth on a Zen 4); a multiply
+ * by the reciprocal, which LLVM computes once outside the loop, costs
+ * one FMA-port cycle.  It rounds twice: the value may differ from the
+ * quotient in its last bit or two (doc/grammar.md). */
+static bool reciprocal_quotient(const emitter *e, const ts_expr *x)
+{
+	return e->reciprocal && e->inner && x->op == TS_OP_DIV &&
+		ts_dtype_is_float(x->dtype) && !depends(x->b, e->inner) &&
+		depends(x->a, e->inner);
+}
+
+/* The quotient "x" as its dividend times the reciprocal of its divisor
+ * (reciprocal_quotient). */
+static LLVMValueRef emit_reciprocal_product(emitter *e, const ts_expr *x)
+{
+	LLVMValueRef a = emit_expr(e, x->a), b = emit_expr(e, x->b);
+
+	b = LLVMBuildFDiv(e->b, real_like(e, b, 1.0), b, "");
+	unify(e, &a, &b);
+	return LLVMBuildFMul(e->b, a, b, "");
+}
+
 /* A BINARY node "x". */
 static LLVMValueRef emit_binary(emitter *e, const ts_expr *x)
 {
@@ -896,6 +973,8 @@ static LLVMValueRef emit_binary(emitter *e, const ts_expr *x)
 
 	if ((x->op == TS_OP_AND || x->op == TS_OP_OR) && needs_guard(x->b))
 		return emit_logic_guarded(e, x);
+	if (reciprocal_quotient(e, x))
+		return emit_reciprocal_product(e, x);
 
 	a = emit_expr(e, x->a);
 	/* pow(a, 2) is a * a, exactly (the square of an f32 is exact in
@@ -1206,38 +1285,6 @@ static void store_vector(emitter *e, LLVMValueRef v, LLVMValueRef p,
 		LLVMSetAlignment(LLVMBuildStore(e->b, v, p), align);
 }
 
-/* Whether "s" stores a float quotient whose divisor does not change in
- * the innermost loop around it while its dividend does (a row scaled by
- * one of its statistics, e.g. exp(x - m) / sum).
- * One division per iteration costs as much as the rest of such a loop
- * (vdivps: a vector each 5 cycles on Zen 3, 16 with AVX-512 on Skylake);
- * a multiply by the reciprocal, which LLVM computes once outside the
- * loop, costs one FMA-port cycle.  It rounds twice: the stored value may
- * differ from the quotient in its last bit or two (doc/grammar.md), so
- * it is done only where the quotient is stored as it is, never inside a
- * larger expression where a rounding or a cast to an integer could see
- * the difference (e.g. round(x / scale)). */
-static bool is_invariant_quotient(const emitter *e, const ts_stmt *s)
-{
-	const ts_expr *x = s->value;
-
-	return e->inner && x->kind == TS_EXPR_BINARY &&
-		x->op == TS_OP_DIV && ts_dtype_is_float(x->dtype) &&
-		ts_dtype_is_float(s->buffer->dtype) &&
-		!depends(x->b, e->inner) && depends(x->a, e->inner);
-}
-
-/* The quotient "x" as its dividend times the reciprocal of its divisor
- * (is_invariant_quotient). */
-static LLVMValueRef emit_reciprocal_product(emitter *e, const ts_expr *x)
-{
-	LLVMValueRef a = emit_expr(e, x->a), b = emit_expr(e, x->b);
-
-	b = LLVMBuildFDiv(e->b, real_like(e, b, 1.0), b, "");
-	unify(e, &a, &b);
-	return LLVMBuildFMul(e->b, a, b, "");
-}
-
 /* A STORE statement "s". */
 static void emit_store(emitter *e, const ts_stmt *s)
 {
@@ -1253,13 +1300,14 @@ static void emit_store(emitter *e, const ts_stmt *s)
 			"dimensions", t->name, s->nidx, t->ndim);
 		return;
 	}
+	e->reciprocal = ts_dtype_is_float(t->dtype) &&
+		!sees_last_bit(s->value);
 	/* Only a float sum's update fuses (ts_stmt_is_fma_update). */
 	if (e->opt->contract && ts_stmt_is_fma_update(s))
 		v = emit_fmuladd(e, s->value->b, emit_expr(e, s->value->a));
-	else if (is_invariant_quotient(e, s))
-		v = emit_reciprocal_product(e, s->value);
 	else
 		v = emit_expr(e, s->value);
+	e->reciprocal = false;
 	if (e->width && contiguous(e, s->nidx, s->idx)) {
 		p = lane0_address(e, t, base, s->nidx, s->idx);
 		store_vector(e, to_mem(e, splat(e, v), t->dtype), p, align,
@@ -1369,7 +1417,93 @@ static void forbid_unroll(emitter *e, LLVMValueRef br)
 		LLVMMetadataAsValue(e->c, loop));
 }
 
-/* The loop "s" as a counted loop with an i64 induction variable. */
+/* The iterations of the serial loops nested in "s" (the largest over
+ * statements in sequence), or -1 when a loop there is unrolled or
+ * vectorized by the schedule. */
+static int64_t nested_trips(const ts_stmt *s)
+{
+	int64_t n = 1, k;
+
+	if (!s)
+		return 1;
+	switch (s->kind) {
+	case TS_STMT_FOR:
+		if (s->loop != TS_LOOP_SERIAL)
+			return -1;
+		k = nested_trips(s->body);
+		return k < 0 ? -1 : k * s->var->extent;
+	case TS_STMT_BLOCK:
+		for (int i = 0; i < s->nstmts; i++) {
+			k = nested_trips(s->stmts[i]);
+			if (k < 0)
+				return -1;
+			n = TS_MAX(n, k);
+		}
+		return n;
+	case TS_STMT_IF:
+		k = nested_trips(s->body);
+		n = nested_trips(s->orelse);
+		return k < 0 || n < 0 ? -1 : TS_MAX(k, n);
+	case TS_STMT_ALLOC:
+		return nested_trips(s->body);
+	default:
+		return 1;
+	}
+}
+
+/* Whether a store in "s" writes consecutive elements along "v" (its last
+ * index steps by one with "v", the others do not move): the loop LLVM
+ * would vectorize. */
+static bool stores_along(const ts_stmt *s, const ts_axis *v)
+{
+	bool any = false;
+
+	if (!s)
+		return false;
+	switch (s->kind) {
+	case TS_STMT_FOR:
+	case TS_STMT_ALLOC:
+		return stores_along(s->body, v);
+	case TS_STMT_BLOCK:
+		for (int i = 0; i < s->nstmts && !any; i++)
+			any = stores_along(s->stmts[i], v);
+		return any;
+	case TS_STMT_IF:
+		return stores_along(s->body, v) || stores_along(s->orelse, v);
+	case TS_STMT_STORE:
+		if (s->nidx < 1 || !unit_stride(s->idx[s->nidx - 1], v))
+			return false;
+		for (int k = 0; k < s->nidx - 1; k++)
+			if (depends(s->idx[k], v))
+				return false;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The lanes of an f32 vector of the target. */
+static int f32_lanes(const emitter *e)
+{
+	const char *f = e->target->features;
+
+	return f && strstr(f, "+avx512f") ? 16 : f && strstr(f, "+avx") ? 8
+		: 4;
+}
+
+/* The loop "s" as a counted loop with an i64 induction variable.  Kept
+ * from LLVM's unroller (forbid_unroll): a loop around a register tile
+ * whose accumulators take more than half the vector registers, and a
+ * loop of half a vector to a vector around a small nest of its own (up
+ * to 32 iterations: a window) that stores along it: LLVM would unroll
+ * it whole, since it is
+ * short, and vectorize the loop around it instead, with gathers on
+ * AVX-512 (measured on a Zen 4: a 3x3 average pooling over rows of 56
+ * in tiles of 16, its tail of 8 so unrolled, 0.185 ms; kept, the tail
+ * is a vector of 8 and the pooling takes 0.087 ms).  A loop of a whole
+ * vector or more is left alone: LLVM vectorizes it where it pays, and
+ * keeping it (every loop of 16 or more around such a nest, tried) made
+ * a transpose and a batched product 10 to 15% slower. */
 static void emit_serial(emitter *e, const ts_stmt *s)
 {
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(e->b), latch;
@@ -1379,6 +1513,7 @@ static void emit_serial(emitter *e, const ts_stmt *s)
 		"");
 	LLVMValueRef phi, next, br, zero = LLVMConstInt(e->i64, 0, 0);
 	const ts_axis *inner;
+	int64_t inside;
 
 	LLVMBuildBr(e->b, body);
 	LLVMPositionBuilderAtEnd(e->b, body);
@@ -1395,8 +1530,11 @@ static void emit_serial(emitter *e, const ts_stmt *s)
 	LLVMAddIncoming(phi, &next, &latch, 1);
 	br = LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntULT, next,
 		LLVMConstInt(e->i64, s->var->extent, 0), ""), body, done);
+	inside = nested_trips(s->body);
 	if (2 * unrolled_stores(s->body, 1, false, vector_registers(e) / 2)
-	    > vector_registers(e))
+	    > vector_registers(e) || (2 * s->var->extent >= f32_lanes(e) &&
+	    s->var->extent < f32_lanes(e) &&
+	    inside > 1 && inside <= 32 && stores_along(s->body, s->var)))
 		forbid_unroll(e, br);
 	LLVMPositionBuilderAtEnd(e->b, done);
 }

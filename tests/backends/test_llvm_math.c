@@ -496,23 +496,49 @@ static void test_math_gelu_static__matches_eval(void **state)
 	check_catalogue(*state, "gelu");
 }
 
-/* A quotient stored as it is, whose divisor does not change along the
- * inner loop, is a multiply by the divisor's reciprocal computed once
- * outside the loop (no vector fdiv left); one that is rounded and cast
- * to an integer stays a division, so that the integers agree exactly
- * with the interpreter.  Both against ts_eval. */
+/* The divisions in "ir" other than the reciprocals of
+ * emit_reciprocal_product (1.0 divided by something). */
+static int data_divisions(const char *ir)
+{
+	int n = 0;
+
+	for (const char *p = strstr(ir, "fdiv "); p; p = strstr(p + 5,
+	     "fdiv ")) {
+		const char *op = p + 5;
+		if (*op == '<')
+			op = strchr(op, '>') + 2;
+		else
+			op = strchr(op, ' ') + 1;
+		if (strncmp(op, "1.0", 3) && strncmp(op, "<float 1.0", 10) &&
+		    strncmp(op, "<double 1.0", 11))
+			n++;
+	}
+	return n;
+}
+
+/* A quotient whose divisor does not change along the inner loop is a
+ * multiply by the divisor's reciprocal computed once outside the loop,
+ * stored as it is or summed (an average's sum(x / 9)): no division of
+ * the data left; one that is rounded and cast to an integer, or
+ * compared, stays a division, so that the integers and the choices agree
+ * exactly with the interpreter.  All against ts_eval. */
 static void test_math_invariant_quotient__is_a_reciprocal_product(
 	void **state)
 {
 	ts_ctx *ctx = *state;
-	static const char *src[2] = {
+	static const char *src[4] = {
 		"input X: f32[4, 1000]\ninput S: f32[4]\n"
 		"output Y[i: 4, j: 1000] = X[i, j] / S[i]\n",
 		"input X: f32[4, 1000]\ninput S: f32[4]\n"
 		"output Y[i: 4, j: 1000] = i32(round(X[i, j] * 100.0 / S[i]))\n",
+		"input X: f32[4, 1002]\ninput S: f32[4]\n"
+		"output Y[i: 4, j: 1000] = sum(k: 3) X[i, j + k] / S[i]\n",
+		"input X: f32[4, 1000]\ninput S: f32[4]\n"
+		"output Y[i: 4, j: 1000] = select(X[i, j] / S[i] > 0.5, 1.0, "
+		"0.0)\n",
 	};
 
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 4; k++) {
 		ts_dag *dag = ts_parse_string(ctx, "quotient.tsl", src[k]);
 		ts_array **in, *want[1], *args[3];
 		ts_func *f;
@@ -525,13 +551,13 @@ static void test_math_invariant_quotient__is_a_reciprocal_product(
 		if (!f)
 			fail_msg("lower: %s", ts_ctx_error(ctx));
 		ok(ctx, ts_module_emit_llvm_ir(ctx, f, NULL, &ir), "emit IR");
-		if (k == 0 && (strstr(ir, "fdiv <") ||
+		if ((k == 0 || k == 2) && (data_divisions(ir) ||
 		    !strstr(ir, "fdiv float 1.0")))
-			fail_msg("the stored quotient is not a product by "
-				"one reciprocal:\n%s", ir);
-		if (k == 1 && !strstr(ir, "fdiv <"))
-			fail_msg("the rounded quotient is not divided:\n%s",
-				ir);
+			fail_msg("%s: the quotient is not a product by one "
+				"reciprocal:\n%s", src[k], ir);
+		if ((k == 1 || k == 3) && !data_divisions(ir))
+			fail_msg("%s: the quotient is not divided:\n%s",
+				src[k], ir);
 		in = ts_dag_random_inputs(ctx, dag, 3);
 		ok(ctx, ts_eval(ctx, dag, in, want), "eval");
 		args[0] = in[0];
@@ -540,10 +566,10 @@ static void test_math_invariant_quotient__is_a_reciprocal_product(
 		compile_run(ctx, f, NULL, args);
 		if (!ts_array_close(args[2], want[0], &err))
 			fail_msg("%s differs from ts_eval by %g", src[k], err);
-		if (k == 1)
+		if (k == 1 || k == 3)
 			for (int64_t i = 0; i < args[2]->size; i++)
-				assert_int_equal(ts_array_get_int(args[2], i),
-					ts_array_get_int(want[0], i));
+				assert_true(ts_array_get(args[2], i) ==
+					ts_array_get(want[0], i));
 	}
 }
 

@@ -295,6 +295,49 @@ static void test_llvm_sched_register_tile__not_unrolled_again(void **state)
 	}
 }
 
+/* A loop of half a vector to a vector (a tail of 8 on a 16-lane target)
+ * around a small window is marked for LLVM not to unroll it, so that it
+ * vectorizes that loop instead of unrolling it whole and gathering along
+ * the loop around it; for an 8-lane target the same loop is a whole
+ * vector and left to LLVM, as is a loop around a large inner nest.  All
+ * match the interpreter. */
+static void test_llvm_sched_half_vector_loop__not_unrolled(void **state)
+{
+	static const struct {
+		const char *cpu, *features;
+		int width, window;
+		bool marked;
+	} cases[] = {
+		{ "znver4", "+avx2,+fma,+avx512f", 8, 3, true },
+		{ "znver4", "+avx2,+fma,+avx512f", 8, 40, false },
+		{ "znver4", "+avx2,+fma,+avx512f", 4, 3, false },
+		{ "znver3", "+avx2,+fma", 8, 3, false },
+	};
+	ts_ctx *ctx = *state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		ts_dag *dag = parse(ctx, ts_asprintf("input X: f32[4, %d]\n"
+			"output Y[i: 4, j: %d] = sum(r: %d) X[i, j + r]\n",
+			cases[c].width + cases[c].window - 1, cases[c].width,
+			cases[c].window));
+		ts_compile_options co = ts_compile_options_default();
+		char *ir = NULL, what[64];
+
+		co.opt_level = 0;
+		co.cpu = cases[c].cpu;
+		co.features = cases[c].features;
+		snprintf(what, sizeof(what), "%s, %d columns, window of %d",
+			cases[c].cpu, cases[c].width, cases[c].window);
+		check_schedule(ctx, dag, ts_schedule_new(ctx, dag), what);
+		ok(ctx, ts_module_emit_llvm_ir(ctx, ts_lower(ctx, dag,
+			ts_schedule_new(ctx, dag)), &co, &ir), "emit");
+		if (!strstr(ir, "llvm.loop.unroll.disable") != !cases[c].marked)
+			fail_msg("%s: %s", what, cases[c].marked ?
+				"left to LLVM's unroller" :
+				"kept from LLVM's unroller");
+	}
+}
+
 /* rfactor of a reduction whose stage is empty: its partial results are
  * an empty buffer, not an error or a stray write. */
 static void test_llvm_sched_rfactor_empty_stage__matches_eval(void **state)
@@ -382,6 +425,7 @@ int main(void)
 		TS_TEST(test_llvm_sched_gather_odd_width__matches_eval),
 		TS_TEST(test_llvm_sched_blocked_layout__vector_loads),
 		TS_TEST(test_llvm_sched_register_tile__not_unrolled_again),
+		TS_TEST(test_llvm_sched_half_vector_loop__not_unrolled),
 		TS_TEST(test_llvm_sched_f16_short_vector__matches_eval),
 		TS_TEST(test_llvm_sched_naive__examples_match_eval),
 		TS_TEST(test_llvm_sched_zero_extents__naive_and_static_match_eval),
