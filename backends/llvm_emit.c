@@ -1496,11 +1496,11 @@ static int f32_lanes(const emitter *e)
  * whose accumulators take more than half the vector registers, and a
  * loop of half a vector to a vector around a small nest of its own (up
  * to 32 iterations: a window) that stores along it: LLVM would unroll
- * it whole, since it is
- * short, and vectorize the loop around it instead, with gathers on
- * AVX-512 (measured on a Zen 4: a 3x3 average pooling over rows of 56
- * in tiles of 16, its tail of 8 so unrolled, 0.185 ms; kept, the tail
- * is a vector of 8 and the pooling takes 0.087 ms).  A loop of a whole
+ * it whole, since it is short, and vectorize the loop around it
+ * instead, with gathers on AVX-512 (measured on a Zen 4: a 3x3 average
+ * pooling over rows of 56 in tiles of 16, its tail of 8 so unrolled,
+ * 0.185 ms; kept, the tail is a vector of 8 and the pooling takes
+ * 0.087 ms).  A loop of a whole
  * vector or more is left alone: LLVM vectorizes it where it pays, and
  * keeping it (every loop of 16 or more around such a nest, tried) made
  * a transpose and a batched product 10 to 15% slower. */
