@@ -22,8 +22,12 @@
  * are reordered once, and the kernel is scheduled statically on that
  * layout.  With --tune, that kernel is tuned.
  *
+ * With --target, Tessel's kernels are scheduled and compiled for that
+ * CPU target (one this host can run); oneDNN picks its own.
+ *
  *   usage: bench_conv [--threads N]... [--min-time S]
- *                     [--weights oihw|hwio] [--verbose]
+ *                     [--weights oihw|hwio] [--tune TRIALS] [--verbose]
+ *                     [--target NAME|FILE.json]
  */
 #include <config.h>
 
@@ -499,10 +503,13 @@ static void conv_parse(int argc, char **argv, struct conv_opts *o)
 		} else if (!strcmp(argv[i], "--tune") && i + 1 < argc &&
 		    atoi(argv[i + 1]) > 0) {
 			o->tune = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--target") && i + 1 < argc) {
+			bench_use_target(argv[++i]);
 		} else {
 			fprintf(stderr, "usage: bench_conv [--threads N]... "
 				"[--min-time S] [--weights oihw|hwio] "
-				"[--tune TRIALS] [--verbose]\n");
+				"[--tune TRIALS] [--verbose] "
+				"[--target NAME|FILE.json]\n");
 			exit(2);
 		}
 	}

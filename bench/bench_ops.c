@@ -28,7 +28,11 @@
  * whose compilation runs away (or crashes) gets a FAIL row and the table
  * goes on.
  *
+ * With --target, every operator is scheduled and compiled for that CPU
+ * target (one this host can run: an AVX2 target on an AVX-512 host).
+ *
  *   usage: bench_ops [--only NAME]... [--min-time S] [--timeout S]
+ *                    [--target NAME|FILE.json]
  */
 #include <config.h>
 
@@ -481,9 +485,12 @@ static void ops_parse(int argc, char **argv, struct ops_opts *o)
 		} else if (!strcmp(argv[i], "--timeout") && i + 1 < argc &&
 		    atoi(argv[i + 1]) > 0) {
 			o->timeout = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--target") && i + 1 < argc) {
+			bench_use_target(argv[++i]);
 		} else {
 			fprintf(stderr, "usage: bench_ops [--only NAME]... "
-				"[--min-time S] [--timeout S]\n");
+				"[--min-time S] [--timeout S] "
+				"[--target NAME|FILE.json]\n");
 			exit(2);
 		}
 	}
