@@ -15,8 +15,10 @@
 #include <config.h>
 
 #include <math.h>
+#include <string.h>
 #include <time.h>
 
+#include <tessel/records.h>
 #include <tessel/search.h>
 
 #include "dsl/ir.h"
@@ -782,22 +784,94 @@ const ts_target *ts_target_for_threads(const ts_target *target,
  * leaves nothing to argue). */
 enum { BASELINE_POOL = 32 };
 
+/* The baselines a context has filled, by memo_key: the same task
+ * asked for again (a network's layout pass rates each subgraph's
+ * candidate layouts, then its schedules fill the chosen ones; the tasks
+ * of a network that differ only in names) is not searched again. */
+struct baseline_memo {
+	const char *key;
+	ts_static_result *r;	/* all the pool */
+};
+
+/* What a baseline depends on: the DAG up to renaming, the target with
+ * its cores, the pool and the context's seed. */
+static const char *memo_key(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *tg, int pool)
+{
+	return ts_asprintf("%s|%s|%d|%llu", ts_dag_canonical_string(dag),
+		ts_target_key(tg), pool,
+		(unsigned long long)ts_ctx_get_seed(ctx));
+}
+
+/* A copy of "r" that its caller may truncate, for "dag" (the DAG "r"
+ * was filled for, or one equal to it up to renaming: its template is
+ * built anew, and the configurations, whose knobs come in the same
+ * order, are copied value by value).  NULL when the spaces differ. */
+static ts_static_result *memo_copy(ts_ctx *ctx, const ts_static_result *r,
+	const ts_dag *dag, const ts_target *tg)
+{
+	ts_static_result *c = ts_new(ts_static_result);
+	const ts_space *sp;
+	ts_dag_info *info;
+
+	*c = *r;
+	if (ts_template_dag(r->tp) != dag) {
+		if (!(info = ts_analyze_dag(ctx, dag)) ||
+		    !(c->tp = ts_template_new(ctx, dag, info, tg)))
+			return NULL;
+	}
+	sp = ts_template_space(c->tp);
+	if (sp->nvalues != ts_template_space(r->tp)->nvalues)
+		return NULL;
+	c->topk = ts_new_array(ts_config *, r->k);
+	c->topk_cost = ts_new_atomic(double, r->k);
+	for (int i = 0; i < r->k; i++) {
+		c->topk[i] = ts_config_new(sp);
+		memcpy(c->topk[i]->v, r->topk[i]->v,
+			sizeof(int64_t) * (size_t)sp->nvalues);
+		c->topk_cost[i] = r->topk_cost[i];
+	}
+	c->best = c->topk[0];
+	return c;
+}
+
 ts_static_result *ts_static_baseline_fill(ts_ctx *ctx, const ts_dag *dag,
 	const ts_target *target, int threads, int k)
 {
 	uint64_t seed = ts_ctx_get_seed(ctx), x = seed;
-	ts_static_result *r;
+	ts_vec **memo = (ts_vec **)ts_ctx_slot(ctx, TS_SLOT_STATIC);
+	const ts_target *tg;
+	ts_static_result *r = NULL;
+	const char *key;
+	int pool = TS_MAX(k, BASELINE_POOL);
 
 	if (!dag || !target)
 		return NULL;
-	for (const char *h = ts_dag_hash(dag); *h; h++) {
-		x ^= (unsigned char)*h;
-		x = ts_splitmix64(&x);
+	tg = ts_target_for_threads(target, threads);
+	key = tg->kind == TS_TARGET_CPU ? memo_key(ctx, dag, tg, pool) : NULL;
+	for (int i = 0; key && *memo && i < (*memo)->n && !r; i++) {
+		struct baseline_memo *e = (*memo)->v[i];
+		if (!strcmp(e->key, key))
+			r = memo_copy(ctx, e->r, dag, tg);
 	}
-	ts_ctx_set_seed(ctx, x);
-	r = ts_static_fill(ctx, dag, ts_target_for_threads(target, threads),
-		TS_MAX(k, BASELINE_POOL));
-	ts_ctx_set_seed(ctx, seed);
+	if (!r) {
+		for (const char *h = ts_dag_hash(dag); *h; h++) {
+			x ^= (unsigned char)*h;
+			x = ts_splitmix64(&x);
+		}
+		ts_ctx_set_seed(ctx, x);
+		r = ts_static_fill(ctx, dag, tg, pool);
+		ts_ctx_set_seed(ctx, seed);
+		if (r && key) {
+			struct baseline_memo *e = ts_new(struct baseline_memo);
+			e->key = key;
+			e->r = r;
+			if (!*memo)
+				*memo = ts_new(ts_vec);
+			ts_vec_push(*memo, e);
+			r = memo_copy(ctx, r, dag, tg);
+		}
+	}
 	if (r && r->k > k)
 		r->k = TS_MAX(k, 1);
 	return r;

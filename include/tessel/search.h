@@ -72,7 +72,12 @@ __ts_gc const ts_target *ts_target_for_threads(
  * kept.
  * Its best is the schedule "tessel run --schedule static" compiles and
  * the one the tuner measures as its static choice: both come from here,
- * so that the same target, threads and seed give one schedule.
+ * so that the same target, threads and seed give one schedule.  A
+ * context fills each task once for a CPU target: asked again for the
+ * DAG or one equal to it up to renaming (ts_dag_hash), the same target,
+ * threads and seed, it returns the ranked configurations of that search
+ * (for the DAG's own template) without searching again (a network's
+ * layout pass and its schedules ask for the same subgraphs).
  * Requires: a DAG and a CPU target.  Produces: ranked configurations. */
 __ts_gc ts_static_result *ts_static_baseline_fill(__ts_keep ts_ctx *ctx,
 	__ts_keep const ts_dag *dag, __ts_keep const ts_target *target,

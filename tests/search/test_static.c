@@ -12,6 +12,8 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <tessel/tessel.h>
@@ -787,6 +789,71 @@ static void test_static_fill__one_search_for_gpu_targets(void **state)
 	}
 }
 
+/* "json" of the product C = A B of test_static_baseline__filled_once_per_task
+ * with the names of its renamed copy Z = X Y. */
+static char *renamed(const char *json)
+{
+	static const char *const from[] = { "\"C.i\"", "\"C.j\"",
+		"\"C.k\"", "\"C.", ":\"i\"", ":\"j\"", "pack.A",
+		"pack.B" };
+	static const char *const to[] = { "\"Z.m\"", "\"Z.n\"", "\"Z.r\"",
+		"\"Z.", ":\"m\"", ":\"n\"", "pack.X", "pack.Y" };
+	char *s = strdup(json), *p;
+
+	for (size_t k = 0; k < sizeof(from) / sizeof(from[0]); k++)
+		while ((p = strstr(s, from[k]))) {
+			char *t = malloc(strlen(s) + strlen(to[k]) + 1);
+			sprintf(t, "%.*s%s%s", (int)(p - s), s, to[k],
+				p + strlen(from[k]));
+			free(s);
+			s = t;
+		}
+	return s;
+}
+
+/* A task filled again in the same context, or one equal to it up to
+ * renaming, is not searched again: the same ranked configurations come
+ * back, for the second DAG's own template, and a caller's truncation to
+ * its k leaves the others their whole pool.  Another seed searches
+ * again. */
+static void test_static_baseline__filled_once_per_task(void **state)
+{
+	ts_ctx *ctx = *state;
+	const ts_target *tg = ts_target_lookup(ctx, "zen4");
+	ts_dag *a = ts_parse_string(ctx, "a.tsl", "input A: f32[64, 96]\n"
+		"input B: f32[96, 80]\n"
+		"output C[i: 64, j: 80] = sum(k: 96) A[i, k] * B[k, j]\n");
+	ts_dag *b = ts_parse_string(ctx, "b.tsl", "input X: f32[64, 96]\n"
+		"input Y: f32[96, 80]\n"
+		"output Z[m: 64, n: 80] = sum(r: 96) X[m, r] * Y[r, n]\n");
+	ts_static_result *ra, *rb, *rc;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	ts_ctx_set_seed(ctx, 5);
+	ra = ts_static_baseline_fill(ctx, a, tg, 1, 1);
+	rb = ts_static_baseline_fill(ctx, b, tg, 1, 8);
+	assert_non_null(ra);
+	assert_non_null(rb);
+	assert_int_equal(ra->k, 1);
+	assert_true(rb->k > 1);
+	assert_ptr_equal(ts_template_dag(rb->tp), b);
+	assert_true(rb->best_cost == ra->best_cost);
+	assert_int_equal(rb->rated, ra->rated);
+	/* Not searched again: the time of the one search that chose it. */
+	assert_true(rb->elapsed_ms == ra->elapsed_ms);
+	/* The same knobs, named after the second DAG's stage and axes. */
+	assert_string_equal(ts_config_to_json(rb->best),
+		renamed(ts_config_to_json(ra->best)));
+	assert_non_null(ts_template_apply(rb->tp, rb->best));
+	assert_true(fabs(ts_model_estimate(rb->tp, rb->best, NULL) -
+		rb->best_cost) <= 1e-9 * rb->best_cost);
+	ts_ctx_set_seed(ctx, 6);
+	rc = ts_static_baseline_fill(ctx, a, tg, 1, 1);
+	assert_non_null(rc);
+	assert_ptr_not_equal(rc->tp, ra->tp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -809,6 +876,7 @@ int main(void)
 		TS_TEST(test_static_fill__register_tiles_under_every_seed),
 		TS_TEST(test_static_fill__costs_are_whole_estimates),
 		TS_TEST(test_static_fill__one_search_for_gpu_targets),
+		TS_TEST(test_static_baseline__filled_once_per_task),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
