@@ -123,9 +123,14 @@ static ts_partition *cli_partition_of(ts_ctx *ctx, const char *name,
 		threads);
 	ts_partition *p = partition_of(ctx, name);
 	ts_layout_options lo = { 0 };
+	uint64_t seed = ts_ctx_get_seed(ctx);
 
+	/* The command line's default seed, which seeds the static
+	 * searches the layout choice rates candidates with. */
+	ts_ctx_set_seed(ctx, 1);
 	lo.threads = threads;
 	p = ts_network_lay_out(ctx, p->dag, p, tg, &lo, NULL, NULL);
+	ts_ctx_set_seed(ctx, seed);
 	assert_non_null(p);
 	return p;
 }
