@@ -1341,12 +1341,26 @@ static void emit_unrolled(emitter *e, const ts_stmt *s)
 	e->inner = inner;
 }
 
-/* The vector registers of the target (AVX-512: 32, else 16). */
-static int vector_registers(const emitter *e)
+/* Whether the target has AVX-512. */
+static bool avx512(const emitter *e)
 {
 	const char *f = e->target->features;
 
-	return f && strstr(f, "+avx512f") ? 32 : 16;
+	return f && strstr(f, "+avx512f");
+}
+
+/* The vector registers of the target (AVX-512: 32, else 16). */
+static int vector_registers(const emitter *e)
+{
+	return avx512(e) ? 32 : 16;
+}
+
+/* The lanes of an f32 vector of the target. */
+static int f32_lanes(const emitter *e)
+{
+	const char *f = e->target->features;
+
+	return avx512(e) ? 16 : f && strstr(f, "+avx") ? 8 : 4;
 }
 
 /* The stores that the loops the schedule unrolled in "s" make, each
@@ -1482,15 +1496,6 @@ static bool stores_along(const ts_stmt *s, const ts_axis *v)
 	}
 }
 
-/* The lanes of an f32 vector of the target. */
-static int f32_lanes(const emitter *e)
-{
-	const char *f = e->target->features;
-
-	return f && strstr(f, "+avx512f") ? 16 : f && strstr(f, "+avx") ? 8
-		: 4;
-}
-
 /* The loop "s" as a counted loop with an i64 induction variable.  Kept
  * from LLVM's unroller (forbid_unroll): a loop around a register tile
  * whose accumulators take more than half the vector registers, and a
@@ -1500,10 +1505,10 @@ static int f32_lanes(const emitter *e)
  * instead, with gathers on AVX-512 (measured on a Zen 4: a 3x3 average
  * pooling over rows of 56 in tiles of 16, its tail of 8 so unrolled,
  * 0.185 ms; kept, the tail is a vector of 8 and the pooling takes
- * 0.087 ms).  A loop of a whole
- * vector or more is left alone: LLVM vectorizes it where it pays, and
- * keeping it (every loop of 16 or more around such a nest, tried) made
- * a transpose and a batched product 10 to 15% slower. */
+ * 0.087 ms).  A loop of a whole vector or more is left alone: LLVM
+ * vectorizes it where it pays, and keeping it (every loop of 16 or more
+ * around such a nest, tried) made a transpose and a batched product 10
+ * to 15% slower. */
 static void emit_serial(emitter *e, const ts_stmt *s)
 {
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(e->b), latch;

@@ -43,6 +43,12 @@ static ts_template *template_on(ts_ctx *ctx, const char *text,
 	return ts_template_new(ctx, dag, info, tg);
 }
 
+/* The shipped description "name" for "threads" cores. */
+static const ts_target *named(ts_ctx *ctx, const char *name, int threads)
+{
+	return ts_target_for_threads(ts_target_lookup(ctx, name), threads);
+}
+
 /* The template of "text" for the shipped description "target". */
 static ts_template *template_text(ts_ctx *ctx, const char *text,
 	const char *target)
@@ -290,8 +296,7 @@ static void test_model_tile__serial_register_tile_is_slow(void **state)
 static void test_model_implicit__guarded_split_stays_scalar(void **state)
 {
 	ts_ctx *ctx = *state;
-	const ts_target *tg = ts_target_for_threads(ts_target_lookup(ctx,
-		"sapphire-rapids"), 1);
+	const ts_target *tg = named(ctx, "sapphire-rapids", 1);
 	ts_template *tp = template_on(ctx, "input X: f32[128, 1000]\n"
 		"M[i: 128] = max(k: 1000) X[i, k]\n"
 		"E[i: 128] = sum(k: 1000) exp(X[i, k] - M[i])\n"
@@ -328,8 +333,7 @@ static void test_model_implicit__guarded_split_stays_scalar(void **state)
 static void test_model_blocked__vectors_across_blocks_cost(void **state)
 {
 	ts_ctx *ctx = *state;
-	const ts_target *tg = ts_target_for_threads(ts_target_lookup(ctx,
-		"zen3"), 2);
+	const ts_target *tg = named(ctx, "zen3", 2);
 	ts_template *tp = template_on(ctx, "input P2: f32[1, 50, 4, 4]\n"
 		"input W3: f32[63, 50, 4, 4, 8]\n"
 		"output D1[n: 1, o: 500] = sum(c: 50, h: 4, w: 4) "
@@ -380,8 +384,7 @@ static void test_model_blocked__gathered_loop_on_avx512(void **state)
 		"[63,1,8]" };
 
 	for (int i = 0; i < 2; i++) {
-		const ts_target *tg = ts_target_for_threads(ts_target_lookup(
-			ctx, tgt[i]), 1);
+		const ts_target *tg = named(ctx, tgt[i], 1);
 		ts_template *tp = template_on(ctx, src[i], tg);
 		char a[1024], b[1024];
 		double loop = rate(tp, fill(a, sizeof(a), fmt, "[8,1,64]",
@@ -406,8 +409,7 @@ static void test_model_blocked__gathered_loop_on_avx512(void **state)
 static void test_model_rfactor__partial_results_combined(void **state)
 {
 	ts_ctx *ctx = *state;
-	const ts_target *tg = ts_target_for_threads(ts_target_lookup(ctx,
-		"zen4"), 1);
+	const ts_target *tg = named(ctx, "zen4", 1);
 	ts_template *tp = template_on(ctx, "input X: f32[1024, 1024]\n"
 		"output M[i: 1024] = max(k: 1024) X[i, k]\n", tg);
 	const char *fmt = "{\"M.i\":[1,1024,1],\"M.k\":%s,\"M.vec\":\"i\","
@@ -431,8 +433,7 @@ static void test_model_rfactor__partial_results_combined(void **state)
 static void test_model_location__recomputed_tile_costs(void **state)
 {
 	ts_ctx *ctx = *state;
-	const ts_target *tg = ts_target_for_threads(ts_target_lookup(ctx,
-		"zen4"), 1);
+	const ts_target *tg = named(ctx, "zen4", 1);
 	ts_template *tp = template_on(ctx, "input A: f32[1, 13, 13, 256]\n"
 		"input B: f32[1, 13, 13, 256]\n"
 		"input W: f32[63, 512, 1, 1, 16]\n"
@@ -462,8 +463,7 @@ static void test_model_location__recomputed_tile_costs(void **state)
 static void test_model_rows__layer_norm_in_row_tiles(void **state)
 {
 	ts_ctx *ctx = *state;
-	const ts_target *tg = ts_target_for_threads(ts_target_lookup(ctx,
-		"zen4"), 2);
+	const ts_target *tg = named(ctx, "zen4", 2);
 	ts_template *tp = template_on(ctx, "input X: f32[128, 768]\n"
 		"Mu[i: 128] = (sum(k: 768) X[i, k]) / 768.0\n"
 		"V[i: 128] = (sum(k: 768) (X[i, k] - Mu[i]) * (X[i, k] - "
