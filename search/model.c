@@ -280,23 +280,27 @@ static double fold_time(const struct run_vec *rv, const ts_nest *n,
 
 /* The time of combining the partial results of nest "n" of "s" when its
  * vector runs along a reduction axis by rfactor: a buffer of "w" partial
- * results per output point, set, loaded and stored around the
- * reduction, then halved into one in log2(w) steps, each a load, an
- * operation and a store; about ten cycles a vector of the buffer and a
- * step (measured on a Zen 4: a max over 1024 rows of 1024, 0.052 ms with
- * 16 partial results a row, 0.063 ms with 32, 0.086 ms with 64; the
- * model, which priced no combining, rated 64 the fastest). */
+ * results per output point, "v" vectors, set, loaded and stored around
+ * the reduction, then halved vector by vector before the lanes of the
+ * last are folded; about ten cycles for each vector past the first and
+ * each halving (measured on a Zen 4: a max over 1024 rows of 1024,
+ * 0.052 ms with 16 partial results a row, 0.063 ms with 32, 0.086 ms
+ * with 64; the model, which priced no combining, rated 64 the fastest).
+ * One vector costs about what folding any accumulator does: charged for
+ * every lane, the combining made a softmax's row sums of 128 columns for
+ * an AVX2 target leave the rfactor for vectors across rows, 0.018 ->
+ * 0.104 ms. */
 static double combine_time(const ts_nest *n, const ts_stage *s,
 	int lanes, double f, int threads)
 {
-	double points = 1, w = (double)n->vec_width;
+	double points = 1, w = (double)n->vec_width, v;
 
 	if (n->vec_axis < s->ndim || w <= 1)
 		return 0;
 	for (int a = 0; a < s->ndim; a++)
 		points *= (double)s->axes[a]->extent;
-	return points * (3.0 * ceil(w / (lanes > 1 ? lanes : 1)) + log2(w)) *
-		10.0 / (f * threads);
+	v = ceil(w / (lanes > 1 ? lanes : 1));
+	return points * (3.0 * (v - 1) + log2(v)) * 10.0 / (f * threads);
 }
 
 /* Fraction of the vector lanes doing useful, contiguous work in "n". */
