@@ -15,6 +15,7 @@
 #include <config.h>
 
 #include <math.h>
+#include <stdlib.h>
 
 #include <tessel/search.h>
 
@@ -95,6 +96,7 @@ struct run_vec {
 	bool masked;		/* a guarded tail on the vector axis: every
 				 * vector access is masked */
 	int64_t trip;		/* implicit: iterations of that loop */
+	int loop;		/* implicit: the position of that loop */
 	bool reduce_inside;	/* implicit: every reduction loop runs
 				 * inside it (LLVM keeps independent
 				 * accumulators per vector iteration) */
@@ -174,6 +176,7 @@ static void run_vector(const ts_stage_info *si, const ts_nest *n,
 	rv->masked = false;
 	rv->reduce_inside = false;
 	rv->trip = 1;
+	rv->loop = -1;
 	if (n->vec_axis >= 0 && n->vec_width > 1) {
 		rv->axis = n->vec_axis;
 		rv->width = n->vec_width;
@@ -246,6 +249,7 @@ static void run_vector(const ts_stage_info *si, const ts_nest *n,
 	rv->axis = lp->axis;
 	rv->implicit = true;
 	rv->trip = lp->trip;
+	rv->loop = q;
 	rv->reduce_inside = true;
 	for (int k = 0; k < q; k++)
 		if (n->loops[k].axis >= s->ndim && n->loops[k].trip > 1)
@@ -428,8 +432,8 @@ static bool packed_any(const ts_template *tp, const ts_config *cfg,
 	return false;
 }
 
-/* The load-port cost of one register of access "ac" along the vector
- * axis of "n", read in place: 1, or more when its vectors do not start
+/* The load-port cost of one register of access "ac" along vector axis
+ * "vec_axis" ("width" elements a vector), read in place: 1, or more when its vectors do not start
  * on a cache line (the index along the axis is offset by another axis,
  * as x + rx under a window, or the vector is not a whole number of
  * lines): a register of B bytes then straddles two lines (B - 4) / 64 of
@@ -438,20 +442,20 @@ static bool packed_any(const ts_template *tp, const ts_config *cfg,
  * loads per FMA near one, ran
  * at half the rate the model gave it). */
 static double split_cost(const ts_access_info *ac, const ts_stage *s,
-	const ts_nest *n, int lanes)
+	int vec_axis, int64_t width, int lanes)
 {
 	const ts_expr *ld = ac->load;
 	const ts_axis *axis;
 	int64_t elem, reg;
 
-	if (!ld || ld->nargs == 0 || n->vec_axis < 0)
+	if (!ld || ld->nargs == 0 || vec_axis < 0)
 		return 1;
-	axis = ts_stage_axis(s, n->vec_axis);
+	axis = ts_stage_axis(s, vec_axis);
 	elem = (int64_t)ts_dtype_size(ac->tensor->dtype);
-	reg = (n->vec_width < lanes ? n->vec_width : lanes) * elem;
+	reg = (width < lanes ? width : lanes) * elem;
 	if (ld->args[ld->nargs - 1]->kind == TS_EXPR_VAR &&
 	    ld->args[ld->nargs - 1]->axis == axis &&
-	    ((int64_t)n->vec_width * elem) % 64 == 0)
+	    (width * elem) % 64 == 0)
 		return 1;
 	return 1.0 + (double)((reg < 64 ? reg : 64) - elem) / 64.0;
 }
@@ -504,7 +508,8 @@ static double tile_load_cycles(const ts_template *tp, const ts_config *cfg,
 				(masked ? 4 : 1);
 			if (contiguous && !packed_contiguous(tp, cfg, p, ac,
 			    n->vec_axis))
-				vecs *= split_cost(ac, s, n, lanes);
+				vecs *= split_cost(ac, s, n->vec_axis,
+					n->vec_width, lanes);
 		}
 		/* A tile that straddles the blocks of a blocked layout (12
 		 * columns over blocks of 32) computes the block and the
@@ -921,6 +926,88 @@ static double access_ops(const struct run_vec *rv, int64_t st, int lanes)
 		(rest == 0 ? 0 : (rest & (rest - 1)) ? 4 : 1));
 }
 
+/* Mark in "u" the loops of "n" whose iterations LLVM's code runs as
+ * copies of the body ("rv": how it runs its vectors): the register tile
+ * the schedule unrolls and vectorizes, the loops LLVM unrolls whole
+ * beneath its own vector loop, and the short serial loops around the
+ * tile that it then unrolls whole while the copies stay under about
+ * 100 (LLVM's threshold of 300 instructions, a few a copy; measured on
+ * a Zen 4: a 3x3 window around a tile of 8 rows and 16 columns
+ * unrolled whole, its 72 copies). */
+static void unrolled_loops(const ts_nest *n, const struct run_vec *rv,
+	int lanes, bool *u)
+{
+	int64_t copies = 1;
+	int q;
+
+	for (q = 0; q < n->nloops; q++)
+		u[q] = rv->implicit ? q > rv->loop :
+			n->loops[q].kind == TS_LOOP_UNROLLED;
+	if (rv->implicit)
+		return;
+	for (q = n->nloops - 1; q >= 0; q--) {
+		const ts_nest_loop *lp = &n->loops[q];
+		if (lp->kind == TS_LOOP_VECTORIZED)
+			copies *= (lp->trip + lanes - 1) / lanes;
+		else if (lp->kind == TS_LOOP_UNROLLED)
+			copies *= lp->trip;
+		else if (lp->trip > 1)
+			break;
+	}
+	for (; q >= n->npar; q--) {
+		const ts_nest_loop *lp = &n->loops[q];
+		if (lp->trip <= 1)
+			continue;
+		if (lp->kind != TS_LOOP_SERIAL || copies * lp->trip > 100)
+			break;
+		copies *= lp->trip;
+		u[q] = true;
+	}
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The share of the copies of read "ac" over the unrolled loops "u" of
+ * "n" (but the vector axis "vec") that load an address no other copy
+ * loads: LLVM loads each address once (measured on a Zen 4: a 3x3
+ * window over 8 unrolled rows loads 10 rows, not 24, and a 3x3 average
+ * pooling so unrolled ran 1.4x faster than one row at a time). */
+static double reuse_share(const ts_access_info *ac, const ts_nest *n,
+	const bool *u, int vec)
+{
+	enum { MAX_COPIES = 4096 };
+	int64_t off[MAX_COPIES];
+	int m = 1, d = 1;
+
+	off[0] = 0;
+	for (int q = 0; q < n->nloops; q++) {
+		const ts_nest_loop *lp = &n->loops[q];
+		int64_t st = ac->stride[lp->axis], step = 1;
+		if (!u[q] || lp->trip <= 1 || lp->axis == vec || st == 0)
+			continue;
+		if (st == TS_STRIDE_UNKNOWN || m * lp->trip > MAX_COPIES)
+			return 1;
+		for (int k = q + 1; k < n->nloops; k++)
+			if (n->loops[k].axis == lp->axis)
+				step *= n->loops[k].trip;
+		for (int64_t i = 1; i < lp->trip; i++)
+			for (int j = 0; j < m; j++)
+				off[i * m + j] = off[j] + i * st * step;
+		m *= (int)lp->trip;
+	}
+	if (m == 1)
+		return 1;
+	qsort(off, (size_t)m, sizeof(off[0]), cmp_i64);
+	for (int j = 1; j < m; j++)
+		d += off[j] != off[j - 1];
+	return (double)d / (double)m;
+}
+
 /* Seconds the load and store ports need for the accesses of nest "n"
  * of stage "s" (direct and simple stages, whose registers hold no tile):
  * two loads and one store a cycle; the write happens once per output
@@ -934,8 +1021,10 @@ static double port_time(const ts_template *tp, const ts_stage_info *si,
 	double out_share = si->spatial_extent > 0 && n->useful > 0 ?
 		(double)si->spatial_extent / (double)n->useful : 1;
 	struct run_vec rv;
+	bool u[TS_MAX_NEST];
 
 	run_vector(si, n, s, lanes, guarded, &rv);
+	unrolled_loops(n, &rv, lanes, u);
 	iters = (double)n->padded / (double)rv.width;
 	for (int k = 0; k < si->naccesses; k++) {
 		const ts_access_info *ac = &si->accesses[k];
@@ -943,10 +1032,14 @@ static double port_time(const ts_template *tp, const ts_stage_info *si,
 		double ops = iters * access_ops(&rv, st, lanes);
 		if (n->useful > 0 && ac->instances > n->useful)
 			ops *= (double)ac->instances / (double)n->useful;
-		if (ac->write)
+		if (ac->write) {
 			stores += ops * (out_share < 1 ? out_share : 1);
-		else
-			loads += ops;
+			continue;
+		}
+		ops *= reuse_share(ac, n, u, rv.axis);
+		if (st == 1 && !rv.masked)
+			ops *= split_cost(ac, s, rv.axis, rv.width, lanes);
+		loads += ops;
 	}
 	/* Each unrolled copy of an access is a stream of its own for the
 	 * prefetchers, which follow a few dozen: beyond 16 the accesses
@@ -1475,7 +1568,7 @@ static double tile_location_time(const ts_model *m, const ts_config *cfg,
 	const ts_traffic *tr = m->traffic[p->at_consumer];
 	const ts_stage *st = tp->dag->stages[s];
 	double f = ts_target_frequency_ghz(tp->target) * 1e9;
-	double iters = 1, elems = 0, row = 0, t;
+	double iters = 1, elems = 0, row = 0, t, bytes;
 	int64_t size[TS_MAX_AXES];
 	int pos, lanes = lanes_of(tp, st);
 	ts_nest n;
@@ -1507,6 +1600,17 @@ static double tile_location_time(const ts_model *m, const ts_config *cfg,
 	 * model rated both 1.4 ms and laid the network out around it
 	 * (13.1 ms, 7.9 ms once counted). */
 	t = pass * (1.0 + 0.1 * (recomputed(&n, pos, tr, st->out) - 1.0));
+	/* A tile larger than the core's share of L1 is written to L2 and
+	 * read back from there (measured on a Zen 4: a 3x3 average pooling
+	 * with its padded copy at the outer tile, 16 channels a tile, 67
+	 * KiB: 0.061 ms, against 0.049 ms for one channel a tile, 4 KiB;
+	 * the model rated both alike).  A product's packs and tiles have
+	 * costs of their own, calibrated on convolutions. */
+	bytes = elems * (double)ts_dtype_size(st->out->dtype);
+	if (cp->klass != TS_CLASS_COMPLEX_REDUCTION && bytes > (double)ts_target_cache_per_core(&tp->target->cpu.l1d) *
+	    fill_fraction[0])
+		t += 2.0 * bytes * iters / (ts_target_read_bytes_per_cycle(
+			tp->target, 1) * f);
 	if (ts_body_has_guarded_load(st->body) && (elems < lanes ||
 	    (row < lanes && elems < 4 * lanes)))
 		t += iters * (20.0 + elems * 2.0) / f;

@@ -184,9 +184,7 @@ static const struct ts_tool_options run_command = {
 	"or input",
 };
 
-/* The contents of the file "path" (GC-allocated), or NULL with an error
- * in "ctx". */
-static char *read_text(ts_ctx *ctx, const char *path)
+char *ts_tool_read_text(ts_ctx *ctx, const char *path)
 {
 	FILE *fp = fopen(path, "rb");
 	char *s = NULL;
@@ -224,7 +222,7 @@ ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule,
 		const ts_target *tg = target ? target : ts_target_host(ctx);
 		sch = tg ? ts_static_baseline(ctx, dag, tg, threads) : NULL;
 	} else {
-		text = read_text(ctx, schedule);
+		text = ts_tool_read_text(ctx, schedule);
 		sch = text ? ts_schedule_from_json(ctx, dag, text) : NULL;
 	}
 	if (used)

@@ -19,6 +19,7 @@ struct schedule_opts {
 	int topk;
 	int threads;		/* 0: every core of the target */
 	uint64_t seed;
+	const char *config;	/* a configuration to rate instead, or NULL */
 	bool json;
 	bool show_ir;
 	bool show_code;		/* GPU targets: print the CUDA C */
@@ -36,6 +37,9 @@ static void schedule_usage(FILE *out)
 		"sapphire-rapids,\n               neoverse-n1, apple-m1) or a "
 		"JSON file\n"
 		"  --topk K     also print the K best ranked configurations\n"
+		"  --config C   rate and print configuration C (JSON text or a "
+		"file\n               holding it, as --json prints under "
+		"\"config\")\n               instead of the best one\n"
 		"  --threads N  schedule for N threads (default: the target's "
 		"cores)\n"
 		"  --seed S     seed of the random part of the search (default 1)\n"
@@ -65,6 +69,8 @@ static int parse_opts(int argc, char **argv, struct schedule_opts *o)
 			o->show_code = true;
 		} else if (!strcmp(a, "--target") && has_value) {
 			o->target = argv[++i];
+		} else if (!strcmp(a, "--config") && has_value) {
+			o->config = argv[++i];
 		} else if (!strcmp(a, "--topk") && has_value) {
 			o->topk = atoi(argv[++i]);
 		} else if (!strcmp(a, "--threads") && has_value) {
@@ -171,6 +177,26 @@ static void print_json(const ts_dag *dag, const ts_static_result *r,
 	json_decref(o);
 }
 
+/* Make configuration "text" (JSON, or the name of a file holding it)
+ * the one "r" reports, rated by the model; false with an error in "ctx"
+ * when it is not a configuration of r's space. */
+static bool use_config(ts_ctx *ctx, ts_static_result *r, const char *text)
+{
+	char *file = text[0] == '{' ? NULL : ts_tool_read_text(ctx, text);
+	ts_config *cfg;
+
+	if (text[0] != '{' && !file)
+		return false;
+	cfg = ts_config_from_json(ctx, ts_template_space(r->tp),
+		file ? file : text);
+	if (!cfg)
+		return false;
+	r->best = cfg;
+	r->best_cost = ts_model_estimate(r->tp, cfg, NULL);
+	r->k = 0;
+	return true;
+}
+
 int ts_cmd_schedule(int argc, char **argv)
 {
 	struct schedule_opts o = { 0 };
@@ -199,6 +225,8 @@ int ts_cmd_schedule(int argc, char **argv)
 	 * compiles and the tuner measures for these threads and seed. */
 	r = tg ? ts_static_baseline_fill(ctx, dag, tg, o.threads,
 		o.topk > 1 ? o.topk : 1) : NULL;
+	if (r && o.config && !use_config(ctx, r, o.config))
+		r = NULL;
 	if (r) {
 		code = TS_EXIT_FAIL;
 		sch = ts_template_apply(r->tp, r->best);

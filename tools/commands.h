@@ -30,6 +30,9 @@ int ts_cmd_build(int argc, char **argv);
  * all), or a JSON file); "*used" (when not NULL) receives the schedule. */
 ts_func *ts_tool_lower(ts_ctx *ctx, const ts_dag *dag, const char *schedule,
 	const ts_target *target, int threads, const ts_schedule **used);
+/* The contents of the file "path" (GC-allocated), or NULL with an error
+ * in "ctx". */
+char *ts_tool_read_text(ts_ctx *ctx, const char *path);
 int ts_cmd_analyze(int argc, char **argv);
 int ts_cmd_tune(int argc, char **argv);
 int ts_cmd_measure_worker(int argc, char **argv);

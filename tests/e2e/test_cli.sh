@@ -163,6 +163,34 @@ for sch in naive static; do
 	cmp -s "$tmp/ones.out/C.npy" "$tmp/run_ones_$sch/C.npy" ||
 		fail "run_ones_$sch: C.npy differs from tessel eval's"
 done
+# tessel schedule --config rates a configuration given as JSON text or
+# in a file: the static choice rates as schedule --json said, its
+# schedule runs and checks; an unknown knob exits 2 and names it.
+if command -v python3 >/dev/null 2>&1; then
+	expect 0 sched_json "$tessel" schedule "$tmp/mm.tsl" --json
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); '\
+'open(sys.argv[2], "w").write(json.dumps(d["config"])); '\
+'print("%.6e" % d["estimate_s"])' "$tmp/sched_json.out" "$tmp/cfg.json" \
+		>"$tmp/sched_est" 2>/dev/null ||
+		fail "sched_json: no config in its output"
+	expect 0 sched_cfg "$tessel" schedule "$tmp/mm.tsl" --config "$tmp/cfg.json" \
+		--json
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); '\
+'print("%.6e" % d["estimate_s"])' "$tmp/sched_cfg.out" >"$tmp/cfg_est" \
+		2>/dev/null || fail "sched_cfg: no estimate"
+	cmp -s "$tmp/sched_est" "$tmp/cfg_est" ||
+		fail "sched_cfg: rated $(cat "$tmp/cfg_est"), not $(cat "$tmp/sched_est")"
+	expect 0 sched_cfg_run "$tessel" run "$tmp/mm.tsl" --schedule \
+		"$tmp/sched_cfg.out" --check --min-time 0
+	contains sched_cfg_run out "check: pass"
+fi
+expect 2 sched_bad_knob "$tessel" schedule "$tmp/mm.tsl" --config \
+	'{"C.nosuch": 1}'
+contains sched_bad_knob err "unknown knob 'C.nosuch'"
+expect 2 sched_no_file "$tessel" schedule "$tmp/mm.tsl" --config \
+	"$tmp/missing.json"
+contains sched_no_file err "cannot read '$tmp/missing.json'"
+
 # on random data the compiled kernel may contract a*b+c into one FMA:
 # --check compares it with the interpreter on the same inputs
 expect 0 run_seeded "$tessel" run "$tmp/mm.tsl" --inputs "$tmp/mm" \
