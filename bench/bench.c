@@ -74,13 +74,18 @@ ts_ctx *bench_ctx(void)
 	return ctx;
 }
 
-/* Return a copy of the host target of "ctx" with "threads" cores. */
 /* The target named by bench_use_target, or NULL: the host. */
 static const char *bench_target_name;
 
 void bench_use_target(const char *name)
 {
-	ts_ctx *ctx = ts_ctx_alloc();
+	ts_ctx *ctx;
+
+	if (!strcmp(name, "host")) {
+		bench_target_name = NULL;
+		return;
+	}
+	ctx = ts_ctx_alloc();
 	ts_target *t = ts_target_lookup(ctx, name), *host = ts_target_host(ctx);
 	const char *why = NULL;
 
@@ -104,6 +109,8 @@ static ts_target *bench_base_target(ts_ctx *ctx)
 		: ts_target_host(ctx);
 }
 
+/* Return a copy of the target the programs schedule for with "threads"
+ * cores. */
 ts_target *bench_host_target(ts_ctx *ctx, int threads)
 {
 	ts_target *host = bench_base_target(ctx), *t;

@@ -95,6 +95,8 @@ struct run_vec {
 	bool implicit;		/* vectorized by LLVM, not by the schedule */
 	bool masked;		/* a guarded tail on the vector axis: every
 				 * vector access is masked */
+	bool guard_masked;	/* the loads test an inlined producer's
+				 * guard (padding) lane by lane */
 	int64_t trip;		/* implicit: iterations of that loop */
 	int loop;		/* implicit: the position of that loop */
 	bool reduce_inside;	/* implicit: every reduction loop runs
@@ -174,13 +176,15 @@ static void run_vector(const ts_stage_info *si, const ts_nest *n,
 	rv->width = 1;
 	rv->implicit = false;
 	rv->masked = false;
+	rv->guard_masked = false;
 	rv->reduce_inside = false;
 	rv->trip = 1;
 	rv->loop = -1;
 	if (n->vec_axis >= 0 && n->vec_width > 1) {
 		rv->axis = n->vec_axis;
 		rv->width = n->vec_width;
-		rv->masked = guarded || vector_overshoots(n, s);
+		rv->masked = vector_overshoots(n, s);
+		rv->guard_masked = guarded;
 		return;
 	}
 	if (guarded)
@@ -906,8 +910,15 @@ static void packed_flags(const ts_template *tp, const ts_config *cfg,
  * load of LLVM one vector per element of stride.  LLVM's own vector
  * loops move the same rows about 25% faster than a vectorized loop of
  * the schedule (measured on 56-wide f32 rows: 0.023 against 0.030 ms),
- * so a vector of the schedule counts 1.25. */
-static double access_ops(const struct run_vec *rv, int64_t st, int lanes)
+ * so a vector of the schedule counts 1.25.  A load under the guard of
+ * a producer inlined into a vector of the schedule (padding) is a masked
+ * load after a compare, half as much again (measured: a 3x3 average
+ * pooling with its padding inlined, 0.063 ms on a Zen 4 and 0.082 ms
+ * for an AVX2 target, against 0.072 and 0.116 ms computed in tiles; it
+ * counted four, as a tail's partial vectors do, and was rated 3x slower
+ * than the tiles). */
+static double access_ops(const struct run_vec *rv, int64_t st, int lanes,
+	bool write)
 {
 	int64_t rest;
 
@@ -922,7 +933,8 @@ static double access_ops(const struct run_vec *rv, int64_t st, int lanes)
 	rest = rv->width % lanes;
 	if (rv->masked)
 		return 1.25 * 4 * (double)((rv->width + lanes - 1) / lanes);
-	return 1.25 * ((double)(rv->width / lanes) +
+	return 1.25 * (write || !rv->guard_masked ? 1.0 : 1.5) *
+		((double)(rv->width / lanes) +
 		(rest == 0 ? 0 : (rest & (rest - 1)) ? 4 : 1));
 }
 
@@ -1029,7 +1041,8 @@ static double port_time(const ts_template *tp, const ts_stage_info *si,
 	for (int k = 0; k < si->naccesses; k++) {
 		const ts_access_info *ac = &si->accesses[k];
 		int64_t st = rv.axis >= 0 ? ac->stride[rv.axis] : 0;
-		double ops = iters * access_ops(&rv, st, lanes);
+		double ops = iters * access_ops(&rv, st, lanes,
+			ac->write);
 		if (n->useful > 0 && ac->instances > n->useful)
 			ops *= (double)ac->instances / (double)n->useful;
 		if (ac->write) {
@@ -1643,7 +1656,13 @@ static double location_time(const ts_model *m, const ts_config *cfg, int s)
 	 * (ts_template_apply computes it at root otherwise). */
 	switch (ts_config_get(cfg, p->knob_at, 0)) {
 	case 0: return bytes / bw;			/* root: a pass */
-	case 1: return (double)ci->counts.flops * 1e-10;	/* inline */
+	/* Inlined: the guard is tested at every read.  A direct or simple
+	 * consumer's nest prices it itself (masked vector loads, LLVM's
+	 * loops left scalar); a product's tiles do not, and pay a crude
+	 * 10 per ns of its arithmetic, which keeps padding out of them. */
+	case 1: return (double)ci->counts.flops *
+		(tp->plans[p->at_consumer].klass ==
+		 TS_CLASS_COMPLEX_REDUCTION ? 1e-10 : 1e-12);
 	case 2: return tile_location_time(m, cfg, s, 0,	/* outer tile */
 		1.3 * bytes / (bw * 4), bytes / bw);
 	default: return tile_location_time(m, cfg, s, 1,	/* inner tile */

@@ -174,7 +174,7 @@ static int eval_run(ts_ctx *ctx, const struct eval_opts *o)
 		return TS_EXIT_USAGE;
 	}
 	ts_tool_warnings(ctx);
-	if (ts_tool_make_dir(o->out, "eval") < 0)
+	if (ts_tool_make_dir(o->out, "eval", "--out") < 0)
 		return TS_EXIT_USAGE;
 	in = get_inputs(ctx, dag, o);
 	if (!in)

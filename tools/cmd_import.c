@@ -93,7 +93,7 @@ int ts_cmd_import(int argc, char **argv)
 	}
 	if (!o.name)
 		o.name = stem(o.file);
-	if (ts_tool_make_dir(o.out, "import") < 0 ||
+	if (ts_tool_make_dir(o.out, "import", "-o") < 0 ||
 	    ts_onnx_write(ctx, m, o.out, o.name) < 0) {
 		ts_tool_report(ctx);
 		ts_ctx_free(ctx);

@@ -522,7 +522,7 @@ static int run_program(ts_ctx *ctx, const struct run_opts *o)
 	    !(cpu = cpu_target(ctx, o)))
 		return TS_EXIT_USAGE;
 
-	if (o->out && ts_tool_make_dir(o->out, "run") < 0)
+	if (o->out && ts_tool_make_dir(o->out, "run", "--out") < 0)
 		return TS_EXIT_USAGE;
 	if (dag && o->target && !cpu && (o->inputs || o->out)) {
 		fprintf(stderr, "tessel run: --inputs and --out run on this "

@@ -33,6 +33,7 @@ struct tasks_opts {
 	const char *log;	/* records log of the tuner */
 	const char *records;	/* best record per task, or NULL */
 	const char *build;	/* directory of the AOT library, or NULL */
+	const char *dump;	/* directory for each task's .tsl, or NULL */
 	bool run, check, naive, profile, layout;
 	bool layout_model;	/* choose the layouts with the model */
 	bool declared;		/* keep the declared layouts */
@@ -64,6 +65,9 @@ static void usage(FILE *out)
 		"  --log FILE      records log of the tuner\n"
 		"  --records FILE  with --run: the best record of each task in\n"
 		"                  FILE (static where it has none)\n"
+		"  --dump DIR      write each task's subgraph, in the layouts\n"
+		"                  chosen, as DIR/task<N>.tsl (its inputs are\n"
+		"                  the task's, weights and all)\n"
 		"  --build DIR     with --run: write DIR/lib<name>.so (one entry\n"
 		"                  point for the whole network) and DIR/<name>.h\n"
 		"  --threads N     threads of parallel loops\n"
@@ -105,6 +109,8 @@ static bool set_value(struct tasks_opts *o, const char *name, const char *v)
 		o->records = v;
 	else if (!strcmp(name, "--build"))
 		o->build = v;
+	else if (!strcmp(name, "--dump"))
+		o->dump = v;
 	else if (!strcmp(name, "--topk") && parse_long(v, 1, 1000, &n))
 		o->topk = (int)n;
 	else if (!strcmp(name, "--seed") && parse_long(v, 0, INT64_MAX, &n))
@@ -121,7 +127,7 @@ static int parse_args(int argc, char **argv, struct tasks_opts *o)
 {
 	static const char *const with_value[] = { "--target", "--weights",
 		"--threads", "--seed", "--time", "--topk", "--tune", "--trials",
-		"--log", "--build", "--records", NULL };
+		"--log", "--build", "--records", "--dump", NULL };
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -214,6 +220,35 @@ int ts_tool_network_check(ts_ctx *ctx, const ts_dag *dag, ts_array **in,
 			rc = TS_EXIT_FAIL;
 	}
 	return rc;
+}
+
+/* Write the DAG of every task of "p" as "dir"/task<N>.tsl ("dir"
+ * created if missing), to look at one task alone with tessel schedule,
+ * run or tune. */
+static int dump_tasks(const ts_partition *p, const char *dir)
+{
+	if (ts_tool_make_dir(dir, "tasks", "--dump") < 0)
+		return TS_EXIT_USAGE;
+	for (int t = 0; t < p->ntasks; t++) {
+		char path[4096];
+		FILE *f;
+		snprintf(path, sizeof(path), "%s/task%d.tsl", dir, t);
+		if (!(f = fopen(path, "w"))) {
+			fprintf(stderr, "tessel tasks: cannot write '%s': %s\n",
+				path, strerror(errno));
+			return TS_EXIT_FAIL;
+		}
+		fprintf(f, "# task %d of the network: %s, weight %d\n", t,
+			p->tasks[t]->name, p->tasks[t]->weight);
+		ts_dag_print(f, p->tasks[t]->dag);
+		if (fclose(f) != 0) {
+			fprintf(stderr, "tessel tasks: cannot write '%s'\n",
+				path);
+			return TS_EXIT_FAIL;
+		}
+	}
+	printf("%d tasks written to %s/\n", p->ntasks, dir);
+	return TS_EXIT_OK;
 }
 
 /* Time each task of "net" alone and print its share of the total. */
@@ -689,7 +724,9 @@ int ts_cmd_tasks(int argc, char **argv)
 		ts_ctx_free(ctx);
 		return tg && o.layout ? TS_EXIT_FAIL : TS_EXIT_USAGE;
 	}
-	rc = o.run ? run_network(ctx, dag, host, p, &o) : TS_EXIT_OK;
+	rc = o.dump ? dump_tasks(p, o.dump) : TS_EXIT_OK;
+	if (rc == TS_EXIT_OK && o.run)
+		rc = run_network(ctx, dag, host, p, &o);
 	ts_ctx_free(ctx);
 	return rc;
 }

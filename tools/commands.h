@@ -52,8 +52,10 @@ ts_array **ts_tool_read_inputs(ts_ctx *ctx, const ts_dag *dag,
 /* Write "a" as DIR/<name>.npy. */
 ts_status ts_tool_write_array(ts_ctx *ctx, const char *dir, const char *name,
 	const ts_array *a, const char *verb);
-/* Create the folder "dir" (an --out option) unless it exists. */
-ts_status ts_tool_make_dir(const char *dir, const char *verb);
+/* Create the folder "dir", given as option "opt" of command "verb",
+ * unless it exists. */
+ts_status ts_tool_make_dir(const char *dir, const char *verb,
+	const char *opt);
 /* Print "dtype[shape]" of "a" to "out". */
 void ts_tool_print_type(FILE *out, const ts_array *a);
 /* Programs (tools/tool_source.c): a .tsl file, or an .onnx model imported

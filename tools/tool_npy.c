@@ -142,15 +142,16 @@ ts_status ts_tool_write_array(ts_ctx *ctx, const char *dir, const char *name,
 	return st;
 }
 
-ts_status ts_tool_make_dir(const char *dir, const char *verb)
+ts_status ts_tool_make_dir(const char *dir, const char *verb,
+	const char *opt)
 {
 	struct stat st;
 
 	if (stat(dir, &st) == 0) {
 		if (S_ISDIR(st.st_mode))
 			return TS_OK;
-		fprintf(stderr, "tessel %s: --out %s is not a folder\n", verb,
-			dir);
+		fprintf(stderr, "tessel %s: %s %s is not a folder\n", verb,
+			opt, dir);
 		return TS_ERROR;
 	}
 	if (mkdir(dir, 0777) == 0)

@@ -338,6 +338,48 @@ static void test_llvm_sched_half_vector_loop__not_unrolled(void **state)
 	}
 }
 
+/* An innermost loop of one AVX-512 vector that stores along it, around
+ * which the rows are 16 apart (a clipped epilogue over channel blocks of
+ * 16): LLVM would unroll it whole and vectorise the loop around it with
+ * gathers and scatters, so it is kept from LLVM's unroller; on AVX2, or
+ * at another width, it is left alone.  The code computes what the
+ * interpreter does either way. */
+static void test_llvm_sched_vector_row_loop__not_unrolled(void **state)
+{
+	static const struct {
+		const char *cpu, *features;
+		int width;
+		bool marked;
+	} cases[] = {
+		{ "znver4", "+avx2,+fma,+avx512f", 16, true },
+		{ "znver4", "+avx2,+fma,+avx512f", 32, false },
+		{ "znver3", "+avx2,+fma", 16, false },
+		{ "znver3", "+avx2,+fma", 8, false },
+	};
+	ts_ctx *ctx = *state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		ts_dag *dag = parse(ctx, ts_asprintf("input X: f32[56, %d]\n"
+			"output Y[i: 56, j: %d] = min(max(X[i, j], 0.0), 6.0)\n",
+			cases[c].width, cases[c].width));
+		ts_compile_options co = ts_compile_options_default();
+		char *ir = NULL, what[64];
+
+		co.opt_level = 0;
+		co.cpu = cases[c].cpu;
+		co.features = cases[c].features;
+		snprintf(what, sizeof(what), "%s, rows of %d", cases[c].cpu,
+			cases[c].width);
+		check_schedule(ctx, dag, ts_schedule_new(ctx, dag), what);
+		ok(ctx, ts_module_emit_llvm_ir(ctx, ts_lower(ctx, dag,
+			ts_schedule_new(ctx, dag)), &co, &ir), "emit");
+		if (!strstr(ir, "llvm.loop.unroll.disable") != !cases[c].marked)
+			fail_msg("%s: %s", what, cases[c].marked ?
+				"left to LLVM's unroller" :
+				"kept from LLVM's unroller");
+	}
+}
+
 /* rfactor of a reduction whose stage is empty: its partial results are
  * an empty buffer, not an error or a stray write. */
 static void test_llvm_sched_rfactor_empty_stage__matches_eval(void **state)
@@ -426,6 +468,7 @@ int main(void)
 		TS_TEST(test_llvm_sched_blocked_layout__vector_loads),
 		TS_TEST(test_llvm_sched_register_tile__not_unrolled_again),
 		TS_TEST(test_llvm_sched_half_vector_loop__not_unrolled),
+		TS_TEST(test_llvm_sched_vector_row_loop__not_unrolled),
 		TS_TEST(test_llvm_sched_f16_short_vector__matches_eval),
 		TS_TEST(test_llvm_sched_naive__examples_match_eval),
 		TS_TEST(test_llvm_sched_zero_extents__naive_and_static_match_eval),

@@ -54,6 +54,23 @@ expect 0 resnet "$tessel" tasks --target skylake-sp --declared-layouts \
 has resnet out "45 subgraphs, 34 tasks, 3.636 GFLOP"
 has resnet out "anchor L1a_A_C  class complex_reduction  weight 2"
 
+# --dump writes each task's subgraph as a program of its own, which runs
+# and checks alone; a --dump that is a file is refused.
+expect 0 dump "$tessel" tasks --target zen3 --declared-layouts --dump \
+	"$tmp/dump" "$examples/lenet.tsl"
+has dump out "11 tasks written to $tmp/dump/"
+[ "$(ls "$tmp/dump" | grep -c '^task[0-9]*\.tsl$')" = 11 ] ||
+	fail "dump: not 11 task files in $tmp/dump"
+grep -q "^# task 0 of the network: C1, weight 1" "$tmp/dump/task0.tsl" ||
+	fail "dump: task0.tsl does not name its task"
+expect 0 dumprun "$tessel" run "$tmp/dump/task0.tsl" --target zen3 \
+	--check --min-time 0
+has dumprun out "check: pass"
+: >"$tmp/afile"
+expect 2 dumpfile "$tessel" tasks --target zen3 --dump "$tmp/afile" \
+	"$examples/lenet.tsl"
+has dumpfile err "tessel tasks: --dump $tmp/afile is not a folder"
+
 expect 0 run "$tessel" tasks --target zen3 --check --threads 1 --time 0.01 \
 	"$examples/lenet.tsl"
 has run out "check Y: ok"
