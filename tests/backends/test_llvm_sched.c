@@ -295,6 +295,26 @@ static void test_llvm_sched_register_tile__not_unrolled_again(void **state)
 	}
 }
 
+/* Check the naive schedule of "dag" against the interpreter, compile it
+ * for "cpu" with "features", and check that the loop marked
+ * llvm.loop.unroll.disable is there or not as "marked" says. */
+static void check_unroll_mark(ts_ctx *ctx, ts_dag *dag, const char *cpu,
+	const char *features, bool marked, const char *what)
+{
+	ts_compile_options co = ts_compile_options_default();
+	char *ir = NULL;
+
+	co.opt_level = 0;
+	co.cpu = cpu;
+	co.features = features;
+	check_schedule(ctx, dag, ts_schedule_new(ctx, dag), what);
+	ok(ctx, ts_module_emit_llvm_ir(ctx, ts_lower(ctx, dag,
+		ts_schedule_new(ctx, dag)), &co, &ir), "emit");
+	if (!strstr(ir, "llvm.loop.unroll.disable") != !marked)
+		fail_msg("%s: %s", what, marked ? "left to LLVM's unroller" :
+			"kept from LLVM's unroller");
+}
+
 /* A loop of half a vector to a vector (a tail of 8 on a 16-lane target)
  * around a small window is marked for LLVM not to unroll it, so that it
  * vectorizes that loop instead of unrolling it whole and gathering along
@@ -320,21 +340,12 @@ static void test_llvm_sched_half_vector_loop__not_unrolled(void **state)
 			"output Y[i: 4, j: %d] = sum(r: %d) X[i, j + r]\n",
 			cases[c].width + cases[c].window - 1, cases[c].width,
 			cases[c].window));
-		ts_compile_options co = ts_compile_options_default();
-		char *ir = NULL, what[64];
+		char what[64];
 
-		co.opt_level = 0;
-		co.cpu = cases[c].cpu;
-		co.features = cases[c].features;
 		snprintf(what, sizeof(what), "%s, %d columns, window of %d",
 			cases[c].cpu, cases[c].width, cases[c].window);
-		check_schedule(ctx, dag, ts_schedule_new(ctx, dag), what);
-		ok(ctx, ts_module_emit_llvm_ir(ctx, ts_lower(ctx, dag,
-			ts_schedule_new(ctx, dag)), &co, &ir), "emit");
-		if (!strstr(ir, "llvm.loop.unroll.disable") != !cases[c].marked)
-			fail_msg("%s: %s", what, cases[c].marked ?
-				"left to LLVM's unroller" :
-				"kept from LLVM's unroller");
+		check_unroll_mark(ctx, dag, cases[c].cpu, cases[c].features,
+			cases[c].marked, what);
 	}
 }
 
@@ -362,21 +373,12 @@ static void test_llvm_sched_vector_row_loop__not_unrolled(void **state)
 		ts_dag *dag = parse(ctx, ts_asprintf("input X: f32[56, %d]\n"
 			"output Y[i: 56, j: %d] = min(max(X[i, j], 0.0), 6.0)\n",
 			cases[c].width, cases[c].width));
-		ts_compile_options co = ts_compile_options_default();
-		char *ir = NULL, what[64];
+		char what[64];
 
-		co.opt_level = 0;
-		co.cpu = cases[c].cpu;
-		co.features = cases[c].features;
 		snprintf(what, sizeof(what), "%s, rows of %d", cases[c].cpu,
 			cases[c].width);
-		check_schedule(ctx, dag, ts_schedule_new(ctx, dag), what);
-		ok(ctx, ts_module_emit_llvm_ir(ctx, ts_lower(ctx, dag,
-			ts_schedule_new(ctx, dag)), &co, &ir), "emit");
-		if (!strstr(ir, "llvm.loop.unroll.disable") != !cases[c].marked)
-			fail_msg("%s: %s", what, cases[c].marked ?
-				"left to LLVM's unroller" :
-				"kept from LLVM's unroller");
+		check_unroll_mark(ctx, dag, cases[c].cpu, cases[c].features,
+			cases[c].marked, what);
 	}
 }
 
