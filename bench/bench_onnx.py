@@ -28,6 +28,9 @@ medians in ms, and the ratios PyTorch / Tessel (above 1: Tessel faster).
 
 usage: bench_onnx.py BUILD [--threads 1,2] [--rounds 3] [--models ...]
                      [--tune] [--work DIR] [--ort NPM_DIR]
+
+--work DIR keeps the exported models and inputs there; without it they go
+to a temporary folder, removed at the end.
 """
 import argparse
 import json
@@ -167,8 +170,18 @@ def main():
                     help="folder where npm installed onnxruntime-node "
                     "(default: $%s)" % ort_node.ENV_DIR)
     a = ap.parse_args()
-    work = a.work or tempfile.mkdtemp(prefix="tessel-onnx-")
-    os.makedirs(work, exist_ok=True)
+    if a.work:
+        os.makedirs(a.work, exist_ok=True)
+        run(a, a.work)
+        return
+    # The exported models (about 70 MB for the three CNNs) go with the
+    # folder unless --work names one to keep.
+    with tempfile.TemporaryDirectory(prefix="tessel-onnx-") as work:
+        run(a, work)
+
+
+def run(a, work):
+    """Export, check and time each model of "a" in the folder "work"."""
     ort_dir, no_ort = ort_node.find(a.ort)
     if not ort_dir:
         print("ONNX Runtime: %s (--ort %s, $%s %s): its column is left "

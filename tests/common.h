@@ -60,6 +60,17 @@ static inline char *ts_test_temp_path(const char *prefix, const char *tag)
 	return p;
 }
 
+/* Remove "path" and what it holds, if it is there (a test's scratch
+ * folder). */
+static inline void ts_test_remove_tree(const char *path)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", path);
+}
+
 /* Assert that the last error of "ctx" contains "part". */
 #define assert_error_contains(ctx, part) do { \
 	const char *msg_ = ts_ctx_error(ctx); \

@@ -950,6 +950,7 @@ static void aot_matches_eval(ts_ctx *ctx, const ts_dag *dag,
 	release();
 	dlclose(lib);
 	ts_network_free(net);
+	ts_test_remove_tree(dir);
 }
 
 /* LeNet, and the LSTM cell whose blocked input weights two steps share. */

@@ -204,6 +204,7 @@ static void test_run_recurrence__many_steps_are_a_network(void **state)
 	assert_has(out, "-rnn (");
 	assert_has(out, ": network ");
 	assert_has(out, "check: pass");
+	unlink(path);
 }
 
 static void test_run_records__record_per_task_else_static(void **state)
@@ -371,8 +372,7 @@ static void test_build_mlp__one_library_matches_interpreter(void **state)
 		assert_has(err, "tessel build: 0 of 7 tasks from records, 7 "
 			"static");
 	check_library(ctx, p->dag, dir, "mlp");
-	snprintf(args, sizeof(args), "rm -rf '%s'", dir);
-	assert_int_equal(system(args), 0);
+	ts_test_remove_tree(dir);
 	unlink(log);
 }
 
@@ -398,6 +398,7 @@ static void test_build_network_bad_options__name_them(void **state)
 		example("lenet"), dir);
 	assert_int_equal(run_tessel(args, &out, &err), 2);
 	assert_has(err, "tessel build: bad value '0' for --threads");
+	ts_test_remove_tree(dir);
 }
 
 /* Check the curve that tessel tune wrote next to the log "log" of a
@@ -549,7 +550,7 @@ static void test_entry_points__same_schedules(void **state)
 	static const char *const nets[] = { "lenet", "mlp" };
 
 	for (size_t i = 0; i < sizeof(nets) / sizeof(nets[0]); i++) {
-		char *api = api_hashes(*state, nets[i]), *out, *err, *p;
+		char *api = api_hashes(*state, nets[i]), *out, *err, *p, *lib;
 		char args[2048], want[1 << 16];
 		snprintf(args, sizeof(args), "run '%s' --threads 1 --json "
 			"--min-time 0.001", example(nets[i]));
@@ -575,11 +576,13 @@ static void test_entry_points__same_schedules(void **state)
 			fail_msg("tessel %s:\n%s%s", args, out, err);
 		snprintf(want, sizeof(want), "schedules:%s\n", api);
 		assert_has(out, want);
+		lib = ts_test_temp_path("netcli", "lib");
 		snprintf(args, sizeof(args), "build '%s' --threads 1 -o '%s'",
-			example(nets[i]), ts_test_temp_path("netcli", "lib"));
+			example(nets[i]), lib);
 		if (run_tessel(args, &out, &err) != 0)
 			fail_msg("tessel %s:\n%s%s", args, out, err);
 		assert_has(out, want);
+		ts_test_remove_tree(lib);
 	}
 }
 
