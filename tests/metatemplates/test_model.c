@@ -328,6 +328,31 @@ static void test_model_padding__inlined_into_vectors(void **state)
 	}
 }
 
+/* A dense layer over weights blocked by 16 (LeNet's first, 800 to 500)
+ * reads them along o % 16 in vectors of 16 that start on lines: not
+ * counted as straddling, its serial tile is rated faster than two
+ * threads over unaligned-rated vectors (measured on a Zen 4: 0.026
+ * against 0.063 ms; counted straddling, the model took the second). */
+static void test_model_blocked__aligned_rows_do_not_straddle(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_template *tp = template_on(ctx, "input P2: f32[1, 50, 4, 4]\n"
+		"input W3: f32[32, 50, 4, 4, 16]\n"
+		"output D1[n: 1, o: 500] = sum(c: 50, h: 4, w: 4) "
+		"P2[n, c, h, w] * W3[o // 16, c, h, w, o % 16]\n",
+		named(ctx, "zen4", 2));
+	const char *serial = "{\"D1.n\":[1,1,1],\"D1.o\":[32,1,16],"
+		"\"D1.c\":[50,1],\"D1.h\":[4,1],\"D1.w\":[2,2],"
+		"\"D1.vec\":\"o\",\"D1.par\":0,\"D1.unroll\":true,"
+		"\"D1.cache_write\":true}";
+	const char *two = "{\"D1.n\":[1,1,1],\"D1.o\":[4,8,16],"
+		"\"D1.c\":[50,1],\"D1.h\":[4,1],\"D1.w\":[4,1],"
+		"\"D1.vec\":\"o\",\"D1.par\":2,\"D1.unroll\":false,"
+		"\"D1.cache_write\":false}";
+
+	assert_true(rate(tp, serial) < rate(tp, two));
+}
+
 static void test_model_tile__serial_register_tile_is_slow(void **state)
 {
 	ts_ctx *ctx = *state;
@@ -571,6 +596,7 @@ int main(void)
 		TS_TEST(test_model_location__recomputed_tile_costs),
 		TS_TEST(test_model_window__rows_shared_in_unrolled_tile),
 		TS_TEST(test_model_padding__inlined_into_vectors),
+		TS_TEST(test_model_blocked__aligned_rows_do_not_straddle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
