@@ -1004,8 +1004,15 @@ static double reuse_share(const ts_access_info *ac, const ts_nest *n,
 {
 	enum { MAX_COPIES = 4096 };
 	int64_t off[MAX_COPIES];
-	int m = 1, d = 1;
+	int m = 1, d = 1, moving = 0;
 
+	/* One loop alone never comes back to an address: most nests stop
+	 * here, in the search's inner loop. */
+	for (int q = 0; q < n->nloops; q++)
+		moving += u[q] && n->loops[q].trip > 1 &&
+			n->loops[q].axis != vec && ac->stride[n->loops[q].axis];
+	if (moving < 2)
+		return 1;
 	off[0] = 0;
 	for (int q = 0; q < n->nloops; q++) {
 		const ts_nest_loop *lp = &n->loops[q];
