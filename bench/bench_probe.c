@@ -6,7 +6,12 @@
  *
  *   usage: bench_probe NAME|FILE.tsl [--threads N] [--config JSON] [--ir]
  *                      [--asm FILE] [--min-time S] [--naive]
- *                      [--target NAME|FILE.json]
+ *                      [--target NAME|FILE.json] [--cold]
+ *
+ * With --cold, each run follows a plain copy of as many bytes as the
+ * arguments hold (as bench_ops times its rows), which leaves them in the
+ * last-level cache rather than the core's own: what a stage meets after
+ * another stage ran, not after itself.
  */
 #include <config.h>
 
@@ -28,7 +33,54 @@ struct probe_opts {
 	const char *asm_path;
 	double min_time;
 	bool naive;		/* also measure the naive schedule */
+	bool cold;		/* a copy of the arguments' bytes between runs */
 };
+
+/* A copy of "n" bytes between runs of the kernel (--cold). */
+struct probe_copy {
+	char *src, *dst;
+	size_t n;
+};
+
+static void probe_copy_run(void *arg)
+{
+	struct probe_copy *c = arg;
+
+	memcpy(c->dst, c->src, c->n);
+	__asm__ volatile("" : : "r"(c->dst) : "memory");
+}
+
+/* Time "m" on "args" of "dag" into "t" as --cold asks: interleaved with a
+ * copy of the bytes the arguments hold.  Exit on failure. */
+static void probe_time_cold(ts_ctx *ctx, const ts_dag *dag, ts_module *m,
+	ts_array **args, double min_time, ts_timing *t)
+{
+	struct bench_kernel k = { .m = m, .args = args };
+	struct probe_copy c = { .n = 64 };
+	struct bench_runner r[2];
+
+	for (int i = 0; i < ts_dag_ninputs(dag) + ts_dag_noutputs(dag); i++)
+		c.n += (size_t)args[i]->size * ts_dtype_size(args[i]->dtype);
+	c.src = malloc(c.n);
+	c.dst = malloc(c.n);
+	if (!c.src || !c.dst)
+		bench_die(ctx, "out of memory");
+	memset(c.src, 1, c.n);
+	memset(c.dst, 0, c.n);
+	r[0] = (struct bench_runner){ .name = "kernel",
+		.run = bench_kernel_run, .arg = &k };
+	r[1] = (struct bench_runner){ .name = "copy", .run = probe_copy_run,
+		.arg = &c };
+	bench_interleave(r, 2, 3, 100000, min_time);
+	t->median_s = r[0].median;
+	t->min_s = r[0].samples[0];
+	for (int i = 1; i < r[0].nsamples; i++)
+		if (r[0].samples[i] < t->min_s)
+			t->min_s = r[0].samples[i];
+	t->nsamples = r[0].nsamples;
+	free(c.src);
+	free(c.dst);
+}
 
 /* Print the model's estimate of every stage of "est" for "tp". */
 static void probe_estimate(const ts_template *tp, const ts_estimate *est)
@@ -131,11 +183,14 @@ static int probe_run(ts_ctx *ctx, const struct probe_opts *o)
 	if (f && o->asm_path && probe_asm(ctx, f, o) < 0)
 		bench_die(ctx, "assembly");
 	m = bench_compile_func(ctx, f, o->threads);
-	if (!m || !(args = bench_args(ctx, dag, 1)) ||
-	    ts_module_time(m, args, o->min_time, &t) < 0)
+	if (!m || !(args = bench_args(ctx, dag, 1)))
 		bench_die(ctx, o->name);
-	printf("measured median %.3f ms (min %.3f ms, %d runs), %.1f "
-		"GFLOP/s\n", t.median_s * 1e3, t.min_s * 1e3, t.nsamples,
+	if (o->cold)
+		probe_time_cold(ctx, dag, m, args, o->min_time, &t);
+	else if (ts_module_time(m, args, o->min_time, &t) < 0)
+		bench_die(ctx, o->name);
+	printf("measured%s median %.3f ms (min %.3f ms, %d runs), %.1f "
+		"GFLOP/s\n", o->cold ? " after a copy" : "", t.median_s * 1e3, t.min_s * 1e3, t.nsamples,
 		bench_dag_flops(ctx, dag) / t.median_s * 1e-9);
 	ts_module_free(m);
 	return o->naive ? probe_naive(ctx, dag, o) : 0;
@@ -158,6 +213,8 @@ static void probe_parse(int argc, char **argv, struct probe_opts *o)
 			o->ir = true;
 		else if (!strcmp(argv[i], "--naive"))
 			o->naive = true;
+		else if (!strcmp(argv[i], "--cold"))
+			o->cold = true;
 		else if (!strcmp(argv[i], "--target") && i + 1 < argc)
 			bench_use_target(argv[++i]);
 		else if (argv[i][0] != '-' && !o->name)
@@ -168,7 +225,7 @@ static void probe_parse(int argc, char **argv, struct probe_opts *o)
 	if (!o->name) {
 		fprintf(stderr, "usage: bench_probe NAME [--threads N] "
 			"[--config JSON] [--ir] [--asm FILE] [--min-time S] "
-			"[--naive] [--target NAME|FILE.json]\n");
+			"[--naive] [--target NAME|FILE.json] [--cold]\n");
 		exit(2);
 	}
 }

@@ -445,6 +445,33 @@ static ts_dag *build_layer_norm(ts_ctx *ctx, int sc)
 	return finish(ctx, "layer_norm", COMPUTE("Y", body, i, k));
 }
 
+/* Build the RMS norm of each row with a gain, Y[i, j] = X[i, j] *
+ * rsqrt(mean over k of X[i, k]^2 + eps) * G[j] (LLaMA's hidden size in
+ * the real class), in "ctx" at size class "sc". */
+static ts_dag *build_rms_norm(ts_ctx *ctx, int sc)
+{
+	int64_t n = pick(sc, 4, 128), d = pick(sc, 16, 4096);
+	ts_tensor *x, *g, *ms;
+	ts_expr *xk, *body;
+	ts_axis *i, *k;
+
+	if (!size_ok(ctx, "rms_norm", sc))
+		return NULL;
+	x = input(ctx, "X", TS_F32, 2, n, d);
+	g = input(ctx, "G", TS_F32, 1, d);
+	i = ax(ctx, "i", n);
+	k = rx(ctx, "k", d);
+	xk = ts_at(ctx, x, 2, V(i), V(k));
+	ms = COMPUTE("Ms", ts_div(ctx, SUM(ts_mul(ctx, xk, xk), k),
+		F((double)d)), i);
+	i = ax(ctx, "i", n);
+	k = ax(ctx, "j", d);
+	body = ts_mul(ctx, ts_at(ctx, x, 2, V(i), V(k)), ts_unary(ctx,
+		TS_OP_RSQRT, ts_add(ctx, ts_at(ctx, ms, 1, V(i)), F(1e-6))));
+	body = ts_mul(ctx, body, ts_at(ctx, g, 1, V(k)));
+	return finish(ctx, "rms_norm", COMPUTE("Y", body, i, k));
+}
+
 /* Return the 2x2 stride-2 max pooling "name" of the NCHW tensor "x" in
  * "ctx". */
 static ts_tensor *max_pool(ts_ctx *ctx, const char *name, ts_tensor *x)
@@ -1017,6 +1044,8 @@ const struct ts_catalogue_entry ts_catalogue[] = {
 		build_softmax },
 	{ "layer_norm", "layer norm of each row with gain and bias",
 		"layer_norm", build_layer_norm },
+	{ "rms_norm", "RMS norm of each row with gain", NULL,
+		build_rms_norm },
 	{ "max_pool", "max pooling 2x2 stride 2, NCHW", "max_pool",
 		build_max_pool },
 	{ "avg_pool", "average pooling 3x3 stride 1 padding 1, inline padding",

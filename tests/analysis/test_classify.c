@@ -141,6 +141,8 @@ static const struct op_case cases[] = {
 	{ "layer_norm", NULL, { { "Mu.sum0", SR, "" }, { "Var.sum0", SR, "" },
 		{ "Mu", D, "" }, { "Var", D, "" },
 		{ "Y", D, "i,j" } } },
+	{ "rms_norm", NULL, { { "Ms.sum0", SR, "" }, { "Ms", D, "" },
+		{ "Y", D, "i,j" } } },
 	{ "max_pool", NULL, { { "Y", SR, "" } } },
 	/* The guard in the window becomes a padding stage. */
 	{ "avg_pool", NULL, { { "Y.sum0.pad0", D, "" }, { "Y.sum0", SR, "" },

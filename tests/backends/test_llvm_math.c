@@ -491,6 +491,11 @@ static void test_math_layer_norm_static__matches_eval(void **state)
 	check_catalogue(*state, "layer_norm");
 }
 
+static void test_math_rms_norm_static__matches_eval(void **state)
+{
+	check_catalogue(*state, "rms_norm");
+}
+
 static void test_math_gelu_static__matches_eval(void **state)
 {
 	check_catalogue(*state, "gelu");
@@ -589,6 +594,7 @@ int main(void)
 		TS_TEST(test_math_invariant_quotient__is_a_reciprocal_product),
 		TS_TEST(test_math_softmax_static__matches_eval),
 		TS_TEST(test_math_layer_norm_static__matches_eval),
+		TS_TEST(test_math_rms_norm_static__matches_eval),
 		TS_TEST(test_math_gelu_static__matches_eval),
 	};
 

@@ -347,7 +347,7 @@ static void test_catalogue_eval__normalisations__match_loops(void **state)
 {
 	(void)state;
 	const ts_array *x, *y;
-	struct run sm, ln;
+	struct run sm, ln, rn;
 
 	run_tiny("softmax", &sm);
 	x = sm.in[0];
@@ -377,8 +377,21 @@ static void test_catalogue_eval__normalisations__match_loops(void **state)
 				at(ln.in[1], j, 0, 0, 0) +
 				at(ln.in[2], j, 0, 0, 0));
 	}
+	run_tiny("rms_norm", &rn);
+	x = rn.in[0];
+	y = rn.out[0];
+	for (int64_t i = 0; i < x->shape[0]; i++) {
+		double ms = 0, d = (double)x->shape[1];
+		for (int64_t k = 0; k < x->shape[1]; k++)
+			ms += pow(at(x, i, k, 0, 0), 2) / d;
+		for (int64_t j = 0; j < x->shape[1]; j++)
+			check_close("rms_norm", j, at(y, i, j, 0, 0),
+				at(x, i, j, 0, 0) / sqrt(ms + 1e-6) *
+				at(rn.in[1], j, 0, 0, 0));
+	}
 	run_done(&sm);
 	run_done(&ln);
+	run_done(&rn);
 }
 
 static void test_catalogue_eval__data_movement__matches_loops(void **state)

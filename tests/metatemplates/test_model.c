@@ -577,11 +577,37 @@ static void test_model_rows__layer_norm_in_row_tiles(void **state)
 			assert_int_equal(e[s].threads, 2);
 }
 
+/* An RMS norm over rows of 4096 (16 KiB) after another stage, on one
+ * core: its row group a row at a time keeps the row in L1 until the
+ * output reads it again, and the gain, which no row moves, stays in the
+ * cache for every row (measured on a Zen 4 after a copy of its bytes:
+ * 0.075 ms a row at a time, 0.085 ms in two passes, 0.093 to 0.10 ms 2
+ * or 16 rows at a time, the row re-read from L2). */
+static void test_model_rows__rms_norm_a_row_at_a_time(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_template *tp = template_real(ctx, "rms_norm", "zen4");
+	const char *fmt = "{\"Ms.sum0.i\":[1,1,128],\"Ms.sum0.k\":[64,64],"
+		"\"Ms.sum0.vec\":\"none\",\"Ms.sum0.rfvec\":true,"
+		"\"Ms.sum0.cache_write\":true,"
+		"\"Y.i\":%s,\"Y.j\":[1,4096],\"Y.vec\":\"j\","
+		"\"Y.rows\":%s}";
+	char a[1024], b[1024], c[1024];
+	double one = rate(tp, fill(a, sizeof(a), fmt, "[128,1]", "true"));
+	double many = rate(tp, fill(b, sizeof(b), fmt, "[8,16]", "true"));
+	double off = rate(tp, fill(c, sizeof(c), fmt, "[128,1]", "false"));
+
+	if (!(one < many && one < off))
+		fail_msg("a row at a time rated %g s, 16 rows %g s, two "
+			"passes %g s", one, many, off);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TS_TEST(test_model_direct__plain_rows_beat_masked_vectors),
 		TS_TEST(test_model_rows__layer_norm_in_row_tiles),
+		TS_TEST(test_model_rows__rms_norm_a_row_at_a_time),
 		TS_TEST(test_model_pack__fused_anchor_has_no_outer_pack),
 		TS_TEST(test_model_matmul__page_strided_operand_is_packed),
 		TS_TEST(test_model_matmul__strided_accumulator_costs),
