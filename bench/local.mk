@@ -46,7 +46,8 @@ noinst_PROGRAMS += bench/bench_styles
 bench_bench_styles_SOURCES = bench/bench_styles.c tests/corpus/gen.c \
 	tests/corpus/gen.h bench/tuned.c bench/tuned.h $(BENCH_COMMON)
 bench_bench_styles_LDADD = $(BENCH_LIBS)
-EXTRA_DIST += bench/bench_styles_torch.py bench/inner_loop.py
+EXTRA_DIST += bench/bench_styles_torch.py bench/inner_loop.py \
+	bench/bench_memory.py
 
 # How well the model ranks: Kendall tau of estimates against measured
 # times over a fixed sample of configurations per catalogue case.
