@@ -104,10 +104,11 @@ static ts_tensor *conv_pad(ts_ctx *ctx, ts_tensor *x, int64_t pad)
 }
 
 /* Declare layer "l" in "ctx" with compute only: X (NCHW), W (KCRS, or
- * RSCK when "hwio": the output channel last), the padding P and Y.
- * Return the DAG. */
-static ts_dag *conv_declare(ts_ctx *ctx, const struct conv_layer *l,
-	bool hwio)
+ * RSCK when "hwio": the output channel last), the padding P and Y (NCHW,
+ * or NHWC when "nhwc": the output layout a network's layout pass picks,
+ * as oneDNN picks its own).  Return the DAG. */
+static ts_dag *conv_declare_as(ts_ctx *ctx, const struct conv_layer *l,
+	bool hwio, bool nhwc)
 {
 	const int64_t sx[4] = { 1, l->c, l->h, l->h };
 	const int64_t sw[4] = { l->k, l->c, l->r, l->r };
@@ -138,10 +139,33 @@ static ts_dag *conv_declare(ts_ctx *ctx, const struct conv_layer *l,
 			ts_var(ctx, rc), ts_var(ctx, k))
 		: ts_at(ctx, w, 4, ts_var(ctx, k), ts_var(ctx, rc),
 			ts_var(ctx, ry), ts_var(ctx, rx)));
-	out = ts_compute(ctx, "Y", 4, (ts_axis *[]){ n, k, y, v },
+	out = ts_compute(ctx, "Y", 4, nhwc ? (ts_axis *[]){ n, y, v, k } :
+		(ts_axis *[]){ n, k, y, v },
 		ts_sum(ctx, 3, (ts_axis *[]){ rc, ry, rx }, body));
 	return out ? ts_dag_new(ctx, 2, (ts_tensor *[]){ x, w }, 1, &out)
 		: NULL;
+}
+
+static ts_dag *conv_declare(ts_ctx *ctx, const struct conv_layer *l,
+	bool hwio)
+{
+	return conv_declare_as(ctx, l, hwio, false);
+}
+
+/* The largest difference between "nhwc" and the NCHW "ref" of the same
+ * values. */
+static double conv_nhwc_error(const ts_array *nhwc, const ts_array *ref)
+{
+	int64_t k = ref->shape[1], h = ref->shape[2], w = ref->shape[3];
+	double err = 0;
+
+	for (int64_t c = 0; c < k; c++)
+		for (int64_t y = 0; y < h; y++)
+			for (int64_t x = 0; x < w; x++)
+				err = fmax(err, fabs(ts_array_get(nhwc,
+					(y * w + x) * k + c) - ts_array_get(
+					ref, (c * h + y) * w + x)));
+	return err;
 }
 
 /* oneDNN objects of one layer. */
@@ -385,6 +409,29 @@ static struct conv_net conv_network(ts_ctx *ctx, const ts_dag *dag,
 	return c;
 }
 
+/* Compile the layer "l" with its output NHWC in "ctx" as a network with
+ * "threads" threads (weights blocked, layouts chosen) on the inputs
+ * "args"; check it against the NCHW "ref"; "*err" grows to its error. */
+static struct conv_net conv_network_nhwc(ts_ctx *ctx,
+	const struct conv_layer *l, bool hwio, int threads, ts_array **args,
+	const ts_array *ref, double *err)
+{
+	ts_dag *dag = conv_declare_as(ctx, l, hwio, true);
+	ts_network_options no = ts_network_options_default();
+	struct conv_net c = { 0 };
+
+	no.threads = threads;
+	if (!dag || !(c.net = ts_network_compile(ctx, dag,
+	    bench_host_target(ctx, threads), &no)))
+		bench_die(ctx, "compiling the layer with an NHWC output");
+	c.in[0] = args[0];
+	c.in[1] = args[1];
+	c.out[0] = ts_array_for_tensor(ctx, ts_dag_output(dag, 0));
+	conv_net_run(&c);
+	*err = fmax(*err, conv_nhwc_error(c.out[0], ref));
+	return c;
+}
+
 /* Compile "dag" (layer "l") as a network on blocked weights, tune its
  * convolution's task with "threads" threads for "o"->tune trials and
  * return the network with the tuned kernel, after checking it against
@@ -420,7 +467,7 @@ static struct conv_net conv_tuned(ts_ctx *ctx, const ts_dag *dag,
  * blocked weights, then tuned when "o" tunes).  Return whether the
  * outputs agree. */
 static bool conv_case(const struct conv_layer *l, int threads,
-	struct conv_opts *o, double ratio[3])
+	struct conv_opts *o, double ratio[4])
 {
 	ts_ctx *ctx = bench_ctx();
 	ts_dag *dag = conv_declare(ctx, l, o->hwio);
@@ -429,9 +476,9 @@ static bool conv_case(const struct conv_layer *l, int threads,
 		: NULL;
 	ts_array **args = m ? bench_args(ctx, dag, 5) : NULL, *ref;
 	struct bench_kernel tp = { m, args };
-	struct conv_net cn, tt = { 0 };
+	struct conv_net cn, cx, tt = { 0 };
 	struct conv_dnnl d = { 0 };
-	struct bench_runner r[4];
+	struct bench_runner r[5];
 	int64_t oh = conv_out(l);
 	double err = 0, rel = 0, flops = 2.0 * l->k * l->c * l->r * l->r *
 		oh * oh;
@@ -445,6 +492,7 @@ static bool conv_case(const struct conv_layer *l, int threads,
 	if (ts_array_compare(ctx, args[2], ref, &err, &rel) < 0)
 		bench_die(ctx, "comparing with oneDNN");
 	cn = conv_network(ctx, dag, threads, args, ref, &err);
+	cx = conv_network_nhwc(ctx, l, o->hwio, threads, args, ref, &err);
 	if (o->tune)
 		tt = conv_tuned(ctx, dag, l, threads, o, args, ref, &err);
 	if (o->verbose && o->nnotes < 32 && asprintf(&o->notes[o->nnotes],
@@ -457,29 +505,34 @@ static bool conv_case(const struct conv_layer *l, int threads,
 		.arg = &d };
 	r[2] = (struct bench_runner){ .name = "blocked",
 		.run = conv_net_run, .arg = &cn };
-	r[3] = (struct bench_runner){ .name = "tuned",
+	r[3] = (struct bench_runner){ .name = "nhwc",
+		.run = conv_net_run, .arg = &cx };
+	r[4] = (struct bench_runner){ .name = "tuned",
 		.run = conv_net_run, .arg = &tt };
 	if (threads > 1)
-		bench_alternate(r, o->tune ? 4 : 3, 4, o->min_time / 4, 0.2);
+		bench_alternate(r, o->tune ? 5 : 4, 4, o->min_time / 4, 0.2);
 	else
-		bench_interleave(r, o->tune ? 4 : 3, 10, 2000, o->min_time);
+		bench_interleave(r, o->tune ? 5 : 4, 10, 2000, o->min_time);
 	ratio[0] = r[1].median / r[0].median;
 	ratio[1] = r[1].median / r[2].median;
-	printf("| %s | %d | %.3f | %.1f | %.3f | %.1f | %.3f | %.1f | %.2f | "
-		"%.2f | %.3f | %.2g | %s |", l->name, threads,
-		r[0].median * 1e3, flops / r[0].median * 1e-9,
+	ratio[3] = r[1].median / r[3].median;
+	printf("| %s | %d | %.3f | %.1f | %.3f | %.1f | %.3f | %.1f | %.3f | "
+		"%.1f | %.2f | %.2f | %.2f | %.3f | %.2g | %s |", l->name,
+		threads, r[0].median * 1e3, flops / r[0].median * 1e-9,
 		r[2].median * 1e3, flops / r[2].median * 1e-9,
+		r[3].median * 1e3, flops / r[3].median * 1e-9,
 		r[1].median * 1e3, flops / r[1].median * 1e-9, ratio[0],
-		ratio[1], res->best_cost * 1e3, err, d.impl);
+		ratio[1], ratio[3], res->best_cost * 1e3, err, d.impl);
 	if (o->tune) {
-		ratio[2] = r[1].median / r[3].median;
-		printf(" %.3f | %.2f |", r[3].median * 1e3, ratio[2]);
+		ratio[2] = r[1].median / r[4].median;
+		printf(" %.3f | %.2f |", r[4].median * 1e3, ratio[2]);
 		ts_network_free(tt.net);
 	}
 	printf("\n");
 	fflush(stdout);
 	dnnl_teardown(&d);
 	ts_network_free(cn.net);
+	ts_network_free(cx.net);
 	ts_module_free(m);
 	ts_ctx_free(ctx);
 	return err <= conv_tolerance(l->c * l->r * l->r);
@@ -525,22 +578,24 @@ static void conv_parse(int argc, char **argv, struct conv_opts *o)
 static bool conv_all(int threads, struct conv_opts *o)
 {
 	enum { N = sizeof(conv_layers) / sizeof(conv_layers[0]) };
-	double ratio[N][3], v[3][N];
+	double ratio[N][4], v[4][N];
 	bool ok = true;
 
 	for (int i = 0; i < N; i++) {
 		ok &= conv_case(&conv_layers[i], threads, o, ratio[i]);
-		for (int c = 0; c < 3; c++)
+		for (int c = 0; c < 4; c++)
 			v[c][i] = ratio[i][c];
 	}
 	/* All layers, then the 3x3 ones (all but the stem). */
-	printf("| geometric mean | %d | | | | | | | %.2f | %.2f | | | |",
-		threads, bench_geomean(v[0], N), bench_geomean(v[1], N));
+	printf("| geometric mean | %d | | | | | | | | | %.2f | %.2f | %.2f | "
+		"| | |", threads, bench_geomean(v[0], N),
+		bench_geomean(v[1], N), bench_geomean(v[3], N));
 	if (o->tune)
 		printf(" | %.2f |", bench_geomean(v[2], N));
-	printf("\n| geometric mean, 3x3 layers | %d | | | | | | | %.2f | %.2f "
-		"| | | |", threads, bench_geomean(v[0] + 1, N - 1),
-		bench_geomean(v[1] + 1, N - 1));
+	printf("\n| geometric mean, 3x3 layers | %d | | | | | | | | | %.2f | "
+		"%.2f | %.2f | | | |", threads,
+		bench_geomean(v[0] + 1, N - 1), bench_geomean(v[1] + 1, N - 1),
+		bench_geomean(v[3] + 1, N - 1));
 	if (o->tune)
 		printf(" | %.2f |", bench_geomean(v[2] + 1, N - 1));
 	printf("\n");
@@ -565,16 +620,21 @@ int main(int argc, char **argv)
 		"ts_partition_block_weights), converted once before timing.  "
 		"oneDNN: source, weights and destination in the blocked "
 		"layouts it chose, reordered from NCHW and %s before timing; "
-		"only the convolution primitive is timed.%s\n",
+		"only the convolution primitive is timed.  Tessel, NHWC out: "
+		"the layer declared with its output NHWC (the layout a "
+		"network's layout pass picks for it), weights blocked, "
+		"compiled as a network.%s\n",
 		o.hwio ? "HWIO (R, S, C, K: output channel last)" :
 		"OIHW (K, C, R, S)", o.hwio ? "HWIO" : "OIHW", o.tune ?
 		"  Tuned: the blocked-weight kernel, tuned." : "");
 	printf("\n| layer | threads | Tessel ms | Tessel GFLOP/s | Tessel "
-		"blocked W ms | blocked W GFLOP/s | oneDNN ms | oneDNN GFLOP/s "
-		"| oneDNN/Tessel | oneDNN/Tessel blocked W | model ms | max abs "
-		"err | oneDNN implementation |%s\n", o.tune ? " tuned ms | "
-		"oneDNN/tuned |" : "");
-	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|%s\n",
+		"blocked W ms | blocked W GFLOP/s | Tessel NHWC out ms | NHWC "
+		"out GFLOP/s | oneDNN ms | oneDNN GFLOP/s | oneDNN/Tessel | "
+		"oneDNN/Tessel blocked W | oneDNN/Tessel NHWC out | model ms | "
+		"max abs err | oneDNN implementation |%s\n", o.tune ? " tuned "
+		"ms | oneDNN/tuned |" : "");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+		"---|%s\n",
 		o.tune ? "---|---|" : "");
 	for (int t = 0; t < o.nthreads; t++)
 		ok &= conv_all(o.threads[t], &o);
