@@ -575,7 +575,8 @@ static ts_tensor *block_stage(ts_ctx *ctx, const char *name, ts_tensor *src,
 }
 
 /* Whether every load of "t" in stage "r" reads its channel dimension at
- * the channel axis of "r". */
+ * the channel axis of "r", or at one of its reduction axes (a
+ * convolution summing over the channels of its input). */
 static bool channel_kept(const ts_stage *r, const ts_tensor *t)
 {
 	ts_vec v = { 0 };
@@ -583,8 +584,12 @@ static bool channel_kept(const ts_stage *r, const ts_tensor *t)
 	loads_of(r->body, t, &v);
 	for (int k = 0; k < v.n; k++) {
 		const ts_expr *ld = v.v[k];
-		if (ld->args[1]->kind != TS_EXPR_VAR ||
-		    ld->args[1]->axis != r->axes[1])
+		bool ok = ld->args[1]->kind == TS_EXPR_VAR &&
+			ld->args[1]->axis == r->axes[1];
+		for (int a = 0; !ok && a < r->nraxes; a++)
+			ok = ld->args[1]->kind == TS_EXPR_VAR &&
+				ld->args[1]->axis == r->raxes[a];
+		if (!ok)
 			return false;
 	}
 	return true;
