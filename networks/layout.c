@@ -356,6 +356,11 @@ int ts_layout_source_dim(int l, int d)
 	return l == LAYOUT_NHWC ? nhwc[d] : l == LAYOUT_NCHWC ? nchwc[d] : d;
 }
 
+int ts_layout_channel_block(int l, int x)
+{
+	return l == LAYOUT_NCHWC ? x : 0;
+}
+
 int ts_layout_physical_index(ts_ctx *ctx, int l, int x, ts_expr *const *lg,
 	ts_expr **ph)
 {
@@ -575,9 +580,11 @@ static ts_tensor *block_stage(ts_ctx *ctx, const char *name, ts_tensor *src,
 }
 
 /* Whether every load of "t" in stage "r" reads its channel dimension at
- * the channel axis of "r", or, with "summed", at one of its reduction
- * axes (a convolution summing over the channels of its input). */
-static bool channel_kept(const ts_stage *r, const ts_tensor *t, bool summed)
+ * the channel axis of "r", or at one of its reduction axes whose extent
+ * block "x" (0: none) divides (a convolution summing over the channels
+ * of its input: the copy splits that axis by the block,
+ * ts_dag_copy_stages). */
+static bool channel_kept(const ts_stage *r, const ts_tensor *t, int x)
 {
 	ts_vec v = { 0 };
 
@@ -586,9 +593,10 @@ static bool channel_kept(const ts_stage *r, const ts_tensor *t, bool summed)
 		const ts_expr *ld = v.v[k];
 		bool ok = ld->args[1]->kind == TS_EXPR_VAR &&
 			ld->args[1]->axis == r->axes[1];
-		for (int a = 0; !ok && summed && a < r->nraxes; a++)
+		for (int a = 0; !ok && a < r->nraxes; a++)
 			ok = ld->args[1]->kind == TS_EXPR_VAR &&
-				ld->args[1]->axis == r->raxes[a];
+				ld->args[1]->axis == r->raxes[a] &&
+				(x <= 1 || r->raxes[a]->extent % x == 0);
 		if (!ok)
 			return false;
 	}
@@ -598,14 +606,13 @@ static bool channel_kept(const ts_stage *r, const ts_tensor *t, bool summed)
 /* Which stages of "sub" are computed in layout "l" with block "x" when
  * its outputs take it: a 4-D stage whose channels the block divides and
  * that is an output or read only by such stages, each at its own
- * channel (a padding stage read through a window) or, in NHWC, summed
- * over its channels (a convolution's input: NHWC keeps the channel a
- * plain index, where NCHW[x]c would read it through a quotient and a
- * remainder, which the template gathers into a copy per tile, measured
- * 1.2x slower on MobileNetV2's late projections than converting the
- * producer's output as it is read).  They then accumulate and store in
- * that layout directly; the others, in their declared layout, are
- * converted as they are read or written. */
+ * channel (a padding stage read through a window) or summed over its
+ * channels (a convolution's input, whose bias and clip an importer
+ * writes as stages of their own: left in the declared NCHW, they were
+ * transposed in the convolution's tiles, MobileNetV2's projections at
+ * 29 to 56 GFLOP/s).  They then accumulate and store in that layout
+ * directly; the others, in their declared layout, are converted as they
+ * are read or written. */
 static bool *physical_stages(const ts_dag *sub, int l, int x)
 {
 	bool *ph = ts_new_atomic(bool, sub->nstages + 1);
@@ -620,7 +627,7 @@ static bool *physical_stages(const ts_dag *sub, int l, int x)
 		for (int k = 0; ok && k < sub->nconsumers[s]; k++) {
 			int r = sub->consumers[s][k];
 			ok = ph[r] && channel_kept(sub->stages[r], st->out,
-				l == LAYOUT_NHWC);
+				ts_layout_channel_block(l, x));
 		}
 		ph[s] = ok;
 	}

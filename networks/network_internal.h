@@ -15,6 +15,10 @@ typedef struct ts_relayout {
 	const bool *physical;
 } ts_relayout;
 
+/* The channel block of layout "l" with block "x": "x" for NCHW[x]c, 0 for
+ * the layouts that keep the channel one index. */
+int ts_layout_channel_block(int l, int x);
+
 /* The physical shape of the logical [n, c, h, w] "shape" in layout "l"
  * with block "x", into "phys"; return its number of dimensions. */
 int ts_layout_physical_shape(int l, int x, const int64_t *shape,

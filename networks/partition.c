@@ -138,15 +138,55 @@ static ts_expr *clone_load(struct clone_map *m, const ts_expr *e)
 	return relaid_load(m, t, n, idx);
 }
 
-/* Copy the reduction "e" over fresh reduction axes. */
+/* Whether "e" loads a tensor whose copy "m" stores physically at the
+ * channel index "a" (an axis of the original). */
+static bool reads_channel_at(struct clone_map *m, const ts_expr *e,
+	const ts_axis *a)
+{
+	ts_tensor *t;
+
+	if (!e)
+		return false;
+	if (e->kind == TS_EXPR_LOAD) {
+		t = map_find(&m->from, &m->to, e->tensor);
+		return t && map_find(&m->phys, &m->phys, t) && e->nargs == 4 &&
+			e->args[1]->kind == TS_EXPR_VAR && e->args[1]->axis == a;
+	}
+	if (e->kind == TS_EXPR_REDUCE)
+		return reads_channel_at(m, e->a, a);
+	return e->kind != TS_EXPR_VAR && (reads_channel_at(m, e->a, a) ||
+		reads_channel_at(m, e->b, a) || reads_channel_at(m, e->c, a));
+}
+
+/* Copy the reduction "e" over fresh reduction axes.  In a layout that
+ * blocks the channels, an axis that sums over the channels of a tensor
+ * stored in it becomes two, the blocks and the channels of a block (c =
+ * c * x + c_blk), so that the reduction walks the blocked tensor in its
+ * own order rather than through a quotient and a remainder. */
 static ts_expr *clone_reduce(struct clone_map *m, const ts_expr *e)
 {
-	ts_axis **ax = ts_new_array(ts_axis *, e->nraxes);
+	ts_axis **ax = ts_new_array(ts_axis *, 2 * e->nraxes);
+	int x = m->rl ? ts_layout_channel_block(m->rl->l, m->rl->x) : 0;
+	int n = 0;
 
-	for (int i = 0; i < e->nraxes; i++)
-		ax[i] = clone_axis(m, e->raxes[i]);
-	return ts_reduce(m->ctx, e->reducer, e->nraxes, ax,
-		clone_expr(m, e->a));
+	for (int i = 0; i < e->nraxes; i++) {
+		ts_axis *a = e->raxes[i], *o, *b;
+		if (x <= 1 || a->extent % x != 0 ||
+		    map_find(&m->afrom, &m->ato, a) ||
+		    !reads_channel_at(m, e->a, a)) {
+			ax[n++] = clone_axis(m, a);
+			continue;
+		}
+		o = ts_reduce_axis(m->ctx, a->name, a->extent / x);
+		b = ts_reduce_axis(m->ctx, ts_asprintf("%s_blk", a->name), x);
+		ts_vec_push(&m->vfrom, a);
+		ts_vec_push(&m->vto, ts_add(m->ctx, ts_mul(m->ctx,
+			ts_var(m->ctx, o), ts_int(m->ctx, x)),
+			ts_var(m->ctx, b)));
+		ax[n++] = o;
+		ax[n++] = b;
+	}
+	return ts_reduce(m->ctx, e->reducer, n, ax, clone_expr(m, e->a));
 }
 
 /* Copy expression "e", reading the tensors and axes mapped by "m". */
