@@ -36,6 +36,33 @@ void bench_kernel_run(void *arg)
 	}
 }
 
+void bench_copy_new(struct bench_copy *c, size_t n)
+{
+	c->n = n;
+	c->src = malloc(n);
+	c->dst = malloc(n);
+	if (!c->src || !c->dst) {
+		fprintf(stderr, "bench: out of memory\n");
+		exit(1);
+	}
+	memset(c->src, 1, n);
+	memset(c->dst, 0, n);
+}
+
+void bench_copy_run(void *arg)
+{
+	struct bench_copy *c = arg;
+
+	memcpy(c->dst, c->src, c->n);
+	__asm__ volatile("" : : "r"(c->dst) : "memory");
+}
+
+void bench_copy_free(struct bench_copy *c)
+{
+	free(c->src);
+	free(c->dst);
+}
+
 /* Order the doubles "a" and "b" for qsort. */
 static int cmp_double(const void *a, const void *b)
 {

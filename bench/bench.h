@@ -32,6 +32,19 @@ struct bench_kernel {
 
 void bench_kernel_run(void *arg);
 
+/* A plain copy of "n" bytes from "src" to "dst": what the memory system
+ * gives a kernel that moves the same bytes (read "n", write "n").
+ * bench_copy_new allocates both (exits when out of memory),
+ * bench_copy_run copies once, bench_copy_free releases them. */
+struct bench_copy {
+	char *src, *dst;
+	size_t n;
+};
+
+void bench_copy_new(struct bench_copy *c, size_t n);
+void bench_copy_run(void *arg);
+void bench_copy_free(struct bench_copy *c);
+
 /* A new context with the seed tessel run uses by default (1): its
  * static choices are the ones the command line compiles.  Exits when out
  * of memory. */

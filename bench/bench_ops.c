@@ -104,21 +104,6 @@ struct ops_row {
 	bool check_ok;
 };
 
-/* A plain copy of "n" bytes from "src" to "dst": what the memory system
- * gives a kernel that moves the same bytes (read "n", write "n"). */
-struct ops_copy {
-	char *src, *dst;
-	size_t n;
-};
-
-static void ops_copy_run(void *arg)
-{
-	struct ops_copy *c = arg;
-
-	memcpy(c->dst, c->src, c->n);
-	__asm__ volatile("" : : "r"(c->dst) : "memory");
-}
-
 /* The bytes "args" of "dag" hold: every input and output once. */
 static double ops_bytes(const ts_dag *dag, ts_array *const *args)
 {
@@ -282,7 +267,7 @@ static void ops_measure(ts_ctx *ctx, const ts_dag *dag, struct ops_row *row,
 	struct ops_prog s1, s2, sn = { 0 };
 	ts_array **a1, **a2, **an;
 	struct bench_runner rs[3];
-	struct ops_copy cp;
+	struct bench_copy cp;
 
 	if (!info)
 		bench_die(ctx, row->name);
@@ -303,14 +288,8 @@ static void ops_measure(ts_ctx *ctx, const ts_dag *dag, struct ops_row *row,
 	rs[1] = (struct bench_runner){ .name = "static2",
 		.run = ops_prog_run, .arg = &s2 };
 	row->bytes = ops_bytes(dag, a1);
-	cp.n = (size_t)(row->bytes / 2) + 64;
-	cp.src = malloc(cp.n);
-	cp.dst = malloc(cp.n);
-	if (!cp.src || !cp.dst)
-		bench_die(ctx, "out of memory");
-	memset(cp.src, 1, cp.n);
-	memset(cp.dst, 0, cp.n);
-	rs[2] = (struct bench_runner){ .name = "copy", .run = ops_copy_run,
+	bench_copy_new(&cp, (size_t)(row->bytes / 2) + 64);
+	rs[2] = (struct bench_runner){ .name = "copy", .run = bench_copy_run,
 		.arg = &cp };
 	row->naive_s = NAN;
 	if (row->naive_est_s <= NAIVE_LIMIT_S) {
@@ -325,8 +304,7 @@ static void ops_measure(ts_ctx *ctx, const ts_dag *dag, struct ops_row *row,
 		row->static2_s = rs[1].median;
 		row->copy_s = one[1].median;
 	}
-	free(cp.src);
-	free(cp.dst);
+	bench_copy_free(&cp);
 	ops_check(ctx, dag, row, a1, a2, sn.args ? an : NULL);
 	ops_prog_free(&s1);
 	ops_prog_free(&s2);

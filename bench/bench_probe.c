@@ -36,40 +36,22 @@ struct probe_opts {
 	bool cold;		/* a copy of the arguments' bytes between runs */
 };
 
-/* A copy of "n" bytes between runs of the kernel (--cold). */
-struct probe_copy {
-	char *src, *dst;
-	size_t n;
-};
-
-static void probe_copy_run(void *arg)
-{
-	struct probe_copy *c = arg;
-
-	memcpy(c->dst, c->src, c->n);
-	__asm__ volatile("" : : "r"(c->dst) : "memory");
-}
-
 /* Time "m" on "args" of "dag" into "t" as --cold asks: interleaved with a
  * copy of the bytes the arguments hold.  Exit on failure. */
-static void probe_time_cold(ts_ctx *ctx, const ts_dag *dag, ts_module *m,
+static void probe_time_cold(const ts_dag *dag, ts_module *m,
 	ts_array **args, double min_time, ts_timing *t)
 {
 	struct bench_kernel k = { .m = m, .args = args };
-	struct probe_copy c = { .n = 64 };
+	struct bench_copy c;
 	struct bench_runner r[2];
+	size_t n = 64;
 
 	for (int i = 0; i < ts_dag_ninputs(dag) + ts_dag_noutputs(dag); i++)
-		c.n += (size_t)args[i]->size * ts_dtype_size(args[i]->dtype);
-	c.src = malloc(c.n);
-	c.dst = malloc(c.n);
-	if (!c.src || !c.dst)
-		bench_die(ctx, "out of memory");
-	memset(c.src, 1, c.n);
-	memset(c.dst, 0, c.n);
+		n += (size_t)args[i]->size * ts_dtype_size(args[i]->dtype);
+	bench_copy_new(&c, n);
 	r[0] = (struct bench_runner){ .name = "kernel",
 		.run = bench_kernel_run, .arg = &k };
-	r[1] = (struct bench_runner){ .name = "copy", .run = probe_copy_run,
+	r[1] = (struct bench_runner){ .name = "copy", .run = bench_copy_run,
 		.arg = &c };
 	bench_interleave(r, 2, 3, 100000, min_time);
 	t->median_s = r[0].median;
@@ -78,8 +60,7 @@ static void probe_time_cold(ts_ctx *ctx, const ts_dag *dag, ts_module *m,
 		if (r[0].samples[i] < t->min_s)
 			t->min_s = r[0].samples[i];
 	t->nsamples = r[0].nsamples;
-	free(c.src);
-	free(c.dst);
+	bench_copy_free(&c);
 }
 
 /* Print the model's estimate of every stage of "est" for "tp". */
@@ -186,7 +167,7 @@ static int probe_run(ts_ctx *ctx, const struct probe_opts *o)
 	if (!m || !(args = bench_args(ctx, dag, 1)))
 		bench_die(ctx, o->name);
 	if (o->cold)
-		probe_time_cold(ctx, dag, m, args, o->min_time, &t);
+		probe_time_cold(dag, m, args, o->min_time, &t);
 	else if (ts_module_time(m, args, o->min_time, &t) < 0)
 		bench_die(ctx, o->name);
 	printf("measured%s median %.3f ms (min %.3f ms, %d runs), %.1f "
