@@ -459,12 +459,12 @@ static double split_cost(const ts_access_info *ac, const ts_stage *s,
 	reg = (width < lanes ? width : lanes) * elem;
 	/* The axis itself, or (where "blocks" says so) its remainder in a
 	 * blocked layout whose blocks are whole lines: o % 16 over blocks
-	 * of 16 floats (measured on a Zen 4: LeNet's dense layer over
+	 * of 16 floats (measured on a Zen 4: a 400 x 120 product over
 	 * weights so blocked, counted straddling, went to two threads at
 	 * 0.063 ms against 0.026 ms on one).  Register tiles do not say
-	 * so: their calibration on convolutions over blocked weights
-	 * includes the count (counted aligned, SqueezeNet's layouts went to
-	 * a choice 1.6x slower, 8.5 -> 13.7 ms). */
+	 * so: their calibration on reductions with reuse over blocked
+	 * weights includes the count (counted aligned, a network's layout
+	 * choice went 1.6x slower, 8.5 -> 13.7 ms). */
 	if ((width * elem) % 64 == 0 &&
 	    ((ld->args[ld->nargs - 1]->kind == TS_EXPR_VAR &&
 	    ld->args[ld->nargs - 1]->axis == axis) ||
@@ -655,8 +655,8 @@ static double tile_efficiency(const ts_template *tp, const ts_config *cfg,
 	 * parallel one) adds into its accumulator through a masked load
 	 * and a masked store at every step, which the store-to-load
 	 * forwarding does not serve: about 30 cycles a step where a
-	 * register takes 4 (measured on a Zen 4: MobileNetV2's classifier,
-	 * 1280 x 1000 in blocks of 16, 0.33 ms on two threads against 0.10
+	 * register takes 4 (measured on a Zen 4: a product of a 1280-vector
+	 * by 1280 x 1000 weights in blocks of 16, 0.33 ms on two threads against 0.10
 	 * ms on one, its last block a loop of its own there). */
 	if (n->guarded && !complex && n->vec_axis >= 0 && !rfvec) {
 		double chain = cpu->fma_units * 30.0;
@@ -833,8 +833,8 @@ static bool footprint_moves(const ts_footprint *fp, int a)
  * cache when the tile fits (line_waste); with "keep", a footprint the
  * loop (along "axis", of "trip" iterations) does not move stays in the
  * cache over its iterations and comes once, a "trip"-th of it an
- * iteration (measured on a Zen 4: an RMS norm's gain, 16 KiB, under
- * rows of 4096 one at a time, rated as brought again for every row, 1.5x
+ * iteration (measured on a Zen 4: a row of 4096 gains, 16 KiB,
+ * under rows of 4096 one at a time, rated as brought again for every row, 1.5x
  * the traffic of the 16-row tile it lost to, then ran 1.3x slower). */
 static double level_bytes(const ts_traffic *tr, int pos,
 	const int64_t *size, const ts_target_cache *cache, double conflict,
@@ -1361,8 +1361,8 @@ static void row_groups_init(ts_model *m)
  * (measured on a Zen 4: rows of 768 that two reductions and their
  * consumer each read, 0.0192 ms in three passes, 0.0136 ms a tile at a
  * time; rows of 1000 with their exponentials kept, 0.069 and 0.052 ms;
- * an RMS norm over rows of 4096 after a copy, 16 KiB a row in and out of
- * a 32 KiB L1, 0.085 ms in two passes, 0.075 ms a row at a time, 0.093
+ * a sum of squares over rows of 4096 and its consumer after a copy, 16
+ * KiB a row in and out of a 32 KiB L1, 0.085 ms in two passes, 0.075 ms a row at a time, 0.093
  * two rows at a time, L1 missed). */
 static double row_share(const ts_model *m, const ts_config *cfg,
 	const ts_nest *n, int level)
