@@ -858,6 +858,30 @@ static void order_register_tile(struct tiling *t, int lo)
 	}
 }
 
+/* Put the loops of the outermost level of "t" that run more than once
+ * first, the others after them in the same order: a loop of one
+ * iteration does nothing wherever it stands, but the parallel loop is
+ * the first (a fused stage's only one), and the batch of an image, one,
+ * would otherwise take it (measured: a fused 1x1 convolution over a
+ * 56 x 56 image, 0.37 ms on one thread and on two alike). */
+static void order_outer_level(struct tiling *t)
+{
+	int axis[TS_MAX_NEST], part[TS_MAX_NEST], n = 0;
+	int64_t trip[TS_MAX_NEST];
+
+	for (int pass = 0; pass < 2; pass++)
+		for (int k = 0; k < t->norder; k++) {
+			if ((t->order_trip[k] > 1) != (pass == 0))
+				continue;
+			axis[n] = t->order_axis[k];
+			part[n] = t->order_part[k];
+			trip[n++] = t->order_trip[k];
+		}
+	memcpy(t->order_axis, axis, sizeof(int) * n);
+	memcpy(t->order_part, part, sizeof(int) * n);
+	memcpy(t->order_trip, trip, sizeof(int64_t) * n);
+}
+
 /* Order the loops of "t": per letter of the structure, the axes of that
  * kind in order, the vector axis last at the last spatial level; then
  * annotate them.  Nothing is named and the schedule is not touched (the
@@ -902,6 +926,8 @@ static void order_tiling(struct tiling *t)
 			}
 		if (last_s && l == nl - 1 && l > 0)
 			order_register_tile(t, t->level_last[l - 1] + 1);
+		else if (l == 0 && s)
+			order_outer_level(t);
 		t->level_last[l] = t->norder - 1;
 	}
 	tiling_kinds(t);
@@ -1281,6 +1307,37 @@ static int location_pos(const struct tiling *ct, int at)
 	return pos;
 }
 
+/* Vectorise the innermost axis of "s", computed at root with no tiling
+ * of its own, in vectors of the widest power of two of at most the
+ * target's lanes that divides its extent.  The model rates such a pass
+ * at the rate of a copy; left to LLVM, a residual sum over rows of 24
+ * channels was unrolled whole and vectorised across rows with gathers
+ * (measured on a Zen 4: 0.08 ms of a 1x1 convolution's 0.37 ms, for
+ * 75 K elements). */
+static ts_status vectorize_root(const ts_template *tp, ts_schedule *sch,
+	const ts_stage *s)
+{
+	int64_t lanes, extent, w = 1;
+	const char *axis;
+
+	if (s->ndim == 0 || s->nraxes > 0 || !tp->target ||
+	    tp->target->kind != TS_TARGET_CPU)
+		return TS_OK;
+	lanes = ts_target_lanes(tp->target, s->body->dtype);
+	axis = s->axes[s->ndim - 1]->name;
+	extent = s->axes[s->ndim - 1]->extent;
+	while (2 * w <= lanes && extent % (2 * w) == 0)
+		w *= 2;
+	if (w < 2)
+		return TS_OK;
+	if (w < extent) {
+		if (ts_schedule_split(sch, s->name, axis, w, TS_TAIL_GUARD) < 0)
+			return TS_ERROR;
+		axis = ts_asprintf("%s.i", axis);
+	}
+	return ts_schedule_vectorize(sch, s->name, axis);
+}
+
 /* Apply the location knob of "p": its consumer is already scheduled
  * with tiling "ct" (or not tiled: then root). */
 static ts_status apply_location(const ts_template *tp, const ts_stage_plan *p,
@@ -1292,7 +1349,7 @@ static ts_status apply_location(const ts_template *tp, const ts_stage_plan *p,
 	if (at == AT_INLINE)
 		return ts_schedule_compute_inline(sch, name);
 	if (at == AT_ROOT || (pos = location_pos(ct, at)) < 0)
-		return TS_OK;
+		return vectorize_root(tp, sch, tp->dag->stages[p->stage]);
 	return ts_schedule_compute_at(sch, name, ct->stage, loop_at(ct, pos));
 }
 

@@ -1120,6 +1120,48 @@ static void test_template_pack__blocked_weights_keep_their_layout(
 	}
 }
 
+/* The parallel loop of a product fused into its epilogue is the first
+ * of the outer tile level that runs more than once: an image's batch of
+ * one, first in the declaration, took it, and the layer ran as fast on
+ * two threads as on one.  A residual sum placed at root with no tiling
+ * of its own runs in vectors along its channels, of the widest power of
+ * two that divides them (24: 8), not as LLVM unrolls and gathers it.
+ * Both kernels match the interpreter; the nest rated is the nest
+ * scheduled. */
+static void test_template_parallel__batch_of_one_and_root_residual(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag;
+	ts_template *tp = template_src(ctx, "input A: f32[1, 8, 8, 24]\n"
+		"input B: f32[1, 8, 8, 24]\n"
+		"input W: f32[48, 24]\n"
+		"S[n: 1, h: 8, w: 8, c: 24] = A[n, h, w, c] + B[n, h, w, c]\n"
+		"C[n: 1, h: 8, w: 8, k: 48] = sum(c: 24) "
+		"S[n, h, w, c] * W[k, c]\n"
+		"output Y[n: 1, h: 8, w: 8, k: 48] = "
+		"min(max(C[n, h, w, k], 0.0), 6.0)\n", "zen4", &dag);
+	const char *json = "{\"C.n\":[1,1,1,1],\"C.h\":[2,1,1,4],"
+		"\"C.w\":[2,1,1,4],\"C.k\":[1,3,1,16],\"C.c\":[1,24],"
+		"\"C.vec\":\"k\",\"C.par\":1,\"C.unroll\":true,"
+		"\"C.cache_write\":false,\"C.pack.S\":\"none\","
+		"\"C.pack.W\":\"none\",\"C.fuse\":true,\"Y.n\":[1,1],"
+		"\"Y.h\":[8,1],\"Y.w\":[8,1],\"Y.k\":[48,1],"
+		"\"Y.vec\":\"k\",\"Y.par\":0,\"Y.unroll\":false,"
+		"\"S.at\":\"root\"}";
+	ts_config *c = config_of(ctx, tp, json);
+	ts_schedule *sch = apply_checked(ctx, tp, dag, c, "parallel");
+	const char *code = ts_func_to_string(ts_lower(ctx, dag, sch));
+	int cs = ts_dag_stage_index(dag, ts_dag_find_stage(dag, "C"));
+	ts_nest n;
+
+	assert_true(ts_template_nest(tp, c, cs, &n));
+	assert_int_equal(n.loops[0].kind, TS_LOOP_PARALLEL);
+	assert_int_equal(n.loops[0].trip, 2);
+	if (!strstr(code, "vectorized for c.i in 0..8:"))
+		fail_msg("the residual sum is not in vectors of 8:\n%s", code);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1138,6 +1180,7 @@ int main(void)
 		TS_TEST(test_template_unroll__bounded_by_the_registers),
 		TS_TEST(test_template_register_tile__ordered_for_its_operands),
 		TS_TEST(test_template_fused_epilogue__vectors_a_register_splits),
+		TS_TEST(test_template_parallel__batch_of_one_and_root_residual),
 		TS_TEST(test_template_pack__blocked_weights_keep_their_layout),
 	};
 
