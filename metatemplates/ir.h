@@ -242,6 +242,11 @@ struct ts_nest {
 bool ts_template_nest(const ts_template *tp, const ts_config *cfg,
 	int stage, ts_nest *nest);
 
+/* The axis of stage "stage" whose loop runs in parallel when the stage
+ * is computed at root with no tiling of its own (a location stage placed
+ * there), or -1: serial. */
+int ts_template_root_parallel_axis(const ts_template *tp, int stage);
+
 /* The vector registers that the operands of a register tile hold at
  * once, its "n" loops outermost first (loop "k" runs axis "axis[k]" and
  * holds "regs[k]" registers of an operand that depends on it: its trip,

@@ -1697,7 +1697,8 @@ static double location_time(const ts_model *m, const ts_config *cfg, int s)
 	double bytes = (double)(si->counts.bytes_read + si->counts.bytes_written);
 	const ts_stage_info *ci = tp->info->stages[p->at_consumer];
 	const ts_target_cpu *cpu = &tp->target->cpu;
-	double f = ts_target_frequency_ghz(tp->target) * 1e9;
+	double f = ts_target_frequency_ghz(tp->target) * 1e9, start = 0;
+	int par;
 
 	/* At root: a serial pass, at the rate of the cache level its data
 	 * fits in, a copy moving half what a read moves in L2 and two
@@ -1709,10 +1710,21 @@ static double location_time(const ts_model *m, const ts_config *cfg, int s)
 	else if (bytes <= (double)ts_target_cache_per_core(&cpu->l3) *
 	    fill_fraction[2])
 		bw = ts_target_read_bytes_per_cycle(tp->target, 2) * 2 / 3 * f;
+	/* A large pass at root runs its outer axis on every core
+	 * (ts_template_apply), each at that rate, and starts a team. */
+	if ((par = ts_template_root_parallel_axis(tp, s)) >= 0) {
+		int64_t trip = tp->dag->stages[s]->axes[par]->extent;
+		int threads = trip < cpu->cores ? (int)trip : cpu->cores;
+		if (bw == ts_target_dram_gbs(tp->target, 1) * 1e9)
+			bw = ts_target_dram_gbs(tp->target, threads) * 1e9;
+		else
+			bw *= threads;
+		start = 3e-6;
+	}
 	/* In a tile, where the consumer's nest has the loop
 	 * (ts_template_apply computes it at root otherwise). */
 	switch (ts_config_get(cfg, p->knob_at, 0)) {
-	case 0: return bytes / bw;			/* root: a pass */
+	case 0: return bytes / bw + start;		/* root: a pass */
 	/* Inlined: the guard is tested at every read.  A direct or simple
 	 * consumer's nest prices it itself (masked vector loads, LLVM's
 	 * loops left scalar); a product's tiles do not, and pay a crude
@@ -1721,9 +1733,9 @@ static double location_time(const ts_model *m, const ts_config *cfg, int s)
 		(tp->plans[p->at_consumer].klass ==
 		 TS_CLASS_COMPLEX_REDUCTION ? 1e-10 : 1e-12);
 	case 2: return tile_location_time(m, cfg, s, 0,	/* outer tile */
-		1.3 * bytes / (bw * 4), bytes / bw);
+		1.3 * bytes / (bw * 4), bytes / bw + start);
 	default: return tile_location_time(m, cfg, s, 1,	/* inner tile */
-		2.0 * bytes / (bw * 4), bytes / bw);
+		2.0 * bytes / (bw * 4), bytes / bw + start);
 	}
 }
 

@@ -1160,6 +1160,57 @@ static void test_template_parallel__batch_of_one_and_root_residual(
 	assert_int_equal(n.loops[0].trip, 2);
 	if (!strstr(code, "vectorized for c.i in 0..8:"))
 		fail_msg("the residual sum is not in vectors of 8:\n%s", code);
+	if (strstr(code, "parallel for h in"))
+		fail_msg("a small residual sum runs in parallel:\n%s", code);
+}
+
+/* A location stage at root that writes 256 KiB or more runs its outer
+ * axis in parallel on a two-thread target (a concatenation feeding a
+ * product whose tiles run on both cores stayed serial), and the model
+ * rates it faster than on one; the kernel matches the interpreter. */
+static void test_template_parallel__large_root_pass(void **state)
+{
+	ts_ctx *ctx = *state;
+	const char *src = "input A: f32[1, 64, 64, 16]\n"
+		"input B: f32[1, 64, 64, 16]\n"
+		"input W: f32[32, 32]\n"
+		"S[n: 1, h: 64, w: 64, c: 32] = select(c < 16, A[n, h, w, c], "
+		"B[n, h, w, c - 16])\n"
+		"output C[n: 1, h: 64, w: 64, k: 32] = sum(c: 32) "
+		"S[n, h, w, c] * W[k, c]\n";
+	const char *json = "{\"C.n\":[1,1,1,1],\"C.h\":[8,2,1,4],"
+		"\"C.w\":[8,1,1,8],\"C.k\":[1,1,2,16],\"C.c\":[1,32],"
+		"\"C.vec\":\"k\",\"C.par\":1,\"C.unroll\":true,"
+		"\"C.cache_write\":true,\"C.pack.S\":\"none\","
+		"\"C.pack.W\":\"none\",\"S.at\":\"root\"}";
+	double t[2];
+
+	for (int threads = 1; threads <= 2; threads++) {
+		const ts_target *tg = ts_target_for_threads(ts_target_lookup(ctx,
+			"zen4"), threads);
+		ts_dag *dag = ts_parse_string(ctx, "root.tsl", src);
+		ts_template *tp;
+		ts_config *c;
+		ts_schedule *sch;
+		const char *code;
+		int st;
+
+		assert_non_null(dag);
+		tp = ts_template_new(ctx, dag, ts_analyze_dag(ctx, dag), tg);
+		assert_non_null(tp);
+		c = config_of(ctx, tp, json);
+		sch = apply_checked(ctx, tp, dag, c, "root pass");
+		code = ts_func_to_string(ts_lower(ctx, dag, sch));
+		st = ts_dag_stage_index(dag, ts_dag_find_stage(dag, "S"));
+		assert_int_equal(ts_template_root_parallel_axis(tp, st) >= 0,
+			threads == 2);
+		if ((strstr(code, "parallel for h in 0..64:") != NULL) !=
+		    (threads == 2))
+			fail_msg("%d threads: the pass's rows:\n%s", threads,
+				code);
+		t[threads - 1] = ts_model_estimate(tp, c, NULL);
+	}
+	assert_true(t[1] < t[0]);
 }
 
 int main(void)
@@ -1181,6 +1232,7 @@ int main(void)
 		TS_TEST(test_template_register_tile__ordered_for_its_operands),
 		TS_TEST(test_template_fused_epilogue__vectors_a_register_splits),
 		TS_TEST(test_template_parallel__batch_of_one_and_root_residual),
+		TS_TEST(test_template_parallel__large_root_pass),
 		TS_TEST(test_template_pack__blocked_weights_keep_their_layout),
 	};
 
