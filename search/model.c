@@ -29,6 +29,11 @@
  * considered not to fit (associativity, other data). */
 static const double fill_fraction[3] = { 0.5, 0.6, 0.6 };
 
+/* Starting and joining a team of threads, in seconds: about 0.6 us back
+ * to back on two cores of an AMD Zen 4, 1 to 2 us after serial work
+ * (libgomp), with a margin for waking a sleeping worker. */
+static const double team_start_s = 3e-6;
+
 /* Fill "m" for template "tp": the traffic model of every tiled stage. */
 /* Integer divisions and modulos of 64-bit values in "e" by anything but
  * a power of two.  x86 has no vector 64-bit multiply-high, so LLVM
@@ -624,7 +629,7 @@ static bool vec_guarded(const ts_stage_info *si, const ts_nest *n)
  * buffer is cleared, its accumulators loaded and stored around the
  * reduction, and read by the epilogue, four passes over the output, in
  * loops of their own that the arithmetic does not overlap (measured on
- * a Zen 4: a 3x3 stride-2 convolution to 64 channels at 111 x 111 in
+ * a Zen 4: a product of 27 terms a point into 64 x 111 x 111 outputs in
  * tiles of 111 x 3 x 32, a 42 KiB buffer, 0.50 ms against 0.39 in tiles
  * of 3 x 3 x 32; rated alike without this).  The buffer holds what the
  * spatial loops inside the product's first reduction loop cover. */
@@ -712,8 +717,8 @@ static double tile_efficiency(const ts_template *tp, const ts_config *cfg,
 	/* A product whose vector axis is guarded (its tail not a loop of
 	 * its own) does the same, and its accumulators' chains do not
 	 * overlap: about 20 cycles a vector step (measured on a Zen 4: a
-	 * 1x1 convolution to 1000 channels at 13 x 13, NHWC, in vectors of
-	 * 16 channels: 28 ms serial and 14 ms on two threads guarded, 1.0
+	 * product of 512 terms a point into 13 x 13 x 1000 outputs, vectors
+	 * of 16 along the 1000: 28 ms serial and 14 ms on two threads guarded, 1.0
 	 * ms on two with its last block a loop of its own). */
 	if (complex && !rfvec && vec_guarded(si, n)) {
 		double per_cycle = ts_target_peak_gflops_core(tp->target) /
@@ -1631,11 +1636,8 @@ static double nest_time(const ts_model *m, const ts_config *cfg,
 	if (complex)
 		e->overhead += fused_buffer_time(tp, si, n, f, threads) /
 			balance;
-	/* Starting and joining a team: about 0.6 us back to back on two
-	 * cores of an AMD Zen 4, 1 to 2 us after serial work (libgomp),
-	 * with a margin for waking a sleeping worker. */
 	if (n->npar > 0)
-		e->overhead += 3e-6;
+		e->overhead += team_start_s;
 
 	e->total = e->compute;
 	for (int c = 0; c < 4; c++)
@@ -1724,10 +1726,10 @@ static double tile_location_time(const ts_model *m, const ts_config *cfg,
 	 * again at each of their iterations, each a tenth of a pass at
 	 * root (the tile is in cache; counted as whole passes, ResNet-18's
 	 * padding stages left their tiles and its tasks ran 3% slower).
-	 * Measured on a Zen 4: SqueezeNet's concatenation located in the
-	 * tiles of its 1x1 classifier (512 to 1000 channels, NHWC inputs),
-	 * inside the loop over 63 blocks of output channels it does not
-	 * read, ran the layer in 7.4 ms, 1.6 ms at root; uncounted, the
+	 * Measured on a Zen 4: a select of two tensors into 512 channels
+	 * located in the tiles of a product of 512 terms into 1000
+	 * channels (NHWC inputs), inside the loop over 63 blocks of output
+	 * channels it does not read, ran the layer in 7.4 ms, 1.6 ms at root; uncounted, the
 	 * model rated both 1.4 ms and laid the network out around it
 	 * (13.1 ms, 7.9 ms once counted). */
 	t = pass * (1.0 + 0.1 * (recomputed(&n, pos, tr, st->out) - 1.0));
@@ -1754,34 +1756,31 @@ static double location_time(const ts_model *m, const ts_config *cfg, int s)
 	const ts_template *tp = m->tp;
 	const ts_stage_info *si = tp->info->stages[s];
 	const ts_stage_plan *p = &tp->plans[s];
-	double bw = ts_target_dram_gbs(tp->target, 1) * 1e9;
 	double bytes = (double)(si->counts.bytes_read + si->counts.bytes_written);
 	const ts_stage_info *ci = tp->info->stages[p->at_consumer];
 	const ts_target_cpu *cpu = &tp->target->cpu;
-	double f = ts_target_frequency_ghz(tp->target) * 1e9, start = 0;
-	int par;
+	double f = ts_target_frequency_ghz(tp->target) * 1e9, bw;
+	/* A large pass at root runs its outer axis on every core
+	 * (ts_template_root_parallel_axis), each at the rate below, and
+	 * starts a team. */
+	bool par = ts_template_root_parallel_axis(tp, s) >= 0;
+	int threads = par ? cpu->cores : 1;
+	double start = par ? team_start_s : 0;
 
-	/* At root: a serial pass, at the rate of the cache level its data
-	 * fits in, a copy moving half what a read moves in L2 and two
-	 * thirds in L3 (measured: a 3 MiB padding pass, 0.07 ms in L3, not
-	 * 0.3 ms at the memory's rate). */
+	/* At root: a pass, at the rate of the cache level its data fits
+	 * in, a copy moving half what a read moves in L2 and two thirds in
+	 * L3 (measured: a 3 MiB padding pass, 0.07 ms in L3, not 0.3 ms at
+	 * the memory's rate). */
 	if (bytes <= (double)ts_target_cache_per_core(&cpu->l2) *
 	    fill_fraction[1])
-		bw = ts_target_read_bytes_per_cycle(tp->target, 1) / 2 * f;
+		bw = ts_target_read_bytes_per_cycle(tp->target, 1) / 2 * f *
+			threads;
 	else if (bytes <= (double)ts_target_cache_per_core(&cpu->l3) *
 	    fill_fraction[2])
-		bw = ts_target_read_bytes_per_cycle(tp->target, 2) * 2 / 3 * f;
-	/* A large pass at root runs its outer axis on every core
-	 * (ts_template_apply), each at that rate, and starts a team. */
-	if ((par = ts_template_root_parallel_axis(tp, s)) >= 0) {
-		int64_t trip = tp->dag->stages[s]->axes[par]->extent;
-		int threads = trip < cpu->cores ? (int)trip : cpu->cores;
-		if (bw == ts_target_dram_gbs(tp->target, 1) * 1e9)
-			bw = ts_target_dram_gbs(tp->target, threads) * 1e9;
-		else
-			bw *= threads;
-		start = 3e-6;
-	}
+		bw = ts_target_read_bytes_per_cycle(tp->target, 2) * 2 / 3 * f *
+			threads;
+	else
+		bw = ts_target_dram_gbs(tp->target, threads) * 1e9;
 	/* In a tile, where the consumer's nest has the loop
 	 * (ts_template_apply computes it at root otherwise). */
 	switch (ts_config_get(cfg, p->knob_at, 0)) {
