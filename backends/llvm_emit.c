@@ -965,6 +965,53 @@ static LLVMValueRef emit_reciprocal_product(emitter *e, const ts_expr *x)
 	return LLVMBuildFMul(e->b, a, b, "");
 }
 
+/* Whether the integer "x" is never negative: built from loop variables
+ * (which run from 0), constants of at least 0, and sums, products,
+ * minima, maxima, quotients and remainders of such by positive
+ * constants. */
+static bool nonneg(const ts_expr *x)
+{
+	switch (x->kind) {
+	case TS_EXPR_VAR:
+		return true;
+	case TS_EXPR_INT:
+		return x->ival >= 0;
+	case TS_EXPR_BINARY:
+		switch (x->op) {
+		case TS_OP_ADD:
+		case TS_OP_MUL:
+		case TS_OP_MIN:
+			return nonneg(x->a) && nonneg(x->b);
+		case TS_OP_MAX:
+			return nonneg(x->a) || nonneg(x->b);
+		case TS_OP_FLOORDIV:
+		case TS_OP_MOD:
+			return nonneg(x->a) && x->b->kind == TS_EXPR_INT &&
+				x->b->ival > 0;
+		default:
+			return false;
+		}
+	default:
+		return false;
+	}
+}
+
+/* The floor quotient or remainder "x" of a dividend that is never
+ * negative by a positive constant: an unsigned division, which LLVM
+ * turns into a shift or a multiply at once.  The signed form with its
+ * correction for negative dividends hid from LLVM, in a parallel loop's
+ * body whose variables arrive as arguments, that the blocks of a
+ * blocked layout are contiguous: it neither unrolled nor vectorised the
+ * loop (measured for an AVX2 target: a dense layer over weights blocked
+ * by 8, its outputs in tiles of 40, 1.14 ms in a parallel loop on one
+ * thread against 0.062 ms serial). */
+static bool unsigned_quotient(const ts_expr *x)
+{
+	return (x->op == TS_OP_FLOORDIV || x->op == TS_OP_MOD) &&
+		ts_dtype_is_int(x->dtype) && x->b->kind == TS_EXPR_INT &&
+		x->b->ival > 0 && nonneg(x->a);
+}
+
 /* A BINARY node "x". */
 static LLVMValueRef emit_binary(emitter *e, const ts_expr *x)
 {
@@ -988,6 +1035,9 @@ static LLVMValueRef emit_binary(emitter *e, const ts_expr *x)
 	unify(e, &a, &b);
 	if (ts_dtype_is_float(t))
 		return float_binary(e, x->op, a, b);
+	if (unsigned_quotient(x))
+		return x->op == TS_OP_FLOORDIV ? LLVMBuildUDiv(e->b, a, b, "")
+			: LLVMBuildURem(e->b, a, b, "");
 	return int_binary(e, x->op, a, b, t);
 }
 

@@ -151,8 +151,9 @@ ts_target *bench_host_target(ts_ctx *ctx, int threads)
 	return t;
 }
 
-/* Compile "f" in "ctx" at -O3 with "threads" threads. */
-ts_module *bench_compile_func(ts_ctx *ctx, const ts_func *f, int threads)
+/* The options that compile for the programs' target in "ctx" at -O3
+ * with "threads" threads. */
+ts_compile_options bench_compile_options(ts_ctx *ctx, int threads)
 {
 	ts_compile_options opt = ts_compile_options_default();
 	ts_target *t = bench_target_name ? bench_base_target(ctx) : NULL;
@@ -162,6 +163,14 @@ ts_module *bench_compile_func(ts_ctx *ctx, const ts_func *f, int threads)
 		opt.cpu = t->cpu.llvm_cpu;
 		opt.features = t->cpu.llvm_features;
 	}
+	return opt;
+}
+
+/* Compile "f" in "ctx" at -O3 with "threads" threads. */
+ts_module *bench_compile_func(ts_ctx *ctx, const ts_func *f, int threads)
+{
+	ts_compile_options opt = bench_compile_options(ctx, threads);
+
 	return f ? ts_module_compile(ctx, f, &opt) : NULL;
 }
 

@@ -75,6 +75,9 @@ ts_module *bench_compile_static(ts_ctx *ctx, const ts_dag *dag, int threads,
 /* Lower "dag" under the naive schedule and compile it with one thread. */
 ts_module *bench_compile_naive(ts_ctx *ctx, const ts_dag *dag);
 /* Compile the lowered "f" with "threads" threads at -O3. */
+/* The options bench_compile_func compiles with: the programs' target,
+ * -O3, "threads" threads. */
+ts_compile_options bench_compile_options(ts_ctx *ctx, int threads);
 ts_module *bench_compile_func(ts_ctx *ctx, const ts_func *f, int threads);
 
 /* The arguments of "dag": random inputs from "seed", then fresh

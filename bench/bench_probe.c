@@ -15,6 +15,7 @@
  */
 #include <config.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,16 +93,21 @@ static void probe_nests(const ts_template *tp, const ts_config *cfg)
 		ts_template_print_nest(stdout, tp, cfg, i);
 }
 
-/* Write the assembly of "f" compiled for "o" to o->asm_path. */
+/* Write the assembly of "f" compiled for "o" (and the programs'
+ * target) to o->asm_path, or its optimised LLVM IR when that ends in
+ * ".ll". */
 static ts_status probe_asm(ts_ctx *ctx, const ts_func *f,
 	const struct probe_opts *o)
 {
-	ts_compile_options opt = ts_compile_options_default();
+	ts_compile_options opt = bench_compile_options(ctx, o->threads);
 	char *text;
 	FILE *fp;
 
-	opt.threads = o->threads;
-	if (ts_module_emit_asm(ctx, f, &opt, &text) < 0)
+	size_t n = strlen(o->asm_path);
+	bool ir = n > 3 && !strcmp(o->asm_path + n - 3, ".ll");
+
+	if ((ir ? ts_module_emit_llvm_ir(ctx, f, &opt, &text) :
+	    ts_module_emit_asm(ctx, f, &opt, &text)) < 0)
 		return TS_ERROR;
 	if (!(fp = fopen(o->asm_path, "w")))
 		return ts_ctx_set_error(ctx, "cannot write '%s'", o->asm_path);

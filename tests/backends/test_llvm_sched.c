@@ -253,6 +253,47 @@ static void test_llvm_sched_blocked_layout__vector_loads(void **state)
 	}
 }
 
+/* A dense layer over weights blocked by 8, its outputs in tiles of 40
+ * (five blocks) left to LLVM's vectoriser in a parallel loop: the
+ * quotient and remainder of the output index, never negative, are
+ * unsigned, so that the optimised IR of the loop's body (whose index
+ * arrives as an argument) has no signed division and loads the weights
+ * in vectors of 8 for an AVX2 target.  With signed floor divisions LLVM
+ * left the body scalar there, 18 times slower.  An index that can be
+ * negative keeps the floor division's rounding; every case matches the
+ * interpreter. */
+static void test_llvm_sched_blocked_layout__parallel_quotients(void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = parse(ctx, "input X: f32[1, 64]\n"
+		"input W: f32[25, 64, 8]\n"
+		"output Y[n: 1, j: 200] = sum(k: 64) X[n, k] * "
+		"W[j // 8, k, j % 8]\n");
+	ts_dag *neg = parse(ctx, "input X: f32[40]\n"
+		"output Y[i: 40] = select(i >= 3, "
+		"X[(i - 3) // 2 + (i - 3) % 2], 0.0)\n");
+	ts_schedule *sch = ts_schedule_new(ctx, dag);
+	const char *order[] = { "j.o", "n", "k", "j.i" };
+	ts_compile_options co = ts_compile_options_default();
+	char *ir = NULL;
+
+	ok(ctx, ts_schedule_split(sch, "Y", "j", 40, TS_TAIL_GUARD), "split");
+	ok(ctx, ts_schedule_reorder(sch, "Y", 4, order), "reorder");
+	ok(ctx, ts_schedule_cache_write(sch, "Y", "j.o"), "cache_write");
+	ok(ctx, ts_schedule_parallel(sch, "Y", "j.o"), "parallel");
+	check_schedule(ctx, dag, sch, "blocked weights, parallel tiles of 40");
+	co.cpu = "znver3";
+	co.features = "+avx2,+fma";
+	ok(ctx, ts_module_emit_llvm_ir(ctx, ts_lower(ctx, dag, sch), &co, &ir),
+		"emit");
+	if (strstr(ir, "sdiv") || strstr(ir, "srem"))
+		fail_msg("a signed division of an index left in the IR");
+	if (!strstr(ir, "load <8 x float>"))
+		fail_msg("the blocked weights not loaded in vectors of 8");
+	check_schedule(ctx, neg, ts_schedule_new(ctx, neg),
+		"floor quotients of an index that can be negative");
+}
+
 /* A loop around a register tile the schedule unrolled (the reduction
  * loop) is marked for LLVM not to unroll it again when the tile's
  * accumulators take more than half the vector registers (64 scalars
@@ -468,6 +509,7 @@ int main(void)
 		TS_TEST(test_llvm_sched_rfactor_empty_stage__matches_eval),
 		TS_TEST(test_llvm_sched_gather_odd_width__matches_eval),
 		TS_TEST(test_llvm_sched_blocked_layout__vector_loads),
+		TS_TEST(test_llvm_sched_blocked_layout__parallel_quotients),
 		TS_TEST(test_llvm_sched_register_tile__not_unrolled_again),
 		TS_TEST(test_llvm_sched_half_vector_loop__not_unrolled),
 		TS_TEST(test_llvm_sched_vector_row_loop__not_unrolled),
