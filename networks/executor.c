@@ -101,9 +101,23 @@ static void plan_lifetimes(const ts_partition *p, ts_memory_plan *mp)
 	}
 	for (int g = 0; g < p->nsubgraphs; g++) {
 		const ts_subgraph *sg = &p->subgraphs[g];
+		const ts_dag *task = p->tasks[sg->task]->dag;
 		for (int b = 0; b < bufs.n; b++) {
-			bool writes = tensor_index(sg->outputs, sg->noutputs,
-				mp->tensors[b]) >= 0;
+			int in = tensor_index(sg->inputs, sg->ninputs,
+				mp->tensors[b]);
+			int out = tensor_index(sg->outputs, sg->noutputs,
+				mp->tensors[b]);
+			bool writes = out >= 0;
+			/* A layout whose blocks pad the channels (1000 in
+			 * blocks of 16) holds more than the network tensor:
+			 * the buffer is as large as the largest task
+			 * argument bound to it. */
+			if (in >= 0)
+				mp->bytes[b] = TS_MAX(mp->bytes[b],
+					padded_bytes(task->inputs[in]));
+			if (out >= 0)
+				mp->bytes[b] = TS_MAX(mp->bytes[b],
+					padded_bytes(task->outputs[out]));
 			if (writes && sg->once) {
 				mp->first[b] = 0;
 				mp->last[b] = p->nsubgraphs - 1;

@@ -343,7 +343,7 @@ int ts_layout_physical_shape(int l, int x, const int64_t *s, int64_t *shape)
 	for (int d = 0; d < n; d++)
 		shape[d] = s[ts_layout_source_dim(l, d)];
 	if (l == LAYOUT_NCHWC) {
-		shape[1] /= x;
+		shape[1] = (shape[1] + x - 1) / x;
 		shape[4] = x;
 	}
 	return n;
@@ -404,6 +404,13 @@ static ts_tensor *layout_stage(ts_ctx *ctx, const char *name, ts_tensor *src,
 		ts_layout_logical_index(ctx, l, x, v, idx);
 	else
 		ts_layout_physical_index(ctx, l, x, v, idx);
+	/* Channels that the block does not divide: the last block's lanes
+	 * past them hold zeros. */
+	if (to_physical && l == LAYOUT_NCHWC && logical->shape[1] % x)
+		return ts_compute(ctx, name, n, ax, ts_select(ctx,
+			ts_binary(ctx, TS_OP_LT, idx[1], ts_int(ctx,
+			logical->shape[1])), ts_load(ctx, src, 4, idx),
+			ts_float(ctx, 0.0)));
 	return ts_compute(ctx, name, n, ax, ts_load(ctx, src,
 		to_physical ? 4 : nd, idx));
 }
@@ -613,7 +620,87 @@ static bool channel_kept(const ts_stage *r, const ts_tensor *t, int x)
  * 29 to 56 GFLOP/s).  They then accumulate and store in that layout
  * directly; the others, in their declared layout, are converted as they
  * are read or written. */
-static bool *physical_stages(const ts_dag *sub, int l, int x)
+/* Whether the channel extent "c" may be blocked by "x": the blocks
+ * divide it, or pad its last block with little waste. */
+static bool channels_block(int64_t c, int x)
+{
+	return c % x == 0 || !padded_waste(c, x);
+}
+
+/* The index of input "t" of "sub", or -1. */
+static int input_index(const ts_dag *sub, const ts_tensor *t)
+{
+	for (int i = 0; i < sub->ninputs; i++)
+		if (sub->inputs[i] == t)
+			return i;
+	return -1;
+}
+
+/* Whether stage "st" of "sub", computed over the channels of NCHW[x]c
+ * including the last block's padding, reads only what exists there.  A
+ * body that is not a reduction is guarded (ts_dag_copy_stages selects
+ * zeros past the channels); a reduction (a convolution to 1000
+ * channels) may read along its channel axis only activation inputs
+ * ("act": stored padded), weights blocked along that dimension whose
+ * padding covers the last block ("wdim", "wb") and stages stored in
+ * the layout ("ph"). */
+static bool padded_reads_ok(const ts_dag *sub, const ts_stage *st, int x,
+	const bool *act, const int *wdim, const int *wb, const bool *ph)
+{
+	int64_t c = st->out->shape[1], padded = (c + x - 1) / x * x;
+
+	if (c % x == 0 || st->body->kind != TS_EXPR_REDUCE)
+		return true;
+	for (int i = 0; i < st->ninputs; i++) {
+		const ts_tensor *t = st->inputs[i];
+		int in = input_index(sub, t);
+		ts_vec v = { 0 };
+		loads_of(st->body, t, &v);
+		for (int k = 0; k < v.n; k++) {
+			const ts_expr *ld = v.v[k];
+			for (int d = 0; d < ld->nargs; d++) {
+				bool ok;
+				if (!ts_expr_uses_axis(ld->args[d], st->axes[1]))
+					continue;
+				if (ld->args[d]->kind != TS_EXPR_VAR)
+					return false;
+				if (in >= 0)
+					ok = (act[in] && d == 1) || (wdim &&
+						wdim[in] == d && (t->shape[d] +
+						wb[in] - 1) / wb[in] * wb[in] >=
+						padded);
+				else
+					ok = t->stage && ph[ts_dag_stage_index(
+						sub, t->stage)];
+				if (!ok)
+					return false;
+			}
+		}
+	}
+	return true;
+}
+
+static bool *physical_stages_padded(const ts_dag *sub, int l, int x,
+	bool padded);
+
+static bool *physical_stages(const ts_dag *sub, int l, int x,
+	const bool *act, const int *wdim, const int *wb)
+{
+	bool *ph = physical_stages_padded(sub, l, x, true);
+
+	if (l != LAYOUT_NCHWC)
+		return ph;
+	for (int s = 0; s < sub->nstages; s++)
+		if (ph[s] && !padded_reads_ok(sub, sub->stages[s], x, act,
+		    wdim, wb, ph))
+			return physical_stages_padded(sub, l, x, false);
+	return ph;
+}
+
+/* physical_stages, with "padded": also the stages whose channels the
+ * block pads (checked after by padded_reads_ok). */
+static bool *physical_stages_padded(const ts_dag *sub, int l, int x,
+	bool padded)
 {
 	bool *ph = ts_new_atomic(bool, sub->nstages + 1);
 
@@ -621,7 +708,8 @@ static bool *physical_stages(const ts_dag *sub, int l, int x)
 	for (int s = sub->nstages - 1; s >= 0; s--) {
 		const ts_stage *st = sub->stages[s];
 		bool ok = st->ndim == 4 && (l != LAYOUT_NCHWC ||
-			st->out->shape[1] % x == 0);
+			st->out->shape[1] % x == 0 || (padded &&
+			channels_block(st->out->shape[1], x)));
 		ok &= ts_dag_is_output(sub, st->out) ||
 			sub->nconsumers[s] > 0;
 		for (int k = 0; ok && k < sub->nconsumers[s]; k++) {
@@ -665,7 +753,8 @@ static ts_dag *relayout_dag(ts_ctx *ctx, const ts_dag *sub, const bool *act,
 		if (!view[i])
 			return NULL;
 	}
-	rl.physical = l != LAYOUT_NCHW ? physical_stages(sub, l, x) : NULL;
+	rl.physical = l != LAYOUT_NCHW ? physical_stages(sub, l, x, act, wdim,
+		wb) : NULL;
 	if (ts_dag_copy_stages(ctx, sub, view, outs, true,
 	    rl.physical ? &rl : NULL) < 0)
 		return NULL;
@@ -706,7 +795,9 @@ static bool is_activation(const ts_dag *net, const ts_tensor *t)
 
 /* The layouts subgraph "sg" may take (a prefix of the layout enum): NCHW
  * only unless it touches an activation and writes no 4-D network output;
- * NCHW[x]c only when every activation's channels divide by "x". */
+ * NCHW[x]c only when "x" blocks every activation's channels (divides
+ * them, or pads the last block with little waste: SqueezeNet's 1000
+ * channels in 63 blocks of 16). */
 static int node_layouts(const ts_dag *net, const ts_subgraph *sg, int x)
 {
 	bool any = false, blocked = x > 1;
@@ -717,13 +808,13 @@ static int node_layouts(const ts_dag *net, const ts_subgraph *sg, int x)
 			return 1;
 		if (t->ndim == 4) {
 			any = true;
-			blocked &= t->shape[1] % x == 0;
+			blocked &= channels_block(t->shape[1], x);
 		}
 	}
 	for (int i = 0; i < sg->ninputs; i++)
 		if (is_activation(net, sg->inputs[i])) {
 			any = true;
-			blocked &= sg->inputs[i]->shape[1] % x == 0;
+			blocked &= channels_block(sg->inputs[i]->shape[1], x);
 		}
 	return !any ? 1 : blocked ? LAYOUT_COUNT : LAYOUT_NCHWC;
 }

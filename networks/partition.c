@@ -247,6 +247,21 @@ static int physical_axes(struct clone_map *m, const ts_stage *s, ts_axis **ax)
 	return n;
 }
 
+/* The channel index of the physical copy of "s" in "m" (after
+ * physical_axes) when the layout's block does not divide its channels,
+ * or NULL. */
+static ts_expr *padded_channel(struct clone_map *m, const ts_stage *s)
+{
+	int x = ts_layout_channel_block(m->rl->l, m->rl->x);
+
+	if (x <= 1 || s->ndim < 2 || s->out->shape[1] % x == 0)
+		return NULL;
+	for (int i = 0; i < m->vfrom.n; i++)
+		if (m->vfrom.v[i] == s->axes[1])
+			return m->vto.v[i];
+	return NULL;
+}
+
 /* Copy stage "s" into "m" and map its output to the copy; with
  * "physical", over the axes of the layout of "m->rl". */
 static ts_tensor *clone_stage(struct clone_map *m, const ts_stage *s,
@@ -256,13 +271,23 @@ static ts_tensor *clone_stage(struct clone_map *m, const ts_stage *s,
 	ts_tensor *t;
 	int n = s->ndim;
 
+	ts_expr *body, *c;
+
 	if (physical)
 		n = physical_axes(m, s, ax);
 	else
 		for (int i = 0; i < s->ndim; i++)
 			ax[i] = clone_axis(m, s->axes[i]);
-	t = ts_compute_typed(m->ctx, s->name, s->out->dtype, n, ax,
-		clone_expr(m, s->body));
+	body = clone_expr(m, s->body);
+	/* Channels the layout's block pads: past them, a body that is not
+	 * a reduction is zero and reads nothing (a reduction reads there
+	 * only what is padded too, networks/layout.c). */
+	if (physical && (c = padded_channel(m, s)) &&
+	    s->body->kind != TS_EXPR_REDUCE)
+		body = ts_select(m->ctx, ts_binary(m->ctx, TS_OP_LT, c,
+			ts_int(m->ctx, s->out->shape[1])), body,
+			ts_cast(m->ctx, s->out->dtype, ts_int(m->ctx, 0)));
+	t = ts_compute_typed(m->ctx, s->name, s->out->dtype, n, ax, body);
 	if (t) {
 		t->stage->line = s->line;
 		ts_vec_push(&m->from, s->out);

@@ -543,6 +543,69 @@ static void test_layouts_depthwise__computed_in_place_and_match(
 	}
 }
 
+/* Channels that the layout's block does not divide (100): NCHW[x]c pads
+ * the last block.  A 1x1 convolution to 100 channels, its bias and relu,
+ * a depthwise 3x3 over them and a global average: in NCHW[x]c the
+ * convolution accumulates its padded blocks in place (5-D, its weights
+ * blocked and padded with zeros), the bias and relu select zeros past
+ * the channels, the buffers hold the padded blocks, and every schedule
+ * matches ts_eval. */
+static const char *const padded_channels =
+	"input X: f32[1, 64, 9, 9]\n"
+	"weight F: f32[100, 64, 1, 1]\n"
+	"weight B: f32[100]\n"
+	"weight D: f32[100, 1, 3, 3]\n"
+	"weight F2: f32[10, 100]\n"
+	"C[n: 1, c: 100, h: 9, w: 9] = sum(k: 64) X[n, k, h, w] * F[c, k, 0, 0]\n"
+	"R[n: 1, c: 100, h: 9, w: 9] = max(C[n, c, h, w] + B[c], 0.0)\n"
+	"P[n: 1, c: 100, h: 11, w: 11] = select(h >= 1 && h < 10 && "
+	"w >= 1 && w < 10, R[n, c, h - 1, w - 1], 0.0)\n"
+	"H[n: 1, c: 100, h: 9, w: 9] = sum(r: 3, s: 3) "
+	"P[n, c, h + r, w + s] * D[c, 0, r, s]\n"
+	"G[n: 1, c: 100] = sum(h: 9, w: 9) H[n, c, h, w]\n"
+	"output Y[n: 1, o: 10] = sum(c: 100) G[n, c] * F2[o, c]\n";
+
+static void test_layouts_padded_channels__blocks_padded_and_match(
+	void **state)
+{
+	ts_ctx *ctx = *state;
+	ts_dag *dag = ts_parse_string(ctx, NULL, padded_channels);
+	ts_target *tg = host(ctx);
+	int x = ts_target_lanes(tg, TS_F32);
+	ts_partition *p, *q;
+	int *choice, ntr;
+	bool *wb;
+	const ts_dag *t;
+
+	assert_non_null(dag);
+	run_with_layouts(ctx, dag, (int[]){ 2 }, 1, true, true);
+	run_with_layouts(ctx, dag, (int[]){ 2 }, 1, true, false);
+	run_with_layouts(ctx, dag, (int[]){ 2, 0 }, 2, true, true);
+	if (x <= 1 || 100 % x == 0)
+		return;
+	p = ts_partition_dag(ctx, dag, tg);
+	assert_non_null(p);
+	choice = calloc((size_t)p->nsubgraphs, sizeof(int));
+	wb = calloc((size_t)p->nsubgraphs, sizeof(bool));
+	for (int g = 0; g < p->nsubgraphs; g++) {
+		choice[g] = ts_network_layout_count(p, tg, g) > 2 ? 2 : 0;
+		wb[g] = true;
+	}
+	q = ts_network_apply_layouts(ctx, p, tg, choice, wb, &ntr);
+	free(choice);
+	free(wb);
+	assert_non_null(q);
+	t = NULL;
+	for (int g = 0; g < q->nsubgraphs; g++)
+		if (!q->subgraphs[g].once && !strcmp(q->dag->stages[
+		    q->subgraphs[g].anchor]->name, "C"))
+			t = q->tasks[q->subgraphs[g].task]->dag;
+	assert_non_null(t);
+	assert_int_equal(t->outputs[0]->ndim, 5);
+	assert_int_equal(t->outputs[0]->shape[1], (100 + x - 1) / x);
+	assert_int_equal(t->outputs[0]->shape[4], x);
+}
+
 /* A depthwise convolution whose bias and clip an importer writes as
  * stages of their own, then a 1x1 projection summing over their
  * channels: the partition puts the bias and clip in the projection's
@@ -1074,6 +1137,7 @@ int main(void)
 		TS_TEST(test_layouts_lenet_bad_choice__names_subgraph),
 		TS_TEST(test_layouts_weights_blocked__match_eval_static_and_naive),
 		TS_TEST(test_layouts_depthwise__computed_in_place_and_match),
+		TS_TEST(test_layouts_padded_channels__blocks_padded_and_match),
 		TS_TEST(test_layouts_summed_channels__not_transposed),
 		TS_TEST(test_layouts_weights_padded__last_block_zero_and_match),
 		TS_TEST(test_layouts_weights_shared__blocked_once),
