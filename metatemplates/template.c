@@ -676,20 +676,27 @@ static int64_t tile_inner(const struct tiling *t, int a)
 /* Whether axis "a" of "t" can run its tail as a loop of its own: one
  * level below the outermost splits it, its tiles overshoot its extent
  * with at least one whole tile, and its outer loop is not fused into
- * the parallel loop. */
+ * the parallel loop.  The parallel loop itself may be that outer loop
+ * when it is the only one and runs two whole tiles or more: they run in
+ * parallel, the tail after them (measured on a Zen 4: a product of a 1280-vector by 1280 x
+ * 1000 weights in blocks of 16, serial for want of a tail loop on two
+ * threads, 0.110 ms; its 62 whole blocks in parallel, 0.06 ms). */
 static bool partitionable(const struct tiling *t, int a)
 {
 	int64_t inner = tile_inner(t, a);
-	int k, split = 0;
+	int k, split = 0, npar = 0;
 
 	for (int l = 1; l < t->ta[a].nlevels; l++)
 		split += t->ta[a].trip[l] > 1;
 	if (split != 1 || t->extent[a] < inner || t->extent[a] % inner == 0)
 		return false;
+	for (int q = 0; q < t->norder; q++)
+		npar += t->kind[q] == TS_LOOP_PARALLEL;
 	for (k = 0; k < t->norder; k++)
 		if (t->order_axis[k] == a && t->order_part[k] == 0)
 			break;
-	return k < t->norder && t->kind[k] != TS_LOOP_PARALLEL;
+	return k < t->norder && (t->kind[k] != TS_LOOP_PARALLEL ||
+		(npar == 1 && t->extent[a] / inner >= 2));
 }
 
 /* The axis of "t" whose tail runs as a loop of its own

@@ -1213,6 +1213,42 @@ static void test_template_parallel__large_root_pass(void **state)
 	assert_true(t[1] < t[0]);
 }
 
+/* A product of a vector by weights in blocks of 16 into 100 outputs,
+ * its blocks the parallel loop: the 6 whole blocks run in parallel and
+ * the tail of 4 as a loop of its own after them, unguarded, rather
+ * than every block guarded (the model rated that so slow that such a
+ * product stayed serial on two threads); it matches the interpreter. */
+static void test_template_parallel__tail_after_whole_blocks(void **state)
+{
+	ts_ctx *ctx = *state;
+	const ts_target *tg = ts_target_for_threads(ts_target_lookup(ctx,
+		"zen4"), 2);
+	ts_dag *dag = ts_parse_string(ctx, "gemv.tsl",
+		"input X: f32[1, 256]\n"
+		"input W: f32[7, 256, 16]\n"
+		"output Y[n: 1, o: 100] = sum(k: 256) "
+		"X[n, k] * W[o // 16, k, o % 16]\n");
+	ts_template *tp;
+	ts_config *c;
+	ts_schedule *sch;
+	ts_nest n;
+	const char *code;
+
+	assert_non_null(dag);
+	tp = ts_template_new(ctx, dag, ts_analyze_dag(ctx, dag), tg);
+	assert_non_null(tp);
+	c = config_of(ctx, tp, "{\"Y.n\":[1,1,1],\"Y.o\":[7,1,16],"
+		"\"Y.k\":[16,16],\"Y.vec\":\"o\",\"Y.par\":1,"
+		"\"Y.unroll\":true,\"Y.cache_write\":true}");
+	sch = apply_checked(ctx, tp, dag, c, "parallel blocks, tail after");
+	assert_true(ts_template_nest(tp, c, 0, &n));
+	assert_int_equal(n.tail_loop, 1);
+	assert_false(n.guarded);
+	code = ts_func_to_string(ts_lower(ctx, dag, sch));
+	if (!strstr(code, "parallel for o.o in 0..6:"))
+		fail_msg("the whole blocks not in parallel:\n%s", code);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1233,6 +1269,7 @@ int main(void)
 		TS_TEST(test_template_fused_epilogue__vectors_a_register_splits),
 		TS_TEST(test_template_parallel__batch_of_one_and_root_residual),
 		TS_TEST(test_template_parallel__large_root_pass),
+		TS_TEST(test_template_parallel__tail_after_whole_blocks),
 		TS_TEST(test_template_pack__blocked_weights_keep_their_layout),
 	};
 
