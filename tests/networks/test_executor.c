@@ -490,16 +490,37 @@ static const ts_dag *task_named(const ts_partition *q, const char *name)
 	return NULL;
 }
 
+/* "dag" partitioned for "tg" with every subgraph that may take it in
+ * NCHW[x]c and every weight that can be blocked blocked. */
+static ts_partition *blocked_everywhere(ts_ctx *ctx, const ts_dag *dag,
+	const ts_target *tg)
+{
+	ts_partition *p = ts_partition_dag(ctx, dag, tg), *q;
+	int *choice, ntr;
+	bool *wb;
+
+	assert_non_null(p);
+	choice = calloc((size_t)p->nsubgraphs, sizeof(int));
+	wb = calloc((size_t)p->nsubgraphs, sizeof(bool));
+	for (int g = 0; g < p->nsubgraphs; g++) {
+		choice[g] = ts_network_layout_count(p, tg, g) > 2 ? 2 : 0;
+		wb[g] = true;
+	}
+	q = ts_network_apply_layouts(ctx, p, tg, choice, wb, &ntr);
+	free(choice);
+	free(wb);
+	assert_non_null(q);
+	return q;
+}
+
 static void test_layouts_depthwise__computed_in_place_and_match(
 	void **state)
 {
 	ts_ctx *ctx = *state;
 	ts_dag *dag = ts_parse_string(ctx, NULL, inverted_residual);
 	ts_target *tg = host(ctx);
-	ts_partition *p, *q;
+	ts_partition *q;
 	static const int nhwc[] = { 1 }, blocked[] = { 2 };
-	int *choice, ntr;
-	bool *wb;
 	const ts_dag *t;
 	const ts_stage *last;
 
@@ -513,18 +534,7 @@ static void test_layouts_depthwise__computed_in_place_and_match(
 	 * (5-D, the block last), their padding stages too, and nothing
 	 * transposes them after; their weights are blocked along the
 	 * channels they share with the activations. */
-	p = ts_partition_dag(ctx, dag, tg);
-	assert_non_null(p);
-	choice = calloc((size_t)p->nsubgraphs, sizeof(int));
-	wb = calloc((size_t)p->nsubgraphs, sizeof(bool));
-	for (int g = 0; g < p->nsubgraphs; g++) {
-		choice[g] = ts_network_layout_count(p, tg, g) > 2 ? 2 : 0;
-		wb[g] = true;
-	}
-	q = ts_network_apply_layouts(ctx, p, tg, choice, wb, &ntr);
-	free(choice);
-	free(wb);
-	assert_non_null(q);
+	q = blocked_everywhere(ctx, dag, tg);
 	if (ts_target_lanes(tg, TS_F32) > 1 && 32 % ts_target_lanes(tg,
 	    TS_F32) == 0) {
 		/* E, D and D2 blocked; F's 24 output channels too where the
@@ -572,9 +582,7 @@ static void test_layouts_padded_channels__blocks_padded_and_match(
 	ts_dag *dag = ts_parse_string(ctx, NULL, padded_channels);
 	ts_target *tg = host(ctx);
 	int x = ts_target_lanes(tg, TS_F32);
-	ts_partition *p, *q;
-	int *choice, ntr;
-	bool *wb;
+	ts_partition *q;
 	const ts_dag *t;
 
 	assert_non_null(dag);
@@ -583,18 +591,7 @@ static void test_layouts_padded_channels__blocks_padded_and_match(
 	run_with_layouts(ctx, dag, (int[]){ 2, 0 }, 2, true, true);
 	if (x <= 1 || 100 % x == 0)
 		return;
-	p = ts_partition_dag(ctx, dag, tg);
-	assert_non_null(p);
-	choice = calloc((size_t)p->nsubgraphs, sizeof(int));
-	wb = calloc((size_t)p->nsubgraphs, sizeof(bool));
-	for (int g = 0; g < p->nsubgraphs; g++) {
-		choice[g] = ts_network_layout_count(p, tg, g) > 2 ? 2 : 0;
-		wb[g] = true;
-	}
-	q = ts_network_apply_layouts(ctx, p, tg, choice, wb, &ntr);
-	free(choice);
-	free(wb);
-	assert_non_null(q);
+	q = blocked_everywhere(ctx, dag, tg);
 	t = NULL;
 	for (int g = 0; g < q->nsubgraphs; g++)
 		if (!q->subgraphs[g].once && !strcmp(q->dag->stages[
