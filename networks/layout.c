@@ -610,16 +610,6 @@ static bool channel_kept(const ts_stage *r, const ts_tensor *t, int x)
 	return true;
 }
 
-/* Which stages of "sub" are computed in layout "l" with block "x" when
- * its outputs take it: a 4-D stage whose channels the block divides and
- * that is an output or read only by such stages, each at its own
- * channel (a padding stage read through a window) or summed over its
- * channels (a convolution's input, whose bias and clip an importer
- * writes as stages of their own: left in the declared NCHW, they were
- * transposed in the convolution's tiles, MobileNetV2's projections at
- * 29 to 56 GFLOP/s).  They then accumulate and store in that layout
- * directly; the others, in their declared layout, are converted as they
- * are read or written. */
 /* Whether the channel extent "c" may be blocked by "x": the blocks
  * divide it, or pad its last block with little waste. */
 static bool channels_block(int64_t c, int x)
@@ -634,6 +624,25 @@ static int input_index(const ts_dag *sub, const ts_tensor *t)
 		if (sub->inputs[i] == t)
 			return i;
 	return -1;
+}
+
+/* Whether dimension "d" of load "ld" in stage "st" of "sub" (of input
+ * "in", or -1) exists over the padded channels "padded" when "d" is
+ * indexed by the channel axis (padded_reads_ok). */
+static bool padded_dim_ok(const ts_dag *sub, const ts_stage *st,
+	const ts_expr *ld, int d, int in, int64_t padded, const bool *act,
+	const int *wdim, const int *wb, const bool *ph)
+{
+	const ts_tensor *t = ld->tensor;
+
+	if (!ts_expr_uses_axis(ld->args[d], st->axes[1]))
+		return true;
+	if (ld->args[d]->kind != TS_EXPR_VAR)
+		return false;
+	if (in < 0)
+		return t->stage && ph[ts_dag_stage_index(sub, t->stage)];
+	return (act[in] && d == 1) || (wdim && wdim[in] == d &&
+		(t->shape[d] + wb[in] - 1) / wb[in] * wb[in] >= padded);
 }
 
 /* Whether stage "st" of "sub", computed over the channels of NCHW[x]c
@@ -656,45 +665,13 @@ static bool padded_reads_ok(const ts_dag *sub, const ts_stage *st, int x,
 		int in = input_index(sub, t);
 		ts_vec v = { 0 };
 		loads_of(st->body, t, &v);
-		for (int k = 0; k < v.n; k++) {
-			const ts_expr *ld = v.v[k];
-			for (int d = 0; d < ld->nargs; d++) {
-				bool ok;
-				if (!ts_expr_uses_axis(ld->args[d], st->axes[1]))
-					continue;
-				if (ld->args[d]->kind != TS_EXPR_VAR)
+		for (int k = 0; k < v.n; k++)
+			for (int d = 0; d < ((ts_expr *)v.v[k])->nargs; d++)
+				if (!padded_dim_ok(sub, st, v.v[k], d, in, padded,
+				    act, wdim, wb, ph))
 					return false;
-				if (in >= 0)
-					ok = (act[in] && d == 1) || (wdim &&
-						wdim[in] == d && (t->shape[d] +
-						wb[in] - 1) / wb[in] * wb[in] >=
-						padded);
-				else
-					ok = t->stage && ph[ts_dag_stage_index(
-						sub, t->stage)];
-				if (!ok)
-					return false;
-			}
-		}
 	}
 	return true;
-}
-
-static bool *physical_stages_padded(const ts_dag *sub, int l, int x,
-	bool padded);
-
-static bool *physical_stages(const ts_dag *sub, int l, int x,
-	const bool *act, const int *wdim, const int *wb)
-{
-	bool *ph = physical_stages_padded(sub, l, x, true);
-
-	if (l != LAYOUT_NCHWC)
-		return ph;
-	for (int s = 0; s < sub->nstages; s++)
-		if (ph[s] && !padded_reads_ok(sub, sub->stages[s], x, act,
-		    wdim, wb, ph))
-			return physical_stages_padded(sub, l, x, false);
-	return ph;
 }
 
 /* physical_stages, with "padded": also the stages whose channels the
@@ -719,6 +696,31 @@ static bool *physical_stages_padded(const ts_dag *sub, int l, int x,
 		}
 		ph[s] = ok;
 	}
+	return ph;
+}
+
+/* Which stages of "sub" are computed in layout "l" with block "x" when
+ * its outputs take it: a 4-D stage whose channels the block divides (or
+ * pads, where padded_reads_ok holds for every such stage) and
+ * that is an output or read only by such stages, each at its own
+ * channel (a padding stage read through a window) or summed over its
+ * channels (a convolution's input, whose bias and clip an importer
+ * writes as stages of their own: left in the declared NCHW, they were
+ * transposed in the convolution's tiles, MobileNetV2's projections at
+ * 29 to 56 GFLOP/s).  They then accumulate and store in that layout
+ * directly; the others, in their declared layout, are converted as they
+ * are read or written. */
+static bool *physical_stages(const ts_dag *sub, int l, int x,
+	const bool *act, const int *wdim, const int *wb)
+{
+	bool *ph = physical_stages_padded(sub, l, x, true);
+
+	if (l != LAYOUT_NCHWC)
+		return ph;
+	for (int s = 0; s < sub->nstages; s++)
+		if (ph[s] && !padded_reads_ok(sub, sub->stages[s], x, act,
+		    wdim, wb, ph))
+			return physical_stages_padded(sub, l, x, false);
 	return ph;
 }
 
